@@ -1,0 +1,120 @@
+import { newId } from '../domain/ids.js';
+import { type KeyScope, displayPrefix, hashKey } from '../domain/keys.js';
+import type { Db } from './db.js';
+import type { ApiKeyRow } from './schema.js';
+
+/** An API key's record. It never holds the key itself, only its hash. */
+export interface ApiKey {
+  id: string;
+  projectId: string;
+  name: string;
+  prefix: string;
+  scopes: KeyScope[];
+  ipAllowlist: string[] | null;
+  expiresAt: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface ApiKeyWithHash extends ApiKey {
+  keyHash: string;
+}
+
+export interface NewApiKey {
+  projectId: string;
+  /** The plaintext key; only its hash and display prefix are written. */
+  key: string;
+  name: string;
+  scopes: KeyScope[];
+  ipAllowlist?: string[] | null;
+  expiresAt?: string | null;
+}
+
+/** Writing "last used" on every request would turn each GET into a write; once a minute is plenty. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+function toApiKey(row: ApiKeyRow): ApiKeyWithHash {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes.split(',').filter(Boolean) as KeyScope[],
+    ipAllowlist: row.ip_allowlist ? (JSON.parse(row.ip_allowlist) as string[]) : null,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+    keyHash: row.key_hash,
+  };
+}
+
+const withoutHash = ({ keyHash: _hash, ...key }: ApiKeyWithHash): ApiKey => key;
+
+export function apiKeyQueries(db: Db) {
+  const { kysely } = db;
+  return {
+    async create(input: NewApiKey): Promise<ApiKey> {
+      const row: ApiKeyRow = {
+        id: newId(),
+        project_id: input.projectId,
+        name: input.name,
+        prefix: displayPrefix(input.key),
+        key_hash: hashKey(input.key),
+        scopes: input.scopes.join(','),
+        ip_allowlist: input.ipAllowlist?.length ? JSON.stringify(input.ipAllowlist) : null,
+        expires_at: input.expiresAt ?? null,
+        created_at: new Date().toISOString(),
+        last_used_at: null,
+        revoked_at: null,
+      };
+      await kysely.insertInto('api_keys').values(row).execute();
+      return withoutHash(toApiKey(row));
+    },
+
+    async findByHash(keyHash: string): Promise<ApiKeyWithHash | undefined> {
+      const row = await kysely.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+      return row && toApiKey(row);
+    },
+
+    async list(projectId: string): Promise<ApiKey[]> {
+      const rows = await kysely
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map((row) => withoutHash(toApiKey(row)));
+    },
+
+    /** Marks a key revoked. Returns false when there is no such key in that project. */
+    async revoke(projectId: string, id: string): Promise<boolean> {
+      const result = await kysely
+        .updateTable('api_keys')
+        .set({ revoked_at: new Date().toISOString() })
+        .where('id', '=', id)
+        .where('project_id', '=', projectId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (result.numUpdatedRows > 0n) return true;
+      const exists = await kysely
+        .selectFrom('api_keys')
+        .select('id')
+        .where('id', '=', id)
+        .where('project_id', '=', projectId)
+        .executeTakeFirst();
+      return exists !== undefined;
+    },
+
+    /** Records use, at most once a minute per key. */
+    async touch(key: ApiKey, now = new Date()): Promise<void> {
+      if (key.lastUsedAt && now.getTime() - Date.parse(key.lastUsedAt) < TOUCH_INTERVAL_MS) return;
+      await kysely
+        .updateTable('api_keys')
+        .set({ last_used_at: now.toISOString() })
+        .where('id', '=', key.id)
+        .execute();
+    },
+  };
+}

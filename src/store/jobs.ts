@@ -1,0 +1,201 @@
+import type { Kysely } from 'kysely';
+import { AppError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { type Job, type JobPhase, type JobStatus, jobBranch, transition } from '../domain/job.js';
+import type { Db } from './db.js';
+import { appendEvent } from './events.js';
+import { completeReservation } from './idempotency.js';
+import type { Database, JobRow } from './schema.js';
+
+export interface NewJob {
+  projectId: string;
+  prompt: string;
+  model: string | null;
+  baseRef: string;
+  repository: string;
+  draft: boolean;
+  /** Ties the job to an idempotency reservation in the same transaction. */
+  idempotencyKey?: string;
+}
+
+export interface ListJobsOptions {
+  status?: JobStatus;
+  limit: number;
+  /** Only jobs older than this id (the previous page's last). */
+  before?: string;
+}
+
+export function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    status: row.status as JobStatus,
+    source: { repository: row.source_repository, ref: row.source_ref },
+    model: row.model,
+    prLink: row.pr_link,
+    createdAt: row.created_at,
+    archivedAt: row.archived_at,
+    projectId: row.project_id,
+    prompt: row.prompt,
+    baseRef: row.base_ref,
+    phase: row.phase as JobPhase | null,
+    title: row.title,
+    summary: row.summary,
+    error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    updatedAt: row.updated_at,
+    completedAt: row.completed_at,
+    usage: {
+      inputTokens: Number(row.input_tokens),
+      outputTokens: Number(row.output_tokens),
+      steps: Number(row.steps),
+    },
+    filesChanged: Number(row.files_changed),
+    draft: Number(row.draft) === 1,
+  };
+}
+
+async function getRow(trx: Kysely<Database>, projectId: string, jobId: string): Promise<JobRow> {
+  const row = await trx
+    .selectFrom('jobs')
+    .selectAll()
+    .where('id', '=', jobId)
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
+  if (!row) throw new AppError('job_not_found', `No job ${jobId} in this project.`);
+  return row;
+}
+
+export function jobQueries(db: Db) {
+  const { kysely } = db;
+  return {
+    /** Creates the job, its first message and its first event in one transaction. */
+    async create(input: NewJob): Promise<Job> {
+      const now = new Date().toISOString();
+      const id = newId();
+      const row: JobRow = {
+        id,
+        project_id: input.projectId,
+        status: 'active',
+        phase: 'queued',
+        prompt: input.prompt,
+        model: input.model,
+        base_ref: input.baseRef,
+        source_repository: input.repository,
+        source_ref: jobBranch(id, input.prompt),
+        draft: input.draft ? 1 : 0,
+        pr_link: null,
+        title: null,
+        summary: null,
+        error_code: null,
+        error_message: null,
+        input_tokens: 0,
+        output_tokens: 0,
+        steps: 0,
+        files_changed: 0,
+        event_seq: 0,
+        attempt: 0,
+        lease_owner: null,
+        lease_expires_at: null,
+        available_at: now,
+        created_at: now,
+        updated_at: now,
+        completed_at: null,
+        archived_at: null,
+      };
+      return db.write(async (trx) => {
+        await trx.insertInto('jobs').values(row).execute();
+        await trx
+          .insertInto('job_messages')
+          .values({ id: newId(), job_id: id, content: input.prompt, created_at: now, delivered_at: null })
+          .execute();
+        await appendEvent(trx, id, 'status', { status: 'active', phase: 'queued' }, now);
+        if (input.idempotencyKey) await completeReservation(trx, input.projectId, input.idempotencyKey, id);
+        return toJob({ ...row, event_seq: 1 });
+      });
+    },
+
+    async get(projectId: string, jobId: string): Promise<Job | undefined> {
+      const row = await kysely
+        .selectFrom('jobs')
+        .selectAll()
+        .where('id', '=', jobId)
+        .where('project_id', '=', projectId)
+        .executeTakeFirst();
+      return row && toJob(row);
+    },
+
+    /** Newest first. Returns up to `limit + 1` rows' worth of knowledge: the page and whether more exist. */
+    async list(projectId: string, options: ListJobsOptions): Promise<{ jobs: Job[]; more: boolean }> {
+      let query = kysely.selectFrom('jobs').selectAll().where('project_id', '=', projectId);
+      if (options.status) query = query.where('status', '=', options.status);
+      if (options.before) query = query.where('id', '<', options.before);
+      const rows = await query
+        .orderBy('id', 'desc')
+        .limit(options.limit + 1)
+        .execute();
+      return { jobs: rows.slice(0, options.limit).map(toJob), more: rows.length > options.limit };
+    },
+
+    async countActive(projectId: string): Promise<number> {
+      const { count } = await kysely
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<string | number>().as('count'))
+        .where('project_id', '=', projectId)
+        .where('status', '=', 'active')
+        .executeTakeFirstOrThrow();
+      return Number(count);
+    },
+
+    /**
+     * Adds a follow-up prompt. On an active job it waits for the agent's next step; on a completed
+     * or failed job it makes the job active again, queued for a worker, on the same branch.
+     */
+    async followUp(projectId: string, jobId: string, content: string): Promise<Job> {
+      return db.write(async (trx) => {
+        const row = await getRow(trx, projectId, jobId);
+        const status = transition(row.status as JobStatus, 'follow_up');
+        const now = new Date().toISOString();
+        await trx
+          .insertInto('job_messages')
+          .values({ id: newId(), job_id: jobId, content, created_at: now, delivered_at: null })
+          .execute();
+        await appendEvent(trx, jobId, 'message', { role: 'user', text: content }, now);
+        if (row.status !== 'active') {
+          await trx
+            .updateTable('jobs')
+            .set({
+              status,
+              phase: 'queued',
+              error_code: null,
+              error_message: null,
+              completed_at: null,
+              available_at: now,
+              updated_at: now,
+            })
+            .where('id', '=', jobId)
+            .execute();
+          await appendEvent(trx, jobId, 'status', { status, phase: 'queued' }, now);
+        } else {
+          await trx.updateTable('jobs').set({ updated_at: now }).where('id', '=', jobId).execute();
+        }
+        return toJob(await getRow(trx, projectId, jobId));
+      });
+    },
+
+    /** Archives the job; a second archive returns it unchanged. A running worker sees the status and stops. */
+    async archive(projectId: string, jobId: string): Promise<Job> {
+      return db.write(async (trx) => {
+        const row = await getRow(trx, projectId, jobId);
+        if (row.status === 'archived') return toJob(row);
+        const status = transition(row.status as JobStatus, 'archive');
+        const now = new Date().toISOString();
+        await trx
+          .updateTable('jobs')
+          .set({ status, phase: null, archived_at: now, updated_at: now, lease_owner: null, lease_expires_at: null })
+          .where('id', '=', jobId)
+          .execute();
+        await appendEvent(trx, jobId, 'status', { status }, now);
+        return toJob(await getRow(trx, projectId, jobId));
+      });
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { Db } from './db.js';
+import * as m0001 from './migrations/0001_initial.js';
+
+// Migrations are imported, not read from disk, so the built package and tests run the same code.
+const migrations: Record<string, Migration> = {
+  '0001_initial': m0001,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/**
+ * Brings the schema to the latest version. Safe to run from several processes at once: Kysely
+ * takes a lock row for the run, and the one race it leaves (two processes creating its own
+ * bookkeeping tables at the same moment) ends in a unique-key clash that we treat as "someone
+ * else did it" and retry.
+ */
+export async function migrate(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db: db.kysely, provider });
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    if (attempt >= 5 || !isCreationRace(error)) throw error;
+    await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+  }
+}
+
+function isCreationRace(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  const message = String((error as Error).message ?? '');
+  // 23505 unique_violation, 42P07 duplicate_table (PostgreSQL); SQLITE_BUSY under contention.
+  return code === '23505' || code === '42P07' || code === 'SQLITE_BUSY' || /already exists/.test(message);
+}

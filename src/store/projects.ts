@@ -1,0 +1,91 @@
+import { newId } from '../domain/ids.js';
+import type { Db } from './db.js';
+import type { ProjectRow } from './schema.js';
+
+export const CODE_HOSTS = ['local', 'github', 'gitlab', 'gitea'] as const;
+export type CodeHostKind = (typeof CODE_HOSTS)[number];
+export const PUBLISH_MODES = ['pull_request', 'push'] as const;
+export type PublishMode = (typeof PUBLISH_MODES)[number];
+
+/** A project as the rest of the service sees it. The host token stays encrypted and out of here. */
+export interface Project {
+  id: string;
+  name: string;
+  repository: string;
+  host: CodeHostKind;
+  baseBranch: string;
+  publish: PublishMode;
+  allowedModels: string[] | null;
+  defaultModel: string | null;
+  webhookUrl: string | null;
+  hostSettings: Record<string, unknown>;
+  hasHostToken: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewProject {
+  name: string;
+  repository: string;
+  host?: CodeHostKind;
+  baseBranch?: string;
+  publish?: PublishMode;
+  allowedModels?: string[] | null;
+  defaultModel?: string | null;
+  webhookUrl?: string | null;
+  hostSettings?: Record<string, unknown>;
+}
+
+export function toProject(row: ProjectRow): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    repository: row.repository,
+    host: row.host as CodeHostKind,
+    baseBranch: row.base_branch,
+    publish: row.publish as PublishMode,
+    allowedModels: row.allowed_models ? (JSON.parse(row.allowed_models) as string[]) : null,
+    defaultModel: row.default_model,
+    webhookUrl: row.webhook_url,
+    hostSettings: row.host_settings ? (JSON.parse(row.host_settings) as Record<string, unknown>) : {},
+    hasHostToken: row.host_token_encrypted !== null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function projectQueries(db: Db) {
+  const { kysely } = db;
+  return {
+    async create(input: NewProject): Promise<Project> {
+      const now = new Date().toISOString();
+      const row: ProjectRow = {
+        id: newId(),
+        name: input.name,
+        repository: input.repository,
+        host: input.host ?? 'local',
+        base_branch: input.baseBranch ?? 'main',
+        publish: input.publish ?? 'pull_request',
+        allowed_models: input.allowedModels ? JSON.stringify(input.allowedModels) : null,
+        default_model: input.defaultModel ?? null,
+        webhook_url: input.webhookUrl ?? null,
+        host_settings: input.hostSettings ? JSON.stringify(input.hostSettings) : null,
+        host_token_encrypted: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await kysely.insertInto('projects').values(row).execute();
+      return toProject(row);
+    },
+
+    async get(id: string): Promise<Project | undefined> {
+      const row = await kysely.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toProject(row);
+    },
+
+    async list(): Promise<Project[]> {
+      const rows = await kysely.selectFrom('projects').selectAll().orderBy('id', 'desc').execute();
+      return rows.map(toProject);
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * The tables, as Kysely sees them. One schema for SQLite and PostgreSQL: times are ISO 8601 UTC
+ * strings of fixed width (`toISOString()`), so they sort and compare the same way in both;
+ * booleans are 0/1 integers and structured values are JSON text, for the same reason.
+ */
+export interface Database {
+  projects: ProjectsTable;
+  api_keys: ApiKeysTable;
+  jobs: JobsTable;
+  job_messages: JobMessagesTable;
+  job_events: JobEventsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  rate_limits: RateLimitsTable;
+}
+
+export interface ProjectsTable {
+  id: string;
+  name: string;
+  repository: string;
+  host: string;
+  base_branch: string;
+  publish: string;
+  /** JSON array of model ids, or null for "any configured model". */
+  allowed_models: string | null;
+  default_model: string | null;
+  webhook_url: string | null;
+  /** JSON object of non-secret host settings (API base URL, owner, repository name, …). */
+  host_settings: string | null;
+  /** AES-256-GCM ciphertext of the code-host token; never plaintext. */
+  host_token_encrypted: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  project_id: string;
+  name: string;
+  /** `ajs_` and four characters, for lists. */
+  prefix: string;
+  key_hash: string;
+  /** Comma-separated `read`, `write`. */
+  scopes: string;
+  /** JSON array of addresses and CIDR ranges, or null for any address. */
+  ip_allowlist: string | null;
+  expires_at: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface JobsTable {
+  id: string;
+  project_id: string;
+  status: string;
+  phase: string | null;
+  prompt: string;
+  model: string | null;
+  base_ref: string;
+  source_repository: string;
+  source_ref: string;
+  draft: number;
+  pr_link: string | null;
+  title: string | null;
+  summary: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
+  steps: Generated<number>;
+  files_changed: Generated<number>;
+  /** The last event sequence number handed out for this job. */
+  event_seq: Generated<number>;
+  /** Raised by every claim; the worker fences its writes with it. */
+  attempt: Generated<number>;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  /** The earliest time a worker may claim the job (retry backoff). */
+  available_at: string;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  archived_at: string | null;
+}
+
+export interface JobMessagesTable {
+  id: string;
+  job_id: string;
+  content: string;
+  created_at: string;
+  /** When the agent received it; null while it waits. */
+  delivered_at: string | null;
+}
+
+export interface JobEventsTable {
+  job_id: string;
+  seq: number;
+  type: string;
+  at: string;
+  /** JSON object. */
+  data: string;
+}
+
+export interface IdempotencyKeysTable {
+  project_id: string;
+  key: string;
+  request_hash: string;
+  /** Null while the first request is in flight. */
+  job_id: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  expires_at: string;
+}
+
+export type ProjectRow = Selectable<ProjectsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type JobRow = Selectable<JobsTable>;
+export type NewJobRow = Insertable<JobsTable>;
+export type JobUpdate = Updateable<JobsTable>;
+export type JobEventRow = Selectable<JobEventsTable>;
+export type JobMessageRow = Selectable<JobMessagesTable>;

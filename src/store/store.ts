@@ -1,0 +1,41 @@
+import { sql } from 'kysely';
+import { apiKeyQueries } from './api-keys.js';
+import type { Db } from './db.js';
+import { eventQueries } from './events.js';
+import { idempotencyQueries } from './idempotency.js';
+import { jobQueries } from './jobs.js';
+import { projectQueries } from './projects.js';
+import { rateLimitQueries } from './rate-limits.js';
+
+/**
+ * Everything the API and the worker read or write, grouped by table. One implementation serves
+ * SQLite and PostgreSQL; the `Db` underneath carries the differences.
+ */
+export interface Store {
+  db: Db;
+  projects: ReturnType<typeof projectQueries>;
+  apiKeys: ReturnType<typeof apiKeyQueries>;
+  jobs: ReturnType<typeof jobQueries>;
+  events: ReturnType<typeof eventQueries>;
+  idempotency: ReturnType<typeof idempotencyQueries>;
+  rateLimits: ReturnType<typeof rateLimitQueries>;
+  /** Resolves when the database answers; used by `/readyz`. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createStore(db: Db): Store {
+  return {
+    db,
+    projects: projectQueries(db),
+    apiKeys: apiKeyQueries(db),
+    jobs: jobQueries(db),
+    events: eventQueries(db),
+    idempotency: idempotencyQueries(db),
+    rateLimits: rateLimitQueries(db),
+    ping: async () => {
+      await sql`select 1`.execute(db.kysely);
+    },
+    close: () => db.close(),
+  };
+}
