@@ -3,9 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Test files each get their own database, so files can run in parallel; two cores here.
+    // Every test file gets its own database, so files run in parallel; this machine has two cores.
     maxWorkers: 2,
   },
 });

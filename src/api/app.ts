@@ -1,0 +1,131 @@
+import swagger from '@fastify/swagger';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, type ZodTypeProvider, validatorCompiler } from 'fastify-type-provider-zod';
+import secureJson from 'secure-json-parse';
+import type { Config } from '../config.js';
+import { AppError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/store.js';
+import { authenticate } from './auth.js';
+import { installErrorHandling } from './errors.js';
+import { jobRoutes } from './routes/jobs.js';
+
+export interface AppOptions {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  /** Shared with the process: once draining, `/readyz` and new work answer 503. */
+  lifecycle?: { draining: boolean };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const HOUR_MS = 60 * 60 * 1000;
+
+/** Builds the HTTP app without listening, so tests can `inject` into it. */
+export async function buildApp({ config, store, logger, lifecycle = { draining: false } }: AppOptions) {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: config.limits.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    genReqId: () => `req_${newId()}`,
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Responses are built from typed objects; validating them again on every request would cost
+  // throughput for nothing. The schemas still describe them in OpenAPI, and tests check them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  installErrorHandling(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // Our own JSON parser: invalid UTF-8 is an error rather than silently replaced characters, and
+  // `__proto__` / `constructor.prototype` keys are refused outright.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json$/, { parseAs: 'buffer' }, (_request, body, done) => {
+    const buffer = body as Buffer;
+    if (buffer.length === 0) return done(null, undefined);
+    let text: string;
+    try {
+      text = utf8.decode(buffer);
+    } catch {
+      return done(new AppError('invalid_json', 'The request body is not valid UTF-8.'), undefined);
+    }
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (error) {
+      const reason = error instanceof SyntaxError ? 'is not valid JSON' : 'has a forbidden key (__proto__ or constructor)';
+      done(new AppError('invalid_json', `The request body ${reason}.`), undefined);
+    }
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'agentjobs',
+        version: '2',
+        description: 'Send a prompt; an AI agent edits the project repository and opens a pull request.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  // The per-project budget for creates and follow-ups lives in the database, so it holds across
+  // every API process. It runs after authentication (preHandler), so strangers cannot spend it.
+  await app.register(rateLimit, {
+    global: false,
+    hook: 'preHandler',
+    enableDraftSpec: true,
+    max: config.limits.requestsPerHour,
+    timeWindow: HOUR_MS,
+    keyGenerator: (request) => `project:${(request.params as { projectId: string }).projectId}`,
+    errorResponseBuilder: (_request, context) =>
+      new AppError(
+        'rate_limited',
+        `This project used its budget of ${context.max} jobs and follow-ups per hour; retry in ${context.after}.`,
+      ),
+    store: class DatabaseRateLimitStore {
+      incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number) {
+        store.rateLimits.hit(key, timeWindow).then(
+          ({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }),
+          (error: Error) => callback(error),
+        );
+      }
+      child() {
+        return this;
+      }
+    },
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async () => {
+    if (lifecycle.draining) {
+      throw new AppError('unavailable', 'The server is shutting down.', { headers: { 'retry-after': '5' } });
+    }
+    await store.ping();
+    return { status: 'ready' };
+  });
+  app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(async (v2) => {
+    v2.addHook('onRequest', async (request) => {
+      if (lifecycle.draining && request.method !== 'GET') {
+        throw new AppError('unavailable', 'The server is shutting down; retry against another instance.', {
+          headers: { 'retry-after': '5' },
+        });
+      }
+      request.apiKey = await authenticate(store, request);
+    });
+    await v2.register(jobRoutes, { config, store });
+  });
+
+  return app as unknown as FastifyInstance;
+}

@@ -1,0 +1,82 @@
+import { BlockList, isIP } from 'node:net';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import { hashKey, isWellFormedKey, sameHash } from '../domain/keys.js';
+import type { ApiKey } from '../store/api-keys.js';
+import type { Store } from '../store/store.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The key that authenticated this request; set by `authenticate`. */
+    apiKey?: ApiKey;
+  }
+}
+
+const unauthorized = (message: string) => new AppError('unauthorized', message);
+
+/** Parses an IP allowlist entry (`203.0.113.7`, `10.0.0.0/8`, `2001:db8::/32`); throws on nonsense. */
+export function parseAllowlistEntry(entry: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } {
+  const [address = '', prefixText] = entry.trim().split('/');
+  const version = isIP(address);
+  if (version === 0) throw new Error(`"${entry}" is not an IP address or CIDR range`);
+  const family = version === 4 ? 'ipv4' : 'ipv6';
+  const max = version === 4 ? 32 : 128;
+  const prefix = prefixText === undefined ? max : Number(prefixText);
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > max || !/^\d*$/.test(prefixText ?? '')) {
+    throw new Error(`"${entry}" has a bad prefix length`);
+  }
+  return { address, prefix, family };
+}
+
+function allowlistAdmits(entries: string[], ip: string): boolean {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const { address, prefix, family } = parseAllowlistEntry(entry);
+    list.addSubnet(address, prefix, family);
+  }
+  // IPv4 clients on a dual-stack socket show up as ::ffff:a.b.c.d.
+  const plain = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
+  const family = isIP(plain) === 4 ? 'ipv4' : 'ipv6';
+  return list.check(plain, family);
+}
+
+/**
+ * Authenticates a `/v2/agent/{projectId}/…` request: a well-formed, known, live key of this
+ * project, used from an allowed address, with the scope the method needs. 401 when the key
+ * itself is missing or not good; 403 when a good key may not do this.
+ */
+export async function authenticate(store: Store, request: FastifyRequest): Promise<ApiKey> {
+  const header = request.headers.authorization;
+  if (!header) throw unauthorized('Missing API key: send Authorization: Bearer <key>.');
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw unauthorized('Malformed Authorization header: expected "Bearer <key>".');
+  const presented = match[1];
+  if (!isWellFormedKey(presented)) throw unauthorized('The API key is not valid.');
+
+  const digest = hashKey(presented);
+  const key = await store.apiKeys.findByHash(digest);
+  // The lookup is by hash, so timing says nothing about the key; the comparison is constant-time anyway.
+  if (!key || !sameHash(key.keyHash, digest)) throw unauthorized('The API key is not valid.');
+  if (key.revokedAt) throw unauthorized('The API key has been revoked.');
+  if (key.expiresAt && Date.parse(key.expiresAt) <= Date.now()) {
+    throw unauthorized(`The API key expired at ${key.expiresAt}.`);
+  }
+
+  const { projectId } = request.params as { projectId?: string };
+  if (projectId !== undefined && projectId !== key.projectId) {
+    const project = await store.projects.get(projectId);
+    if (!project) throw new AppError('project_not_found', `No project ${projectId}.`);
+    throw new AppError('forbidden', 'This API key belongs to another project.');
+  }
+  if (key.ipAllowlist && !allowlistAdmits(key.ipAllowlist, request.ip)) {
+    throw new AppError('forbidden', `This API key may not be used from ${request.ip}.`);
+  }
+  const needed = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
+  if (!key.scopes.includes(needed)) {
+    throw new AppError('forbidden', `This API key lacks the ${needed} scope.`);
+  }
+
+  const { keyHash: _hash, ...publicKey } = key;
+  store.apiKeys.touch(publicKey).catch((error) => request.log.warn({ err: error }, 'could not record key use'));
+  return publicKey;
+}

@@ -1,0 +1,139 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, type ErrorCode, isAppError } from '../domain/errors.js';
+
+/** The one place where an error code becomes an HTTP status. */
+const STATUS: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  project_not_found: 404,
+  job_not_found: 404,
+  not_found: 404,
+  method_not_allowed: 405,
+  job_archived: 409,
+  invalid_transition: 409,
+  idempotency_in_flight: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_mismatch: 422,
+  model_not_allowed: 422,
+  rate_limited: 429,
+  too_many_active_jobs: 429,
+  unavailable: 503,
+  internal_error: 500,
+};
+
+// Codes of the database drivers that mean "the database is not reachable right now".
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  '57P01', // admin_shutdown
+  '57P03', // cannot_connect_now
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+  '53300', // too_many_connections
+  'SQLITE_BUSY',
+]);
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  return typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated/.test(message);
+}
+
+/** Turns what Fastify and its plugins throw into our domain errors. */
+function toAppError(error: FastifyError): AppError {
+  if (isAppError(error)) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const where = error.validationContext ?? 'request';
+    const details = error.validation.map((issue) => ({
+      path: [where, ...issue.instancePath.split('/').filter(Boolean)].join('.'),
+      message: issue.message ?? 'is invalid',
+    }));
+    const first = details[0];
+    return new AppError('invalid_request', first ? `${first.path}: ${first.message}` : 'Invalid request.', { details });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is larger than the limit.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'The request body must be JSON (Content-Type: application/json).');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_json', 'The request body is empty; send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('invalid_request', 'The Content-Length header does not match the body.');
+    case 'FST_ERR_BAD_URL':
+      return new AppError('invalid_request', 'The URL is malformed.');
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('unavailable', 'The database is unavailable; try again shortly.', {
+      headers: { 'retry-after': '5' },
+      cause: error,
+    });
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 404) return new AppError('not_found', 'Not found.');
+  if (status >= 400 && status < 500) return new AppError('invalid_request', error.message || 'Bad request.');
+  return new AppError('internal_error', 'Something went wrong on our side; it has been logged.', { cause: error });
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, appError: AppError) {
+  const status = STATUS[appError.code];
+  if (status === 401) reply.header('www-authenticate', 'Bearer realm="agentjobs"');
+  if (status === 503 && !appError.headers['retry-after']) reply.header('retry-after', '5');
+  reply.headers(appError.headers);
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send({
+      error: appError.message,
+      code: appError.code,
+      requestId: request.id,
+      ...(appError.details ? { details: appError.details } : {}),
+    });
+}
+
+/**
+ * Installs the error handler and the not-found handler. Unknown paths answer 404; a known path
+ * with the wrong method answers 405 with `Allow`, which Fastify alone does not do.
+ */
+export function installErrorHandling(app: FastifyInstance) {
+  const routes: { pattern: RegExp; methods: Set<string> }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(`^${route.url.replace(/:[^/]+/g, '[^/]+')}/?$`);
+    const methods = [route.method].flat().map(String);
+    const existing = routes.find((r) => r.pattern.source === pattern.source);
+    if (existing) for (const method of methods) existing.methods.add(method);
+    else routes.push({ pattern, methods: new Set(methods) });
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.code === 'internal_error') request.log.error({ err: error }, 'request failed');
+    else if (appError.code === 'unavailable') request.log.warn({ err: error }, 'database unavailable');
+    return sendError(request, reply, appError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const route = routes.find((r) => r.pattern.test(path));
+    if (route) {
+      const allow = [...route.methods].sort().join(', ');
+      return sendError(
+        request,
+        reply,
+        new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allow}.`, {
+          headers: { allow },
+        }),
+      );
+    }
+    return sendError(request, reply, new AppError('not_found', `No route for ${request.method} ${path}.`));
+  });
+}

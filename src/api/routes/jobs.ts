@@ -1,0 +1,222 @@
+import { createHash } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Config } from '../../config.js';
+import { AppError } from '../../domain/errors.js';
+import { ID_PATTERN } from '../../domain/ids.js';
+import type { Project } from '../../store/projects.js';
+import type { Store } from '../../store/store.js';
+import {
+  archiveBody,
+  createJobBody,
+  errorSchema,
+  eventListSchema,
+  followUpBody,
+  jobListSchema,
+  jobParams,
+  jobSchema,
+  listEventsQuery,
+  listJobsQuery,
+  projectParams,
+} from '../schemas.js';
+
+export interface JobRoutesOptions {
+  config: Config;
+  store: Store;
+}
+
+const KNOWN_PROVIDERS = /^(anthropic|openai|openai-compatible):\S+$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
+
+const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema };
+
+/** `nextCursor` is opaque to clients: base64url of the last job id on the page. */
+const encodeCursor = (jobId: string) => Buffer.from(jobId).toString('base64url');
+function decodeCursor(cursor: string): string {
+  const jobId = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!ID_PATTERN.test(jobId)) {
+    throw new AppError('invalid_request', 'cursor is not valid; pass nextCursor from the previous page.', {
+      details: [{ path: 'querystring.cursor', message: 'is not a cursor this API issued' }],
+    });
+  }
+  return jobId;
+}
+
+function resolveModel(config: Config, project: Project, requested: string | undefined): string | null {
+  if (requested === undefined) return project.defaultModel ?? config.defaultModel;
+  const allowed = project.allowedModels;
+  if (!KNOWN_PROVIDERS.test(requested) || (allowed && !allowed.includes(requested))) {
+    const hint = allowed ? ` Allowed: ${allowed.join(', ')}.` : ' Use provider:model with anthropic, openai or openai-compatible.';
+    throw new AppError('model_not_allowed', `Model "${requested}" is not allowed for this project.${hint}`);
+  }
+  return requested;
+}
+
+/** The create body's fingerprint for idempotency: key order must not matter. */
+function fingerprint(body: Record<string, unknown>): string {
+  const canonical = JSON.stringify(Object.keys(body).sort().map((key) => [key, body[key]]));
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { config, store }) => {
+  const budget = { rateLimit: {} };
+  const jobPath = '/v2/agent/:projectId/job/:jobId';
+
+  app.post(
+    '/v2/agent/:projectId/job',
+    {
+      config: budget,
+      schema: {
+        summary: 'Create a job',
+        params: projectParams,
+        body: createJobBody(config.limits.maxPromptChars),
+        response: { 201: jobSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { projectId } = request.params;
+      const project = await store.projects.get(projectId);
+      if (!project) throw new AppError('project_not_found', `No project ${projectId}.`);
+      const model = resolveModel(config, project, request.body.model);
+
+      const idempotencyKey = request.headers['idempotency-key'];
+      if (idempotencyKey !== undefined) {
+        if (typeof idempotencyKey !== 'string' || !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+          throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
+        }
+        const reservation = await store.idempotency.reserve(projectId, idempotencyKey, fingerprint(request.body));
+        if (reservation.state === 'mismatch') {
+          throw new AppError('idempotency_mismatch', 'This Idempotency-Key was used with a different request body.');
+        }
+        if (reservation.state === 'in_flight') {
+          throw new AppError('idempotency_in_flight', 'A request with this Idempotency-Key is still in progress.', {
+            headers: { 'retry-after': '1' },
+          });
+        }
+        if (reservation.state === 'done') {
+          const job = await store.jobs.get(projectId, reservation.jobId);
+          if (job) {
+            reply.header('idempotent-replayed', 'true');
+            return reply.code(201).header('location', `/v2/agent/${projectId}/job/${job.id}`).send(job);
+          }
+        }
+      }
+
+      try {
+        const active = await store.jobs.countActive(projectId);
+        if (active >= config.limits.activeJobsPerProject) {
+          throw new AppError(
+            'too_many_active_jobs',
+            `This project already has ${active} active jobs (the limit is ${config.limits.activeJobsPerProject}); wait for some to finish.`,
+            {
+              headers: {
+                'retry-after': '30',
+                'ratelimit-limit': String(config.limits.activeJobsPerProject),
+                'ratelimit-remaining': '0',
+                'ratelimit-reset': '30',
+              },
+            },
+          );
+        }
+        const job = await store.jobs.create({
+          projectId,
+          prompt: request.body.prompt,
+          model,
+          baseRef: request.body.baseRef ?? project.baseBranch,
+          repository: project.repository,
+          draft: request.body.draft ?? false,
+          ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
+        });
+        return reply.code(201).header('location', `/v2/agent/${projectId}/job/${job.id}`).send(job);
+      } catch (error) {
+        if (typeof idempotencyKey === 'string') await store.idempotency.release(projectId, idempotencyKey);
+        throw error;
+      }
+    },
+  );
+
+  app.get(
+    '/v2/agent/:projectId/job',
+    {
+      schema: {
+        summary: 'List jobs, newest first',
+        params: projectParams,
+        querystring: listJobsQuery,
+        response: { 200: jobListSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { projectId } = request.params;
+      const { status, limit, cursor } = request.query;
+      const before = cursor === undefined ? undefined : decodeCursor(cursor);
+      const page = await store.jobs.list(projectId, { limit, ...(status ? { status } : {}), ...(before ? { before } : {}) });
+      const last = page.jobs.at(-1);
+      return { jobs: page.jobs, nextCursor: page.more && last ? encodeCursor(last.id) : null };
+    },
+  );
+
+  app.get(
+    jobPath,
+    { schema: { summary: 'Get a job (poll this)', params: jobParams, response: { 200: jobSchema, ...errors } } },
+    async (request) => {
+      const { projectId, jobId } = request.params;
+      const job = await store.jobs.get(projectId, jobId);
+      if (!job) throw new AppError('job_not_found', `No job ${jobId} in this project.`);
+      return job;
+    },
+  );
+
+  app.post(
+    `${jobPath}/message`,
+    {
+      config: budget,
+      schema: {
+        summary: 'Send a follow-up prompt',
+        params: jobParams,
+        body: followUpBody(config.limits.maxPromptChars),
+        response: { 200: jobSchema, ...errors, 409: errorSchema },
+      },
+    },
+    async (request) => {
+      const { projectId, jobId } = request.params;
+      return store.jobs.followUp(projectId, jobId, request.body.prompt);
+    },
+  );
+
+  app.post(
+    `${jobPath}/archive`,
+    {
+      schema: {
+        summary: 'Archive a job (stops it first when active)',
+        params: jobParams,
+        body: archiveBody,
+        response: { 200: jobSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { projectId, jobId } = request.params;
+      return store.jobs.archive(projectId, jobId);
+    },
+  );
+
+  app.get(
+    `${jobPath}/events`,
+    {
+      schema: {
+        summary: "The agent's activity",
+        params: jobParams,
+        querystring: listEventsQuery,
+        response: { 200: eventListSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { projectId, jobId } = request.params;
+      const { after, limit } = request.query;
+      const job = await store.jobs.get(projectId, jobId);
+      if (!job) throw new AppError('job_not_found', `No job ${jobId} in this project.`);
+      const events = await store.events.list(jobId, after, limit + 1);
+      const page = events.slice(0, limit);
+      const last = page.at(-1);
+      return { events: page, nextCursor: events.length > limit && last ? String(last.seq) : null };
+    },
+  );
+};

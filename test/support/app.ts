@@ -1,0 +1,80 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/api/app.js';
+import { loadConfig } from '../../src/config.js';
+import { generateKey, type KeyScope } from '../../src/domain/keys.js';
+import { createLogger } from '../../src/log.js';
+import type { Project } from '../../src/store/projects.js';
+import type { Store } from '../../src/store/store.js';
+import { openTestStore, type TestDialect, type TestStore } from './db.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  database: TestStore;
+  project: Project;
+  /** A read+write key of `project`. */
+  key: string;
+  /** Every log line the app wrote, for leak checks. */
+  logs: string[];
+  makeKey(options?: {
+    projectId?: string;
+    scopes?: KeyScope[];
+    ipAllowlist?: string[];
+    expiresAt?: string;
+  }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Collects log lines in memory instead of printing them. */
+export function memoryLog(lines: string[]) {
+  return new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      callback();
+    },
+  });
+}
+
+export async function startTestApp(
+  dialect: TestDialect,
+  env: Record<string, string> = {},
+  existing?: TestStore,
+): Promise<TestApp> {
+  const database = existing ?? (await openTestStore(dialect));
+  const config = loadConfig({ AGENTJOBS_DATA_DIR: '/tmp/agentjobs-unused', LOG_LEVEL: 'debug', ...env });
+  const logs: string[] = [];
+  const app = await buildApp({
+    config,
+    store: database.store,
+    logger: createLogger('debug', memoryLog(logs)),
+  });
+  await app.ready();
+  const project = await database.store.projects.create({ name: 'Docs', repository: '/srv/docs.git' });
+  const makeKey: TestApp['makeKey'] = async (options = {}) => {
+    const key = generateKey();
+    await database.store.apiKeys.create({
+      projectId: options.projectId ?? project.id,
+      key,
+      name: 'test',
+      scopes: options.scopes ?? ['read', 'write'],
+      ipAllowlist: options.ipAllowlist ?? null,
+      expiresAt: options.expiresAt ?? null,
+    });
+    return key;
+  };
+  const key = await makeKey();
+  return {
+    app,
+    store: database.store,
+    database,
+    project,
+    key,
+    logs,
+    makeKey,
+    close: async () => {
+      await app.close();
+      if (!existing) await database.close();
+    },
+  };
+}

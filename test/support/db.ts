@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { type Db, openDb } from '../../src/store/db.js';
+import { migrate } from '../../src/store/migrate.js';
+import { createStore, type Store } from '../../src/store/store.js';
+
+export type TestDialect = 'sqlite' | 'postgres';
+
+/** The dialects this run covers: SQLite always, PostgreSQL when the global setup found one. */
+export function testDialects(): TestDialect[] {
+  return inject('postgresUrl') ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database of its own: a temp SQLite file, or a new PostgreSQL database. */
+export async function createTestDatabase(dialect: TestDialect): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-db-'));
+    return {
+      url: `sqlite:${path.join(dir, 'test.db')}`,
+      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const adminUrl = inject('postgresUrl');
+  if (!adminUrl) throw new Error('PostgreSQL is not available in this run');
+  const name = `agentjobs_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+export interface TestStore {
+  db: Db;
+  store: Store;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A migrated store on a fresh database; `close` also drops the database. */
+export async function openTestStore(dialect: TestDialect): Promise<TestStore> {
+  const database = await createTestDatabase(dialect);
+  const db = openDb({ url: database.url, poolSize: 5 });
+  await migrate(db);
+  const store = createStore(db);
+  return {
+    db,
+    store,
+    url: database.url,
+    close: async () => {
+      await store.close();
+      await database.drop();
+    },
+  };
+}
