@@ -43,7 +43,10 @@ const boolean = z
 
 const modelId = z
   .string()
-  .regex(/^(anthropic|openai|openai-compatible):\S+$/, 'must look like provider:model, e.g. anthropic:claude-sonnet-4-5');
+  .regex(
+    /^(anthropic|openai|openai-compatible):\S+$/,
+    'must look like provider:model, e.g. anthropic:claude-sonnet-4-5',
+  );
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
@@ -64,7 +67,9 @@ const schema = z.object({
   PORT: integer(0, 65535).default(8080),
   AGENTJOBS_PUBLIC_URL: optionalString.pipe(httpUrl.optional()),
   AGENTJOBS_MODEL: optionalString.pipe(modelId.optional()),
-  AGENTJOBS_ADMIN_PASSWORD: optionalString.pipe(z.string().min(8, 'must be at least 8 characters').optional()),
+  AGENTJOBS_ADMIN_PASSWORD: optionalString.pipe(
+    z.string().min(8, 'must be at least 8 characters').optional(),
+  ),
   AGENTJOBS_SECRET_KEY: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   ANTHROPIC_API_KEY: optionalString,
   OPENAI_API_KEY: optionalString,

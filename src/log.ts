@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { scrubKeys } from './domain/keys.js';
 
 /**
  * The service logger. Redaction is a second line of defence: secrets should never reach a log
@@ -8,6 +9,19 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   return pino(
     {
       level,
+      serializers: {
+        // Fastify's request log line carries the URL; a key pasted into a query string must not land in logs.
+        req: (request: { method?: string; url?: string; id?: string; ip?: string }) => ({
+          id: request.id,
+          method: request.method,
+          url: request.url && scrubKeys(request.url),
+          remoteAddress: request.ip,
+        }),
+        err: (error: Error) => ({
+          ...pino.stdSerializers.err(error),
+          message: scrubKeys(error.message ?? ''),
+        }),
+      },
       redact: {
         paths: [
           'req.headers.authorization',

@@ -25,7 +25,12 @@ describe.each(testDialects())('store on %s', (dialect) => {
     });
 
   it('creates a project with defaults', async () => {
-    expect(project).toMatchObject({ host: 'local', baseBranch: 'main', publish: 'pull_request', hasHostToken: false });
+    expect(project).toMatchObject({
+      host: 'local',
+      baseBranch: 'main',
+      publish: 'pull_request',
+      hasHostToken: false,
+    });
     expect(await t.store.projects.get(project.id)).toEqual(project);
     expect(await t.store.projects.get('nope')).toBeUndefined();
   });
@@ -44,7 +49,9 @@ describe.each(testDialects())('store on %s', (dialect) => {
     expect(job.source.ref).toMatch(/^agentjobs\/[0-9a-z]{8}-fix-the-typo-on-the-home-page$/);
     expect(await t.store.jobs.get(project.id, job.id)).toEqual(job);
     const events = await t.store.events.list(job.id, 0, 10);
-    expect(events).toEqual([{ seq: 1, type: 'status', at: job.createdAt, data: { status: 'active', phase: 'queued' } }]);
+    expect(events).toEqual([
+      { seq: 1, type: 'status', at: job.createdAt, data: { status: 'active', phase: 'queued' } },
+    ]);
   });
 
   it('does not find a job through another project', async () => {
@@ -87,7 +94,9 @@ describe.each(testDialects())('store on %s', (dialect) => {
     expect(archived.archivedAt).not.toBeNull();
     expect(archived.phase).toBeNull();
     expect(await t.store.jobs.archive(project.id, job.id)).toEqual(archived);
-    await expect(t.store.jobs.followUp(project.id, job.id, 'more')).rejects.toMatchObject({ code: 'job_archived' });
+    await expect(t.store.jobs.followUp(project.id, job.id, 'more')).rejects.toMatchObject({
+      code: 'job_archived',
+    });
     const events = await t.store.events.list(job.id, 0, 100);
     expect(events.map((event) => event.seq)).toEqual([1, 2, 3]);
     expect(events.map((event) => event.type)).toEqual(['status', 'message', 'status']);
@@ -97,7 +106,9 @@ describe.each(testDialects())('store on %s', (dialect) => {
   it('hands out distinct event numbers under concurrent appends', async () => {
     const job = await newJob();
     await Promise.all(
-      Array.from({ length: 20 }, (_, i) => t.store.events.append(job.id, 'message', { role: 'assistant', text: `${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        t.store.events.append(job.id, 'message', { role: 'assistant', text: `${i}` }),
+      ),
     );
     const seqs = (await t.store.events.list(job.id, 0, 100)).map((event) => event.seq);
     expect(seqs).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
@@ -128,7 +139,10 @@ describe.each(testDialects())('store on %s', (dialect) => {
       draft: false,
       idempotencyKey: key,
     });
-    expect(await t.store.idempotency.reserve(project.id, key, 'h1')).toEqual({ state: 'done', jobId: job.id });
+    expect(await t.store.idempotency.reserve(project.id, key, 'h1')).toEqual({
+      state: 'done',
+      jobId: job.id,
+    });
     // A day later the key is free again.
     const later = new Date(Date.now() + 25 * 60 * 60 * 1000);
     expect(await t.store.idempotency.reserve(project.id, key, 'h2', later)).toEqual({ state: 'reserved' });

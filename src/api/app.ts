@@ -1,7 +1,7 @@
-import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, type ZodTypeProvider, validatorCompiler } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import secureJson from 'secure-json-parse';
 import type { Config } from '../config.js';
 import { AppError } from '../domain/errors.js';
@@ -47,22 +47,29 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
   // Our own JSON parser: invalid UTF-8 is an error rather than silently replaced characters, and
   // `__proto__` / `constructor.prototype` keys are refused outright.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/([\w.-]+\+)?json$/, { parseAs: 'buffer' }, (_request, body, done) => {
-    const buffer = body as Buffer;
-    if (buffer.length === 0) return done(null, undefined);
-    let text: string;
-    try {
-      text = utf8.decode(buffer);
-    } catch {
-      return done(new AppError('invalid_json', 'The request body is not valid UTF-8.'), undefined);
-    }
-    try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch (error) {
-      const reason = error instanceof SyntaxError ? 'is not valid JSON' : 'has a forbidden key (__proto__ or constructor)';
-      done(new AppError('invalid_json', `The request body ${reason}.`), undefined);
-    }
-  });
+  app.addContentTypeParser(
+    /^application\/([\w.-]+\+)?json$/,
+    { parseAs: 'buffer' },
+    (_request, body, done) => {
+      const buffer = body as Buffer;
+      if (buffer.length === 0) return done(null, undefined);
+      let text: string;
+      try {
+        text = utf8.decode(buffer);
+      } catch {
+        return done(new AppError('invalid_json', 'The request body is not valid UTF-8.'), undefined);
+      }
+      try {
+        done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      } catch (error) {
+        const reason =
+          error instanceof SyntaxError
+            ? 'is not valid JSON'
+            : 'has a forbidden key (__proto__ or constructor)';
+        done(new AppError('invalid_json', `The request body ${reason}.`), undefined);
+      }
+    },
+  );
 
   await app.register(swagger, {
     openapi: {
@@ -93,7 +100,11 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
         `This project used its budget of ${context.max} jobs and follow-ups per hour; retry in ${context.after}.`,
       ),
     store: class DatabaseRateLimitStore {
-      incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number) {
+      incr(
+        key: string,
+        callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+        timeWindow: number,
+      ) {
         store.rateLimits.hit(key, timeWindow).then(
           ({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }),
           (error: Error) => callback(error),

@@ -15,7 +15,11 @@ declare module 'fastify' {
 const unauthorized = (message: string) => new AppError('unauthorized', message);
 
 /** Parses an IP allowlist entry (`203.0.113.7`, `10.0.0.0/8`, `2001:db8::/32`); throws on nonsense. */
-export function parseAllowlistEntry(entry: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } {
+export function parseAllowlistEntry(entry: string): {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+} {
   const [address = '', prefixText] = entry.trim().split('/');
   const version = isIP(address);
   if (version === 0) throw new Error(`"${entry}" is not an IP address or CIDR range`);
@@ -77,6 +81,8 @@ export async function authenticate(store: Store, request: FastifyRequest): Promi
   }
 
   const { keyHash: _hash, ...publicKey } = key;
-  store.apiKeys.touch(publicKey).catch((error) => request.log.warn({ err: error }, 'could not record key use'));
+  store.apiKeys
+    .touch(publicKey)
+    .catch((error) => request.log.warn({ err: error }, 'could not record key use'));
   return publicKey;
 }

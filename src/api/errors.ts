@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type ErrorCode, isAppError } from '../domain/errors.js';
+import { scrubKeys } from '../domain/keys.js';
 
 /** The one place where an error code becomes an HTTP status. */
 const STATUS: Record<ErrorCode, number> = {
@@ -45,7 +46,10 @@ const UNAVAILABLE_CODES = new Set([
 function isDatabaseUnavailable(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-  return typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated/.test(message);
+  return (
+    typeof message === 'string' &&
+    /timeout exceeded when trying to connect|Connection terminated/.test(message)
+  );
 }
 
 /** Turns what Fastify and its plugins throw into our domain errors. */
@@ -58,13 +62,18 @@ function toAppError(error: FastifyError): AppError {
       message: issue.message ?? 'is invalid',
     }));
     const first = details[0];
-    return new AppError('invalid_request', first ? `${first.path}: ${first.message}` : 'Invalid request.', { details });
+    return new AppError('invalid_request', first ? `${first.path}: ${first.message}` : 'Invalid request.', {
+      details,
+    });
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'The request body is larger than the limit.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('unsupported_media_type', 'The request body must be JSON (Content-Type: application/json).');
+      return new AppError(
+        'unsupported_media_type',
+        'The request body must be JSON (Content-Type: application/json).',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('invalid_json', 'The request body is empty; send a JSON object.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -81,7 +90,9 @@ function toAppError(error: FastifyError): AppError {
   const status = error.statusCode ?? 500;
   if (status === 404) return new AppError('not_found', 'Not found.');
   if (status >= 400 && status < 500) return new AppError('invalid_request', error.message || 'Bad request.');
-  return new AppError('internal_error', 'Something went wrong on our side; it has been logged.', { cause: error });
+  return new AppError('internal_error', 'Something went wrong on our side; it has been logged.', {
+    cause: error,
+  });
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, appError: AppError) {
@@ -93,10 +104,17 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, appError
     .code(status)
     .type('application/json; charset=utf-8')
     .send({
-      error: appError.message,
+      error: scrubKeys(appError.message),
       code: appError.code,
       requestId: request.id,
-      ...(appError.details ? { details: appError.details } : {}),
+      ...(appError.details
+        ? {
+            details: appError.details.map((d) => ({
+              path: scrubKeys(d.path),
+              message: scrubKeys(d.message),
+            })),
+          }
+        : {}),
     });
 }
 

@@ -9,11 +9,14 @@ import { EVENT_TYPES } from '../store/events.js';
  */
 
 // C0 controls other than tab, newline and carriage return, and DEL: never meaningful in a prompt.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 export function promptSchema(maxChars: number) {
   return z
-    .string({ error: (issue) => (issue.input === undefined ? 'prompt is required' : 'prompt must be a string') })
+    .string({
+      error: (issue) => (issue.input === undefined ? 'prompt is required' : 'prompt must be a string'),
+    })
     .min(1, 'prompt must not be empty')
     .max(maxChars, `prompt must be at most ${maxChars} characters`)
     .refine((value) => value.trim().length > 0, 'prompt must not be only whitespace')
@@ -33,8 +36,12 @@ export const modelIdSchema = z.string().min(1).max(200);
 export function createJobBody(maxPromptChars: number) {
   return z.strictObject({
     prompt: promptSchema(maxPromptChars),
-    model: modelIdSchema.optional().describe('A model id allowed for the project, e.g. anthropic:claude-sonnet-4-5'),
-    baseRef: branchName.optional().describe("The branch the pull request targets; the project's base branch by default"),
+    model: modelIdSchema
+      .optional()
+      .describe('A model id allowed for the project, e.g. anthropic:claude-sonnet-4-5'),
+    baseRef: branchName
+      .optional()
+      .describe("The branch the pull request targets; the project's base branch by default"),
     draft: z.boolean().optional().describe('Open the pull request as a draft'),
   });
 }

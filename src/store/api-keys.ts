@@ -1,5 +1,5 @@
 import { newId } from '../domain/ids.js';
-import { type KeyScope, displayPrefix, hashKey } from '../domain/keys.js';
+import { displayPrefix, hashKey, type KeyScope } from '../domain/keys.js';
 import type { Db } from './db.js';
 import type { ApiKeyRow } from './schema.js';
 
@@ -74,7 +74,11 @@ export function apiKeyQueries(db: Db) {
     },
 
     async findByHash(keyHash: string): Promise<ApiKeyWithHash | undefined> {
-      const row = await kysely.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+      const row = await kysely
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('key_hash', '=', keyHash)
+        .executeTakeFirst();
       return row && toApiKey(row);
     },
 

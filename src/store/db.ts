@@ -30,7 +30,9 @@ export interface DbOptions {
 }
 
 export function openDb(options: DbOptions): Db {
-  return options.url.startsWith('sqlite:') ? openSqlite(options.url.slice('sqlite:'.length)) : openPostgres(options);
+  return options.url.startsWith('sqlite:')
+    ? openSqlite(options.url.slice('sqlite:'.length))
+    : openPostgres(options);
 }
 
 function openSqlite(file: string): Db {

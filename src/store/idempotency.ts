@@ -20,7 +20,12 @@ export function idempotencyQueries(db: Db) {
      * Claims `key` for a request whose body hashes to `requestHash`, or says what already holds
      * it. The reservation is committed on its own, so a concurrent retry sees it as in flight.
      */
-    async reserve(projectId: string, key: string, requestHash: string, now = new Date()): Promise<Reservation> {
+    async reserve(
+      projectId: string,
+      key: string,
+      requestHash: string,
+      now = new Date(),
+    ): Promise<Reservation> {
       return db.write(async (trx) => {
         const nowIso = now.toISOString();
         const abandoned = new Date(now.getTime() - ABANDONED_MS).toISOString();
@@ -29,7 +34,10 @@ export function idempotencyQueries(db: Db) {
           .where('project_id', '=', projectId)
           .where('key', '=', key)
           .where((eb) =>
-            eb.or([eb('expires_at', '<=', nowIso), eb.and([eb('job_id', 'is', null), eb('created_at', '<', abandoned)])]),
+            eb.or([
+              eb('expires_at', '<=', nowIso),
+              eb.and([eb('job_id', 'is', null), eb('created_at', '<', abandoned)]),
+            ]),
           )
           .execute();
         const inserted = await trx

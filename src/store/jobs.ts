@@ -190,7 +190,14 @@ export function jobQueries(db: Db) {
         const now = new Date().toISOString();
         await trx
           .updateTable('jobs')
-          .set({ status, phase: null, archived_at: now, updated_at: now, lease_owner: null, lease_expires_at: null })
+          .set({
+            status,
+            phase: null,
+            archived_at: now,
+            updated_at: now,
+            lease_owner: null,
+            lease_expires_at: null,
+          })
           .where('id', '=', jobId)
           .execute();
         await appendEvent(trx, jobId, 'status', { status }, now);

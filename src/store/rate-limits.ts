@@ -21,13 +21,18 @@ export function rateLimitQueries(db: Db) {
       const row = await kysely
         .insertInto('rate_limits')
         .values({ key: `${bucket}@${windowStart}`, count: 1, expires_at: new Date(windowEnd).toISOString() })
-        .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ count: eb('rate_limits.count', '+', 1) })))
+        .onConflict((oc) =>
+          oc.column('key').doUpdateSet((eb) => ({ count: eb('rate_limits.count', '+', 1) })),
+        )
         .returning('count')
         .executeTakeFirstOrThrow();
       // Old windows are dead weight; sweeping now and then keeps the table small without a timer.
       if (++hitsSinceSweep >= 500) {
         hitsSinceSweep = 0;
-        await kysely.deleteFrom('rate_limits').where('expires_at', '<', new Date(now).toISOString()).execute();
+        await kysely
+          .deleteFrom('rate_limits')
+          .where('expires_at', '<', new Date(now).toISOString())
+          .execute();
       }
       return { count: Number(row.count), ttlMs: windowEnd - now };
     },

@@ -1,5 +1,6 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fingerprint, sha256 } from '../../src/api/routes/jobs.js';
 import { errorSchema } from '../../src/api/schemas.js';
 import { generateKey } from '../../src/domain/keys.js';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -27,43 +28,175 @@ const create = (t: TestApp, payload: unknown, headers: Record<string, string> = 
   headers: { ...bearer(t.key), 'content-type': 'application/json', ...headers },
   payload: typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload),
 });
-const get = (t: TestApp, url: string, key = t.key): InjectOptions => ({ method: 'GET', url, headers: bearer(key) });
+const get = (t: TestApp, url: string, key = t.key): InjectOptions => ({
+  method: 'GET',
+  url,
+  headers: bearer(key),
+});
 
 // Every row of the DESIGN errors table, and the extra cases the service-core issue names.
 const rows: Row[] = [
   // 400 invalid_json
   { name: 'malformed JSON', status: 400, code: 'invalid_json', request: (t) => create(t, '{"prompt": ') },
-  { name: 'JSON that is not UTF-8', status: 400, code: 'invalid_json', request: (t) => create(t, Buffer.from([0x7b, 0x22, 0x70, 0x72, 0x6f, 0x6d, 0x70, 0x74, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d])) },
-  { name: '__proto__ key', status: 400, code: 'invalid_json', request: (t) => create(t, '{"prompt":"x","__proto__":{"admin":true}}') },
-  { name: 'constructor.prototype key', status: 400, code: 'invalid_json', request: (t) => create(t, '{"prompt":"x","constructor":{"prototype":{"a":1}}}') },
+  {
+    name: 'JSON that is not UTF-8',
+    status: 400,
+    code: 'invalid_json',
+    request: (t) =>
+      create(
+        t,
+        Buffer.from([
+          0x7b, 0x22, 0x70, 0x72, 0x6f, 0x6d, 0x70, 0x74, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d,
+        ]),
+      ),
+  },
+  {
+    name: '__proto__ key',
+    status: 400,
+    code: 'invalid_json',
+    request: (t) => create(t, '{"prompt":"x","__proto__":{"admin":true}}'),
+  },
+  {
+    name: 'constructor.prototype key',
+    status: 400,
+    code: 'invalid_json',
+    request: (t) => create(t, '{"prompt":"x","constructor":{"prototype":{"a":1}}}'),
+  },
   { name: 'a JSON array body', status: 400, code: 'invalid_request', request: (t) => create(t, '[1,2]') },
   // 400 invalid_request
   { name: 'missing prompt', status: 400, code: 'invalid_request', request: (t) => create(t, {}) },
   { name: 'empty prompt', status: 400, code: 'invalid_request', request: (t) => create(t, { prompt: '' }) },
-  { name: 'whitespace prompt', status: 400, code: 'invalid_request', request: (t) => create(t, { prompt: ' \n\t ' }) },
-  { name: 'overlong prompt', status: 400, code: 'invalid_request', request: (t) => create(t, { prompt: 'x'.repeat(32_001) }) },
-  { name: 'prompt of the wrong type', status: 400, code: 'invalid_request', request: (t) => create(t, { prompt: 42 }) },
-  { name: 'unknown field', status: 400, code: 'invalid_request', request: (t) => create(t, { prompt: 'x', priority: 'high' }) },
-  { name: 'prompt with control characters', status: 400, code: 'invalid_request', request: (t) => create(t, { prompt: 'ring \u0007 bell' }) },
-  { name: 'prompt with a lone surrogate', status: 400, code: 'invalid_request', request: (t) => create(t, '{"prompt":"half \\ud800 pair"}') },
-  { name: 'draft of the wrong type', status: 400, code: 'invalid_request', request: (t) => create(t, { prompt: 'x', draft: 'yes' }) },
-  { name: 'baseRef that is no branch', status: 400, code: 'invalid_request', request: (t) => create(t, { prompt: 'x', baseRef: '../main' }) },
-  { name: 'malformed Idempotency-Key', status: 400, code: 'invalid_request', request: (t) => create(t, { prompt: 'x' }, { 'idempotency-key': 'x'.repeat(300) }) },
-  { name: 'bad cursor', status: 400, code: 'invalid_request', request: (t) => get(t, `${jobs(t)}?cursor=not-a-cursor`) },
+  {
+    name: 'whitespace prompt',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => create(t, { prompt: ' \n\t ' }),
+  },
+  {
+    name: 'overlong prompt',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => create(t, { prompt: 'x'.repeat(32_001) }),
+  },
+  {
+    name: 'prompt of the wrong type',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => create(t, { prompt: 42 }),
+  },
+  {
+    name: 'unknown field',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => create(t, { prompt: 'x', priority: 'high' }),
+  },
+  {
+    name: 'prompt with control characters',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => create(t, { prompt: 'ring \u0007 bell' }),
+  },
+  {
+    name: 'prompt with a lone surrogate',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => create(t, '{"prompt":"half \\ud800 pair"}'),
+  },
+  {
+    name: 'draft of the wrong type',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => create(t, { prompt: 'x', draft: 'yes' }),
+  },
+  {
+    name: 'baseRef that is no branch',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => create(t, { prompt: 'x', baseRef: '../main' }),
+  },
+  {
+    name: 'malformed Idempotency-Key',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => create(t, { prompt: 'x' }, { 'idempotency-key': 'x'.repeat(300) }),
+  },
+  {
+    name: 'bad cursor',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => get(t, `${jobs(t)}?cursor=not-a-cursor`),
+  },
   { name: 'limit of 0', status: 400, code: 'invalid_request', request: (t) => get(t, `${jobs(t)}?limit=0`) },
-  { name: 'limit of 101', status: 400, code: 'invalid_request', request: (t) => get(t, `${jobs(t)}?limit=101`) },
-  { name: 'limit that is no number', status: 400, code: 'invalid_request', request: (t) => get(t, `${jobs(t)}?limit=ten`) },
-  { name: 'unknown status filter', status: 400, code: 'invalid_request', request: (t) => get(t, `${jobs(t)}?status=running`) },
-  { name: 'unknown query parameter', status: 400, code: 'invalid_request', request: (t) => get(t, `${jobs(t)}?sort=asc`) },
-  { name: 'negative events after', status: 400, code: 'invalid_request', request: (t, c) => get(t, `${jobs(t)}/${c.jobId}/events?after=-1`) },
-  { name: 'job id with odd characters', status: 400, code: 'invalid_request', request: (t) => get(t, `${jobs(t)}/job%20%3Cscript%3E`) },
-  { name: 'job id with a dot-dot', status: 400, code: 'invalid_request', request: (t) => get(t, `${jobs(t)}/..%2F..%2Fetc`) },
+  {
+    name: 'limit of 101',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => get(t, `${jobs(t)}?limit=101`),
+  },
+  {
+    name: 'limit that is no number',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => get(t, `${jobs(t)}?limit=ten`),
+  },
+  {
+    name: 'unknown status filter',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => get(t, `${jobs(t)}?status=running`),
+  },
+  {
+    name: 'unknown query parameter',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => get(t, `${jobs(t)}?sort=asc`),
+  },
+  {
+    name: 'negative events after',
+    status: 400,
+    code: 'invalid_request',
+    request: (t, c) => get(t, `${jobs(t)}/${c.jobId}/events?after=-1`),
+  },
+  {
+    name: 'job id with odd characters',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => get(t, `${jobs(t)}/job%20%3Cscript%3E`),
+  },
+  {
+    name: 'job id with a dot-dot',
+    status: 400,
+    code: 'invalid_request',
+    request: (t) => get(t, `${jobs(t)}/..%2F..%2Fetc`),
+  },
   // 401 unauthorized
-  { name: 'no key', status: 401, code: 'unauthorized', request: (t) => ({ method: 'GET', url: jobs(t) }), headers: { 'www-authenticate': /^Bearer/ } },
-  { name: 'key in the wrong header', status: 401, code: 'unauthorized', request: (t) => ({ method: 'GET', url: jobs(t), headers: { 'x-api-key': t.key } }) },
-  { name: 'key with the Basic scheme', status: 401, code: 'unauthorized', request: (t) => ({ method: 'GET', url: jobs(t), headers: { authorization: `Basic ${t.key}` } }), headers: { 'www-authenticate': /^Bearer/ } },
+  {
+    name: 'no key',
+    status: 401,
+    code: 'unauthorized',
+    request: (t) => ({ method: 'GET', url: jobs(t) }),
+    headers: { 'www-authenticate': /^Bearer/ },
+  },
+  {
+    name: 'key in the wrong header',
+    status: 401,
+    code: 'unauthorized',
+    request: (t) => ({ method: 'GET', url: jobs(t), headers: { 'x-api-key': t.key } }),
+  },
+  {
+    name: 'key with the Basic scheme',
+    status: 401,
+    code: 'unauthorized',
+    request: (t) => ({ method: 'GET', url: jobs(t), headers: { authorization: `Basic ${t.key}` } }),
+    headers: { 'www-authenticate': /^Bearer/ },
+  },
   { name: 'malformed key', status: 401, code: 'unauthorized', request: (t) => get(t, jobs(t), 'ajs_short') },
-  { name: 'key with a bad checksum', status: 401, code: 'unauthorized', request: (t) => get(t, jobs(t), `${t.key.slice(0, -1)}${t.key.endsWith('A') ? 'B' : 'A'}`) },
+  {
+    name: 'key with a bad checksum',
+    status: 401,
+    code: 'unauthorized',
+    request: (t) => get(t, jobs(t), `${t.key.slice(0, -1)}${t.key.endsWith('A') ? 'B' : 'A'}`),
+  },
   { name: 'unknown key', status: 401, code: 'unauthorized', request: (t) => get(t, jobs(t), generateKey()) },
   {
     name: 'revoked key',
@@ -76,7 +209,12 @@ const rows: Row[] = [
       return get(t, jobs(t), key);
     },
   },
-  { name: 'expired key', status: 401, code: 'unauthorized', request: async (t) => get(t, jobs(t), await t.makeKey({ expiresAt: '2020-01-01T00:00:00.000Z' })) },
+  {
+    name: 'expired key',
+    status: 401,
+    code: 'unauthorized',
+    request: async (t) => get(t, jobs(t), await t.makeKey({ expiresAt: '2020-01-01T00:00:00.000Z' })),
+  },
   // 403 forbidden
   {
     name: 'key of another project',
@@ -87,17 +225,64 @@ const rows: Row[] = [
       return get(t, `/v2/agent/${other.id}/job`);
     },
   },
-  { name: 'read-only key writing', status: 403, code: 'forbidden', request: async (t) => ({ ...create(t, { prompt: 'x' }), headers: { ...bearer(await t.makeKey({ scopes: ['read'] })), 'content-type': 'application/json' } }) },
-  { name: 'write-only key reading', status: 403, code: 'forbidden', request: async (t) => get(t, jobs(t), await t.makeKey({ scopes: ['write'] })) },
-  { name: 'key from a disallowed IP', status: 403, code: 'forbidden', request: async (t) => ({ ...get(t, jobs(t), await t.makeKey({ ipAllowlist: ['10.0.0.0/8', '2001:db8::/32'] })), remoteAddress: '192.0.2.1' }) },
+  {
+    name: 'read-only key writing',
+    status: 403,
+    code: 'forbidden',
+    request: async (t) => ({
+      ...create(t, { prompt: 'x' }),
+      headers: { ...bearer(await t.makeKey({ scopes: ['read'] })), 'content-type': 'application/json' },
+    }),
+  },
+  {
+    name: 'write-only key reading',
+    status: 403,
+    code: 'forbidden',
+    request: async (t) => get(t, jobs(t), await t.makeKey({ scopes: ['write'] })),
+  },
+  {
+    name: 'key from a disallowed IP',
+    status: 403,
+    code: 'forbidden',
+    request: async (t) => ({
+      ...get(t, jobs(t), await t.makeKey({ ipAllowlist: ['10.0.0.0/8', '2001:db8::/32'] })),
+      remoteAddress: '192.0.2.1',
+    }),
+  },
   // 404
-  { name: 'unknown project', status: 404, code: 'project_not_found', request: (t) => get(t, '/v2/agent/no-such-project/job') },
-  { name: 'unknown job', status: 404, code: 'job_not_found', request: (t) => get(t, `${jobs(t)}/01ARZ3NDEKTSV4RRFFQ69G5FAV`) },
-  { name: 'unknown route', status: 404, code: 'not_found', request: () => ({ method: 'GET', url: '/v2/nothing/here' }) },
+  {
+    name: 'unknown project',
+    status: 404,
+    code: 'project_not_found',
+    request: (t) => get(t, '/v2/agent/no-such-project/job'),
+  },
+  {
+    name: 'unknown job',
+    status: 404,
+    code: 'job_not_found',
+    request: (t) => get(t, `${jobs(t)}/01ARZ3NDEKTSV4RRFFQ69G5FAV`),
+  },
+  {
+    name: 'unknown route',
+    status: 404,
+    code: 'not_found',
+    request: () => ({ method: 'GET', url: '/v2/nothing/here' }),
+  },
   // 405
-  { name: 'wrong method', status: 405, code: 'method_not_allowed', request: (t) => ({ method: 'DELETE', url: jobs(t), headers: bearer(t.key) }), headers: { allow: /GET.*POST|POST.*GET/ } },
+  {
+    name: 'wrong method',
+    status: 405,
+    code: 'method_not_allowed',
+    request: (t) => ({ method: 'DELETE', url: jobs(t), headers: bearer(t.key) }),
+    headers: { allow: /GET.*POST|POST.*GET/ },
+  },
   // 409
-  { name: 'follow-up on an archived job', status: 409, code: 'job_archived', request: (t, c) => ({ ...create(t, { prompt: 'more' }), url: `${jobs(t)}/${c.archivedJobId}/message` }) },
+  {
+    name: 'follow-up on an archived job',
+    status: 409,
+    code: 'job_archived',
+    request: (t, c) => ({ ...create(t, { prompt: 'more' }), url: `${jobs(t)}/${c.archivedJobId}/message` }),
+  },
   {
     name: 'idempotency key still in flight',
     status: 409,
@@ -105,16 +290,36 @@ const rows: Row[] = [
     request: async (t) => {
       const key = `in-flight-${Math.random()}`;
       const body = { prompt: 'x' };
-      const { createHash } = await import('node:crypto');
-      const canonical = JSON.stringify(Object.keys(body).sort().map((k) => [k, body[k as keyof typeof body]]));
-      await t.store.idempotency.reserve(t.project.id, key, createHash('sha256').update(canonical).digest('hex'));
+      // What a first request with this key, still running, would have reserved.
+      await t.store.idempotency.reserve(t.project.id, sha256(key), fingerprint(body));
       return create(t, body, { 'idempotency-key': key });
     },
   },
   // 413, 415
-  { name: 'body over 64 KiB', status: 413, code: 'payload_too_large', request: (t) => create(t, { prompt: 'x'.repeat(70_000) }) },
-  { name: 'text/plain body', status: 415, code: 'unsupported_media_type', request: (t) => ({ ...create(t, 'prompt=x'), headers: { ...bearer(t.key), 'content-type': 'text/plain' } }) },
-  { name: 'form body', status: 415, code: 'unsupported_media_type', request: (t) => ({ ...create(t, 'prompt=x'), headers: { ...bearer(t.key), 'content-type': 'application/x-www-form-urlencoded' } }) },
+  {
+    name: 'body over 64 KiB',
+    status: 413,
+    code: 'payload_too_large',
+    request: (t) => create(t, { prompt: 'x'.repeat(70_000) }),
+  },
+  {
+    name: 'text/plain body',
+    status: 415,
+    code: 'unsupported_media_type',
+    request: (t) => ({
+      ...create(t, 'prompt=x'),
+      headers: { ...bearer(t.key), 'content-type': 'text/plain' },
+    }),
+  },
+  {
+    name: 'form body',
+    status: 415,
+    code: 'unsupported_media_type',
+    request: (t) => ({
+      ...create(t, 'prompt=x'),
+      headers: { ...bearer(t.key), 'content-type': 'application/x-www-form-urlencoded' },
+    }),
+  },
   // 422
   {
     name: 'idempotency key reused with another body',
@@ -127,15 +332,26 @@ const rows: Row[] = [
       return create(t, { prompt: 'two' }, { 'idempotency-key': key });
     },
   },
-  { name: 'model with an unknown provider', status: 422, code: 'model_not_allowed', request: (t) => create(t, { prompt: 'x', model: 'acme:big-brain' }) },
+  {
+    name: 'model with an unknown provider',
+    status: 422,
+    code: 'model_not_allowed',
+    request: (t) => create(t, { prompt: 'x', model: 'acme:big-brain' }),
+  },
 ];
 
 describe.each(testDialects())('bad input on %s', (dialect) => {
   let t: TestApp;
   const context: Context = { jobId: '', archivedJobId: '' };
   const count = async () => {
-    const jobsCount = await t.store.db.kysely.selectFrom('jobs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-    const events = await t.store.db.kysely.selectFrom('job_events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const jobsCount = await t.store.db.kysely
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    const events = await t.store.db.kysely
+      .selectFrom('job_events')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     return { jobs: Number(jobsCount.n), events: Number(events.n) };
   };
 
@@ -143,7 +359,11 @@ describe.each(testDialects())('bad input on %s', (dialect) => {
     t = await startTestApp(dialect);
     context.jobId = (await t.app.inject(create(t, { prompt: 'a job' }))).json().id;
     context.archivedJobId = (await t.app.inject(create(t, { prompt: 'an archived job' }))).json().id;
-    await t.app.inject({ method: 'POST', url: `${jobs(t)}/${context.archivedJobId}/archive`, headers: bearer(t.key) });
+    await t.app.inject({
+      method: 'POST',
+      url: `${jobs(t)}/${context.archivedJobId}/archive`,
+      headers: bearer(t.key),
+    });
   });
   afterAll(() => t.close());
 
@@ -181,7 +401,8 @@ describe.each(testDialects())('budgets on %s', (dialect) => {
     const t = await startTestApp(dialect, { AGENTJOBS_RATE_LIMIT_PER_HOUR: '2' });
     try {
       const statuses = [];
-      for (let i = 0; i < 2; i++) statuses.push((await t.app.inject(create(t, { prompt: `p${i}` }))).statusCode);
+      for (let i = 0; i < 2; i++)
+        statuses.push((await t.app.inject(create(t, { prompt: `p${i}` }))).statusCode);
       expect(statuses).toEqual([201, 201]);
       const before = await t.store.jobs.list(t.project.id, { limit: 100 });
       const refused = await t.app.inject(create(t, { prompt: 'one too many' }));
@@ -208,7 +429,11 @@ describe.each(testDialects())('budgets on %s', (dialect) => {
       expect(refused.json().code).toBe('too_many_active_jobs');
       expect(refused.headers['retry-after']).toBeDefined();
       // Archiving frees the slot.
-      await t.app.inject({ method: 'POST', url: `${jobs(t)}/${first.json().id}/archive`, headers: bearer(t.key) });
+      await t.app.inject({
+        method: 'POST',
+        url: `${jobs(t)}/${first.json().id}/archive`,
+        headers: bearer(t.key),
+      });
       expect((await t.app.inject(create(t, { prompt: 'now' }))).statusCode).toBe(201);
     } finally {
       await t.close();

@@ -10,7 +10,12 @@ describe.each(testDialects())('jobs API on %s', (dialect) => {
   });
   afterAll(() => t.close());
 
-  const call = (method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+  const call = (
+    method: 'GET' | 'POST',
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
     t.app.inject({
       method,
       url,
@@ -51,7 +56,9 @@ describe.each(testDialects())('jobs API on %s', (dialect) => {
     const first = jobListSchema.parse((await call('GET', `${base()}?limit=2`)).json());
     expect(first.jobs.map((job) => job.id)).toEqual([created[2].id, created[1].id]);
     expect(first.nextCursor).toEqual(expect.any(String));
-    const second = jobListSchema.parse((await call('GET', `${base()}?limit=2&cursor=${first.nextCursor}`)).json());
+    const second = jobListSchema.parse(
+      (await call('GET', `${base()}?limit=2&cursor=${first.nextCursor}`)).json(),
+    );
     expect(second.jobs[0]?.id).toBe(created[0].id);
 
     const archived = jobListSchema.parse((await call('GET', `${base()}?status=archived`)).json());
@@ -80,7 +87,9 @@ describe.each(testDialects())('jobs API on %s', (dialect) => {
       [2, 'message'],
       [3, 'status'],
     ]);
-    const after = eventListSchema.parse((await call('GET', `${base()}/${job.id}/events?after=1&limit=1`)).json());
+    const after = eventListSchema.parse(
+      (await call('GET', `${base()}/${job.id}/events?after=1&limit=1`)).json(),
+    );
     expect(after.events.map((event) => event.seq)).toEqual([2]);
     expect(after.nextCursor).toBe('2');
   });

@@ -45,17 +45,26 @@ function resolveModel(config: Config, project: Project, requested: string | unde
   if (requested === undefined) return project.defaultModel ?? config.defaultModel;
   const allowed = project.allowedModels;
   if (!KNOWN_PROVIDERS.test(requested) || (allowed && !allowed.includes(requested))) {
-    const hint = allowed ? ` Allowed: ${allowed.join(', ')}.` : ' Use provider:model with anthropic, openai or openai-compatible.';
+    const hint = allowed
+      ? ` Allowed: ${allowed.join(', ')}.`
+      : ' Use provider:model with anthropic, openai or openai-compatible.';
     throw new AppError('model_not_allowed', `Model "${requested}" is not allowed for this project.${hint}`);
   }
   return requested;
 }
 
 /** The create body's fingerprint for idempotency: key order must not matter. */
-function fingerprint(body: Record<string, unknown>): string {
-  const canonical = JSON.stringify(Object.keys(body).sort().map((key) => [key, body[key]]));
-  return createHash('sha256').update(canonical).digest('hex');
+export function fingerprint(body: Record<string, unknown>): string {
+  return sha256(
+    JSON.stringify(
+      Object.keys(body)
+        .sort()
+        .map((key) => [key, body[key]]),
+    ),
+  );
 }
+
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { config, store }) => {
   const budget = { rateLimit: {} };
@@ -78,19 +87,32 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       if (!project) throw new AppError('project_not_found', `No project ${projectId}.`);
       const model = resolveModel(config, project, request.body.model);
 
-      const idempotencyKey = request.headers['idempotency-key'];
+      const header = request.headers['idempotency-key'];
+      if (header !== undefined && (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header))) {
+        throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
+      }
+      // Only equality matters, so only a digest is stored: clients put all sorts of things there.
+      const idempotencyKey = typeof header === 'string' ? sha256(header) : undefined;
       if (idempotencyKey !== undefined) {
-        if (typeof idempotencyKey !== 'string' || !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-          throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
-        }
-        const reservation = await store.idempotency.reserve(projectId, idempotencyKey, fingerprint(request.body));
+        const reservation = await store.idempotency.reserve(
+          projectId,
+          idempotencyKey,
+          fingerprint(request.body),
+        );
         if (reservation.state === 'mismatch') {
-          throw new AppError('idempotency_mismatch', 'This Idempotency-Key was used with a different request body.');
+          throw new AppError(
+            'idempotency_mismatch',
+            'This Idempotency-Key was used with a different request body.',
+          );
         }
         if (reservation.state === 'in_flight') {
-          throw new AppError('idempotency_in_flight', 'A request with this Idempotency-Key is still in progress.', {
-            headers: { 'retry-after': '1' },
-          });
+          throw new AppError(
+            'idempotency_in_flight',
+            'A request with this Idempotency-Key is still in progress.',
+            {
+              headers: { 'retry-after': '1' },
+            },
+          );
         }
         if (reservation.state === 'done') {
           const job = await store.jobs.get(projectId, reservation.jobId);
@@ -124,11 +146,11 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           baseRef: request.body.baseRef ?? project.baseBranch,
           repository: project.repository,
           draft: request.body.draft ?? false,
-          ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
+          ...(idempotencyKey ? { idempotencyKey } : {}),
         });
         return reply.code(201).header('location', `/v2/agent/${projectId}/job/${job.id}`).send(job);
       } catch (error) {
-        if (typeof idempotencyKey === 'string') await store.idempotency.release(projectId, idempotencyKey);
+        if (idempotencyKey) await store.idempotency.release(projectId, idempotencyKey);
         throw error;
       }
     },
@@ -148,7 +170,11 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       const { projectId } = request.params;
       const { status, limit, cursor } = request.query;
       const before = cursor === undefined ? undefined : decodeCursor(cursor);
-      const page = await store.jobs.list(projectId, { limit, ...(status ? { status } : {}), ...(before ? { before } : {}) });
+      const page = await store.jobs.list(projectId, {
+        limit,
+        ...(status ? { status } : {}),
+        ...(before ? { before } : {}),
+      });
       const last = page.jobs.at(-1);
       return { jobs: page.jobs, nextCursor: page.more && last ? encodeCursor(last.id) : null };
     },
@@ -156,7 +182,13 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
 
   app.get(
     jobPath,
-    { schema: { summary: 'Get a job (poll this)', params: jobParams, response: { 200: jobSchema, ...errors } } },
+    {
+      schema: {
+        summary: 'Get a job (poll this)',
+        params: jobParams,
+        response: { 200: jobSchema, ...errors },
+      },
+    },
     async (request) => {
       const { projectId, jobId } = request.params;
       const job = await store.jobs.get(projectId, jobId);

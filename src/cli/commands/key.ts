@@ -1,0 +1,133 @@
+import type { Command } from 'commander';
+import { parseAllowlistEntry } from '../../api/auth.js';
+import { generateKey, KEY_SCOPES, type KeyScope } from '../../domain/keys.js';
+import type { ApiKey } from '../../store/api-keys.js';
+import { requireProject, withStore } from '../local.js';
+import { CliError, type OutputOptions, print, table } from '../output.js';
+
+interface CreateOptions extends OutputOptions {
+  project: string;
+  name: string;
+  scopes: string;
+  expires?: string;
+  ip?: string[];
+}
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `90d`, `12h`, `30m`, or `never`; returns the expiry time or null. */
+export function parseExpiry(text: string | undefined, now = Date.now()): string | null {
+  if (text === undefined || text === 'never') return null;
+  const match = /^(\d{1,5})([mhd])$/.exec(text);
+  if (!match) throw new CliError('--expires takes a duration like 30d, 12h or 45m, or never.');
+  const amount = Number(match[1]);
+  if (amount === 0) throw new CliError('--expires must be longer than zero.');
+  return new Date(now + amount * UNIT_MS[match[2] as keyof typeof UNIT_MS]).toISOString();
+}
+
+function parseScopes(text: string): KeyScope[] {
+  const scopes = [
+    ...new Set(
+      text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+  const unknown = scopes.filter((s) => !KEY_SCOPES.includes(s as KeyScope));
+  if (scopes.length === 0 || unknown.length)
+    throw new CliError(`--scopes takes read, write or read,write (got "${text}").`);
+  return scopes as KeyScope[];
+}
+
+function status(key: ApiKey, now = Date.now()): string {
+  if (key.revokedAt) return 'revoked';
+  if (key.expiresAt && Date.parse(key.expiresAt) <= now) return 'expired';
+  return 'active';
+}
+
+export function registerKeyCommands(program: Command) {
+  const key = program.command('key').description('Manage admin API keys (works on the local database)');
+
+  key
+    .command('create')
+    .description('Create an API key; it is printed once and cannot be shown again')
+    .requiredOption('--project <id>', 'the project the key belongs to')
+    .option('--name <name>', 'what the key is for', 'cli')
+    .option('--scopes <scopes>', 'read, write or read,write', 'read,write')
+    .option('--expires <duration>', 'e.g. 90d, 12h, or never', 'never')
+    .option('--ip <cidr...>', 'allow only these addresses or CIDR ranges')
+    .option('--json', 'machine-readable output')
+    .action(async (options: CreateOptions) => {
+      const scopes = parseScopes(options.scopes);
+      const expiresAt = parseExpiry(options.expires);
+      for (const entry of options.ip ?? []) {
+        try {
+          parseAllowlistEntry(entry);
+        } catch (error) {
+          throw new CliError(`--ip ${(error as Error).message}.`);
+        }
+      }
+      const plaintext = generateKey();
+      const record = await withStore(async (store) => {
+        await requireProject(store, options.project);
+        return store.apiKeys.create({
+          projectId: options.project,
+          key: plaintext,
+          name: options.name,
+          scopes,
+          ipAllowlist: options.ip ?? null,
+          expiresAt,
+        });
+      });
+      print(options, { ...record, key: plaintext }, () =>
+        [
+          plaintext,
+          '',
+          `Key ${record.id} for project ${record.projectId} (${scopes.join(', ')}${expiresAt ? `, expires ${expiresAt}` : ''}).`,
+          'Store it now: it is not shown again.',
+        ].join('\n'),
+      );
+    });
+
+  key
+    .command('list')
+    .description("List a project's keys (never the keys themselves)")
+    .requiredOption('--project <id>', 'the project')
+    .option('--json', 'machine-readable output')
+    .action(async (options: OutputOptions & { project: string }) => {
+      const keys = await withStore(async (store) => {
+        await requireProject(store, options.project);
+        return store.apiKeys.list(options.project);
+      });
+      print(options, { keys }, () =>
+        table([
+          ['ID', 'NAME', 'PREFIX', 'SCOPES', 'STATUS', 'EXPIRES', 'LAST USED'],
+          ...keys.map((k) => [
+            k.id,
+            k.name,
+            `${k.prefix}…`,
+            k.scopes.join(','),
+            status(k),
+            k.expiresAt ?? 'never',
+            k.lastUsedAt ?? 'never',
+          ]),
+        ]),
+      );
+    });
+
+  key
+    .command('revoke')
+    .description('Revoke a key; requests with it get 401 at once')
+    .requiredOption('--project <id>', 'the project')
+    .argument('<keyId>', 'the key id from key list')
+    .option('--json', 'machine-readable output')
+    .action(async (keyId: string, options: OutputOptions & { project: string }) => {
+      const found = await withStore(async (store) => {
+        await requireProject(store, options.project);
+        return store.apiKeys.revoke(options.project, keyId);
+      });
+      if (!found) throw new CliError(`No key ${keyId} in project ${options.project}.`, 'key_not_found');
+      print(options, { id: keyId, revoked: true }, () => `Revoked key ${keyId}.`);
+    });
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config.js';
+import { registerJobCommands } from './commands/job.js';
+import { registerKeyCommands } from './commands/key.js';
+import { registerProjectCommands } from './commands/project.js';
+import { registerServerCommands } from './commands/server.js';
+import { CliError } from './output.js';
+
+const program = new Command()
+  .name('agentjobs')
+  .description('Self-hosted agent jobs: a prompt in, a pull request out.')
+  .version('0.1.0')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerServerCommands(program);
+registerProjectCommands(program);
+registerKeyCommands(program);
+registerJobCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // Help and version exit 0; usage errors were already printed by commander.
+    process.exit(error.exitCode);
+  }
+  const json = process.argv.includes('--json');
+  if (error instanceof CliError || error instanceof ConfigError) {
+    const code = error instanceof CliError ? error.code : 'config_error';
+    if (json) process.stdout.write(`${JSON.stringify({ error: error.message, code }, null, 2)}\n`);
+    else process.stderr.write(`agentjobs: ${error.message}\n`);
+    process.exit(error instanceof CliError ? error.exitCode : 2);
+  }
+  process.stderr.write(`agentjobs: unexpected error: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+}

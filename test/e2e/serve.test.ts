@@ -1,0 +1,138 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobSchema } from '../../src/api/schemas.js';
+import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
+import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
+
+// fetch's json() is untyped; these tests check the shapes they read.
+const read = async <T = Record<string, unknown>>(response: Response) => (await response.json()) as T;
+
+// The built server over real HTTP, set up through the real CLI, the way a newcomer would.
+describe.each(testDialects())('agentjobs serve end to end on %s', (dialect) => {
+  let dir: string;
+  let database: TestDatabase;
+  let server: ServerProcess;
+  let env: Record<string, string>;
+  let projectId: string;
+  let key: string;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-e2e-'));
+    const repo = path.join(dir, 'docs');
+    execFileSync('git', ['init', '-q', '-b', 'trunk', repo]);
+    execFileSync('git', [
+      '-C',
+      repo,
+      '-c',
+      'user.name=t',
+      '-c',
+      'user.email=t@e',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'init',
+    ]);
+    database = await createTestDatabase(dialect);
+    env = { AGENTJOBS_DATA_DIR: path.join(dir, 'data'), DATABASE_URL: database.url };
+    server = await startServerProcess(env);
+
+    const project = await runCli(['project', 'create', '--name', 'Docs', '--repo', repo, '--json'], env);
+    expect(project.code, project.stderr).toBe(0);
+    const created = JSON.parse(project.stdout);
+    expect(created).toMatchObject({ name: 'Docs', repository: repo, host: 'local', baseBranch: 'trunk' });
+    projectId = created.id;
+
+    const keyResult = await runCli(['key', 'create', '--project', projectId, '--name', 'e2e', '--json'], env);
+    expect(keyResult.code, keyResult.stderr).toBe(0);
+    key = JSON.parse(keyResult.stdout).key;
+    expect(key).toMatch(/^ajs_[0-9A-Za-z]{46}$/);
+  });
+
+  afterAll(async () => {
+    expect(await server?.stop()).toBe(0);
+    await database?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves health, readiness and OpenAPI over HTTP', async () => {
+    expect(await read(await fetch(`${server.url}/healthz`))).toEqual({ status: 'ok' });
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    expect((await read(await fetch(`${server.url}/v2/openapi.json`))).openapi).toBe('3.1.0');
+  });
+
+  it('creates, gets, lists, follows up and archives a job over real HTTP', async () => {
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const base = `${server.url}/v2/agent/${projectId}/job`;
+    const created = await fetch(base, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'Add a FAQ page' }),
+    });
+    expect(created.status).toBe(201);
+    const job = jobSchema.parse(await read(created));
+    expect(created.headers.get('location')).toBe(`/v2/agent/${projectId}/job/${job.id}`);
+    expect(job).toMatchObject({ status: 'active', phase: 'queued', baseRef: 'trunk' });
+
+    const got = await fetch(`${base}/${job.id}`, { headers });
+    expect(await read(got)).toEqual(job);
+
+    const listed = await read<{ jobs: { id: string }[] }>(await fetch(`${base}?limit=5`, { headers }));
+    expect(listed.jobs.map((j) => j.id)).toContain(job.id);
+
+    const followed = await fetch(`${base}/${job.id}/message`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'Also link it from the home page' }),
+    });
+    expect(followed.status).toBe(200);
+
+    const archived = await fetch(`${base}/${job.id}/archive`, {
+      method: 'POST',
+      headers: { authorization: headers.authorization },
+    });
+    expect(archived.status).toBe(200);
+    expect((await read(archived)).status).toBe('archived');
+
+    const events = await read<{ events: { type: string }[] }>(
+      await fetch(`${base}/${job.id}/events`, { headers }),
+    );
+    expect(events.events.map((e) => e.type)).toEqual(['status', 'message', 'status']);
+  });
+
+  it('drives the same job life through the CLI client', async () => {
+    const clientEnv = { AGENTJOBS_URL: server.url, AGENTJOBS_API_KEY: key, AGENTJOBS_PROJECT: projectId };
+    const created = await runCli(['job', 'create', 'Fix the broken link in the README', '--json'], clientEnv);
+    expect(created.code, created.stderr).toBe(0);
+    const job = jobSchema.parse(JSON.parse(created.stdout));
+
+    const got = await runCli(['job', 'get', job.id], clientEnv);
+    expect(got.stdout).toContain(job.id);
+    expect(got.stdout).toContain('active (queued)');
+
+    const listed = JSON.parse((await runCli(['job', 'list', '--json'], clientEnv)).stdout);
+    expect(listed.jobs[0].id).toBe(job.id);
+
+    const message = await runCli(['job', 'message', job.id, 'Keep the anchor text', '--json'], clientEnv);
+    expect(JSON.parse(message.stdout).status).toBe('active');
+
+    const archived = await runCli(['job', 'archive', job.id, '--json'], clientEnv);
+    expect(JSON.parse(archived.stdout).status).toBe('archived');
+
+    const refused = await runCli(['job', 'message', job.id, 'too late'], clientEnv);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('job_archived');
+
+    const badKey = await runCli(['job', 'list'], { ...clientEnv, AGENTJOBS_API_KEY: 'ajs_nope' });
+    expect(badKey.code).toBe(1);
+    expect(badKey.stderr).toContain('unauthorized');
+  });
+
+  it('never prints the key in its logs', () => {
+    expect(server.output.length).toBeGreaterThan(3);
+    expect(server.output.join('\n')).not.toContain(key);
+  });
+});
