@@ -245,6 +245,21 @@ describe('scripted model with the AI SDK', () => {
     expect((await generateText({ model, prompt: 'again', maxRetries: 0 })).text).toBe('still here');
   });
 
+  it('closes promptly while a request is still held', async () => {
+    const server = await startScriptedModel({
+      script: [heldUntil(new Promise<void>(() => {}), { text: 'x' })],
+    });
+    const held = generateText({ model: modelAt(server.url), prompt: 'wait', maxRetries: 0 });
+    const outcome = held.then(
+      () => 'answered',
+      () => 'failed',
+    );
+    await waitUntil(() => server.requests.length === 1);
+
+    await server.close();
+    expect(await outcome).toBe('failed');
+  });
+
   it('lets the agent see malformed tool arguments sent verbatim', async () => {
     const server = await start([
       { toolCalls: [{ name: 'read_file', input: '{"path": ' }] },
