@@ -23,7 +23,7 @@ export interface Config {
   limits: {
     /** Creates plus follow-ups per project per hour. */
     requestsPerHour: number;
-    /** Jobs in `active` per project before a create gets 429 `too_many_active_jobs`. */
+    /** Jobs in `active` per project before a create gets 429 `too_many_active_jobs`; 0 for no cap. */
     activeJobsPerProject: number;
     maxPromptChars: number;
     bodyLimitBytes: number;
@@ -78,7 +78,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   AGENTJOBS_TRUST_PROXY: boolean.default(false),
   AGENTJOBS_RATE_LIMIT_PER_HOUR: integer(1, 10_000_000).default(100),
-  AGENTJOBS_MAX_ACTIVE_JOBS: integer(1, 1_000_000).default(100),
+  AGENTJOBS_MAX_ACTIVE_JOBS: integer(0, 1_000_000).default(100),
   AGENTJOBS_MAX_PROMPT_CHARS: integer(1, 1_000_000).default(32_000),
   AGENTJOBS_BODY_LIMIT: integer(1024, 100 * 1024 * 1024).default(64 * 1024),
 });

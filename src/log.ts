@@ -6,6 +6,9 @@ import { scrubKeys } from './domain/keys.js';
  * call at all, but if a header or a config object slips into one, these paths are censored.
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  // Buffered, asynchronous writes to stdout: a synchronous write per log line costs the API a
+  // tenth of its throughput. Writes are batched while one is in flight; pino flushes at exit.
+  const target = destination ?? pino.destination({ dest: 1, sync: false });
   return pino(
     {
       level,
@@ -38,7 +41,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         censor: '[redacted]',
       },
     },
-    destination,
+    target,
   );
 }
 

@@ -85,6 +85,22 @@ describe.each(testDialects())('store on %s', (dialect) => {
     expect(seen).toEqual(ids);
   });
 
+  it('counts active jobs only up to the bound it is given', async () => {
+    const fresh = await t.store.projects.create({ name: 'Counting', repository: '/tmp/c' });
+    for (let i = 0; i < 4; i++) {
+      await t.store.jobs.create({
+        projectId: fresh.id,
+        prompt: `c${i}`,
+        model: null,
+        baseRef: 'main',
+        repository: '/tmp/c',
+        draft: false,
+      });
+    }
+    expect(await t.store.jobs.countActive(fresh.id, 10)).toBe(4);
+    expect(await t.store.jobs.countActive(fresh.id, 2)).toBe(2);
+  });
+
   it('follows the state machine: follow-up, archive, archive again, no follow-up after archive', async () => {
     const job = await newJob();
     const queued = await t.store.jobs.followUp(project.id, job.id, 'Also fix the footer');

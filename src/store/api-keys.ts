@@ -1,6 +1,6 @@
 import { newId } from '../domain/ids.js';
 import { displayPrefix, hashKey, type KeyScope } from '../domain/keys.js';
-import type { Db } from './db.js';
+import { type Db, precompile } from './db.js';
 import type { ApiKeyRow } from './schema.js';
 
 /** An API key's record. It never holds the key itself, only its hash. */
@@ -33,6 +33,8 @@ export interface NewApiKey {
 
 /** Writing "last used" on every request would turn each GET into a write; once a minute is plenty. */
 const TOUCH_INTERVAL_MS = 60_000;
+/** How long a key lookup is reused; the bound on how late another process's revocation is seen. */
+const KEY_CACHE_MS = 5_000;
 
 function toApiKey(row: ApiKeyRow): ApiKeyWithHash {
   return {
@@ -54,6 +56,10 @@ const withoutHash = ({ keyHash: _hash, ...key }: ApiKeyWithHash): ApiKey => key;
 
 export function apiKeyQueries(db: Db) {
   const { kysely } = db;
+  const selectByHash = precompile(db, (k) =>
+    k.selectFrom('api_keys').selectAll().where('key_hash', '=', '?'),
+  );
+  const cache = new Map<string, { key: ApiKeyWithHash; until: number }>();
   return {
     async create(input: NewApiKey): Promise<ApiKey> {
       const row: ApiKeyRow = {
@@ -73,13 +79,21 @@ export function apiKeyQueries(db: Db) {
       return withoutHash(toApiKey(row));
     },
 
-    async findByHash(keyHash: string): Promise<ApiKeyWithHash | undefined> {
-      const row = await kysely
-        .selectFrom('api_keys')
-        .selectAll()
-        .where('key_hash', '=', keyHash)
-        .executeTakeFirst();
-      return row && toApiKey(row);
+    /**
+     * Every authenticated request looks its key up, so lookups are kept for a few seconds. A
+     * revocation through this store takes effect at once; one made by another process (the CLI,
+     * another API instance) within KEY_CACHE_MS.
+     */
+    async findByHash(keyHash: string, now = Date.now()): Promise<ApiKeyWithHash | undefined> {
+      const cached = cache.get(keyHash);
+      if (cached && cached.until > now) return cached.key;
+      const [row] = await selectByHash(keyHash);
+      const key = row && toApiKey(row);
+      if (key) {
+        if (cache.size >= 10_000) cache.clear();
+        cache.set(keyHash, { key, until: now + KEY_CACHE_MS });
+      }
+      return key;
     },
 
     async list(projectId: string): Promise<ApiKey[]> {
@@ -101,6 +115,7 @@ export function apiKeyQueries(db: Db) {
         .where('project_id', '=', projectId)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
+      cache.clear();
       if (result.numUpdatedRows > 0n) return true;
       const exists = await kysely
         .selectFrom('api_keys')
@@ -114,6 +129,9 @@ export function apiKeyQueries(db: Db) {
     /** Records use, at most once a minute per key. */
     async touch(key: ApiKey, now = new Date()): Promise<void> {
       if (key.lastUsedAt && now.getTime() - Date.parse(key.lastUsedAt) < TOUCH_INTERVAL_MS) return;
+      // Cached copies carry the new time too, so the next requests do not write it again.
+      for (const entry of cache.values())
+        if (entry.key.id === key.id) entry.key.lastUsedAt = now.toISOString();
       await kysely
         .updateTable('api_keys')
         .set({ last_used_at: now.toISOString() })

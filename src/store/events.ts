@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Db } from './db.js';
+import { type Kysely, sql } from 'kysely';
+import { compileStatement, type Db } from './db.js';
 import type { Database } from './schema.js';
 
 export const EVENT_TYPES = [
@@ -24,33 +24,43 @@ export interface JobEvent {
   data: Record<string, unknown>;
 }
 
-/**
- * Appends an event inside the caller's transaction. The sequence number comes from a counter on
- * the job row: the update takes the row lock, so concurrent writers (API and worker) serialize and
- * never hand out the same number.
- */
-export async function appendEvent(
+export type AppendEvent = (
   trx: Kysely<Database>,
   jobId: string,
   type: EventType,
   data: Record<string, unknown>,
-  at = new Date().toISOString(),
-): Promise<JobEvent> {
-  const { event_seq: seq } = await trx
-    .updateTable('jobs')
-    .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
-    .where('id', '=', jobId)
-    .returning('event_seq')
-    .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('job_events')
-    .values({ job_id: jobId, seq, type, at, data: JSON.stringify(data) })
-    .execute();
-  return { seq, type, at, data };
+  at?: string,
+) => Promise<JobEvent>;
+
+/**
+ * Appends an event inside the caller's transaction. The sequence number comes from a counter on
+ * the job row: the update takes the row lock, so concurrent writers (API and worker) serialize and
+ * never hand out the same number. Both statements are compiled once: every job write runs them.
+ */
+export function eventAppender(db: Db): AppendEvent {
+  const nextSeq = compileStatement(db, (k) =>
+    k
+      .updateTable('jobs')
+      // A literal, not a bound 1: the compiled statement must take only the job id.
+      .set({ event_seq: sql<number>`event_seq + 1` })
+      .where('id', '=', '?')
+      .returning('event_seq'),
+  );
+  const insert = compileStatement(db, (k) =>
+    k.insertInto('job_events').values({ job_id: '?', seq: 0, type: '?', at: '?', data: '?' }),
+  );
+  return async (trx, jobId, type, data, at = new Date().toISOString()) => {
+    const [row] = await nextSeq(trx, jobId);
+    if (!row) throw new Error(`job ${jobId} vanished while writing its event`);
+    const seq = Number(row.event_seq);
+    await insert(trx, jobId, seq, type, at, JSON.stringify(data));
+    return { seq, type, at, data };
+  };
 }
 
 export function eventQueries(db: Db) {
   const { kysely } = db;
+  const appendEvent = eventAppender(db);
   return {
     append: (jobId: string, type: EventType, data: Record<string, unknown>) =>
       db.write((trx) => appendEvent(trx, jobId, type, data)),

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import { AppError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { type Job, type JobPhase, type JobStatus, jobBranch, transition } from '../domain/job.js';
-import type { Db } from './db.js';
-import { appendEvent } from './events.js';
+import { compileStatement, type Db, precompile } from './db.js';
+import { eventAppender } from './events.js';
 import { completeReservation } from './idempotency.js';
 import type { Database, JobRow } from './schema.js';
 
@@ -24,6 +24,38 @@ export interface ListJobsOptions {
   /** Only jobs older than this id (the previous page's last). */
   before?: string;
 }
+
+/** Every column of `jobs`, in one fixed order for the compiled insert. */
+const JOB_COLUMNS = [
+  'id',
+  'project_id',
+  'status',
+  'phase',
+  'prompt',
+  'model',
+  'base_ref',
+  'source_repository',
+  'source_ref',
+  'draft',
+  'pr_link',
+  'title',
+  'summary',
+  'error_code',
+  'error_message',
+  'input_tokens',
+  'output_tokens',
+  'steps',
+  'files_changed',
+  'event_seq',
+  'attempt',
+  'lease_owner',
+  'lease_expires_at',
+  'available_at',
+  'created_at',
+  'updated_at',
+  'completed_at',
+  'archived_at',
+] as const satisfies readonly (keyof JobRow)[];
 
 export function toJob(row: JobRow): Job {
   return {
@@ -66,6 +98,20 @@ async function getRow(trx: Kysely<Database>, projectId: string, jobId: string): 
 
 export function jobQueries(db: Db) {
   const { kysely } = db;
+  // Polling clients call this more than anything else.
+  const appendEvent = eventAppender(db);
+  // A create is the hottest write; its inserts are compiled once (columns in JOB_COLUMNS order).
+  const insertJob = compileStatement(db, (k) =>
+    k.insertInto('jobs').values(Object.fromEntries(JOB_COLUMNS.map((column) => [column, '?'])) as never),
+  );
+  const insertMessage = compileStatement(db, (k) =>
+    k
+      .insertInto('job_messages')
+      .values({ id: '?', job_id: '?', content: '?', created_at: '?', delivered_at: null }),
+  );
+  const selectJob = precompile(db, (k) =>
+    k.selectFrom('jobs').selectAll().where('id', '=', '?').where('project_id', '=', '?'),
+  );
   return {
     /** Creates the job, its first message and its first event in one transaction. */
     async create(input: NewJob): Promise<Job> {
@@ -102,11 +148,8 @@ export function jobQueries(db: Db) {
         archived_at: null,
       };
       return db.write(async (trx) => {
-        await trx.insertInto('jobs').values(row).execute();
-        await trx
-          .insertInto('job_messages')
-          .values({ id: newId(), job_id: id, content: input.prompt, created_at: now, delivered_at: null })
-          .execute();
+        await insertJob(trx, ...JOB_COLUMNS.map((column) => row[column]));
+        await insertMessage(trx, newId(), id, input.prompt, now, null);
         await appendEvent(trx, id, 'status', { status: 'active', phase: 'queued' }, now);
         if (input.idempotencyKey) await completeReservation(trx, input.projectId, input.idempotencyKey, id);
         return toJob({ ...row, event_seq: 1 });
@@ -114,12 +157,7 @@ export function jobQueries(db: Db) {
     },
 
     async get(projectId: string, jobId: string): Promise<Job | undefined> {
-      const row = await kysely
-        .selectFrom('jobs')
-        .selectAll()
-        .where('id', '=', jobId)
-        .where('project_id', '=', projectId)
-        .executeTakeFirst();
+      const [row] = await selectJob(jobId, projectId);
       return row && toJob(row);
     },
 
@@ -135,12 +173,19 @@ export function jobQueries(db: Db) {
       return { jobs: rows.slice(0, options.limit).map(toJob), more: rows.length > options.limit };
     },
 
-    async countActive(projectId: string): Promise<number> {
+    /** Active jobs of the project, counted up to `atMost`: the cap check never scans further. */
+    async countActive(projectId: string, atMost: number): Promise<number> {
       const { count } = await kysely
-        .selectFrom('jobs')
+        .selectFrom((eb) =>
+          eb
+            .selectFrom('jobs')
+            .select('id')
+            .where('project_id', '=', projectId)
+            .where('status', '=', 'active')
+            .limit(atMost)
+            .as('active'),
+        )
         .select((eb) => eb.fn.countAll<string | number>().as('count'))
-        .where('project_id', '=', projectId)
-        .where('status', '=', 'active')
         .executeTakeFirstOrThrow();
       return Number(count);
     },

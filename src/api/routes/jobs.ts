@@ -124,11 +124,11 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       }
 
       try {
-        const active = await store.jobs.countActive(projectId);
-        if (active >= config.limits.activeJobsPerProject) {
+        const cap = config.limits.activeJobsPerProject;
+        if (cap > 0 && (await store.jobs.countActive(projectId, cap)) >= cap) {
           throw new AppError(
             'too_many_active_jobs',
-            `This project already has ${active} active jobs (the limit is ${config.limits.activeJobsPerProject}); wait for some to finish.`,
+            `This project already has ${cap} active jobs, its limit; wait for some to finish.`,
             {
               headers: {
                 'retry-after': '30',

@@ -1,0 +1,192 @@
+// Throughput and latency of the API, measured against the runtime's own limit.
+//
+//   npm run bench:api            (BENCH_DURATION=10 seconds per run, BENCH_CONNECTIONS=50)
+//
+// Starts, one at a time: a bare node:http server that answers a fixed job JSON (what Node itself
+// can do on this machine), then the built `agentjobs serve` on SQLite, then on PostgreSQL when
+// DATABASE_URL or 127.0.0.1:5432 is reachable. Each runs in its own process; autocannon drives it
+// from this one. Prints one table.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const CLI = path.resolve('dist/cli/main.js');
+const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+function waitForLine(child, pattern) {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk) => {
+      seen += chunk;
+      const match = pattern.exec(seen);
+      if (!match) return;
+      // From here on only drain the pipe: the server logs every request, and keeping (or
+      // scanning) that output in this process would slow the load generator down.
+      child.stdout.off('data', onData);
+      child.stderr.off('data', onData);
+      child.stdout.resume();
+      child.stderr.resume();
+      resolve(match);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${seen}`)));
+  });
+}
+
+async function startBare(job) {
+  const source = `
+    const body = ${JSON.stringify(JSON.stringify(job))};
+    require('node:http').createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(request.method === 'POST' ? 201 : 200, { 'content-type': 'application/json; charset=utf-8' });
+        response.end(body);
+      });
+    }).listen(0, '127.0.0.1', function () { console.log('listening ' + this.address().port); });`;
+  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const [, port] = await waitForLine(child, /listening (\d+)/);
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
+}
+
+function cli(args, env) {
+  return JSON.parse(
+    execFileSync(process.execPath, [CLI, ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
+  );
+}
+
+async function startAgentjobs(databaseUrl) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-bench-'));
+  const env = {
+    AGENTJOBS_DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl ?? `sqlite:${path.join(dataDir, 'agentjobs.db')}`,
+    AGENTJOBS_RATE_LIMIT_PER_HOUR: '1000000',
+    // No worker runs here, so every created job stays active; with a cap the run would stop at it.
+    AGENTJOBS_MAX_ACTIVE_JOBS: '0',
+  };
+  execFileSync('git', ['init', '-q', path.join(dataDir, 'repo')]);
+  const project = cli(['project', 'create', '--name', 'Bench', '--repo', path.join(dataDir, 'repo')], env);
+  const { key } = cli(['key', 'create', '--project', project.id], env);
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const [, address] = await waitForLine(child, /"address":"([^"]+)"/);
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const created = await fetch(`${address}/v2/agent/${project.id}/job`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ prompt: 'Benchmark job' }),
+  });
+  const job = await created.json();
+  return {
+    job,
+    jobUrl: `${address}/v2/agent/${project.id}/job/${job.id}`,
+    createUrl: `${address}/v2/agent/${project.id}/job`,
+    headers,
+    stop: () => {
+      child.kill();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function drive(label, options) {
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...options });
+  const ok = result['2xx'];
+  const bad = result.non2xx + result.errors + result.timeouts;
+  return { label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, bad };
+}
+
+async function postgresUrl() {
+  const admin = new pg.Client({ connectionString: POSTGRES, connectionTimeoutMillis: 2000 });
+  try {
+    await admin.connect();
+  } catch {
+    return null;
+  }
+  const name = `agentjobs_bench_${randomBytes(4).toString('hex')}`;
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(POSTGRES);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: POSTGRES });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+const rows = [];
+const prompt = JSON.stringify({ prompt: 'Fix the typo on the home page' });
+
+const sqlite = await startAgentjobs(null);
+const bare = await startBare(sqlite.job);
+rows.push(await drive('bare node:http GET (fixed job JSON)', { url: `${bare.url}/job` }));
+rows.push(await drive('bare node:http POST', { url: `${bare.url}/job`, method: 'POST', body: prompt }));
+bare.stop();
+rows.push(await drive('agentjobs GET job, SQLite', { url: sqlite.jobUrl, headers: sqlite.headers }));
+rows.push(
+  await drive('agentjobs POST job, SQLite', {
+    url: sqlite.createUrl,
+    method: 'POST',
+    headers: sqlite.headers,
+    body: prompt,
+  }),
+);
+sqlite.stop();
+
+const database = await postgresUrl();
+if (database) {
+  const postgres = await startAgentjobs(database.url);
+  rows.push(
+    await drive('agentjobs GET job, PostgreSQL', { url: postgres.jobUrl, headers: postgres.headers }),
+  );
+  rows.push(
+    await drive('agentjobs POST job, PostgreSQL', {
+      url: postgres.createUrl,
+      method: 'POST',
+      headers: postgres.headers,
+      body: prompt,
+    }),
+  );
+  postgres.stop();
+  await database.drop();
+} else {
+  console.log(`PostgreSQL not reachable at ${POSTGRES}: PostgreSQL rows skipped.`);
+}
+
+const bareGet = rows[0].rps;
+const barePost = rows[1].rps;
+const table = [
+  ['run', 'req/s', 'p50 ms', 'p99 ms', 'vs bare', '2xx', 'errors'],
+  ...rows.map((row) => [
+    row.label,
+    row.rps.toFixed(0),
+    String(row.p50),
+    String(row.p99),
+    row.label.startsWith('bare')
+      ? '100 %'
+      : `${((row.rps / (row.label.includes('POST') ? barePost : bareGet)) * 100).toFixed(0)} %`,
+    String(row.ok),
+    String(row.bad),
+  ]),
+];
+const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
+const line = (r) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+console.log(
+  `\n${CONNECTIONS} connections, ${DURATION} s per run, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`,
+);
+console.log(line(table[0]));
+console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+for (const row of table.slice(1)) console.log(line(row));
