@@ -8,5 +8,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Every test file gets its own database, so files run in parallel; this machine has two cores.
     maxWorkers: 2,
+    // In CI a JSON report is written too; .ci/run turns it into its closing "N passed, N failed" line.
+    reporters: process.env.CI ? ['default', 'json'] : ['default'],
+    outputFile: { json: 'test-results/vitest.json' },
   },
 });
