@@ -1,0 +1,136 @@
+/**
+ * One long-lived `git cat-file --batch` process: the workspace reads every tree and blob through
+ * it, so a read costs a pipe round trip instead of a process start, and nothing is checked out.
+ *
+ * Protocol: we write `<object>\n`; git answers `<sha> <type> <size>\n<content>\n`, or
+ * `<object> missing\n` (`ambiguous` for a short sha). Answers come in request order, so pending
+ * requests are a FIFO queue.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { GitError, gitEnvironment } from './run.js';
+
+/** An object read from the repository. */
+export interface GitObject {
+  sha: string;
+  type: 'blob' | 'tree' | 'commit' | 'tag';
+  size: number;
+  /** null when the object is larger than the `maxBytes` of the request (its bytes were skipped). */
+  content: Buffer | null;
+}
+
+interface Request {
+  maxBytes: number;
+  resolve: (object: GitObject | null) => void;
+  reject: (error: Error) => void;
+}
+
+interface Body {
+  object: Omit<GitObject, 'content'>;
+  keep: boolean;
+  /** Bytes still to come, including the newline that ends the content. */
+  remaining: number;
+  chunks: Buffer[];
+}
+
+/** Reads objects of the repository at `cwd` through a single `git cat-file --batch`. */
+export class CatFile {
+  private child: ChildProcessWithoutNullStreams | null = null;
+  private readonly pending: Request[] = [];
+  private buffer: Buffer = Buffer.alloc(0);
+  private body: Body | null = null;
+  private stderr = '';
+  private closed = false;
+
+  constructor(private readonly cwd: string) {}
+
+  /**
+   * Reads `object` (a sha, `<rev>:<path>`, `<rev>^{tree}`, …). Resolves null when it does not exist.
+   * Content over `maxBytes` is streamed past and not kept, so a huge blob cannot fill memory.
+   */
+  read(object: string, maxBytes = Number.POSITIVE_INFINITY): Promise<GitObject | null> {
+    if (this.closed) return Promise.reject(new GitError('cat-file', 'aborted', null, 'reader is closed'));
+    // A line break would desynchronize the protocol for every later request.
+    if (/[\r\n]/.test(object)) return Promise.resolve(null);
+    const child = this.start();
+    return new Promise((resolve, reject) => {
+      this.pending.push({ maxBytes, resolve, reject });
+      child.stdin.write(`${object}\n`);
+    });
+  }
+
+  /** Ends the process (closing its stdin is how cat-file is told to stop) and waits for it. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const child = this.child;
+    if (!child) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      child.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.stdin.end();
+    });
+  }
+
+  /** Starts cat-file on first use, and again after a crash, so one failure does not end the workspace. */
+  private start(): ChildProcessWithoutNullStreams {
+    if (this.child) return this.child;
+    const child = spawn('git', ['cat-file', '--batch'], { cwd: this.cwd, env: gitEnvironment() });
+    this.child = child;
+    this.buffer = Buffer.alloc(0);
+    this.body = null;
+    this.stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
+    child.stderr.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-2_000);
+    });
+    child.stdin.on('error', () => {});
+    const onEnd = (code: number | null) => {
+      if (this.child !== child) return;
+      this.child = null;
+      const error = new GitError('cat-file', 'exit', code, this.stderr.trim());
+      for (const request of this.pending.splice(0)) request.reject(error);
+    };
+    child.on('error', () => onEnd(null));
+    child.on('close', onEnd);
+    return child;
+  }
+
+  private onData(chunk: Buffer): void {
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    for (;;) {
+      if (this.body) {
+        const body = this.body;
+        const take = Math.min(body.remaining, this.buffer.length);
+        if (take === 0) return;
+        if (body.keep) body.chunks.push(this.buffer.subarray(0, take));
+        this.buffer = this.buffer.subarray(take);
+        body.remaining -= take;
+        if (body.remaining > 0) return;
+        this.body = null;
+        const content = body.keep ? Buffer.concat(body.chunks).subarray(0, body.object.size) : null;
+        this.pending.shift()?.resolve({ ...body.object, content });
+        continue;
+      }
+      const newline = this.buffer.indexOf(10);
+      if (newline < 0) return;
+      const header = this.buffer.subarray(0, newline).toString('utf8');
+      this.buffer = this.buffer.subarray(newline + 1);
+      // Anything but `<sha> <type> <size>` is `<object> missing|ambiguous`; the object name may hold spaces.
+      const found = /^([0-9a-f]{40,64}) (blob|tree|commit|tag) (\d+)$/.exec(header);
+      if (!found) {
+        this.pending.shift()?.resolve(null);
+        continue;
+      }
+      const request = this.pending[0];
+      const object = { sha: found[1] as string, type: found[2] as GitObject['type'], size: Number(found[3]) };
+      this.body = {
+        object,
+        keep: object.size <= (request?.maxBytes ?? 0),
+        remaining: object.size + 1,
+        chunks: [],
+      };
+    }
+  }
+}

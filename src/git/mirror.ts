@@ -1,0 +1,189 @@
+/**
+ * One bare mirror per project in the data directory (DESIGN §4). Upstream branches are fetched
+ * onto the mirror's own `refs/heads/*`, and job branches live beside them, so a worktree can be
+ * made from `refs/heads/<base>` and a job branch pushed as `refs/heads/<branch>`.
+ *
+ * Because both share `refs/heads/*`, a plain `fetch --prune` would delete (or refuse to update) a
+ * job branch that a worktree is working on. Each fetch therefore excludes, with negative refspecs,
+ * the branches currently checked out in a worktree, and worktree creation takes the same
+ * per-mirror lock as the fetch so no branch appears between the two.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { runGit } from './run.js';
+
+/** The refspec that makes the mirror's branches the upstream's branches. */
+export const MIRROR_REFSPEC = '+refs/heads/*:refs/heads/*';
+
+/** A project or repository setting that cannot be used to make a mirror. */
+export class MirrorError extends Error {
+  override name = 'MirrorError';
+}
+
+const chains = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `task` after every earlier task for the same mirror has settled (a promise chain per mirror,
+ * inside this process). Fetches and worktree creation go through it; reads never need it.
+ */
+export function withMirrorLock<T>(mirrorPath: string, task: () => Promise<T>): Promise<T> {
+  const key = resolve(mirrorPath);
+  const previous = chains.get(key) ?? Promise.resolve();
+  const run = previous.then(task, task);
+  const tail = run.then(
+    () => {},
+    () => {},
+  );
+  chains.set(key, tail);
+  void tail.then(() => {
+    if (chains.get(key) === tail) chains.delete(key);
+  });
+  return run;
+}
+
+/**
+ * Checks and normalizes a project's repository: a local path (made absolute), a `file://` URL or
+ * an `https://` URL without credentials (tokens travel through `askpassEnv`, never in a URL).
+ * Other schemes are refused: `ext::` runs commands, `http://` would send a token in clear.
+ */
+export function normalizeRepository(repository: string): string {
+  if (repository.length === 0 || /[\0\r\n]/.test(repository))
+    throw new MirrorError('The repository is empty or malformed.');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(repository)) {
+    let url: URL;
+    try {
+      url = new URL(repository);
+    } catch {
+      throw new MirrorError('The repository URL cannot be parsed.');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'file:') {
+      throw new MirrorError(`Repository URLs must use https:// or file://, not ${url.protocol}//.`);
+    }
+    if (url.username || url.password) {
+      throw new MirrorError(
+        'The repository URL must not contain credentials; configure a token for the project instead.',
+      );
+    }
+    return repository;
+  }
+  if (repository.includes('::'))
+    throw new MirrorError('Git remote helpers (`transport::address`) are not allowed.');
+  // A relative path is relative to the service, not to the mirror git would run in.
+  return resolve(repository);
+}
+
+/** Options of `ensureMirror`. */
+export interface EnsureMirrorOptions {
+  /** Folder holding the mirrors, e.g. `<data>/mirrors`. */
+  mirrorsDir: string;
+  /** Names the mirror (`<projectId>.git`); letters, digits, `-`, `_` and `.` only. */
+  projectId: string;
+  /** Local path, `file://` or `https://` URL of the project's repository. */
+  repository: string;
+  /** Credentials for the fetch, from `askpassEnv`; `{}` for none. */
+  env: Record<string, string>;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Makes the project's bare mirror exist and be up to date with upstream, and returns its path.
+ * The first call creates it in a temporary folder and renames it into place only once the first
+ * fetch succeeded, so a crash never leaves a half-made mirror; later calls `fetch --prune`.
+ * Concurrent calls for the same project run one after the other.
+ */
+export async function ensureMirror(options: EnsureMirrorOptions): Promise<string> {
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(options.projectId)) {
+    throw new MirrorError(`Invalid project id for a mirror name: ${JSON.stringify(options.projectId)}.`);
+  }
+  const url = normalizeRepository(options.repository);
+  const mirrorPath = resolve(options.mirrorsDir, `${options.projectId}.git`);
+  const run = { env: options.env, timeoutMs: options.timeoutMs, signal: options.signal };
+
+  return withMirrorLock(mirrorPath, async () => {
+    if (!(await exists(mirrorPath))) {
+      await mkdir(options.mirrorsDir, { recursive: true });
+      const temporary = `${mirrorPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+      try {
+        await runGit(['init', '--bare', '--quiet', temporary], run);
+        await runGit(['config', 'remote.origin.url', url], { ...run, cwd: temporary });
+        await runGit(['config', 'remote.origin.fetch', MIRROR_REFSPEC], { ...run, cwd: temporary });
+        await fetch(temporary, run);
+        try {
+          await rename(temporary, mirrorPath);
+          return mirrorPath;
+        } catch {
+          // Another process made the mirror first: it is as good as ours, use it and fetch below.
+        }
+      } finally {
+        await rm(temporary, { recursive: true, force: true });
+      }
+    }
+    // The project's repository setting may have changed since the mirror was made.
+    await runGit(['config', 'remote.origin.url', url], { ...run, cwd: mirrorPath });
+    await fetch(mirrorPath, run);
+    return mirrorPath;
+  });
+}
+
+/** `fetch --prune`, leaving alone the branches that worktrees have checked out (see the module doc). */
+async function fetch(
+  mirrorPath: string,
+  run: { env: Record<string, string>; timeoutMs: number | undefined; signal: AbortSignal | undefined },
+): Promise<void> {
+  // Forget worktrees whose folder is gone, so their branches are not kept out of the fetch forever.
+  await runGit(['worktree', 'prune'], { cwd: mirrorPath });
+  const { stdout } = await runGit(['worktree', 'list', '--porcelain'], { cwd: mirrorPath });
+  const busy = stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('branch refs/heads/'))
+    .map((line) => `^${line.slice('branch '.length)}`);
+  await runGit(['fetch', '--prune', '--quiet', 'origin', MIRROR_REFSPEC, ...busy], {
+    ...run,
+    cwd: mirrorPath,
+  });
+}
+
+/** Options of `pushBranch`. */
+export interface PushBranchOptions {
+  mirrorPath: string;
+  branch: string;
+  /** Credentials for the push, from `askpassEnv`; `{}` for none. */
+  env: Record<string, string>;
+  /** Overwrite the remote branch even when it is not an ancestor (a retried run starts over). */
+  force?: boolean;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Pushes the mirror's `refs/heads/<branch>` to the same branch of origin. */
+export async function pushBranch(options: PushBranchOptions): Promise<void> {
+  await assertBranchName(options.branch);
+  const ref = `refs/heads/${options.branch}`;
+  await runGit(['push', '--quiet', '--no-verify', 'origin', `${options.force ? '+' : ''}${ref}:${ref}`], {
+    cwd: options.mirrorPath,
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+  });
+}
+
+/** Refuses branch names git would refuse, and names that would read as an option. */
+export async function assertBranchName(branch: string): Promise<void> {
+  const valid =
+    !branch.startsWith('-') &&
+    (await runGit(['check-ref-format', `refs/heads/${branch}`]).then(
+      () => true,
+      () => false,
+    ));
+  if (!valid) throw new MirrorError(`Invalid branch name: ${JSON.stringify(branch)}.`);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(join(path, 'HEAD')).then(
+    () => true,
+    () => false,
+  );
+}

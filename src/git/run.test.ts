@@ -1,0 +1,121 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { askpassEnv, GitError, runGit, subcommandOf } from './run.js';
+
+let root: string;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'agentjobs-run-'));
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('runGit', () => {
+  it('returns stdout as bytes and passes stdin', async () => {
+    const { stdout } = await runGit(['hash-object', '--stdin'], { input: 'hello\n' });
+    expect(stdout.toString()).toBe('ce013625030ba8dba906f756967f9e9ca394464a\n');
+  });
+
+  it('runs with the hardened environment', async () => {
+    const { stdout } = await runGit(['var', 'GIT_EDITOR'], { env: { GIT_EDITOR: 'true' } });
+    expect(stdout.toString().trim()).toBe('true');
+    const script =
+      'printf \'%s|%s|%s|%s\' "$GIT_TERMINAL_PROMPT" "$GIT_CONFIG_NOSYSTEM" "$LC_ALL" "$(printenv GIT_DIR || echo unset)"';
+    const previous = process.env.GIT_DIR;
+    process.env.GIT_DIR = '/somewhere/else';
+    try {
+      const result = await runGit(['-c', `alias.env=!${script}`, 'env']);
+      expect(result.stdout.toString()).toBe('0|1|C|unset');
+    } finally {
+      if (previous === undefined) delete process.env.GIT_DIR;
+      else process.env.GIT_DIR = previous;
+    }
+  });
+
+  it('throws GitError with the subcommand, exit code and stderr, never env values', async () => {
+    const secret = 'ghp_supersecrettokenvalue';
+    const error = await runGit(['-C', root, 'rev-parse', secret], {
+      env: { AGENTJOBS_GIT_TOKEN: secret },
+    }).catch((caught) => caught);
+    expect(error).toBeInstanceOf(GitError);
+    expect(error).toMatchObject({
+      subcommand: 'rev-parse',
+      exitCode: 128,
+      reason: 'exit',
+      isRetryable: false,
+    });
+    expect(error.stderr).toMatch(/not a git repository/);
+    expect(`${error.message} ${error.stderr}`).not.toContain(secret);
+  });
+
+  it('kills git on timeout and on abort', async () => {
+    const slow = ['-c', 'alias.slow=!sleep 5', 'slow'];
+    const started = performance.now();
+    await expect(runGit(slow, { timeoutMs: 200 })).rejects.toMatchObject({
+      reason: 'timeout',
+      isRetryable: true,
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    await expect(runGit(slow, { signal: controller.signal })).rejects.toMatchObject({ reason: 'aborted' });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    await expect(runGit(['version'], { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      reason: 'aborted',
+    });
+  });
+
+  it('stops reading at maxStdoutBytes', async () => {
+    const result = await runGit(['-c', 'alias.yes=!yes', 'yes'], { maxStdoutBytes: 10_000 });
+    expect(result.truncated).toBe(true);
+    expect(result.stdout.length).toBeGreaterThanOrEqual(10_000);
+  });
+
+  it('names the subcommand past global options', () => {
+    expect(subcommandOf(['-C', '/x', '-c', 'a=b', '--literal-pathspecs', 'grep', '-n'])).toBe('grep');
+  });
+});
+
+describe('askpassEnv', () => {
+  const token = 'ghs_0123456789abcdefTOKEN';
+
+  it('is empty without a token', () => {
+    expect(askpassEnv(join(root, 'none'), null)).toEqual({});
+  });
+
+  it('writes a 0700 script once that holds no secret, and passes the token in the environment', () => {
+    const dir = join(root, 'askpass');
+    const env = askpassEnv(dir, token);
+    expect(env).toMatchObject({ AGENTJOBS_GIT_USERNAME: 'x-access-token', AGENTJOBS_GIT_TOKEN: token });
+    const script = env.GIT_ASKPASS as string;
+    expect(script.startsWith(dir)).toBe(true);
+    expect(statSync(script).mode & 0o777).toBe(0o700);
+    expect(readFileSync(script, 'utf8')).not.toContain(token);
+    expect(
+      Object.entries(env).filter(([name, value]) => name !== 'AGENTJOBS_GIT_TOKEN' && value.includes(token)),
+    ).toEqual([]);
+    const written = statSync(script).mtimeMs;
+    askpassEnv(dir, 'another-token-value');
+    expect(statSync(script).mtimeMs).toBe(written);
+  });
+
+  it('answers git credential prompts with the token, with configured helpers switched off', async () => {
+    // A helper from the user's global config would answer (and could store) otherwise.
+    const globalConfig = join(root, 'gitconfig');
+    writeFileSync(globalConfig, '[credential]\n\thelper = "!f() { echo password=from-helper; }; f"\n');
+    const env: Record<string, string> = {
+      ...askpassEnv(join(root, 'askpass'), token),
+      GIT_CONFIG_GLOBAL: globalConfig,
+    };
+    const fill = (environment: Record<string, string>) =>
+      runGit(['credential', 'fill'], { env: environment, input: 'protocol=https\nhost=example.com\n\n' });
+    expect((await fill(env)).stdout.toString()).toBe(
+      `protocol=https\nhost=example.com\nusername=x-access-token\npassword=${token}\n`,
+    );
+    const { GIT_CONFIG_COUNT: _count, ...withoutReset } = env;
+    expect((await fill(withoutReset)).stdout.toString()).toContain('password=from-helper');
+  });
+});

@@ -1,0 +1,243 @@
+/**
+ * Running git. Every git process of the service starts here (or, for long-lived ones, with
+ * `gitEnvironment`), so they all share the same hardened environment: no terminal prompts, no
+ * system config, C locale (stable messages to match on), no repository leaked in from our own
+ * environment. git is spawned directly, never through a shell, so arguments are never re-parsed.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Default limit for one git command; a fetch of a big repository over a slow link can take a while. */
+export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
+
+/** Keep errors short: they end up in job records and logs. */
+const STDERR_LIMIT = 2_000;
+
+/** Variables that point git at some repository; inherited from a hook or a shell they would redirect every command. */
+const REPOSITORY_VARIABLES = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_CEILING_DIRECTORIES',
+];
+
+/** Why a git command failed: it exited non-zero, ran out of time, was aborted, or could not start. */
+export type GitFailure = 'exit' | 'timeout' | 'aborted' | 'spawn';
+
+/** Transient transport failures worth retrying (the network, not the request, was at fault). */
+const RETRYABLE_STDERR =
+  /could not resolve host|connection (timed out|refused|reset)|early eof|returned error: 5\d\d|rpc failed|remote end hung up/i;
+
+/**
+ * A failed git command. Carries the subcommand (`fetch`), the exit code and a short stderr, never
+ * the arguments or the environment: credentials travel in the environment, and values of
+ * `options.env` are redacted from stderr in case git ever echoes one.
+ */
+export class GitError extends Error {
+  override name = 'GitError';
+  readonly subcommand: string;
+  /** null when git did not exit by itself (timeout, abort, spawn failure). */
+  readonly exitCode: number | null;
+  readonly stderr: string;
+  readonly reason: GitFailure;
+  /** True for timeouts and network failures; a retry may succeed. */
+  readonly isRetryable: boolean;
+
+  constructor(subcommand: string, reason: GitFailure, exitCode: number | null, stderr: string) {
+    const detail =
+      reason === 'timeout'
+        ? 'timed out'
+        : reason === 'aborted'
+          ? 'was aborted'
+          : reason === 'spawn'
+            ? 'could not start'
+            : `failed (exit ${exitCode})`;
+    const firstLines = stderr.split('\n').slice(0, 3).join(' ').slice(0, 300);
+    super(`git ${subcommand} ${detail}${firstLines ? `: ${firstLines}` : ''}`);
+    this.subcommand = subcommand;
+    this.reason = reason;
+    this.exitCode = exitCode;
+    this.stderr = stderr;
+    this.isRetryable = reason === 'timeout' || RETRYABLE_STDERR.test(stderr);
+  }
+}
+
+/** Options of `runGit`. */
+export interface RunGitOptions {
+  cwd?: string;
+  /** Added to the hardened environment; may hold credentials (see `askpassEnv`). */
+  env?: Record<string, string>;
+  /** Kill git after this long. Default `DEFAULT_GIT_TIMEOUT_MS`. */
+  timeoutMs?: number;
+  /** Written to git's stdin; without it stdin is /dev/null so git can never wait on us. */
+  input?: string | Buffer;
+  signal?: AbortSignal;
+  /**
+   * Stop reading after this many bytes of stdout: git is killed and the result has
+   * `truncated: true` instead of an error. For commands whose output can be huge (grep).
+   */
+  maxStdoutBytes?: number;
+}
+
+/** What a successful git command printed. */
+export interface RunGitResult {
+  stdout: Buffer;
+  stderr: string;
+  /** True when `maxStdoutBytes` cut the output short. */
+  truncated: boolean;
+}
+
+/** The environment every git process gets: ours minus repository pointers, hardened, plus `extra`. */
+export function gitEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of REPOSITORY_VARIABLES) delete env[name];
+  return { ...env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C', ...extra };
+}
+
+/** The git subcommand in an argument list, skipping global options such as `-C dir` and `-c key=value`. */
+export function subcommandOf(args: readonly string[]): string {
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (arg === '-c' || arg === '-C') index++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return 'git';
+}
+
+function redact(text: string, env: Record<string, string> | undefined): string {
+  let result = text;
+  for (const value of Object.values(env ?? {})) {
+    // Short values (`0`, `C`, a name) are not secrets and would shred the message.
+    if (value.length >= 8) result = result.split(value).join('[redacted]');
+  }
+  return result;
+}
+
+/**
+ * Runs `git <args>` and resolves with its output, or rejects with a `GitError`.
+ * git runs in its own process group so a timeout or abort also kills its helpers
+ * (`git-remote-https`, `upload-pack`), which would otherwise keep our pipes open.
+ */
+export function runGit(args: string[], options: RunGitOptions = {}): Promise<RunGitResult> {
+  const subcommand = subcommandOf(args);
+  const { signal, input, maxStdoutBytes } = options;
+  if (signal?.aborted) return Promise.reject(new GitError(subcommand, 'aborted', null, ''));
+
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
+      cwd: options.cwd,
+      env: gitEnvironment(options.env),
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderr = '';
+    let truncated = false;
+    let settled = false;
+
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    const finish = (error: GitError | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (error) reject(error);
+      else resolve({ stdout: Buffer.concat(stdout), stderr: redact(stderr, options.env), truncated });
+    };
+    const fail = (reason: GitFailure, exitCode: number | null) =>
+      finish(
+        new GitError(subcommand, reason, exitCode, redact(stderr.trim(), options.env).slice(-STDERR_LIMIT)),
+      );
+    const onAbort = () => {
+      killGroup();
+      fail('aborted', null);
+    };
+
+    const timer = setTimeout(() => {
+      killGroup();
+      fail('timeout', null);
+    }, options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS);
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (truncated) return;
+      stdout.push(chunk);
+      stdoutBytes += chunk.length;
+      if (maxStdoutBytes !== undefined && stdoutBytes >= maxStdoutBytes) {
+        truncated = true;
+        killGroup();
+        finish(null);
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      // Keep the tail: git's final `fatal:` line is the informative one.
+      stderr = (stderr + chunk.toString('utf8')).slice(-4 * STDERR_LIMIT);
+    });
+    child.on('error', () => fail('spawn', null));
+    child.on('close', (code) => {
+      if (code === 0) finish(null);
+      else fail('exit', code);
+    });
+    if (child.stdin) {
+      // git may exit before reading all of its input (EPIPE); its exit code tells what happened.
+      child.stdin.on('error', () => {});
+      child.stdin.end(input);
+    }
+  });
+}
+
+const ASKPASS_SCRIPT = `#!/bin/sh
+# agentjobs: git asks "Username for '<url>': " then "Password for '<url>': ".
+# The answers come from the environment of this one git process; nothing secret is stored here.
+case "$1" in
+  Username*) printf '%s\\n' "$AGENTJOBS_GIT_USERNAME" ;;
+  *) printf '%s\\n' "$AGENTJOBS_GIT_TOKEN" ;;
+esac
+`;
+
+/**
+ * Environment that lets git authenticate with `token` over HTTPS without the token ever being in an
+ * argument list, a URL or a file: git calls the askpass script, which echoes environment variables.
+ * The script is written once into `dir` (mode 0700). Configured credential helpers are switched
+ * off for these commands (through `GIT_CONFIG_COUNT`), so none of them can store the token.
+ * Returns `{}` when `token` is null (public repositories, local paths).
+ */
+export function askpassEnv(dir: string, token: string | null): Record<string, string> {
+  if (token === null) return {};
+  const script = join(dir, 'agentjobs-askpass.sh');
+  let current: string | null = null;
+  try {
+    current = readFileSync(script, 'utf8');
+  } catch {
+    // Not written yet.
+  }
+  if (current !== ASKPASS_SCRIPT) {
+    mkdirSync(dir, { recursive: true });
+    // Write then rename, so a concurrent git never runs a half-written script.
+    const temporary = `${script}.${process.pid}.${Date.now()}.tmp`;
+    writeFileSync(temporary, ASKPASS_SCRIPT, { mode: 0o700 });
+    chmodSync(temporary, 0o700);
+    renameSync(temporary, script);
+  }
+  return {
+    GIT_ASKPASS: script,
+    AGENTJOBS_GIT_USERNAME: 'x-access-token',
+    AGENTJOBS_GIT_TOKEN: token,
+    // An empty credential.helper resets the list of helpers from global config.
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'credential.helper',
+    GIT_CONFIG_VALUE_0: '',
+  };
+}

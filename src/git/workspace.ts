@@ -1,0 +1,327 @@
+/**
+ * The lazy workspace of one job (DESIGN §4): a worktree of the project's mirror on the job branch,
+ * made without a checkout, so its cost does not grow with the repository. The index holds the base
+ * tree; reads come from the object store through one `git cat-file --batch`; what the agent writes
+ * is kept in an overlay (and on disk in the worktree, for later steps that need real files); and
+ * the commit stages exactly the paths the agent wrote, moved or deleted.
+ */
+import { mkdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, posix, resolve as resolvePath } from 'node:path';
+import { CatFile } from './cat-file.js';
+import { matchesPattern, resolveRepoPath, WorkspaceError } from './paths.js';
+import { compareMatches, grepTree, lineMatcher, type SearchResult, searchFiles } from './search.js';
+import { listTree, MODE, type Overlay, type Resolved, TreeReader } from './tree.js';
+import { addWorktree, commitChanges, removeWorktree } from './worktree.js';
+
+/** Default limit on the size of a file the agent may read or write (DESIGN §4, limits per job). */
+export const DEFAULT_MAX_FILE_BYTES = 512 * 1024;
+/** Default cap on search results. */
+export const DEFAULT_SEARCH_LIMIT = 200;
+
+/** Options of `Workspace.create`. */
+export interface WorkspaceOptions {
+  /** The project's bare mirror (from `ensureMirror`). */
+  mirrorPath: string;
+  /** Where the worktree goes; must not exist or be empty (a stale worktree of this mirror is replaced). */
+  dir: string;
+  /** The job branch, created or reset in the mirror. */
+  branch: string;
+  /** The base branch, e.g. `main`. */
+  baseRef: string;
+  /** 'base' (default): start the job branch at `baseRef`; 'branch': continue the existing job branch (a follow-up). */
+  startFrom?: 'base' | 'branch';
+  /** Largest file the agent may read or write, in bytes. Default `DEFAULT_MAX_FILE_BYTES`. */
+  maxFileBytes?: number;
+}
+
+/** Options of `Workspace.commit`: the bot identity is both author and committer. */
+export interface CommitOptions {
+  message: string;
+  authorName: string;
+  authorEmail: string;
+}
+
+/** Options of `Workspace.search`. */
+export interface SearchOptions {
+  /** Folder or file to search in; the whole repository by default. */
+  path?: string;
+  /** Treat `query` as a regular expression (Perl-style when git has PCRE); a fixed string otherwise. */
+  regex?: boolean;
+  /** Most matches returned. Default `DEFAULT_SEARCH_LIMIT`. */
+  limit?: number;
+}
+
+/**
+ * A job's view of the repository. Paths are the agent's: repository-relative, checked by
+ * `resolveRepoPath`, symlinks followed only inside the repository. Refusals throw `WorkspaceError`
+ * (or its `PathError`) with a message for the model.
+ */
+export class Workspace {
+  readonly mirrorPath: string;
+  readonly dir: string;
+  readonly branch: string;
+  readonly maxFileBytes: number;
+  private head: string;
+  private rootTree: string;
+  /** Paths the agent wrote → the mode to commit them with; content is on disk in the worktree. */
+  private readonly written = new Map<string, string>();
+  /** Committed paths the agent deleted (or moved away). */
+  private readonly deleted = new Set<string>();
+  private readonly overlay: Overlay = { written: this.written, deleted: this.deleted };
+  private readonly catFile: CatFile;
+  private readonly trees: TreeReader;
+  private closed = false;
+
+  private constructor(options: WorkspaceOptions, dir: string, head: string, rootTree: string) {
+    this.mirrorPath = options.mirrorPath;
+    this.dir = dir;
+    this.branch = options.branch;
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.head = head;
+    this.rootTree = rootTree;
+    this.catFile = new CatFile(dir);
+    this.trees = new TreeReader(this.catFile);
+  }
+
+  /** Adds the worktree (`--no-checkout`) on the job branch and fills its index from HEAD; no file is written. */
+  static async create(options: WorkspaceOptions): Promise<Workspace> {
+    const dir = resolvePath(options.dir);
+    const start = options.startFrom === 'branch' ? options.branch : options.baseRef;
+    const { head, tree } = await addWorktree({
+      mirrorPath: options.mirrorPath,
+      dir,
+      branch: options.branch,
+      start,
+    });
+    return new Workspace(options, dir, head, tree);
+  }
+
+  /** The commit the workspace reads from: the start, then each new commit. */
+  get headCommit(): string {
+    return this.head;
+  }
+
+  /**
+   * Files under `path` (a folder or file; everything by default), sorted, with the agent's changes.
+   * `pattern` is a glob: without a `/` it matches file names (`*.md`), with one it matches the path
+   * from the repository root or from `path` (`docs/**\/*.md`).
+   */
+  async listFiles(path?: string, pattern?: string): Promise<string[]> {
+    const where = await this.locateFolder(path);
+    let files: string[] = [];
+    if (where.state === 'head' && where.entry?.mode === MODE.tree)
+      files = await listTree(this.dir, this.head, where.path);
+    else if (where.state === 'head') files = [where.path];
+    files = files.filter((file) => !this.deleted.has(file) && !this.written.has(file));
+    for (const file of this.written.keys()) if (isUnder(file, where.path)) files.push(file);
+    if (pattern) files = files.filter((file) => matchesPattern(file, where.path, pattern));
+    return files.sort();
+  }
+
+  /** The bytes of a file, or null when there is none. Symlinks inside the repository are followed. */
+  async readFile(path: string): Promise<Buffer | null> {
+    const where = await this.locate(path, true);
+    if (where.state === 'written') return this.readDisk(where.path);
+    if (where.state !== 'head' || !where.entry) {
+      if (this.isNewFolder(where.path)) throw WorkspaceError.folder(where.path);
+      return null;
+    }
+    this.assertFile(where);
+    const object = await this.catFile.read(where.entry.sha, this.maxFileBytes);
+    if (!object) return null;
+    if (!object.content) throw WorkspaceError.tooLarge(where.path, object.size, this.maxFileBytes);
+    return object.content;
+  }
+
+  /** Creates or replaces a file (through an in-repository symlink, its target). */
+  async writeFile(path: string, content: string | Buffer): Promise<void> {
+    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    if (bytes.length > this.maxFileBytes)
+      throw WorkspaceError.tooLarge(path, bytes.length, this.maxFileBytes);
+    const where = await this.locate(path, true);
+    if (where.state !== 'written') {
+      if (this.isNewFolder(where.path)) throw WorkspaceError.folder(where.path);
+      if (where.entry) this.assertFile(where);
+    }
+    const mode =
+      this.written.get(where.path) ?? (where.entry?.mode === MODE.executable ? MODE.executable : MODE.file);
+    await this.put(where.path, bytes, mode);
+  }
+
+  /** Deletes a file; a symlink itself, not its target (like `rm`). */
+  async deleteFile(path: string): Promise<void> {
+    const where = await this.locate(path, false);
+    this.assertExists(where);
+    await this.remove(where);
+  }
+
+  /** Moves a file (with its mode); refuses to replace an existing file or to move a folder or a symlink. */
+  async moveFile(from: string, to: string): Promise<void> {
+    const source = await this.locate(from, false);
+    this.assertExists(source);
+    if (source.state === 'head' && source.entry?.mode === MODE.symlink) {
+      throw new WorkspaceError(
+        'unsupported',
+        `"${source.path}" is a symbolic link; moving links is not supported.`,
+      );
+    }
+    const target = await this.locate(to, true);
+    if (target.path === source.path)
+      throw new WorkspaceError('invalid_argument', 'The source and destination are the same file.');
+    if (target.state === 'written' || target.state === 'head' || this.isNewFolder(target.path)) {
+      if (target.entry?.mode === MODE.tree || this.isNewFolder(target.path))
+        throw WorkspaceError.folder(target.path);
+      throw new WorkspaceError(
+        'already_exists',
+        `"${target.path}" already exists. Delete it first to replace it.`,
+      );
+    }
+    // Moves are not capped by maxFileBytes: the content never reaches the model.
+    const content =
+      source.state === 'written'
+        ? await readFile(join(this.dir, source.path))
+        : (await this.catFile.read((source.entry as { sha: string }).sha))?.content;
+    if (!content) throw WorkspaceError.notFound(source.path);
+    await this.put(target.path, content, this.written.get(source.path) ?? source.entry?.mode ?? MODE.file);
+    await this.remove(source);
+  }
+
+  /** Lines matching `query`, from `git grep` on untouched files and from the agent's files, capped. */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
+    if (query.length === 0) throw new WorkspaceError('invalid_argument', 'The search query is empty.');
+    const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
+    const regex = options.regex ?? false;
+    const matcher = lineMatcher(query, regex);
+    const where = await this.locateFolder(options.path);
+    let found: SearchResult = { matches: [], truncated: false };
+    if (where.state === 'head') {
+      const skip = (file: string) => this.written.has(file) || this.deleted.has(file);
+      found = await grepTree({
+        cwd: this.dir,
+        commit: this.head,
+        query,
+        regex,
+        path: where.path,
+        limit,
+        skip,
+      });
+    }
+    const files = [...this.written.keys()].filter((file) => isUnder(file, where.path));
+    const own = await searchFiles(this.dir, files, matcher, this.maxFileBytes);
+    const matches = [...found.matches, ...own].sort(compareMatches);
+    return { matches: matches.slice(0, limit), truncated: found.truncated || matches.length > limit };
+  }
+
+  /** Paths the agent wrote, moved or deleted since the last commit, sorted. */
+  changedPaths(): string[] {
+    return [...new Set([...this.written.keys(), ...this.deleted])].sort();
+  }
+
+  /**
+   * Commits exactly the paths the agent wrote, moved or deleted on the job branch, as the given
+   * identity (author and committer), and returns the new sha, or null when the result equals HEAD.
+   * Afterwards reads come from the new commit.
+   */
+  async commit(options: CommitOptions): Promise<string | null> {
+    this.assertOpen();
+    if (options.message.trim() === '')
+      throw new WorkspaceError('invalid_argument', 'The commit message is empty.');
+    const result = await commitChanges({
+      ...options,
+      dir: this.dir,
+      head: this.head,
+      headTree: this.rootTree,
+      written: this.written,
+      deleted: this.deleted,
+    });
+    this.written.clear();
+    this.deleted.clear();
+    if (!result) return null;
+    this.head = result.commit;
+    this.rootTree = result.tree;
+    return result.commit;
+  }
+
+  /** Ends cat-file and removes the worktree; the branch stays in the mirror, to be pushed. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.catFile.close();
+    await removeWorktree(this.mirrorPath, this.dir);
+  }
+
+  private async locate(path: string, followFinal: boolean): Promise<Resolved> {
+    this.assertOpen();
+    return this.trees.resolve(this.rootTree, resolveRepoPath(path), this.overlay, followFinal);
+  }
+
+  /** Like `locate` for listing and search: empty or `.` is the root, and a symlinked folder is followed. */
+  private async locateFolder(path: string | undefined): Promise<Resolved> {
+    this.assertOpen();
+    const relative = path ? resolveRepoPath(path, { allowRoot: true }) : '';
+    return this.trees.resolve(this.rootTree, relative, this.overlay, true);
+  }
+
+  private async readDisk(path: string): Promise<Buffer> {
+    const { size } = await stat(join(this.dir, path));
+    if (size > this.maxFileBytes) throw WorkspaceError.tooLarge(path, size, this.maxFileBytes);
+    return readFile(join(this.dir, path));
+  }
+
+  private async put(path: string, content: Buffer, mode: string): Promise<void> {
+    const file = join(this.dir, path);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, content);
+    this.written.set(path, mode);
+    this.deleted.delete(path);
+  }
+
+  private async remove(where: Resolved): Promise<void> {
+    if (where.state === 'written') {
+      this.written.delete(where.path);
+      await rm(join(this.dir, where.path), { force: true });
+      // Empty folders left on disk would block writing a file of the same name later.
+      for (let folder = posix.dirname(where.path); folder !== '.'; folder = posix.dirname(folder)) {
+        const removed = await rmdir(join(this.dir, folder)).then(
+          () => true,
+          () => false,
+        );
+        if (!removed) break;
+      }
+    }
+    if (where.entry) this.deleted.add(where.path);
+  }
+
+  private assertExists(where: Resolved): void {
+    if (where.state === 'written') return;
+    if (where.state !== 'head' || !where.entry) {
+      if (this.isNewFolder(where.path)) throw WorkspaceError.folder(where.path);
+      throw WorkspaceError.notFound(where.path);
+    }
+    this.assertFile(where);
+  }
+
+  private assertFile(where: Resolved): void {
+    if (where.entry?.mode === MODE.tree) throw WorkspaceError.folder(where.path);
+    if (where.entry?.mode === MODE.submodule) {
+      throw new WorkspaceError(
+        'unsupported',
+        `"${where.path}" is a git submodule, another repository; it cannot be read or changed here.`,
+      );
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new WorkspaceError('closed', 'The workspace is closed.');
+  }
+
+  /** True when the agent wrote files below `path`, making it a folder the committed tree may not have. */
+  private isNewFolder(path: string): boolean {
+    for (const file of this.written.keys()) if (file.startsWith(`${path}/`)) return true;
+    return false;
+  }
+}
+
+function isUnder(file: string, folder: string): boolean {
+  return folder === '' || file === folder || file.startsWith(`${folder}/`);
+}
