@@ -17,6 +17,7 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { authenticate } from './auth.js';
 import { installErrorHandling } from './errors.js';
+import { eventRoutes } from './routes/events.js';
 import { jobRoutes } from './routes/jobs.js';
 
 export interface AppOptions {
@@ -174,6 +175,7 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
       request.apiKey = await authenticate(store, request);
     });
     await v2.register(jobRoutes, { config, store });
+    await v2.register(eventRoutes, { store });
   });
 
   return app as unknown as FastifyInstance;

@@ -9,12 +9,10 @@ import {
   archiveBody,
   createJobBody,
   errorSchema,
-  eventListSchema,
   followUpBody,
   jobListSchema,
   jobParams,
   jobSchema,
-  listEventsQuery,
   listJobsQuery,
   projectParams,
 } from '../schemas.js';
@@ -227,28 +225,6 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     async (request) => {
       const { projectId, jobId } = request.params;
       return store.jobs.archive(projectId, jobId);
-    },
-  );
-
-  app.get(
-    `${jobPath}/events`,
-    {
-      schema: {
-        summary: "The agent's activity",
-        params: jobParams,
-        querystring: listEventsQuery,
-        response: { 200: eventListSchema, ...errors },
-      },
-    },
-    async (request) => {
-      const { projectId, jobId } = request.params;
-      const { after, limit } = request.query;
-      const job = await store.jobs.get(projectId, jobId);
-      if (!job) throw new AppError('job_not_found', `No job ${jobId} in this project.`);
-      const events = await store.events.list(jobId, after, limit + 1);
-      const page = events.slice(0, limit);
-      const last = page.at(-1);
-      return { events: page, nextCursor: events.length > limit && last ? String(last.seq) : null };
     },
   );
 };
