@@ -65,7 +65,8 @@ describe.each(testDialects())('live event stream on %s', (dialect) => {
     await readStream(response, async (message) => {
       seen.push(message);
       // Events that happen while the client listens arrive on the open stream.
-      if (seen.length === 1) await t.store.events.append(jobId, 'message', { role: 'assistant', text: 'working' });
+      if (seen.length === 1)
+        await t.store.events.append(jobId, 'message', { role: 'assistant', text: 'working' });
       if (seen.length === 2) await t.store.jobs.archive(t.project.id, jobId);
     });
     expect(seen.map((m) => [m.id, m.event])).toEqual([
@@ -78,9 +79,12 @@ describe.each(testDialects())('live event stream on %s', (dialect) => {
 
   it('resumes exactly after Last-Event-ID', async () => {
     const jobId = await createJob();
-    for (let i = 0; i < 3; i++) await t.store.events.append(jobId, 'message', { role: 'assistant', text: `m${i}` });
+    for (let i = 0; i < 3; i++)
+      await t.store.events.append(jobId, 'message', { role: 'assistant', text: `m${i}` });
     await t.store.jobs.archive(t.project.id, jobId);
-    const response = await fetch(`${base}/${jobId}/events`, { headers: { ...headers(), 'last-event-id': '2' } });
+    const response = await fetch(`${base}/${jobId}/events`, {
+      headers: { ...headers(), 'last-event-id': '2' },
+    });
     const ids: string[] = [];
     await readStream(response, (message) => {
       ids.push(message.id);
