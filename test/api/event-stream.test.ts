@@ -28,7 +28,9 @@ async function readStream(response: Response, onMessage: (message: SseMessage) =
           .filter((line) => line && !line.startsWith(':'))
           .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
       );
-      if (fields.data) await onMessage({ id: fields.id, event: fields.event, data: JSON.parse(fields.data) });
+      if (fields.data) {
+        await onMessage({ id: fields.id ?? '', event: fields.event ?? '', data: JSON.parse(fields.data) });
+      }
       end = buffer.indexOf('\n\n');
     }
   }
