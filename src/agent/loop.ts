@@ -1,0 +1,295 @@
+/**
+ * The agent's tool loop (DESIGN §5): `generateText` with the workspace tools, run until the model
+ * answers without calling a tool, within the job's limits.
+ *
+ * - Follow-ups that arrive while the model works are handed over before its next step
+ *   (`prepareStep`); one that arrives after its final answer starts another round on the same
+ *   conversation, so no prompt is left unanswered when the run returns.
+ * - Limits end the run with an `AgentError` of their code. Steps and tokens are checked after each
+ *   step; wall time aborts the model call in flight. A change that would take the job over
+ *   `maxFilesChanged` distinct paths is refused (the model reads why) and the run ends right after
+ *   that step with `files_limit`: the limit exists to stop runaway edits, not to publish half of them
+ *   silently under a `completed` job.
+ * - Aborting `options.signal` rejects at once with `aborted`, without waiting for the provider.
+ */
+import {
+  AISDKError,
+  generateText,
+  type LanguageModel,
+  type ModelMessage,
+  type StepResult,
+  stepCountIs,
+  type ToolSet,
+} from 'ai';
+import type { Workspace } from '../git/workspace.js';
+import type { EventType } from '../store/events.js';
+import { AgentError, type AgentErrorCode } from './errors.js';
+import { buildSystemPrompt } from './prompt.js';
+import { modelError, stepEvents, titleOf } from './report.js';
+import { createTools, filesChangedGuard } from './tools.js';
+
+export { AgentError, type AgentErrorCode, type AgentPartial } from './errors.js';
+
+/** Attempts the AI SDK makes after a 429 or 5xx, with exponential backoff that honours Retry-After. */
+export const DEFAULT_MAX_RETRIES = 3;
+
+/** Per-run limits (DESIGN §4, limits per job). */
+export interface AgentLimits {
+  maxSteps: number;
+  maxWallMs: number;
+  /** Input plus output tokens over all steps of the run. */
+  maxTokens: number;
+  /** Distinct paths written, moved or deleted. */
+  maxFilesChanged: number;
+}
+
+/** Receives the run's events (`message`, `tool_call`, `tool_result`, `plan`, `usage`, `error`). A throw ends the run. */
+export type AgentEventSink = (type: EventType, data: Record<string, unknown>) => Promise<void>;
+
+/** What `runAgent` needs for one run of a job. */
+export interface RunAgentOptions {
+  model: LanguageModel;
+  workspace: Workspace;
+  /** Conversation so far (ModelMessage[] from earlier runs of this job), [] for a new job. */
+  history: ModelMessage[];
+  /** New user prompts to start this run with (the first prompt, or follow-ups). */
+  prompts: string[];
+  /** Follow-ups that arrived while running; called before each step, returns newly arrived prompts. */
+  takePendingPrompts(): Promise<string[]>;
+  limits: AgentLimits;
+  signal: AbortSignal;
+  onEvent: AgentEventSink;
+  /** Retries of a failed model call (429, 5xx). Default `DEFAULT_MAX_RETRIES`. */
+  maxRetries?: number;
+}
+
+/** A finished run. */
+export interface AgentResult {
+  /** The model's final answer, for the user. */
+  summary: string;
+  /** First line of the summary when it is short (<= 72 chars), else null. */
+  title: string | null;
+  /** Full conversation to store for the next follow-up (history + this run). */
+  messages: ModelMessage[];
+  /** This run's totals; `usage` events carry the same running totals. */
+  usage: { inputTokens: number; outputTokens: number; steps: number };
+  /** `workspace.changedPaths()` at the end. */
+  filesChanged: string[];
+}
+
+/**
+ * Runs the agent until it gives its final answer.
+ *
+ * @throws AgentError with `model_error`, a limit's code, or `aborted` (emitting an `error` event
+ * first, except for `aborted`: whoever aborted knows why). Its `partial` holds the conversation and
+ * usage up to the last finished step. An error thrown by `onEvent` or `takePendingPrompts` ends the
+ * run and is rethrown as it is, as is an unexpected error that did not come from the AI SDK.
+ */
+export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
+  const { workspace, limits } = options;
+  const usage = { inputTokens: 0, outputTokens: 0, steps: 0 };
+  let conversation: ModelMessage[] = [...options.history, ...options.prompts.map(userMessage)];
+  // Written from the SDK's callbacks; an object, so TypeScript does not narrow its fields to null.
+  const state = {
+    stopReason: null as AgentErrorCode | null,
+    callbackError: null as { error: unknown } | null,
+    settled: false,
+    lastText: '',
+  };
+
+  // One signal for the model call, the retries' waits and the tools: the caller's abort, the wall
+  // clock, or a failing callback (which the SDK would otherwise swallow).
+  const internal = new AbortController();
+  const timer = setTimeout(() => internal.abort(new AgentError('time_limit', 'time')), limits.maxWallMs);
+  const signal = AbortSignal.any([options.signal, internal.signal]);
+
+  /** Calls the worker's code; a failure ends the run with that error. */
+  async function external<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      state.callbackError ??= { error };
+      internal.abort(error);
+      throw error;
+    }
+  }
+  const guard = filesChangedGuard(workspace, limits.maxFilesChanged);
+  const tools = createTools(workspace, {
+    // The plan is reported from the step's results (report.ts), in order with the other events.
+    onPlan: () => {},
+    // Tools still running in the background after an abort must not change the workspace.
+    checkChange: (paths) => (signal.aborted ? 'The run was stopped.' : guard.check(paths)),
+  });
+
+  try {
+    if (signal.aborted) throw new AgentError('aborted', 'The run was stopped.');
+    const system = await buildSystemPrompt(workspace);
+    for (;;) {
+      const remaining = limits.maxSteps - usage.steps;
+      if (remaining <= 0) throw limitError('step_limit', limits);
+      if (usage.inputTokens + usage.outputTokens >= limits.maxTokens) throw limitError('token_limit', limits);
+      const base = conversation;
+      /** Follow-ups inserted into the response messages: index into them, and the user messages. */
+      const injected: Injection[] = [];
+      const call = generateText({
+        model: options.model,
+        system,
+        tools,
+        messages: base,
+        maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+        abortSignal: signal,
+        stopWhen: [
+          stepCountIs(remaining),
+          () => {
+            if (guard.exceeded) state.stopReason = 'files_limit';
+            else if (usage.inputTokens + usage.outputTokens >= limits.maxTokens)
+              state.stopReason = 'token_limit';
+            return state.stopReason !== null;
+          },
+        ],
+        // The SDK rebuilds each step's messages from its own list, so every injected follow-up is
+        // put back in its place at every step, not only at the step it arrived.
+        prepareStep: async ({ messages }) => {
+          const responses = messages.slice(base.length);
+          const arrived = await external(() => options.takePendingPrompts());
+          if (arrived.length === 0 && injected.length === 0) return undefined;
+          if (arrived.length > 0) injected.push({ at: responses.length, messages: arrived.map(userMessage) });
+          // Kept in the conversation at once, so a failing step does not lose the follow-up.
+          conversation = [...base, ...splice(responses, injected)];
+          return { messages: conversation };
+        },
+        onStepFinish: (step) =>
+          external(async () => {
+            if (state.settled) return;
+            usage.steps += 1;
+            usage.inputTokens += step.usage.inputTokens ?? 0;
+            usage.outputTokens += step.usage.outputTokens ?? 0;
+            if (step.text.trim() !== '') state.lastText = step.text;
+            conversation = [...base, ...splice(step.response.messages, injected)];
+            const events = [
+              ...stepEvents(step as StepResult<ToolSet>),
+              { type: 'usage' as const, data: { ...usage } },
+            ];
+            for (const event of events) {
+              // A run that already ended (aborted while this step finished) reports nothing more.
+              if (state.settled) return;
+              await options.onEvent(event.type, event.data);
+            }
+          }).catch(() => {}),
+      });
+      const result = await untilAborted(call, signal);
+      conversation = [...base, ...splice(result.response.messages, injected)];
+      if (state.callbackError) throw state.callbackError.error;
+      if (state.stopReason) throw limitError(state.stopReason, limits);
+      // Stopped by the step count while the model still wanted to use tools: it did not finish.
+      // (Fewer steps with tool calls left over means the model stopped mid-call, e.g. out of output
+      // tokens; its text, if any, is all there is.)
+      const unfinished = (result.steps.at(-1)?.toolCalls.length ?? 0) > 0;
+      if (unfinished && result.steps.length >= remaining) throw limitError('step_limit', limits);
+      const followUps = await external(() => options.takePendingPrompts());
+      if (followUps.length === 0) {
+        const summary = result.text.trim() || state.lastText.trim();
+        return {
+          summary,
+          title: titleOf(summary),
+          messages: conversation,
+          usage: { ...usage },
+          filesChanged: workspace.changedPaths(),
+        };
+      }
+      conversation = [...conversation, ...followUps.map(userMessage)];
+    }
+  } catch (caught) {
+    const error = classify(caught, options.signal, internal.signal, state.callbackError, limits);
+    if (!(error instanceof AgentError)) throw error;
+    error.partial = { messages: conversation, usage: { ...usage }, filesChanged: workspace.changedPaths() };
+    if (error.code !== 'aborted') {
+      // Best effort: the run has failed either way, and the sink may be what is failing.
+      await options.onEvent('error', { code: error.code, message: error.message }).catch(() => {});
+    }
+    throw error;
+  } finally {
+    state.settled = true;
+    clearTimeout(timer);
+    // Ends whatever the SDK may still be doing in the background (a retry wait, a slow tool).
+    internal.abort(new AgentError('aborted', 'The run is over.'));
+  }
+}
+
+interface Injection {
+  at: number;
+  messages: ModelMessage[];
+}
+
+/** `responses` with each injection's messages inserted at its index. */
+function splice(responses: ModelMessage[], injections: Injection[]): ModelMessage[] {
+  if (injections.length === 0) return responses;
+  const out: ModelMessage[] = [];
+  let from = 0;
+  for (const injection of injections) {
+    out.push(...responses.slice(from, injection.at), ...injection.messages);
+    from = injection.at;
+  }
+  out.push(...responses.slice(from));
+  return out;
+}
+
+function userMessage(text: string): ModelMessage {
+  return { role: 'user', content: text };
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts, whatever the provider does with the signal. */
+async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  // The call keeps running in the background after an abort; its late rejection is expected.
+  promise.catch(() => {});
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Which of the possible causes ended the run; the caller's abort wins over everything. */
+function classify(
+  caught: unknown,
+  callerSignal: AbortSignal,
+  internalSignal: AbortSignal,
+  callbackError: { error: unknown } | null,
+  limits: AgentLimits,
+): unknown {
+  if (callerSignal.aborted) return new AgentError('aborted', 'The run was stopped.');
+  if (callbackError) return callbackError.error;
+  if (internalSignal.aborted && internalSignal.reason instanceof AgentError)
+    return limitError(internalSignal.reason.code, limits);
+  if (caught instanceof AgentError) return caught;
+  // The SDK's errors (the provider's answer, a network failure, a malformed response) are the
+  // model's; anything else is a fault of ours or of git and is not dressed up as one.
+  return AISDKError.isInstance(caught) ? modelError(caught) : caught;
+}
+
+function limitError(code: AgentErrorCode, limits: AgentLimits): AgentError {
+  switch (code) {
+    case 'step_limit':
+      return new AgentError(code, `The agent used its ${limits.maxSteps} steps without finishing.`);
+    case 'token_limit':
+      return new AgentError(
+        code,
+        `The agent used more than its ${limits.maxTokens} tokens without finishing.`,
+      );
+    case 'time_limit':
+      return new AgentError(
+        code,
+        `The agent did not finish within ${Math.round(limits.maxWallMs / 1000)} s.`,
+      );
+    case 'files_limit':
+      return new AgentError(code, `The agent tried to change more than ${limits.maxFilesChanged} files.`);
+    default:
+      return new AgentError(code, 'The run was stopped.');
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The model registry: turns a `provider:model` id (DESIGN §5) into an AI SDK language model. Keys
+ * and the OpenAI-compatible base URL come only from `config`, never from `process.env`, and each
+ * call builds its own provider instance, so there is no global state to leak between tests or jobs.
+ */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import type { Config } from '../config.js';
+import { AgentError } from './errors.js';
+
+/** The providers a model id may name. */
+export const PROVIDERS = ['anthropic', 'openai', 'openai-compatible'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+/** `anthropic:claude-sonnet-4-5` → `{ provider: 'anthropic', model: 'claude-sonnet-4-5' }`, or null when malformed. */
+export function parseModelId(modelId: string): { provider: Provider; model: string } | null {
+  const colon = modelId.indexOf(':');
+  if (colon < 0) return null;
+  const provider = modelId.slice(0, colon);
+  const model = modelId.slice(colon + 1).trim();
+  if (!(PROVIDERS as readonly string[]).includes(provider) || model === '') return null;
+  return { provider: provider as Provider, model };
+}
+
+/**
+ * The language model for `modelId` (a job's model, else the server default).
+ *
+ * @throws AgentError `model_unavailable` when no model is configured, the id is not
+ * `provider:model` with a known provider, or the provider's key (or base URL) is missing; the
+ * message names the variable to set.
+ */
+export function resolveModel(modelId: string | null, config: Config): LanguageModel {
+  if (!modelId) {
+    throw new AgentError(
+      'model_unavailable',
+      'No model is configured. Set AGENTJOBS_MODEL (e.g. anthropic:claude-sonnet-4-5), or a provider key such as ANTHROPIC_API_KEY or OPENAI_API_KEY.',
+    );
+  }
+  const parsed = parseModelId(modelId);
+  if (!parsed) {
+    throw new AgentError(
+      'model_unavailable',
+      `"${modelId}" is not a known model id. Use provider:model with provider one of ${PROVIDERS.join(', ')}, e.g. anthropic:claude-sonnet-4-5.`,
+    );
+  }
+  const { provider, model } = parsed;
+  switch (provider) {
+    case 'anthropic': {
+      const apiKey = config.providerKeys.anthropic;
+      if (!apiKey) throw missing(modelId, 'ANTHROPIC_API_KEY');
+      return createAnthropic({ apiKey })(model);
+    }
+    case 'openai': {
+      const apiKey = config.providerKeys.openai;
+      if (!apiKey) throw missing(modelId, 'OPENAI_API_KEY');
+      return createOpenAI({ apiKey })(model);
+    }
+    case 'openai-compatible': {
+      const baseURL = config.openaiCompatibleBaseUrl;
+      if (!baseURL) throw missing(modelId, 'OPENAI_COMPATIBLE_BASE_URL');
+      return createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL,
+        // Local servers (Ollama, llama.cpp) usually need no key.
+        apiKey: config.providerKeys.openaiCompatible ?? undefined,
+        // Without it streamed answers carry no token counts, and the token limit could not be kept.
+        includeUsage: true,
+      })(model);
+    }
+  }
+}
+
+function missing(modelId: string, variable: string): AgentError {
+  return new AgentError(
+    'model_unavailable',
+    `The model ${modelId} cannot be used. Set ${variable} on the server to use it.`,
+  );
+}

@@ -1,0 +1,118 @@
+/**
+ * How a run is reported: the job events of one step, the PR title taken from the summary, and
+ * provider errors turned into `AgentError`s. Events are kept small (they are stored per job and
+ * streamed to dashboards), so tool inputs and results are cut; and nothing that looks like a key
+ * reaches an event or an error message.
+ */
+import { APICallError, RetryError, type StepResult, type ToolSet } from 'ai';
+import type { EventType } from '../store/events.js';
+import { AgentError } from './errors.js';
+
+/** Longest string kept in a `tool_call` event's input (write_file content, edit_file text). */
+const MAX_EVENT_STRING = 200;
+/** Longest `tool_result` summary. */
+const MAX_SUMMARY = 200;
+/** Longest first line that still makes a PR title. */
+export const MAX_TITLE_CHARS = 72;
+
+/** One event to hand to the sink. */
+export interface ReportedEvent {
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The events of one finished step, in the order they happened: assistant text, then each tool call
+ * with its result (and the plan after a successful `update_plan`).
+ */
+export function stepEvents(step: StepResult<ToolSet>): ReportedEvent[] {
+  // The SDK lists all of a step's calls before their results; pair each call with its result.
+  const outcomes = new Map<string, ReportedEvent[]>();
+  for (const part of step.content) {
+    if (part.type === 'tool-result') {
+      const events: ReportedEvent[] = [
+        {
+          type: 'tool_result',
+          data: { tool: part.toolName, ok: true, summary: firstLine(String(part.output)) },
+        },
+      ];
+      const items = (part.input as { items?: unknown } | undefined)?.items;
+      if (part.toolName === 'update_plan' && Array.isArray(items))
+        events.push({ type: 'plan', data: { items } });
+      outcomes.set(part.toolCallId, events);
+    } else if (part.type === 'tool-error') {
+      const message = part.error instanceof Error ? part.error.message : String(part.error);
+      outcomes.set(part.toolCallId, [
+        { type: 'tool_result', data: { tool: part.toolName, ok: false, summary: firstLine(message) } },
+      ]);
+    }
+  }
+  const events: ReportedEvent[] = [];
+  for (const part of step.content) {
+    if (part.type === 'text' && part.text.trim() !== '') {
+      events.push({ type: 'message', data: { role: 'assistant', text: redactSecrets(part.text) } });
+    } else if (part.type === 'tool-call') {
+      events.push({ type: 'tool_call', data: { tool: part.toolName, input: clipStrings(part.input) } });
+      events.push(...(outcomes.get(part.toolCallId) ?? []));
+      outcomes.delete(part.toolCallId);
+    }
+  }
+  for (const rest of outcomes.values()) events.push(...rest);
+  return events;
+}
+
+/** The summary's first line when it makes a title (markdown heading marks and bold removed), else null. */
+export function titleOf(summary: string): string | null {
+  const line = summary.trim().split('\n')[0] ?? '';
+  const title = line
+    .replace(/^#{1,6}\s+/, '')
+    .replace(/^\*\*(.*)\*\*$/, '$1')
+    .replace(/^(title|summary):\s*/i, '')
+    .trim();
+  return title !== '' && title.length <= MAX_TITLE_CHARS ? title : null;
+}
+
+/**
+ * A provider failure (after the SDK's retries) as `model_error`; `isRetryable` is the SDK's own
+ * verdict on the last attempt (429 and 5xx are retryable, a bad request is not).
+ */
+export function modelError(error: unknown): AgentError {
+  const last = RetryError.isInstance(error) ? error.lastError : error;
+  const retryable = APICallError.isInstance(last) ? last.isRetryable : false;
+  const attempts = RetryError.isInstance(error) ? ` after ${error.errors.length} attempts` : '';
+  const status = APICallError.isInstance(last) && last.statusCode ? ` (HTTP ${last.statusCode})` : '';
+  const detail = last instanceof Error ? last.message : String(last);
+  return new AgentError(
+    'model_error',
+    redactSecrets(`The model provider failed${attempts}${status}: ${detail}`).slice(0, 1000),
+    { isRetryable: retryable, cause: error },
+  );
+}
+
+/**
+ * Blanks what looks like a credential: provider key formats and bearer tokens. Keys never reach the
+ * loop, but a provider could echo one in an error, and an error message becomes part of the job.
+ */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/\b(sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,})/g, '[redacted]')
+    .replace(/\b(ajs_[A-Za-z0-9]{24,})/g, '[redacted]')
+    .replace(/(Bearer\s+)[A-Za-z0-9._~+/-]{16,}=*/gi, '$1[redacted]');
+}
+
+/** A copy of a tool input with long strings cut, so a 300 KB write_file does not become a 300 KB event. */
+export function clipStrings(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') {
+    return value.length > MAX_EVENT_STRING
+      ? `${value.slice(0, MAX_EVENT_STRING)}… [${value.length} chars]`
+      : value;
+  }
+  if (depth > 4 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.slice(0, 50).map((item) => clipStrings(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, clipStrings(item, depth + 1)]));
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return redactSecrets(line.length > MAX_SUMMARY ? `${line.slice(0, MAX_SUMMARY)}…` : line);
+}
