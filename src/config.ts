@@ -28,6 +28,35 @@ export interface Config {
     maxPromptChars: number;
     bodyLimitBytes: number;
   };
+  /** How workers claim and run jobs (DESIGN section 4). */
+  worker: WorkerConfig;
+  /** What one run of the agent may spend before it is stopped (DESIGN section 4, limits per job). */
+  jobLimits: JobLimits;
+}
+
+export interface WorkerConfig {
+  /** Jobs one worker process runs at once. */
+  concurrency: number;
+  /** Jobs of one project running at once, over all workers; more wait in `queued`. */
+  projectConcurrency: number;
+  /** How long a claim holds without a heartbeat; an expired lease returns the job to the queue. */
+  leaseMs: number;
+  /** How often a running job renews its lease (and notices an archive). */
+  heartbeatMs: number;
+  /** The fallback poll; wake-ups normally come from LISTEN/NOTIFY or the in-process event. */
+  pollMs: number;
+  /** On SIGTERM, how long running jobs may go on before they are stopped and handed back. */
+  shutdownGraceMs: number;
+  /** The bot identity of the agent's commits. */
+  gitAuthorName: string;
+  gitAuthorEmail: string;
+}
+
+export interface JobLimits {
+  maxSteps: number;
+  maxWallMs: number;
+  maxTokens: number;
+  maxFilesChanged: number;
 }
 
 const integer = (min: number, max: number) =>
@@ -81,6 +110,23 @@ const schema = z.object({
   AGENTJOBS_MAX_ACTIVE_JOBS: integer(0, 1_000_000).default(100),
   AGENTJOBS_MAX_PROMPT_CHARS: integer(1, 1_000_000).default(32_000),
   AGENTJOBS_BODY_LIMIT: integer(1024, 100 * 1024 * 1024).default(64 * 1024),
+  AGENTJOBS_WORKER_CONCURRENCY: integer(1, 1000).default(4),
+  AGENTJOBS_PROJECT_CONCURRENCY: integer(1, 1000).default(2),
+  AGENTJOBS_LEASE_SECONDS: integer(5, 86_400).default(30),
+  AGENTJOBS_POLL_SECONDS: integer(1, 3600).default(5),
+  AGENTJOBS_SHUTDOWN_GRACE_SECONDS: integer(0, 86_400).default(30),
+  AGENTJOBS_GIT_AUTHOR_NAME: z
+    .string()
+    .regex(/^[^<>\r\n]+$/, 'must be a name without <, > or line breaks')
+    .default('agentjobs'),
+  AGENTJOBS_GIT_AUTHOR_EMAIL: z
+    .string()
+    .regex(/^[^\s<>@]+@[^\s<>@]+$/, 'must look like an email address')
+    .default('agentjobs@localhost'),
+  AGENTJOBS_MAX_STEPS: integer(1, 10_000).default(50),
+  AGENTJOBS_MAX_JOB_MINUTES: integer(1, 24 * 60).default(20),
+  AGENTJOBS_MAX_TOKENS: integer(1000, 1_000_000_000).default(2_000_000),
+  AGENTJOBS_MAX_FILES_CHANGED: integer(1, 1_000_000).default(200),
 });
 
 /** A configuration problem, phrased as one line that names the variable. */
@@ -124,6 +170,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       activeJobsPerProject: e.AGENTJOBS_MAX_ACTIVE_JOBS,
       maxPromptChars: e.AGENTJOBS_MAX_PROMPT_CHARS,
       bodyLimitBytes: e.AGENTJOBS_BODY_LIMIT,
+    },
+    worker: {
+      concurrency: e.AGENTJOBS_WORKER_CONCURRENCY,
+      projectConcurrency: e.AGENTJOBS_PROJECT_CONCURRENCY,
+      leaseMs: e.AGENTJOBS_LEASE_SECONDS * 1000,
+      // Often enough that an archive stops a run within seconds, and a lease survives two missed beats.
+      heartbeatMs: Math.min(2000, Math.floor((e.AGENTJOBS_LEASE_SECONDS * 1000) / 3)),
+      pollMs: e.AGENTJOBS_POLL_SECONDS * 1000,
+      shutdownGraceMs: e.AGENTJOBS_SHUTDOWN_GRACE_SECONDS * 1000,
+      gitAuthorName: e.AGENTJOBS_GIT_AUTHOR_NAME,
+      gitAuthorEmail: e.AGENTJOBS_GIT_AUTHOR_EMAIL,
+    },
+    jobLimits: {
+      maxSteps: e.AGENTJOBS_MAX_STEPS,
+      maxWallMs: e.AGENTJOBS_MAX_JOB_MINUTES * 60_000,
+      maxTokens: e.AGENTJOBS_MAX_TOKENS,
+      maxFilesChanged: e.AGENTJOBS_MAX_FILES_CHANGED,
     },
   };
   return deepFreeze(config);

@@ -2,21 +2,45 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { runAgent } from './agent/loop.js';
+import { resolveModel } from './agent/models.js';
 import { buildApp } from './api/app.js';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { openDb } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { createStore, type Store } from './store/store.js';
+import type { ResolveModel, RunAgent } from './worker/agent-port.js';
+import { createWorker, type Worker } from './worker/worker.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   store: Store;
   logger: Logger;
   url: string;
-  /** Stops taking requests, lets those in flight finish, closes the database. */
+  /** The in-process worker (`agentjobs serve`), or null for the API role. */
+  worker: Worker | null;
+  /**
+   * Stops taking requests and lets those in flight finish; meanwhile the worker stops claiming and
+   * hands back what it could not finish within the grace period. Then closes the database.
+   */
   stop(): Promise<void>;
 }
+
+/** What runs jobs: `src/agent`'s `runAgent` and `resolveModel`. */
+export interface Agent {
+  runAgent: RunAgent;
+  resolveModel: ResolveModel;
+}
+
+export interface StartOptions {
+  /** Run a worker in this process too (`agentjobs serve`). Default false (`agentjobs api`). */
+  worker?: boolean;
+  /** The agent; by default the one in `src/agent`. Tests pass a fake. */
+  agent?: Agent;
+}
+
+const realAgent: Agent = { runAgent, resolveModel };
 
 /**
  * Reads the server's secret key (for encrypting code-host tokens) from the config, or from the
@@ -46,29 +70,91 @@ export async function openStore(config: Config): Promise<Store> {
   return createStore(db);
 }
 
-/** Starts the HTTP API (and, in later roles, the worker) and listens. */
-export async function startServer(config: Config): Promise<RunningServer> {
+/**
+ * With PORT=0 (an ephemeral port) and no AGENTJOBS_PUBLIC_URL, the default public URL names port 0;
+ * links the worker makes (a local pull request's `prLink`) must name the port the server got.
+ */
+function withListeningPort(config: Config, address: string): Config {
+  const url = new URL(config.publicUrl);
+  if (url.port !== '0') return config;
+  url.port = new URL(address).port;
+  return Object.freeze({ ...config, publicUrl: url.toString().replace(/\/+$/, '') });
+}
+
+function warnWithoutModel(config: Config, logger: Logger): void {
+  if (config.defaultModel) return;
+  logger.warn(
+    'No model is configured: jobs will fail with model_unavailable. Set AGENTJOBS_MODEL, or ANTHROPIC_API_KEY, OPENAI_API_KEY, or OPENAI_COMPATIBLE_BASE_URL with AGENTJOBS_MODEL=openai-compatible:<model>.',
+  );
+}
+
+/** Starts the HTTP API, and with `worker: true` a worker beside it, and listens. */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   ensureSecretKey(config);
   const store = await openStore(config);
   const lifecycle = { draining: false };
-  const app = await buildApp({ config, store, logger, lifecycle });
-  const address = await app.listen({ host: config.host, port: config.port });
-  if (!config.defaultModel) {
-    logger.warn(
-      'No model is configured: jobs will fail with model_unavailable. Set AGENTJOBS_MODEL, or ANTHROPIC_API_KEY, OPENAI_API_KEY, or OPENAI_COMPATIBLE_BASE_URL with AGENTJOBS_MODEL=openai-compatible:<model>.',
-    );
+  let worker: Worker | null = null;
+  try {
+    const app = await buildApp({ config, store, logger, lifecycle });
+    const address = await app.listen({ host: config.host, port: config.port });
+    if (options.worker) {
+      const workerConfig = withListeningPort(config, address);
+      worker = createWorker({ config: workerConfig, store, logger, ...(options.agent ?? realAgent) });
+      await worker.start();
+    }
+    warnWithoutModel(config, logger);
+    logger.info({ address, dataDir: config.dataDir, worker: worker !== null }, 'agentjobs is listening');
+    return {
+      app,
+      store,
+      logger,
+      url: address,
+      worker,
+      async stop() {
+        lifecycle.draining = true;
+        await Promise.all([app.close(), worker?.stop()]);
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await worker?.stop({ graceMs: 0 });
+    await store.close();
+    throw error;
   }
-  logger.info({ address, dataDir: config.dataDir }, 'agentjobs is listening');
-  return {
-    app,
-    store,
-    logger,
-    url: address,
-    async stop() {
-      lifecycle.draining = true;
-      await app.close();
-      await store.close();
-    },
-  };
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  store: Store;
+  logger: Logger;
+  /** Stops the worker (see `Worker.stop`) and closes the database. */
+  stop(): Promise<void>;
+}
+
+/** Starts a worker alone (`agentjobs worker`): no HTTP, only the database and the repositories. */
+export async function startWorkerProcess(
+  config: Config,
+  options: { agent?: Agent } = {},
+): Promise<RunningWorker> {
+  const logger = createLogger(config.logLevel);
+  const store = await openStore(config);
+  try {
+    const worker = createWorker({ config, store, logger, ...(options.agent ?? realAgent) });
+    await worker.start();
+    warnWithoutModel(config, logger);
+    logger.info({ dataDir: config.dataDir, worker: worker.id }, 'agentjobs worker is running');
+    return {
+      worker,
+      store,
+      logger,
+      async stop() {
+        await worker.stop();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }

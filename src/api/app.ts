@@ -15,6 +15,7 @@ import { AppError } from '../domain/errors.js';
 import { scrubKeys } from '../domain/keys.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
+import { pullRequestPages } from '../web/pulls.js';
 import { authenticate } from './auth.js';
 import { installErrorHandling } from './errors.js';
 import { eventRoutes } from './routes/events.js';
@@ -164,6 +165,7 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
     return { status: 'ready' };
   });
   app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(pullRequestPages, { store });
 
   await app.register(async (v2) => {
     v2.addHook('onRequest', async (request) => {

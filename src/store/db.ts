@@ -15,6 +15,13 @@ import {
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
+import {
+  listenOnBus,
+  type NotificationListener,
+  PostgresListener,
+  sqliteBus,
+  type Unlisten,
+} from './notify.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -37,6 +44,14 @@ export interface Db {
    * more than a small lookup. `precompile` uses it for the queries on every request's path.
    */
   readRows?: (text: string, parameters: readonly unknown[]) => unknown[];
+  /**
+   * Wakes the listeners of `channel` (in every process on PostgreSQL, in this process on SQLite).
+   * Given the transaction of a `write` as `executor`, the notification goes out when it commits and
+   * not at all when it rolls back (PostgreSQL `pg_notify` semantics, kept by hand on SQLite).
+   */
+  notify(channel: string, payload: string, executor?: Kysely<Database>): Promise<void>;
+  /** Calls `listener` for each notification on `channel`; resolves once listening. */
+  listen(channel: string, listener: NotificationListener): Promise<Unlisten>;
   close(): Promise<void>;
 }
 
@@ -66,6 +81,9 @@ function openSqlite(file: string): Db {
   });
   // An in-memory database exists only on its own connection, so it reads through Kysely.
   const reader = file === ':memory:' ? null : openReader(file);
+  const bus = sqliteBus(file);
+  // Notifications made inside the running `write` (there is at most one: it holds the connection).
+  let pending: [channel: string, payload: string][] | null = null;
   return {
     kysely,
     dialect: 'sqlite',
@@ -75,15 +93,25 @@ function openSqlite(file: string): Db {
     write: (fn) =>
       kysely.connection().execute(async (connection) => {
         await sql`begin immediate`.execute(connection);
+        pending = [];
         try {
           const result = await fn(connection);
           await sql`commit`.execute(connection);
+          const committed = pending;
+          pending = null;
+          for (const [channel, payload] of committed) bus.emit(channel, payload);
           return result;
         } catch (error) {
+          pending = null;
           await sql`rollback`.execute(connection);
           throw error;
         }
       }),
+    notify: async (channel, payload, executor) => {
+      if (executor && executor !== kysely && pending) pending.push([channel, payload]);
+      else bus.emit(channel, payload);
+    },
+    listen: async (channel, listener) => listenOnBus(bus, channel, listener),
     close: async () => {
       reader?.database.close();
       await kysely.destroy();
@@ -182,11 +210,19 @@ function openPostgres(options: DbOptions): Db {
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const listener = new PostgresListener(options.url);
   return {
     kysely,
     dialect: 'postgres',
     write: (fn) => kysely.transaction().execute((trx: Transaction<Database>) => fn(trx)),
-    close: () => kysely.destroy(),
+    notify: async (channel, payload, executor = kysely) => {
+      await sql`select pg_notify(${channel}, ${payload})`.execute(executor);
+    },
+    listen: (channel, fn) => listener.listen(channel, fn),
+    close: async () => {
+      await listener.close();
+      await kysely.destroy();
+    },
   };
 }
 

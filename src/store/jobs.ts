@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { AppError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { type Job, type JobPhase, type JobStatus, jobBranch, transition } from '../domain/job.js';
+import { JOBS_CHANNEL } from './channels.js';
 import { compileStatement, type Db, precompile } from './db.js';
 import { eventAppender } from './events.js';
 import { completeReservation } from './idempotency.js';
@@ -85,13 +86,18 @@ export function toJob(row: JobRow): Job {
   };
 }
 
-async function getRow(trx: Kysely<Database>, projectId: string, jobId: string): Promise<JobRow> {
-  const row = await trx
+/**
+ * Reads a job inside a write transaction, locked on PostgreSQL so that a worker completing it at
+ * the same moment waits (or is waited for) instead of racing a follow-up or an archive. SQLite's
+ * `BEGIN IMMEDIATE` already serializes writers.
+ */
+async function getRow(db: Db, trx: Kysely<Database>, projectId: string, jobId: string): Promise<JobRow> {
+  const query = trx
     .selectFrom('jobs')
     .selectAll()
     .where('id', '=', jobId)
-    .where('project_id', '=', projectId)
-    .executeTakeFirst();
+    .where('project_id', '=', projectId);
+  const row = await (db.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
   if (!row) throw new AppError('job_not_found', `No job ${jobId} in this project.`);
   return row;
 }
@@ -152,6 +158,7 @@ export function jobQueries(db: Db) {
         await insertMessage(trx, newId(), id, input.prompt, now, null);
         await appendEvent(trx, id, 'status', { status: 'active', phase: 'queued' }, now);
         if (input.idempotencyKey) await completeReservation(trx, input.projectId, input.idempotencyKey, id);
+        await db.notify(JOBS_CHANNEL, id, trx);
         return toJob({ ...row, event_seq: 1 });
       });
     },
@@ -196,7 +203,7 @@ export function jobQueries(db: Db) {
      */
     async followUp(projectId: string, jobId: string, content: string): Promise<Job> {
       return db.write(async (trx) => {
-        const row = await getRow(trx, projectId, jobId);
+        const row = await getRow(db, trx, projectId, jobId);
         const status = transition(row.status as JobStatus, 'follow_up');
         const now = new Date().toISOString();
         await trx
@@ -219,17 +226,18 @@ export function jobQueries(db: Db) {
             .where('id', '=', jobId)
             .execute();
           await appendEvent(trx, jobId, 'status', { status, phase: 'queued' }, now);
+          await db.notify(JOBS_CHANNEL, jobId, trx);
         } else {
           await trx.updateTable('jobs').set({ updated_at: now }).where('id', '=', jobId).execute();
         }
-        return toJob(await getRow(trx, projectId, jobId));
+        return toJob(await getRow(db, trx, projectId, jobId));
       });
     },
 
     /** Archives the job; a second archive returns it unchanged. A running worker sees the status and stops. */
     async archive(projectId: string, jobId: string): Promise<Job> {
       return db.write(async (trx) => {
-        const row = await getRow(trx, projectId, jobId);
+        const row = await getRow(db, trx, projectId, jobId);
         if (row.status === 'archived') return toJob(row);
         const status = transition(row.status as JobStatus, 'archive');
         const now = new Date().toISOString();
@@ -246,7 +254,7 @@ export function jobQueries(db: Db) {
           .where('id', '=', jobId)
           .execute();
         await appendEvent(trx, jobId, 'status', { status }, now);
-        return toJob(await getRow(trx, projectId, jobId));
+        return toJob(await getRow(db, trx, projectId, jobId));
       });
     },
   };

@@ -13,6 +13,8 @@ export interface Database {
   job_events: JobEventsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limits: RateLimitsTable;
+  job_worker_state: JobWorkerStateTable;
+  pull_requests: PullRequestsTable;
 }
 
 export interface ProjectsTable {
@@ -119,6 +121,43 @@ export interface RateLimitsTable {
   expires_at: string;
 }
 
+/** What the worker keeps per job beyond the API's row. */
+export interface JobWorkerStateTable {
+  job_id: string;
+  /** JSON array of AI SDK `ModelMessage`s: the conversation a follow-up continues. */
+  conversation: string | null;
+  /**
+   * The newest `job_messages.id` the saved conversation covers. A message after it (or never
+   * handed out) is given to the next run, so prompts of a run that died are not lost.
+   */
+  delivered_through: string | null;
+  /** The commit last pushed for the job (its branch head, or the base head in `push` mode). */
+  head_sha: string | null;
+  /** Leases of the current run that expired; at 3 the job fails with `worker_lost`. */
+  lost_attempts: number;
+  updated_at: string;
+}
+
+export interface PullRequestsTable {
+  id: string;
+  project_id: string;
+  /** Per project, rising from 1. */
+  number: number;
+  job_id: string | null;
+  head_branch: string;
+  base_branch: string;
+  title: string;
+  body: string;
+  /** `open` | `merged` | `closed`. */
+  state: string;
+  draft: number;
+  head_sha: string | null;
+  created_at: string;
+  updated_at: string;
+  merged_at: string | null;
+  closed_at: string | null;
+}
+
 export type ProjectRow = Selectable<ProjectsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type JobRow = Selectable<JobsTable>;
@@ -126,3 +165,5 @@ export type NewJobRow = Insertable<JobsTable>;
 export type JobUpdate = Updateable<JobsTable>;
 export type JobEventRow = Selectable<JobEventsTable>;
 export type JobMessageRow = Selectable<JobMessagesTable>;
+export type JobWorkerStateRow = Selectable<JobWorkerStateTable>;
+export type PullRequestRow = Selectable<PullRequestsTable>;

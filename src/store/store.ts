@@ -5,6 +5,8 @@ import { eventQueries } from './events.js';
 import { idempotencyQueries } from './idempotency.js';
 import { jobQueries } from './jobs.js';
 import { projectQueries } from './projects.js';
+import { pullRequestQueries } from './pull-requests.js';
+import { queueQueries } from './queue/index.js';
 import { rateLimitQueries } from './rate-limits.js';
 
 /**
@@ -19,6 +21,10 @@ export interface Store {
   events: ReturnType<typeof eventQueries>;
   idempotency: ReturnType<typeof idempotencyQueries>;
   rateLimits: ReturnType<typeof rateLimitQueries>;
+  /** The worker's side of `jobs`: claim, lease, fenced writes, complete, fail (see `queue/`). */
+  queue: ReturnType<typeof queueQueries>;
+  /** The local code host's pull requests. */
+  pullRequests: ReturnType<typeof pullRequestQueries>;
   /** Resolves when the database answers; used by `/readyz`. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -33,6 +39,8 @@ export function createStore(db: Db): Store {
     events: eventQueries(db),
     idempotency: idempotencyQueries(db),
     rateLimits: rateLimitQueries(db),
+    queue: queueQueries(db),
+    pullRequests: pullRequestQueries(db),
     ping: async () => {
       await sql`select 1`.execute(db.kysely);
     },

@@ -1,0 +1,56 @@
+/**
+ * One interface for every code host (DESIGN section 6): `local`, and later `github`, `gitlab` and
+ * `gitea`. The worker pushes with git itself; a host supplies the credentials for that push and
+ * opens (or reuses) the pull request.
+ */
+import type { Job } from '../domain/job.js';
+import type { CodeHostKind, Project } from '../store/projects.js';
+
+export interface PullRequestInput {
+  project: Project;
+  job: Job;
+  /** The head branch, already pushed. */
+  branch: string;
+  /** The branch the pull request targets. */
+  base: string;
+  title: string;
+  body: string;
+  draft: boolean;
+  /** The commit the head branch points at. */
+  headSha: string;
+  signal?: AbortSignal;
+}
+
+/** A pull request as a job links to it. */
+export interface PullRequestLink {
+  url: string;
+  number: number;
+}
+
+export interface CodeHost {
+  readonly kind: CodeHostKind;
+  /**
+   * Environment for git commands against the project's repository: credentials through
+   * `askpassEnv`, never in a URL or an argument. `{}` when none are needed.
+   */
+  gitEnv(project: Project): Promise<Record<string, string>>;
+  /**
+   * Opens the pull request of `branch`, or, when the branch already has one, updates and returns
+   * it: a retried run or a follow-up never opens a second.
+   */
+  openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink>;
+}
+
+/** Finds the code host of a kind; throws `CodeHostError` for one this server cannot use. */
+export type CodeHosts = (kind: CodeHostKind) => CodeHost;
+
+/** A code host refused or failed a request. `isRetryable` for rate limits and outages. */
+export class CodeHostError extends Error {
+  override name = 'CodeHostError';
+  readonly code = 'code_host_error';
+  readonly isRetryable: boolean;
+  constructor(message: string, options: { isRetryable?: boolean; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.isRetryable = options.isRetryable ?? false;
+  }
+}

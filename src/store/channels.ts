@@ -1,0 +1,7 @@
+/**
+ * Notification channels (see `Db.notify`). The payload is a hint for logs; listeners re-read the
+ * database rather than trust it.
+ */
+
+/** A job became claimable: created, followed up, released by a stopping worker, or reclaimed. Payload: the job id. */
+export const JOBS_CHANNEL = 'agentjobs_jobs';

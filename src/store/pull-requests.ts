@@ -1,0 +1,197 @@
+/**
+ * The local code host's pull requests (DESIGN section 6): records numbered per project, one per
+ * head branch. Opening one for a branch that has one updates and reuses it, so a retried run or a
+ * follow-up never makes a second.
+ */
+import { newId } from '../domain/ids.js';
+import type { Db } from './db.js';
+import type { PullRequestRow } from './schema.js';
+
+export const PULL_REQUEST_STATES = ['open', 'merged', 'closed'] as const;
+export type PullRequestState = (typeof PULL_REQUEST_STATES)[number];
+
+export interface PullRequest {
+  id: string;
+  projectId: string;
+  number: number;
+  jobId: string | null;
+  headBranch: string;
+  baseBranch: string;
+  title: string;
+  body: string;
+  state: PullRequestState;
+  draft: boolean;
+  headSha: string | null;
+  createdAt: string;
+  updatedAt: string;
+  mergedAt: string | null;
+  closedAt: string | null;
+}
+
+export interface OpenPullRequest {
+  projectId: string;
+  jobId: string;
+  headBranch: string;
+  baseBranch: string;
+  title: string;
+  body: string;
+  draft: boolean;
+  headSha: string;
+}
+
+export function toPullRequest(row: PullRequestRow): PullRequest {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    number: Number(row.number),
+    jobId: row.job_id,
+    headBranch: row.head_branch,
+    baseBranch: row.base_branch,
+    title: row.title,
+    body: row.body,
+    state: row.state as PullRequestState,
+    draft: Number(row.draft) === 1,
+    headSha: row.head_sha,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    mergedAt: row.merged_at,
+    closedAt: row.closed_at,
+  };
+}
+
+/** PostgreSQL's unique_violation, or SQLite's constraint error: two writers raced for a number or a branch. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+export function pullRequestQueries(db: Db) {
+  const { kysely } = db;
+  return {
+    /**
+     * Opens the pull request of `headBranch`, or updates the one it has (new head, title and body;
+     * a closed or merged one opens again, since the branch moved on). `created` says which.
+     */
+    async openOrUpdate(input: OpenPullRequest): Promise<{ pullRequest: PullRequest; created: boolean }> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.write(async (trx) => {
+            const at = new Date().toISOString();
+            let existing = trx
+              .selectFrom('pull_requests')
+              .selectAll()
+              .where('project_id', '=', input.projectId)
+              .where('head_branch', '=', input.headBranch);
+            if (db.dialect === 'postgres') existing = existing.forUpdate();
+            const found = await existing.executeTakeFirst();
+            if (found) {
+              const update = {
+                title: input.title,
+                body: input.body,
+                head_sha: input.headSha,
+                job_id: input.jobId,
+                state: 'open',
+                merged_at: null,
+                closed_at: null,
+                updated_at: at,
+              };
+              await trx.updateTable('pull_requests').set(update).where('id', '=', found.id).execute();
+              return { pullRequest: toPullRequest({ ...found, ...update }), created: false };
+            }
+            const { last } = await trx
+              .selectFrom('pull_requests')
+              .select((eb) => eb.fn.max('number').as('last'))
+              .where('project_id', '=', input.projectId)
+              .executeTakeFirstOrThrow();
+            const row: PullRequestRow = {
+              id: newId(),
+              project_id: input.projectId,
+              number: Number(last ?? 0) + 1,
+              job_id: input.jobId,
+              head_branch: input.headBranch,
+              base_branch: input.baseBranch,
+              title: input.title,
+              body: input.body,
+              state: 'open',
+              draft: input.draft ? 1 : 0,
+              head_sha: input.headSha,
+              created_at: at,
+              updated_at: at,
+              merged_at: null,
+              closed_at: null,
+            };
+            await trx.insertInto('pull_requests').values(row).execute();
+            return { pullRequest: toPullRequest(row), created: true };
+          });
+        } catch (error) {
+          // Another writer took the number or opened this branch's pull request: look again.
+          if (attempt >= 5 || !isUniqueViolation(error)) throw error;
+        }
+      }
+    },
+
+    /**
+     * Marks an open pull request merged (after the merge landed in the repository) or closed.
+     * Returns it, or undefined when it does not exist or is not open.
+     */
+    async finish(
+      projectId: string,
+      number: number,
+      state: 'merged' | 'closed',
+    ): Promise<PullRequest | undefined> {
+      const at = new Date().toISOString();
+      const update =
+        state === 'merged'
+          ? { state, merged_at: at, closed_at: null, updated_at: at }
+          : { state, closed_at: at, updated_at: at };
+      const row = await kysely
+        .updateTable('pull_requests')
+        .set(update)
+        .where('project_id', '=', projectId)
+        .where('number', '=', number)
+        .where('state', '=', 'open')
+        .returningAll()
+        .executeTakeFirst();
+      return row && toPullRequest(row);
+    },
+
+    async get(projectId: string, number: number): Promise<PullRequest | undefined> {
+      const row = await kysely
+        .selectFrom('pull_requests')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('number', '=', number)
+        .executeTakeFirst();
+      return row && toPullRequest(row);
+    },
+
+    async getByBranch(projectId: string, headBranch: string): Promise<PullRequest | undefined> {
+      const row = await kysely
+        .selectFrom('pull_requests')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('head_branch', '=', headBranch)
+        .executeTakeFirst();
+      return row && toPullRequest(row);
+    },
+
+    /** Newest first; `before`: only numbers below it (the previous page's last). */
+    async list(
+      projectId: string,
+      options: { state?: PullRequestState; limit: number; before?: number },
+    ): Promise<{ pullRequests: PullRequest[]; more: boolean }> {
+      let query = kysely.selectFrom('pull_requests').selectAll().where('project_id', '=', projectId);
+      if (options.state) query = query.where('state', '=', options.state);
+      if (options.before !== undefined) query = query.where('number', '<', options.before);
+      const rows = await query
+        .orderBy('number', 'desc')
+        .limit(options.limit + 1)
+        .execute();
+      return {
+        pullRequests: rows.slice(0, options.limit).map(toPullRequest),
+        more: rows.length > options.limit,
+      };
+    },
+  };
+}
+export type PullRequestQueries = ReturnType<typeof pullRequestQueries>;

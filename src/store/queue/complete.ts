@@ -1,0 +1,89 @@
+/**
+ * The end of a successful run, in one transaction: the job's outcome, the conversation a follow-up
+ * continues, and the `status` event. A follow-up that arrived after the agent's last look at its
+ * messages is not dropped: the job stays active and goes back to the queue, to continue on the same
+ * branch, with the outcome so far (PR link included) already on the job.
+ */
+import type { JobUsage } from '../../domain/job.js';
+import { JOBS_CHANNEL } from '../channels.js';
+import type { Db } from '../db.js';
+import { eventAppender } from '../events.js';
+import { fence, type Lease } from './lease.js';
+
+export interface RunOutcome {
+  summary: string;
+  title: string | null;
+  /** The pull request, or null when nothing was published as one. */
+  prLink: string | null;
+  /** This run's usage; added to the job's total. */
+  usage: JobUsage;
+  filesChanged: number;
+  /** The whole conversation so far (AI SDK `ModelMessage[]`), for the next follow-up. */
+  conversation: unknown[];
+  /** The newest message id this run's conversation includes (see `job_worker_state.delivered_through`). */
+  deliveredThrough: string | null;
+  /** The commit pushed, when one was. */
+  headSha: string | null;
+}
+
+export function completeQueries(db: Db) {
+  const appendEvent = eventAppender(db);
+  return {
+    /** Returns `completed`, or `requeued` when a follow-up is waiting. Throws `LeaseLostError`. */
+    async complete(lease: Lease, outcome: RunOutcome): Promise<'completed' | 'requeued'> {
+      return db.write(async (trx) => {
+        await fence(db, trx, lease);
+        const at = new Date().toISOString();
+        const state = {
+          conversation: JSON.stringify(outcome.conversation),
+          delivered_through: outcome.deliveredThrough,
+          lost_attempts: 0,
+          updated_at: at,
+          ...(outcome.headSha ? { head_sha: outcome.headSha } : {}),
+        };
+        await trx
+          .insertInto('job_worker_state')
+          .values({ job_id: lease.jobId, head_sha: null, ...state })
+          .onConflict((conflict) => conflict.column('job_id').doUpdateSet(state))
+          .execute();
+
+        const waiting = await trx
+          .selectFrom('job_messages')
+          .select('id')
+          .where('job_id', '=', lease.jobId)
+          .where('delivered_at', 'is', null)
+          .limit(1)
+          .executeTakeFirst();
+        const common = {
+          summary: outcome.summary,
+          title: outcome.title,
+          pr_link: outcome.prLink,
+          files_changed: outcome.filesChanged,
+          lease_owner: null,
+          lease_expires_at: null,
+          updated_at: at,
+        };
+        await trx
+          .updateTable('jobs')
+          .set((eb) => ({
+            ...common,
+            input_tokens: eb('input_tokens', '+', outcome.usage.inputTokens),
+            output_tokens: eb('output_tokens', '+', outcome.usage.outputTokens),
+            steps: eb('steps', '+', outcome.usage.steps),
+            ...(waiting
+              ? { phase: 'queued', available_at: at }
+              : { status: 'completed', phase: null, completed_at: at }),
+          }))
+          .where('id', '=', lease.jobId)
+          .execute();
+        if (waiting) {
+          await appendEvent(trx, lease.jobId, 'phase', { phase: 'queued', reason: 'follow_up' }, at);
+          await db.notify(JOBS_CHANNEL, lease.jobId, trx);
+          return 'requeued';
+        }
+        await appendEvent(trx, lease.jobId, 'status', { status: 'completed', prLink: outcome.prLink }, at);
+        return 'completed';
+      });
+    },
+  };
+}

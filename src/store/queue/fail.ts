@@ -1,0 +1,64 @@
+/**
+ * The end of a failed run, in one transaction: `failed` with the error, an `error` and a `status`
+ * event. When the agent got as far as talking to the model, its partial conversation and usage are
+ * kept, so a follow-up continues from there; otherwise the conversation stays as the last run saved
+ * it and the messages this run received stay uncovered by it, so a follow-up hands them over again.
+ */
+import type { JobError, JobUsage } from '../../domain/job.js';
+import type { Db } from '../db.js';
+import { eventAppender } from '../events.js';
+import { fence, type Lease, resetLostAttempts } from './lease.js';
+
+/** What a failed run had done (the agent's `AgentError.partial`). */
+export interface PartialRun {
+  conversation: unknown[];
+  usage: JobUsage;
+  /** The newest message id the conversation includes. */
+  deliveredThrough: string | null;
+}
+
+export function failQueries(db: Db) {
+  const appendEvent = eventAppender(db);
+  return {
+    /** Throws `LeaseLostError` when the run no longer holds the job. */
+    async fail(lease: Lease, error: JobError, partial?: PartialRun): Promise<void> {
+      await db.write(async (trx) => {
+        await fence(db, trx, lease);
+        const at = new Date().toISOString();
+        if (partial) {
+          const state = {
+            conversation: JSON.stringify(partial.conversation),
+            delivered_through: partial.deliveredThrough,
+            updated_at: at,
+          };
+          await trx
+            .insertInto('job_worker_state')
+            .values({ job_id: lease.jobId, head_sha: null, lost_attempts: 0, ...state })
+            .onConflict((conflict) => conflict.column('job_id').doUpdateSet(state))
+            .execute();
+        }
+        const usage = partial?.usage ?? { inputTokens: 0, outputTokens: 0, steps: 0 };
+        await trx
+          .updateTable('jobs')
+          .set((eb) => ({
+            input_tokens: eb('input_tokens', '+', usage.inputTokens),
+            output_tokens: eb('output_tokens', '+', usage.outputTokens),
+            steps: eb('steps', '+', usage.steps),
+            status: 'failed',
+            phase: null,
+            error_code: error.code,
+            error_message: error.message,
+            completed_at: at,
+            lease_owner: null,
+            lease_expires_at: null,
+            updated_at: at,
+          }))
+          .where('id', '=', lease.jobId)
+          .execute();
+        await resetLostAttempts(trx, lease.jobId, at);
+        await appendEvent(trx, lease.jobId, 'error', { ...error }, at);
+        await appendEvent(trx, lease.jobId, 'status', { status: 'failed', error }, at);
+      });
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * The job queue, graphile-worker style: one file per operation (claim, reclaim, lease and fenced
+ * writes, messages, complete, fail), assembled here into `store.queue`.
+ */
+import type { Db } from '../db.js';
+import { claimQueries } from './claim.js';
+import { completeQueries } from './complete.js';
+import { failQueries } from './fail.js';
+import { leaseQueries } from './lease.js';
+import { messageQueries } from './messages.js';
+import { reclaimQueries } from './reclaim.js';
+
+export type { ClaimedJob, ClaimOptions } from './claim.js';
+export type { RunOutcome } from './complete.js';
+export type { PartialRun } from './fail.js';
+export { isLeaseLost, type Lease, LeaseLostError } from './lease.js';
+export type { Prompt } from './messages.js';
+export { MAX_LOST_ATTEMPTS, type ReclaimResult } from './reclaim.js';
+
+export function queueQueries(db: Db) {
+  return {
+    ...claimQueries(db),
+    ...reclaimQueries(db),
+    ...leaseQueries(db),
+    ...messageQueries(db),
+    ...completeQueries(db),
+    ...failQueries(db),
+  };
+}
+
+export type QueueQueries = ReturnType<typeof queueQueries>;

@@ -1,0 +1,142 @@
+/**
+ * Leases and fencing (DESIGN section 4). A claim raises `attempt` and names the worker in
+ * `lease_owner`; every later write of that run is fenced with both, and with `status = 'active'`,
+ * so a worker whose lease was taken over, or whose job was archived, changes nothing and learns
+ * that it must stop.
+ */
+import { type Kysely, sql } from 'kysely';
+import type { JobPhase } from '../../domain/job.js';
+import { JOBS_CHANNEL } from '../channels.js';
+import type { Db } from '../db.js';
+import { type EventType, eventAppender } from '../events.js';
+import type { Database } from '../schema.js';
+
+/** One claim of a job: the fence for every write of that run. */
+export interface Lease {
+  jobId: string;
+  attempt: number;
+  /** The worker's id. */
+  owner: string;
+}
+
+/**
+ * The run's lease no longer holds: `archived` (the job was archived, so nothing may be published)
+ * or `lost` (it expired and was reclaimed, or another attempt took over). The run must abort.
+ */
+export class LeaseLostError extends Error {
+  override name = 'LeaseLostError';
+  readonly reason: 'archived' | 'lost';
+  constructor(lease: Lease, reason: 'archived' | 'lost') {
+    super(
+      reason === 'archived'
+        ? `Job ${lease.jobId} was archived during attempt ${lease.attempt}.`
+        : `Attempt ${lease.attempt} of job ${lease.jobId} lost its lease.`,
+    );
+    this.reason = reason;
+  }
+}
+
+export const isLeaseLost = (error: unknown): error is LeaseLostError => error instanceof LeaseLostError;
+
+const now = () => new Date().toISOString();
+
+/** Why a fenced write matched no row. */
+async function lostError(executor: Kysely<Database>, lease: Lease): Promise<LeaseLostError> {
+  const row = await executor
+    .selectFrom('jobs')
+    .select('status')
+    .where('id', '=', lease.jobId)
+    .executeTakeFirst();
+  return new LeaseLostError(lease, row?.status === 'archived' ? 'archived' : 'lost');
+}
+
+/**
+ * Checks the lease inside a write transaction and, on PostgreSQL, locks the job row until commit,
+ * so nothing can take the lease between this check and the caller's writes. On SQLite the
+ * `BEGIN IMMEDIATE` of `Db.write` already excludes every other writer.
+ */
+export async function fence(db: Db, trx: Kysely<Database>, lease: Lease): Promise<void> {
+  let query = trx
+    .selectFrom('jobs')
+    .select('id')
+    .where('id', '=', lease.jobId)
+    .where('attempt', '=', lease.attempt)
+    .where('lease_owner', '=', lease.owner)
+    .where('status', '=', 'active');
+  if (db.dialect === 'postgres') query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row) throw await lostError(trx, lease);
+}
+
+export function leaseQueries(db: Db) {
+  const appendEvent = eventAppender(db);
+  return {
+    /** Renews the lease for `leaseMs`; throws `LeaseLostError` when it no longer holds. */
+    async heartbeat(lease: Lease, leaseMs: number): Promise<void> {
+      const result = await db.kysely
+        .updateTable('jobs')
+        .set({ lease_expires_at: new Date(Date.now() + leaseMs).toISOString() })
+        .where('id', '=', lease.jobId)
+        .where('attempt', '=', lease.attempt)
+        .where('lease_owner', '=', lease.owner)
+        .where('status', '=', 'active')
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) throw await lostError(db.kysely, lease);
+    },
+
+    /** Moves the run to its next phase, with its `phase` event. */
+    async setPhase(lease: Lease, phase: Exclude<JobPhase, 'queued'>): Promise<void> {
+      await db.write(async (trx) => {
+        await fence(db, trx, lease);
+        const at = now();
+        await trx.updateTable('jobs').set({ phase, updated_at: at }).where('id', '=', lease.jobId).execute();
+        await appendEvent(trx, lease.jobId, 'phase', { phase }, at);
+      });
+    },
+
+    /** Appends an event of the run (the agent's activity, a commit, a pull request), fenced. */
+    async appendEvent(lease: Lease, type: EventType, data: Record<string, unknown>): Promise<void> {
+      await db.write(async (trx) => {
+        await fence(db, trx, lease);
+        await appendEvent(trx, lease.jobId, type, data);
+      });
+    },
+
+    /**
+     * Hands the job back to the queue without counting a lost attempt (a worker shutting down):
+     * phase `queued`, lease cleared, claimable at once, and other workers woken. Messages handed to
+     * this run are given again to the next, since the run saved no conversation.
+     */
+    async release(lease: Lease): Promise<void> {
+      await db.write(async (trx) => {
+        await fence(db, trx, lease);
+        const at = now();
+        await trx
+          .updateTable('jobs')
+          .set({
+            phase: 'queued',
+            lease_owner: null,
+            lease_expires_at: null,
+            available_at: at,
+            updated_at: at,
+          })
+          .where('id', '=', lease.jobId)
+          .execute();
+        await appendEvent(trx, lease.jobId, 'phase', { phase: 'queued', reason: 'released' }, at);
+        await db.notify(JOBS_CHANNEL, lease.jobId, trx);
+      });
+    },
+  };
+}
+
+/** `lost_attempts = 0` for a job whose run ended; used by complete, fail and reclaim. */
+export async function resetLostAttempts(trx: Kysely<Database>, jobId: string, at: string): Promise<void> {
+  await trx
+    .updateTable('job_worker_state')
+    .set({ lost_attempts: 0, updated_at: at })
+    .where('job_id', '=', jobId)
+    .execute();
+}
+
+/** Literal list of the phases in which a worker holds the job. */
+export const HELD_PHASES = sql.raw(`('preparing', 'running', 'publishing')`);

@@ -1,0 +1,90 @@
+/**
+ * Expired leases (DESIGN section 4): a job held by a worker that stopped renewing goes back to the
+ * queue, counting a lost attempt; the third lost attempt of a run fails the job with `worker_lost`
+ * instead of handing it to yet another worker that may die the same way.
+ */
+import { sql } from 'kysely';
+import { JOBS_CHANNEL } from '../channels.js';
+import type { Db } from '../db.js';
+import { eventAppender } from '../events.js';
+import { HELD_PHASES, resetLostAttempts } from './lease.js';
+
+/** Lost attempts after which a job fails. */
+export const MAX_LOST_ATTEMPTS = 3;
+
+export interface ReclaimResult {
+  requeued: string[];
+  failed: string[];
+}
+
+export function reclaimQueries(db: Db) {
+  const appendEvent = eventAppender(db);
+  return {
+    /** Requeues (or fails) up to `limit` jobs whose lease expired before now. */
+    async reclaimExpired(limit = 100): Promise<ReclaimResult> {
+      const at = new Date().toISOString();
+      return db.write(async (trx) => {
+        let query = trx
+          .selectFrom('jobs')
+          .select(['id', 'attempt'])
+          .where('status', '=', 'active')
+          .where(sql<boolean>`phase in ${HELD_PHASES}`)
+          .where('lease_expires_at', '<', at)
+          .orderBy('id')
+          .limit(limit);
+        if (db.dialect === 'postgres') query = query.forUpdate().skipLocked();
+        const expired = await query.execute();
+        const result: ReclaimResult = { requeued: [], failed: [] };
+        for (const { id, attempt } of expired) {
+          const { lost_attempts } = await trx
+            .insertInto('job_worker_state')
+            .values({ job_id: id, lost_attempts: 1, updated_at: at })
+            .onConflict((conflict) =>
+              conflict.column('job_id').doUpdateSet({
+                lost_attempts: sql<number>`job_worker_state.lost_attempts + 1`,
+                updated_at: at,
+              }),
+            )
+            .returning('lost_attempts')
+            .executeTakeFirstOrThrow();
+          const lost = Number(lost_attempts);
+          const unleased = { lease_owner: null, lease_expires_at: null, updated_at: at };
+          if (lost >= MAX_LOST_ATTEMPTS) {
+            const error = {
+              code: 'worker_lost',
+              message: `The worker running this job stopped responding ${lost} times in a row.`,
+            };
+            await trx
+              .updateTable('jobs')
+              .set({
+                ...unleased,
+                status: 'failed',
+                phase: null,
+                error_code: error.code,
+                error_message: error.message,
+                completed_at: at,
+              })
+              .where('id', '=', id)
+              .where('attempt', '=', attempt)
+              .execute();
+            await resetLostAttempts(trx, id, at);
+            await appendEvent(trx, id, 'error', error, at);
+            await appendEvent(trx, id, 'status', { status: 'failed', error }, at);
+            result.failed.push(id);
+          } else {
+            await trx
+              .updateTable('jobs')
+              .set({ ...unleased, phase: 'queued', available_at: at })
+              .where('id', '=', id)
+              .where('attempt', '=', attempt)
+              .execute();
+            await appendEvent(trx, id, 'phase', { phase: 'queued', reason: 'lease_expired', attempt }, at);
+            result.requeued.push(id);
+          }
+        }
+        if (result.requeued.length > 0) await db.notify(JOBS_CHANNEL, result.requeued.join(','), trx);
+        return result;
+      });
+    },
+  };
+}

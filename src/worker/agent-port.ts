@@ -1,0 +1,23 @@
+/**
+ * The worker's view of the agent (`src/agent/`). The worker takes the agent as a dependency —
+ * `runAgent` and `resolveModel` — so the server passes the real one and tests a fake that edits
+ * the workspace and returns a result.
+ */
+import { AgentError, type runAgent } from '../agent/loop.js';
+import type { resolveModel } from '../agent/models.js';
+
+export {
+  AgentError,
+  type AgentErrorCode,
+  type AgentLimits,
+  type AgentPartial,
+  type AgentResult,
+  type RunAgentOptions,
+} from '../agent/loop.js';
+
+/** Runs the agent once for a job; `src/agent/loop.ts` in production. */
+export type RunAgent = typeof runAgent;
+/** Throws `AgentError('model_unavailable')` when the model cannot be used; `src/agent/models.ts` in production. */
+export type ResolveModel = typeof resolveModel;
+
+export const isAgentError = (error: unknown): error is AgentError => error instanceof AgentError;

@@ -1,0 +1,62 @@
+/**
+ * How a run ends when it does not complete. Stops (shutdown, lost lease, archive) are not job
+ * errors: nothing is recorded, or the job is handed back. Everything else fails the job with a code
+ * a client can act on; unexpected errors become `internal_error` with a message that gives nothing
+ * away (the log has the details).
+ */
+
+import type { JobError } from '../domain/job.js';
+import { MirrorError } from '../git/mirror.js';
+import { WorkspaceError } from '../git/paths.js';
+import { GitError } from '../git/run.js';
+import { CodeHostError } from '../hosts/types.js';
+import { isAgentError } from './agent-port.js';
+
+export type StopReason = 'shutdown' | 'lost' | 'archived';
+
+/** Why a run was stopped from outside; the abort reason of its signal. */
+export class RunStopped extends Error {
+  override name = 'RunStopped';
+  readonly reason: StopReason;
+  constructor(reason: StopReason) {
+    super(
+      reason === 'shutdown'
+        ? 'The worker is shutting down.'
+        : reason === 'archived'
+          ? 'The job was archived.'
+          : 'The worker lost its lease on the job.',
+    );
+    this.reason = reason;
+  }
+}
+
+/** A repository refused what the worker needed of it; the message says what to change. */
+export class RepositoryError extends Error {
+  override name = 'RepositoryError';
+}
+
+const MESSAGE_LIMIT = 1000;
+
+/** The job error for a failure, and whether it was expected (else it is logged as an error). */
+export function jobErrorOf(error: unknown): JobError & { expected: boolean } {
+  if (isAgentError(error)) return { code: error.code, message: short(error.message), expected: true };
+  if (error instanceof CodeHostError)
+    return { code: error.code, message: short(error.message), expected: true };
+  if (
+    error instanceof GitError ||
+    error instanceof MirrorError ||
+    error instanceof WorkspaceError ||
+    error instanceof RepositoryError
+  ) {
+    return { code: 'repository_error', message: short(error.message), expected: true };
+  }
+  return {
+    code: 'internal_error',
+    message: 'The job stopped on an internal error of the service.',
+    expected: false,
+  };
+}
+
+function short(message: string): string {
+  return message.length > MESSAGE_LIMIT ? `${message.slice(0, MESSAGE_LIMIT - 1)}…` : message;
+}

@@ -1,0 +1,3 @@
+export type { ResolveModel, RunAgent } from './agent-port.js';
+export { RunStopped, type StopReason } from './errors.js';
+export { createWorker, type Worker, type WorkerOptions } from './worker.js';

@@ -1,0 +1,161 @@
+/**
+ * Publishing a run (DESIGN section 4): commit what the agent changed as the bot identity, then
+ * - `pull_request` (default): push the job branch and open the pull request, or reuse the one the
+ *   branch has; a branch with no commit over its base publishes nothing (`prLink` null);
+ * - `push`: push the new commit straight onto the base branch, fast-forward only (a base that moved
+ *   meanwhile fails the job rather than being overwritten); `prLink` stays null and the `commit`
+ *   event names the base branch. Pushing into a local working copy that has the base checked out
+ *   needs `receive.denyCurrentBranch=updateInstead` there, git's own safe way to keep it consistent.
+ * Right before pushing, the lease is checked once more, so an archived job publishes nothing.
+ */
+import type { Config } from '../config.js';
+import type { Job } from '../domain/job.js';
+import { pushBranch } from '../git/mirror.js';
+import { GitError, runGit } from '../git/run.js';
+import type { Workspace } from '../git/workspace.js';
+import type { CodeHost } from '../hosts/types.js';
+import type { Project } from '../store/projects.js';
+import type { Lease } from '../store/queue/index.js';
+import type { Store } from '../store/store.js';
+import type { AgentResult } from './agent-port.js';
+import { RepositoryError } from './errors.js';
+
+export interface PublishInput {
+  config: Config;
+  store: Store;
+  lease: Lease;
+  job: Job;
+  project: Project;
+  host: CodeHost;
+  /** Credentials for git, from the host. */
+  env: Record<string, string>;
+  mirrorPath: string;
+  workspace: Workspace;
+  result: AgentResult;
+  signal: AbortSignal;
+}
+
+export interface Published {
+  prLink: string | null;
+  /** The commit pushed, or null when nothing was. */
+  headSha: string | null;
+  /** Files the job changed: on its branch against the base, or in this commit in `push` mode. */
+  filesChanged: number;
+  title: string;
+}
+
+export async function publish(input: PublishInput): Promise<Published> {
+  const { config, store, lease, job, project, workspace, result, signal } = input;
+  const title = pullRequestTitle(result, job);
+  const files = workspace.changedPaths();
+  const sha = await workspace.commit({
+    message: commitMessage(title, result.summary, job),
+    authorName: config.worker.gitAuthorName,
+    authorEmail: config.worker.gitAuthorEmail,
+  });
+  const pushMode = project.publish === 'push';
+  if (sha) {
+    await store.queue.appendEvent(lease, 'commit', {
+      sha,
+      files,
+      branch: pushMode ? job.baseRef : job.source.ref,
+    });
+  }
+
+  if (pushMode) {
+    if (!sha) return { prLink: null, headSha: null, filesChanged: 0, title };
+    await store.queue.heartbeat(lease, config.worker.leaseMs);
+    // No `+`: only a fast-forward of the base is accepted.
+    await runGit(['push', '--quiet', '--no-verify', 'origin', `${sha}:refs/heads/${job.baseRef}`], {
+      cwd: input.mirrorPath,
+      env: input.env,
+      signal,
+    }).catch((error: unknown) => {
+      throw explainPushRefusal(error, job.baseRef);
+    });
+    return { prLink: null, headSha: sha, filesChanged: files.length, title };
+  }
+
+  const base = `refs/heads/${job.baseRef}`;
+  const ahead = Number(await git(workspace.dir, ['rev-list', '--count', `${base}..HEAD`]));
+  // Nothing to propose. A follow-up of a job whose branch was merged and deleted keeps its old link.
+  if (ahead === 0) return { prLink: job.prLink, headSha: null, filesChanged: 0, title };
+
+  const head = workspace.headCommit;
+  await store.queue.heartbeat(lease, config.worker.leaseMs);
+  await pushBranch({ mirrorPath: input.mirrorPath, branch: job.source.ref, env: input.env, signal });
+  const link = await input.host.openOrUpdatePullRequest({
+    project,
+    job,
+    branch: job.source.ref,
+    base: job.baseRef,
+    title,
+    body: pullRequestBody(result.summary, job),
+    draft: job.draft,
+    headSha: head,
+    signal,
+  });
+  await store.queue.appendEvent(lease, 'pull_request', { url: link.url, number: link.number });
+  const changed = await git(workspace.dir, ['diff', '--name-only', '-z', `${base}...HEAD`]);
+  return {
+    prLink: link.url,
+    headSha: head,
+    filesChanged: changed.split('\0').filter(Boolean).length,
+    title,
+  };
+}
+
+/** Git's refusals of a push onto the base, reworded to say what to do. */
+function explainPushRefusal(error: unknown, base: string): unknown {
+  if (!(error instanceof GitError)) return error;
+  if (/refusing to update checked out branch/.test(error.stderr)) {
+    return new RepositoryError(
+      `The repository has ${base} checked out in its working copy, so git refuses to push onto it. Use a bare repository, or run \`git config receive.denyCurrentBranch updateInstead\` in that working copy.`,
+    );
+  }
+  if (/\[rejected\]|non-fast-forward|fetch first/.test(error.stderr)) {
+    return new RepositoryError(
+      `${base} moved while the job ran, and push mode only fast-forwards it. Send a follow-up to redo the change on the new ${base}.`,
+    );
+  }
+  return error;
+}
+
+async function git(cwd: string, args: string[]): Promise<string> {
+  return (await runGit(args, { cwd })).stdout.toString('utf8').trim();
+}
+
+const TITLE_LIMIT = 72;
+
+/** The agent's title; else the summary's first line when short; else the prompt's, cut short. */
+export function pullRequestTitle(
+  result: Pick<AgentResult, 'title' | 'summary'>,
+  job: Pick<Job, 'prompt'>,
+): string {
+  const title = result.title?.trim();
+  if (title) return cut(firstLine(title), TITLE_LIMIT);
+  const summary = firstLine(result.summary);
+  if (summary && summary.length <= TITLE_LIMIT) return summary;
+  return cut(firstLine(job.prompt) || 'Changes by agentjobs', TITLE_LIMIT);
+}
+
+function commitMessage(title: string, summary: string, job: Job): string {
+  const body = summary.trim();
+  return `${title}\n\n${body ? `${cut(body, 4000)}\n\n` : ''}agentjobs job: ${job.id}\n`;
+}
+
+function pullRequestBody(summary: string, job: Job): string {
+  const prompt = cut(job.prompt.trim(), 2000)
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
+  return `${cut(summary.trim(), 20_000)}\n\n---\nPrompt:\n\n${prompt}\n\nagentjobs job: \`${job.id}\``;
+}
+
+function firstLine(text: string): string {
+  return (text.trim().split('\n')[0] ?? '').trim();
+}
+
+function cut(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}

@@ -1,0 +1,283 @@
+/**
+ * One run of a claimed job: preparing (mirror, workspace) → running (the agent) → publishing
+ * (commit, push, pull request) → completed; or failed, or stopped. Every store write is fenced by
+ * the lease (`store.queue`), and a heartbeat renews it; when the lease is lost or the job archived,
+ * the run's signal aborts and nothing more is written or published. The workspace is removed
+ * before the outcome is written, so the job can be claimed again at once without finding it.
+ */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ModelMessage } from 'ai';
+import type { Config } from '../config.js';
+import { ensureMirror } from '../git/mirror.js';
+import { runGit } from '../git/run.js';
+import { Workspace } from '../git/workspace.js';
+import { removeWorktree } from '../git/worktree.js';
+import type { CodeHosts } from '../hosts/types.js';
+import type { Logger } from '../log.js';
+import { type ClaimedJob, isLeaseLost, type Lease } from '../store/queue/index.js';
+import type { Store } from '../store/store.js';
+import { type AgentResult, isAgentError, type ResolveModel, type RunAgent } from './agent-port.js';
+import { jobErrorOf, RunStopped, type StopReason } from './errors.js';
+import { publish } from './publish.js';
+
+export interface RunDependencies {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  runAgent: RunAgent;
+  resolveModel: ResolveModel;
+  hosts: CodeHosts;
+  workerId: string;
+}
+
+/** A run in progress, as the worker holds it. */
+export interface ActiveRun {
+  jobId: string;
+  attempt: number;
+  /** Stops the run: `shutdown` hands the job back; `lost` and `archived` write nothing more. */
+  stop(reason: StopReason): void;
+  /** Settles when the run is over and its workspace removed; never rejects. */
+  done: Promise<void>;
+}
+
+/** Starts the run of `claimed`, after `previous` (an earlier run of the same job still finishing). */
+export function startRun(deps: RunDependencies, claimed: ClaimedJob, previous?: Promise<void>): ActiveRun {
+  // `main` stops everything; `publishing` only what must not publish (a shutdown lets publishing finish).
+  const main = new AbortController();
+  const publishing = new AbortController();
+  const stop = (reason: StopReason) => {
+    if (!main.signal.aborted) main.abort(new RunStopped(reason));
+    if (reason !== 'shutdown' && !publishing.signal.aborted) publishing.abort(new RunStopped(reason));
+  };
+  const log = deps.logger.child({ jobId: claimed.job.id, attempt: claimed.attempt });
+  const done = (previous ?? Promise.resolve())
+    .then(() => runJob(deps, claimed, { main: main.signal, publishing: publishing.signal, stop, log }))
+    .catch((error) => log.error({ err: error }, 'job run crashed'));
+  return { jobId: claimed.job.id, attempt: claimed.attempt, stop, done };
+}
+
+interface RunControl {
+  main: AbortSignal;
+  publishing: AbortSignal;
+  stop(reason: StopReason): void;
+  log: Logger;
+}
+
+async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunControl): Promise<void> {
+  const { config, store } = deps;
+  const { job, attempt } = claimed;
+  const { log } = control;
+  const lease: Lease = { jobId: job.id, attempt, owner: deps.workerId };
+  const heartbeat = startHeartbeat(deps, lease, control);
+  const worktreeDir = join(config.dataDir, 'worktrees', job.id);
+  let mirrorPath: string | null = null;
+  let workspace: Workspace | null = null;
+  // The newest message handed to the agent: what a saved conversation covers.
+  let deliveredThrough: string | null = null;
+  const cleanUp = async () => {
+    const open = workspace;
+    workspace = null;
+    try {
+      if (open) await open.close();
+      else if (mirrorPath && (await exists(worktreeDir))) await removeWorktree(mirrorPath, worktreeDir);
+    } catch (error) {
+      log.warn({ err: error }, 'could not remove the workspace');
+    }
+  };
+
+  try {
+    log.info({ projectId: job.projectId }, 'job run started');
+    const project = await store.projects.get(job.projectId);
+    if (!project) throw new Error(`project ${job.projectId} not found`);
+    // Checked first: without a model or a code host the run cannot succeed, so fail before any work.
+    const model = deps.resolveModel(job.model, config);
+    const host = deps.hosts(project.host);
+    const env = await host.gitEnv(project);
+
+    const mirrorsDir = join(config.dataDir, 'mirrors');
+    mirrorPath = join(mirrorsDir, `${project.id}.git`);
+    // A crashed run's worktree would keep its branch out of the fetch (see git/mirror.ts).
+    if (await exists(worktreeDir)) await removeWorktree(mirrorPath, worktreeDir);
+    await ensureMirror({
+      mirrorsDir,
+      projectId: project.id,
+      repository: project.repository,
+      env,
+      signal: control.main,
+    });
+    // The branch exists after the fetch when an earlier run pushed it: a follow-up or a retry continues it.
+    const continues = await branchExists(mirrorPath, job.source.ref);
+    workspace = await Workspace.create({
+      mirrorPath,
+      dir: worktreeDir,
+      branch: job.source.ref,
+      baseRef: job.baseRef,
+      startFrom: continues ? 'branch' : 'base',
+    });
+    throwIfAborted(control.main);
+    await store.queue.setPhase(lease, 'running');
+
+    const history = (await store.queue.conversation(job.id)) as ModelMessage[];
+    const prompts = await store.queue.takePrompts(lease);
+    deliveredThrough = prompts.at(-1)?.id ?? null;
+    const result: AgentResult =
+      prompts.length === 0
+        ? // Nothing new to do (every message is already answered): keep what the job has.
+          {
+            summary: job.summary ?? '',
+            title: job.title,
+            messages: history,
+            usage: { inputTokens: 0, outputTokens: 0, steps: 0 },
+            filesChanged: [],
+          }
+        : await deps.runAgent({
+            model,
+            workspace,
+            history,
+            prompts: prompts.map((prompt) => prompt.content),
+            takePendingPrompts: async () => {
+              const more = await store.queue.takePending(lease);
+              if (more.length > 0) deliveredThrough = more.at(-1)?.id ?? deliveredThrough;
+              return more.map((prompt) => prompt.content);
+            },
+            limits: { ...config.jobLimits },
+            signal: control.main,
+            onEvent: (type, data) => store.queue.appendEvent(lease, type, data),
+          });
+    // A shutdown that came as the agent finished still publishes; a lost lease or an archive never.
+    throwIfAborted(control.publishing);
+    await store.queue.setPhase(lease, 'publishing');
+    const published = await publish({
+      config,
+      store,
+      lease,
+      job,
+      project,
+      host,
+      env,
+      mirrorPath,
+      workspace,
+      result,
+      signal: control.publishing,
+    });
+    await cleanUp();
+    const outcome = await store.queue.complete(lease, {
+      summary: result.summary,
+      title: published.title,
+      prLink: published.prLink,
+      usage: result.usage,
+      filesChanged: published.filesChanged,
+      conversation: conversationOf(history, result.messages),
+      deliveredThrough,
+      headSha: published.headSha,
+    });
+    log.info({ outcome, prLink: published.prLink, usage: result.usage }, 'job run finished');
+  } catch (error) {
+    await cleanUp();
+    await settle(deps, lease, control, error, deliveredThrough);
+  } finally {
+    heartbeat.stop();
+    await cleanUp();
+  }
+}
+
+/** Records why the run ended, unless the run may no longer write. */
+async function settle(
+  deps: RunDependencies,
+  lease: Lease,
+  control: RunControl,
+  error: unknown,
+  deliveredThrough: string | null,
+) {
+  const { log } = control;
+  const stopped =
+    control.publishing.reason instanceof RunStopped
+      ? control.publishing.reason
+      : control.main.reason instanceof RunStopped
+        ? control.main.reason
+        : null;
+  try {
+    if (isLeaseLost(error)) {
+      control.stop(error.reason);
+      log.warn({ reason: error.reason }, 'job run stopped: it no longer holds the job');
+    } else if (stopped?.reason === 'shutdown') {
+      await deps.store.queue.release(lease);
+      log.info('job handed back to the queue for another worker');
+    } else if (stopped) {
+      log.warn({ reason: stopped.reason }, 'job run stopped');
+    } else {
+      const { expected, ...jobError } = jobErrorOf(error);
+      if (expected) log.warn({ error: jobError }, 'job failed');
+      else log.error({ err: error }, 'job failed on an unexpected error');
+      const partial = isAgentError(error) ? error.partial : null;
+      await deps.store.queue.fail(
+        lease,
+        jobError,
+        partial ? { conversation: partial.messages, usage: partial.usage, deliveredThrough } : undefined,
+      );
+    }
+  } catch (writeError) {
+    if (isLeaseLost(writeError))
+      log.warn({ reason: writeError.reason }, 'job run stopped: it no longer holds the job');
+    else log.error({ err: writeError }, 'could not record the end of the job run');
+  }
+}
+
+/** Renews the lease every `heartbeatMs`; a lost lease or an archive stops the run. */
+function startHeartbeat(deps: RunDependencies, lease: Lease, control: RunControl) {
+  const { heartbeatMs, leaseMs } = deps.config.worker;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const beat = async () => {
+    try {
+      await deps.store.queue.heartbeat(lease, leaseMs);
+    } catch (error) {
+      if (isLeaseLost(error)) {
+        control.log.warn({ reason: error.reason }, 'heartbeat: the run no longer holds the job');
+        control.stop(error.reason);
+        return;
+      }
+      // The database may be back before the lease runs out; keep trying.
+      control.log.warn({ err: error }, 'heartbeat failed');
+    }
+    if (!stopped) timer = setTimeout(beat, heartbeatMs);
+  };
+  timer = setTimeout(beat, heartbeatMs);
+  return {
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * What to save for the next follow-up: the agent's messages when they already start with the
+ * history (a whole conversation), else the history followed by them (this run's part only).
+ */
+export function conversationOf(history: ModelMessage[], messages: ModelMessage[]): ModelMessage[] {
+  if (history.length === 0) return messages;
+  const prefix = messages.slice(0, history.length);
+  return JSON.stringify(prefix) === JSON.stringify(history) ? messages : [...history, ...messages];
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason;
+}
+
+async function branchExists(mirrorPath: string, branch: string): Promise<boolean> {
+  return runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], {
+    cwd: mirrorPath,
+  }).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}

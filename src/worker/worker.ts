@@ -1,0 +1,188 @@
+/**
+ * The worker (DESIGN section 4): claims jobs up to its free slots whenever it is woken (a
+ * notification on `JOBS_CHANNEL`, a run ending, or the slow fallback poll), returns expired leases
+ * to the queue, and runs each claimed job (`run.ts`). `stop` stops claiming, lets running jobs
+ * finish within the grace period, then stops them and hands their jobs back to the queue.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Config } from '../config.js';
+import { createCodeHosts } from '../hosts/index.js';
+import type { CodeHosts } from '../hosts/types.js';
+import type { Logger } from '../log.js';
+import { JOBS_CHANNEL } from '../store/channels.js';
+import type { Unlisten } from '../store/notify.js';
+import type { Store } from '../store/store.js';
+import type { ResolveModel, RunAgent } from './agent-port.js';
+import { type ActiveRun, startRun } from './run.js';
+
+export interface WorkerOptions {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  runAgent: RunAgent;
+  resolveModel: ResolveModel;
+  /** The code hosts; by default those of `createCodeHosts`. */
+  hosts?: CodeHosts;
+  /** Names the worker in leases and logs; unique by default. */
+  id?: string;
+}
+
+export interface Worker {
+  readonly id: string;
+  /** Jobs running now. */
+  readonly running: number;
+  /** Starts listening and claiming; resolves once the first claim was tried. */
+  start(): Promise<void>;
+  /**
+   * Stops claiming, waits up to `graceMs` (default: the config's) for running jobs, then stops
+   * them and hands their jobs back to the queue. Resolves when every run is over.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
+}
+
+export function createWorker(options: WorkerOptions): Worker {
+  const { config, store } = options;
+  const id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const logger = options.logger.child({ worker: id });
+  const deps = {
+    config,
+    store,
+    logger,
+    runAgent: options.runAgent,
+    resolveModel: options.resolveModel,
+    hosts: options.hosts ?? createCodeHosts({ config, store }),
+    workerId: id,
+  };
+  const { concurrency, projectConcurrency, leaseMs, pollMs } = config.worker;
+  // Expired leases are rare; looking for them on every wake-up would cost a write transaction each.
+  const reclaimEveryMs = Math.min(pollMs, 1000);
+
+  const runs = new Map<string, ActiveRun>();
+  let state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+  let ticking: Promise<void> | null = null;
+  let again = false;
+  let pollTimer: NodeJS.Timeout | null = null;
+  let unlisten: Unlisten | null = null;
+  let lastReclaim = 0;
+  let stopping: Promise<void> | null = null;
+
+  /** One round: reclaim (now and then), then claim up to the free slots and start the runs. */
+  async function claimRound(): Promise<void> {
+    if (Date.now() - lastReclaim >= reclaimEveryMs) {
+      lastReclaim = Date.now();
+      const { requeued, failed } = await store.queue.reclaimExpired();
+      if (requeued.length + failed.length > 0) logger.warn({ requeued, failed }, 'reclaimed expired leases');
+    }
+    const free = concurrency - runs.size;
+    if (free <= 0) return;
+    const claimed = await store.queue.claim({
+      owner: id,
+      limit: free,
+      perProject: projectConcurrency,
+      leaseMs,
+    });
+    for (const job of claimed) {
+      const key = `${job.job.id}:${job.attempt}`;
+      // This worker still runs an older attempt (its lease expired and came back to us): that
+      // attempt is lost for sure, so stop it, and start the new one once it has cleaned up.
+      const older = [...runs.values()].find((run) => run.jobId === job.job.id);
+      older?.stop('lost');
+      const run = startRun(deps, job, older?.done);
+      runs.set(key, run);
+      void run.done.then(() => {
+        runs.delete(key);
+        void tick();
+      });
+    }
+  }
+
+  /** Runs claim rounds until nothing asked for another; overlapping wake-ups fold into one more round. */
+  function tick(): Promise<void> {
+    if (state !== 'running') return Promise.resolve();
+    if (ticking) {
+      again = true;
+      return ticking;
+    }
+    ticking = (async () => {
+      do {
+        again = false;
+        try {
+          await claimRound();
+        } catch (error) {
+          logger.warn({ err: error }, 'claiming jobs failed; trying again at the next poll');
+          break;
+        }
+      } while (again && state === 'running');
+    })().finally(() => {
+      ticking = null;
+    });
+    return ticking;
+  }
+
+  async function subscribe(): Promise<void> {
+    if (unlisten) return;
+    try {
+      unlisten = await store.db.listen(JOBS_CHANNEL, () => void tick());
+      // Stopped while subscribing.
+      if (state !== 'running') await unsubscribe();
+    } catch (error) {
+      logger.warn({ err: error }, 'cannot listen for new jobs; polling every %d ms', pollMs);
+    }
+  }
+
+  async function unsubscribe(): Promise<void> {
+    const current = unlisten;
+    unlisten = null;
+    await current?.().catch(() => {});
+  }
+
+  function schedulePoll(): void {
+    pollTimer = setTimeout(async () => {
+      await subscribe();
+      await tick();
+      if (state === 'running') schedulePoll();
+    }, pollMs);
+  }
+
+  return {
+    id,
+    get running() {
+      return runs.size;
+    },
+
+    async start() {
+      if (state !== 'new') throw new Error('A worker starts only once.');
+      state = 'running';
+      await subscribe();
+      schedulePoll();
+      logger.info({ concurrency, projectConcurrency }, 'worker started');
+      await tick();
+    },
+
+    stop(stopOptions = {}) {
+      stopping ??= (async () => {
+        const graceMs = stopOptions.graceMs ?? config.worker.shutdownGraceMs;
+        state = 'stopping';
+        if (pollTimer) clearTimeout(pollTimer);
+        await unsubscribe();
+        await ticking;
+        const allDone = () => Promise.all([...runs.values()].map((run) => run.done));
+        if (runs.size > 0) {
+          logger.info({ jobs: runs.size, graceMs }, 'waiting for running jobs to finish');
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([allDone(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+          clearTimeout(timer);
+        }
+        if (runs.size > 0) {
+          logger.info({ jobs: runs.size }, 'stopping running jobs and handing them back');
+          for (const run of runs.values()) run.stop('shutdown');
+          await allDone();
+        }
+        state = 'stopped';
+        logger.info('worker stopped');
+      })();
+      return stopping;
+    },
+  };
+}

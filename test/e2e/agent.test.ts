@@ -1,0 +1,266 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
+import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
+import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+
+interface Job {
+  id: string;
+  status: string;
+  phase: string | null;
+  prLink: string | null;
+  source: { repository: string; ref: string };
+  summary: string | null;
+  title: string | null;
+  error: { code: string; message: string } | null;
+  filesChanged: number;
+  usage: { inputTokens: number; outputTokens: number; steps: number };
+}
+
+const git = (repo: string, ...args: string[]) =>
+  execFileSync('git', ['-C', repo, ...args])
+    .toString()
+    .trim();
+
+// The whole product on one machine: the built server, a local repository, a scripted
+// OpenAI-compatible model, real HTTP and real git.
+describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
+  let dir: string;
+  let repo: string;
+  let baseSha: string;
+  let database: TestDatabase;
+  let model: ScriptedModelServer;
+  let server: ServerProcess;
+  let projectId: string;
+  let key: string;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-agent-e2e-'));
+    repo = path.join(dir, 'docs');
+    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+    fs.writeFileSync(path.join(repo, 'README.md'), '# Docs\n\nWelcome.\n');
+    fs.mkdirSync(path.join(repo, 'guide'));
+    fs.writeFileSync(path.join(repo, 'guide', 'install.md'), '# Install\n\nRun npm install.\n');
+    git(repo, 'add', '-A');
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
+    baseSha = git(repo, 'rev-parse', 'main');
+
+    model = await startScriptedModel();
+    database = await createTestDatabase(dialect);
+    const env = {
+      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
+      DATABASE_URL: database.url,
+      AGENTJOBS_MODEL: 'openai-compatible:scripted',
+      OPENAI_COMPATIBLE_BASE_URL: model.url,
+    };
+    server = await startServerProcess(env);
+    const project = JSON.parse(
+      (await runCli(['project', 'create', '--name', 'Docs', '--repo', repo, '--json'], env)).stdout,
+    );
+    projectId = project.id;
+    key = JSON.parse((await runCli(['key', 'create', '--project', projectId, '--json'], env)).stdout).key;
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await model?.close();
+    await database?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const api = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
+    const response = await fetch(`${server.url}/v2/agent/${projectId}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, job: (await response.json()) as Job };
+  };
+  const waitUntil = async (jobId: string, done: (job: Job) => boolean, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { job } = await api('GET', `/job/${jobId}`);
+      if (done(job)) return job;
+      if (Date.now() > deadline)
+        throw new Error(`job still ${job.status}/${job.phase}: ${JSON.stringify(job)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const finished = (job: Job) => job.status !== 'active';
+
+  it('runs a job to a pull request holding exactly the scripted change', async () => {
+    model.setScript([
+      { toolCalls: [{ name: 'read_file', input: { path: 'guide/install.md' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'write_file',
+            input: { path: 'guide/faq.md', content: '# FAQ\n\nHow do I install? See install.md.\n' },
+          },
+        ],
+      },
+      { text: 'Add an FAQ page\n\nI added guide/faq.md with the install question.' },
+    ]);
+    const created = await api('POST', '/job', { prompt: 'Add an FAQ page' });
+    expect(created.status).toBe(201);
+    const job = await waitUntil(created.job.id, finished);
+
+    expect(job).toMatchObject({
+      status: 'completed',
+      title: 'Add an FAQ page',
+      filesChanged: 1,
+      error: null,
+    });
+    expect(job.summary).toContain('guide/faq.md');
+    expect(job.usage.steps).toBe(3);
+    expect(job.prLink).toBe(`${server.url}/ui/projects/${projectId}/pulls/1`);
+
+    // The branch in the repository holds exactly the change; the base is untouched.
+    expect(git(repo, 'rev-parse', 'main')).toBe(baseSha);
+    expect(git(repo, 'diff', '--name-status', `main...${job.source.ref}`)).toBe('A\tguide/faq.md');
+    expect(git(repo, 'show', `${job.source.ref}:guide/faq.md`)).toContain('How do I install?');
+
+    // prLink resolves to a page with the title and the diff.
+    const page = await fetch(job.prLink ?? '');
+    expect(page.status).toBe(200);
+    const text = await page.text();
+    expect(text).toContain('Add an FAQ page');
+    expect(text).toContain('+How do I install? See install.md.');
+
+    // The follow-up continues on the same branch and updates the same pull request.
+    model.setScript([
+      {
+        toolCalls: [
+          {
+            name: 'edit_file',
+            input: { path: 'guide/faq.md', old_text: 'See install.md.', new_text: 'See the install guide.' },
+          },
+        ],
+      },
+      { text: 'Link wording updated' },
+    ]);
+    const followed = await api('POST', `/job/${job.id}/message`, {
+      prompt: 'Say "the install guide" instead',
+    });
+    expect(followed.status).toBe(200);
+    const again = await waitUntil(job.id, (j) => finished(j) && j.summary === 'Link wording updated');
+    expect(again.status).toBe('completed');
+    expect(again.prLink).toBe(job.prLink);
+    expect(git(repo, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('2');
+    expect(git(repo, 'show', `${job.source.ref}:guide/faq.md`)).toContain('See the install guide.');
+    // The follow-up reached the model with the conversation so far.
+    const lastRequest = JSON.stringify(model.requests.at(-2)?.body);
+    expect(lastRequest).toContain('Add an FAQ page');
+    expect(lastRequest).toContain('the install guide');
+  });
+
+  it('completes with no pull request when nothing changed', async () => {
+    model.setScript([{ text: 'Everything is already correct.' }]);
+    const { job: created } = await api('POST', '/job', { prompt: 'Check the README' });
+    const job = await waitUntil(created.id, finished);
+    expect(job).toMatchObject({ status: 'completed', prLink: null, filesChanged: 0 });
+    expect(() => git(repo, 'rev-parse', '--verify', '--quiet', `refs/heads/${job.source.ref}`)).toThrow();
+  });
+
+  it('stops a running job on archive within 2 seconds and publishes nothing', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    model.setScript([
+      { toolCalls: [{ name: 'write_file', input: { path: 'draft.md', content: 'draft\n' } }] },
+      heldUntil(held, { text: 'too late' }),
+    ]);
+    const { job: created } = await api('POST', '/job', { prompt: 'Write a draft' });
+    await waitUntil(
+      created.id,
+      () => model.requests.length > 0 && JSON.stringify(model.requests.at(-1)?.body).includes('draft.md'),
+    );
+    const started = Date.now();
+    const archived = await api('POST', `/job/${created.id}/archive`);
+    expect(archived.job.status).toBe('archived');
+    // The worker lets go of the job: nothing of it reaches the repository.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    release();
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(() => git(repo, 'rev-parse', '--verify', '--quiet', `refs/heads/${created.source.ref}`)).toThrow();
+    const events = (await (
+      await fetch(`${server.url}/v2/agent/${projectId}/job/${created.id}/events`, {
+        headers: { authorization: `Bearer ${key}` },
+      })
+    ).json()) as { events: { type: string }[] };
+    expect(events.events.map((e) => e.type)).not.toContain('pull_request');
+  });
+
+  it('streams the agent activity live over SSE', async () => {
+    model.setScript([
+      { toolCalls: [{ name: 'list_files', input: {} }] },
+      {
+        toolCalls: [
+          { name: 'update_plan', input: { items: [{ content: 'Look around', status: 'completed' }] } },
+        ],
+      },
+      { text: 'Looked around' },
+    ]);
+    const { job } = await api('POST', '/job', { prompt: 'Look around' });
+    const response = await fetch(`${server.url}/v2/agent/${projectId}/job/${job.id}/events`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    });
+    const body = await response.text(); // the stream ends when the job does
+    const types = [...body.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
+    expect(types).toEqual(
+      expect.arrayContaining(['status', 'tool_call', 'tool_result', 'plan', 'message', 'usage']),
+    );
+    expect(types.at(-1)).toBe('status');
+    expect(body).toContain('"status":"completed"');
+  });
+});
+
+describe('a model endpoint that is down', () => {
+  it('fails the job with model_error after retries', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-down-'));
+    const repo = path.join(dir, 'docs');
+    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init');
+    const env = {
+      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
+      AGENTJOBS_MODEL: 'openai-compatible:scripted',
+      // Nothing listens on port 1.
+      OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:1/v1',
+    };
+    const server = await startServerProcess(env);
+    try {
+      const projectId = JSON.parse(
+        (await runCli(['project', 'create', '--name', 'D', '--repo', repo, '--json'], env)).stdout,
+      ).id;
+      const key = JSON.parse(
+        (await runCli(['key', 'create', '--project', projectId, '--json'], env)).stdout,
+      ).key;
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const created = (await (
+        await fetch(`${server.url}/v2/agent/${projectId}/job`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ prompt: 'x' }),
+        })
+      ).json()) as Job;
+      let job = created;
+      const deadline = Date.now() + 30_000;
+      while (job.status === 'active' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        job = (await (
+          await fetch(`${server.url}/v2/agent/${projectId}/job/${created.id}`, { headers })
+        ).json()) as Job;
+      }
+      expect(job.status).toBe('failed');
+      expect(job.error?.code).toBe('model_error');
+      expect(job.error?.message).not.toContain('undefined');
+    } finally {
+      await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,92 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openDb } from '../../src/store/db.js';
+import { createTestDatabase, testDialects } from '../support/db.js';
+import { runCli, startServerProcess } from '../support/processes.js';
+import { heldUntil, startScriptedModel } from '../support/scripted-model.js';
+
+const git = (repo: string, ...args: string[]) =>
+  execFileSync('git', ['-C', repo, ...args])
+    .toString()
+    .trim();
+
+// A worker killed mid-run must not lose the job, open a second pull request or commit twice.
+describe.each(testDialects())('a worker killed with SIGKILL mid-run, on %s', (dialect) => {
+  it('leaves the job to the next worker, which completes it once', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-crash-'));
+    const repo = path.join(dir, 'docs');
+    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init');
+    const database = await createTestDatabase(dialect);
+    const model = await startScriptedModel();
+    const env = {
+      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
+      DATABASE_URL: database.url,
+      AGENTJOBS_MODEL: 'openai-compatible:scripted',
+      OPENAI_COMPATIBLE_BASE_URL: model.url,
+      AGENTJOBS_LEASE_SECONDS: '5',
+      AGENTJOBS_POLL_SECONDS: '1',
+    };
+    const first = await startServerProcess(env);
+    let second: Awaited<ReturnType<typeof startServerProcess>> | undefined;
+    try {
+      const projectId = JSON.parse(
+        (await runCli(['project', 'create', '--name', 'D', '--repo', repo, '--json'], env)).stdout,
+      ).id;
+      const key = JSON.parse(
+        (await runCli(['key', 'create', '--project', projectId, '--json'], env)).stdout,
+      ).key;
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+
+      // The model writes a file, then holds its next answer: the worker is mid-run.
+      model.setScript([
+        { toolCalls: [{ name: 'write_file', input: { path: 'crash.md', content: 'written once\n' } }] },
+        heldUntil(new Promise<void>(() => {}), { text: 'never' }),
+      ]);
+      const created = await fetch(`${first.url}/v2/agent/${projectId}/job`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ prompt: 'Write crash.md' }),
+      });
+      const job = (await created.json()) as { id: string; source: { ref: string } };
+      const deadline = Date.now() + 20_000;
+      while (model.requests.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(model.requests.length).toBe(2);
+
+      await first.stop('SIGKILL');
+
+      // The next worker runs the job again from the start (the first left no commit behind).
+      model.setScript([
+        { toolCalls: [{ name: 'write_file', input: { path: 'crash.md', content: 'written once\n' } }] },
+        { text: 'Wrote crash.md' },
+      ]);
+      second = await startServerProcess(env);
+      let current = { status: 'active', prLink: null as string | null, error: null as unknown };
+      const until = Date.now() + 30_000;
+      while (current.status === 'active' && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 200));
+        const response = await fetch(`${second.url}/v2/agent/${projectId}/job/${job.id}`, { headers });
+        current = (await response.json()) as typeof current;
+      }
+      expect(current).toMatchObject({ status: 'completed', error: null });
+      expect(current.prLink).toMatch(/\/pulls\/1$/);
+
+      // One pull request, one commit, exactly the change.
+      const db = openDb({ url: database.url });
+      const pulls = await db.kysely.selectFrom('pull_requests').selectAll().execute();
+      await db.close();
+      expect(pulls).toHaveLength(1);
+      expect(git(repo, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('1');
+      expect(git(repo, 'diff', '--name-only', `main...${job.source.ref}`)).toBe('crash.md');
+    } finally {
+      await first.stop('SIGKILL');
+      await second?.stop();
+      await model.close();
+      await database.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,287 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Project } from '../../src/store/projects.js';
+import { isLeaseLost, type Lease, LeaseLostError, MAX_LOST_ATTEMPTS } from '../../src/store/queue/index.js';
+import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+
+// The queue at the store level, on every dialect: claim limits, fencing, lost leases, messages.
+describe.each(testDialects())('job queue on %s', (dialect) => {
+  let t: TestStore;
+  let project: Project;
+  const lease = { owner: 'w1', leaseMs: 60_000 };
+
+  beforeAll(async () => {
+    t = await openTestStore(dialect);
+    project = await t.store.projects.create({ name: 'Docs', repository: '/tmp/docs' });
+  });
+  afterAll(() => t.close());
+
+  const newProject = () => t.store.projects.create({ name: 'Docs', repository: '/tmp/docs' });
+  const newJob = (projectId = project.id, prompt = 'Fix the typo') =>
+    t.store.jobs.create({
+      projectId,
+      prompt,
+      model: 'openai:gpt-5',
+      baseRef: 'main',
+      repository: '/tmp/docs',
+      draft: false,
+    });
+  const claim = (limit: number, owner = lease.owner, perProject = 2) =>
+    t.store.queue.claim({ owner, limit, perProject, leaseMs: lease.leaseMs });
+  const leaseOf = (claimed: { job: { id: string }; attempt: number }, owner = lease.owner): Lease => ({
+    jobId: claimed.job.id,
+    attempt: claimed.attempt,
+    owner,
+  });
+  const expire = (jobId: string) =>
+    t.db.kysely
+      .updateTable('jobs')
+      .set({ lease_expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', jobId)
+      .execute();
+  /** Ends every active job, held or queued, so the next test starts from an empty queue. */
+  const drain = () =>
+    t.db.kysely
+      .updateTable('jobs')
+      .set({ status: 'completed', phase: null, lease_owner: null, lease_expires_at: null })
+      .where('status', '=', 'active')
+      .execute();
+
+  it('claims oldest first, raises the attempt, leases to the worker and records the phase', async () => {
+    const a = await newJob();
+    const b = await newJob();
+    const [first, ...rest] = await claim(1);
+    expect(rest).toEqual([]);
+    expect(first?.job).toMatchObject({ id: a.id, status: 'active', phase: 'preparing' });
+    expect(first?.attempt).toBe(1);
+    const row = await t.db.kysely
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', a.id)
+      .executeTakeFirstOrThrow();
+    expect(row.lease_owner).toBe('w1');
+    expect(Date.parse(row.lease_expires_at ?? '')).toBeGreaterThan(Date.now() + 50_000);
+    const events = await t.store.events.list(a.id, 0, 10);
+    expect(events.map((event) => [event.type, event.data])).toEqual([
+      ['status', { status: 'active', phase: 'queued' }],
+      ['phase', { phase: 'preparing', attempt: 1 }],
+    ]);
+    expect((await claim(5)).map((c) => c.job.id)).toEqual([b.id]);
+    await drain();
+  });
+
+  it('runs at most `perProject` jobs of a project at once, in one claim and across claims', async () => {
+    const busy = await newProject();
+    const other = await newProject();
+    const jobs = [
+      await newJob(busy.id),
+      await newJob(busy.id),
+      await newJob(busy.id),
+      await newJob(other.id),
+    ];
+    const first = await claim(10);
+    // Two of `busy` (the oldest), and the one of `other`; the third of `busy` waits.
+    expect(first.map((c) => c.job.id).sort()).toEqual([jobs[0]?.id, jobs[1]?.id, jobs[3]?.id].sort());
+    expect(await claim(10, 'w2')).toEqual([]);
+    // When one of `busy` ends, the waiting one is claimable.
+    const done = first.find((c) => c.job.id === jobs[0]?.id);
+    if (!done) throw new Error('unreachable');
+    await t.store.queue.fail(leaseOf(done), { code: 'x', message: 'x' });
+    expect((await claim(10, 'w2')).map((c) => c.job.id)).toEqual([jobs[2]?.id]);
+    await drain();
+  });
+
+  it('never hands one job to two concurrent claimers', async () => {
+    const many = await newProject();
+    const ids = new Set<string>();
+    for (let i = 0; i < 20; i++) ids.add((await newJob(many.id)).id);
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => claim(5, `c${i}`, 100)));
+    const claimed = results.flat().map((c) => c.job.id);
+    expect(new Set(claimed).size).toBe(claimed.length);
+    expect(claimed.length).toBe(20);
+    await drain();
+  });
+
+  it('fences every write with the attempt: a taken-over attempt changes nothing and learns it', async () => {
+    await newJob();
+    const [old] = await claim(1);
+    if (!old) throw new Error('no claim');
+    await expire(old.job.id);
+    expect(await t.store.queue.reclaimExpired()).toEqual({ requeued: [old.job.id], failed: [] });
+    const [fresh] = await claim(1, 'w2');
+    expect(fresh?.attempt).toBe(2);
+
+    const stale = leaseOf(old);
+    const refused = [
+      t.store.queue.heartbeat(stale, 1000),
+      t.store.queue.setPhase(stale, 'running'),
+      t.store.queue.appendEvent(stale, 'message', { text: 'stale' }),
+      t.store.queue.takePending(stale),
+      t.store.queue.release(stale),
+      t.store.queue.fail(stale, { code: 'x', message: 'stale' }),
+      t.store.queue.complete(stale, {
+        summary: 'stale',
+        title: null,
+        prLink: 'http://stale',
+        usage: { inputTokens: 1, outputTokens: 1, steps: 1 },
+        filesChanged: 1,
+        conversation: [],
+        deliveredThrough: null,
+        headSha: null,
+      }),
+    ];
+    for (const settled of await Promise.allSettled(refused)) {
+      expect(settled.status).toBe('rejected');
+      const error = (settled as PromiseRejectedResult).reason;
+      expect(error).toBeInstanceOf(LeaseLostError);
+      expect((error as LeaseLostError).reason).toBe('lost');
+    }
+    const job = await t.store.jobs.get(project.id, old.job.id);
+    expect(job).toMatchObject({ status: 'active', phase: 'preparing', prLink: null, summary: null });
+    const events = await t.store.events.list(old.job.id, 0, 100);
+    expect(events.some((event) => event.data.text === 'stale')).toBe(false);
+    // The new attempt writes fine.
+    await t.store.queue.setPhase(leaseOf(fresh as never, 'w2'), 'running');
+    await drain();
+  });
+
+  it(`fails a job with worker_lost after ${MAX_LOST_ATTEMPTS} lost attempts`, async () => {
+    const job = await newJob();
+    for (let attempt = 1; attempt <= MAX_LOST_ATTEMPTS; attempt++) {
+      const [claimed] = await claim(1, `w${attempt}`);
+      expect(claimed?.attempt).toBe(attempt);
+      await expire(job.id);
+      const result = await t.store.queue.reclaimExpired();
+      expect(result).toEqual(
+        attempt < MAX_LOST_ATTEMPTS ? { requeued: [job.id], failed: [] } : { requeued: [], failed: [job.id] },
+      );
+    }
+    const failed = await t.store.jobs.get(project.id, job.id);
+    expect(failed).toMatchObject({ status: 'failed', phase: null, error: { code: 'worker_lost' } });
+    expect(failed?.completedAt).not.toBeNull();
+    const types = (await t.store.events.list(job.id, 0, 100)).map((event) => event.type);
+    expect(types.slice(-2)).toEqual(['error', 'status']);
+    // A follow-up starts a fresh count.
+    await t.store.jobs.followUp(project.id, job.id, 'try again');
+    const [again] = await claim(1);
+    await expire(job.id);
+    expect((await t.store.queue.reclaimExpired()).requeued).toEqual([job.id]);
+    expect(again?.attempt).toBe(MAX_LOST_ATTEMPTS + 1);
+    await drain();
+  });
+
+  it('reports an archived job as archived to its worker', async () => {
+    const job = await newJob();
+    const [claimed] = await claim(1);
+    await t.store.jobs.archive(project.id, job.id);
+    const error = await t.store.queue.heartbeat(leaseOf(claimed as never), 1000).catch((caught) => caught);
+    expect(isLeaseLost(error) && error.reason).toBe('archived');
+  });
+
+  it('hands a run the messages its saved conversation does not cover, again after a lost run', async () => {
+    const job = await newJob(project.id, 'first prompt');
+    const [one] = await claim(1);
+    const first = leaseOf(one as never);
+    expect((await t.store.queue.takePrompts(first)).map((p) => p.content)).toEqual(['first prompt']);
+    expect(await t.store.queue.takePending(first)).toEqual([]);
+    await t.store.jobs.followUp(project.id, job.id, 'while running');
+    expect((await t.store.queue.takePending(first)).map((p) => p.content)).toEqual(['while running']);
+    // The run dies: the next attempt gets both prompts again.
+    await expire(job.id);
+    await t.store.queue.reclaimExpired();
+    const [two] = await claim(1);
+    const second = leaseOf(two as never);
+    const prompts = await t.store.queue.takePrompts(second);
+    expect(prompts.map((p) => p.content)).toEqual(['first prompt', 'while running']);
+    const outcome = await t.store.queue.complete(second, {
+      summary: 'ok',
+      title: 'T',
+      prLink: null,
+      usage: { inputTokens: 3, outputTokens: 2, steps: 1 },
+      filesChanged: 0,
+      conversation: [{ role: 'user', content: 'first prompt' }],
+      deliveredThrough: prompts.at(-1)?.id ?? null,
+      headSha: null,
+    });
+    expect(outcome).toBe('completed');
+    expect(await t.store.queue.conversation(job.id)).toEqual([{ role: 'user', content: 'first prompt' }]);
+    // A follow-up's run gets only the new message.
+    await t.store.jobs.followUp(project.id, job.id, 'next');
+    const [three] = await claim(1);
+    expect((await t.store.queue.takePrompts(leaseOf(three as never))).map((p) => p.content)).toEqual([
+      'next',
+    ]);
+    await drain();
+  });
+
+  it('requeues instead of completing when a follow-up waits, keeping the outcome so far', async () => {
+    const job = await newJob();
+    const [claimed] = await claim(1);
+    const current = leaseOf(claimed as never);
+    await t.store.queue.takePrompts(current);
+    await t.store.jobs.followUp(project.id, job.id, 'one more thing');
+    const outcome = await t.store.queue.complete(current, {
+      summary: 'first part',
+      title: 'T',
+      prLink: 'http://pr/1',
+      usage: { inputTokens: 3, outputTokens: 2, steps: 1 },
+      filesChanged: 1,
+      conversation: [],
+      deliveredThrough: null,
+      headSha: 'abc',
+    });
+    expect(outcome).toBe('requeued');
+    expect(await t.store.jobs.get(project.id, job.id)).toMatchObject({
+      status: 'active',
+      phase: 'queued',
+      prLink: 'http://pr/1',
+      usage: { inputTokens: 3, outputTokens: 2, steps: 1 },
+    });
+    expect(await t.store.queue.headSha(job.id)).toBe('abc');
+    await drain();
+  });
+
+  it('releases a lease without counting it lost, claimable at once', async () => {
+    const job = await newJob();
+    const [claimed] = await claim(1);
+    await t.store.queue.release(leaseOf(claimed as never));
+    const row = await t.db.kysely
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', job.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ phase: 'queued', lease_owner: null, lease_expires_at: null, attempt: 1 });
+    const [again] = await claim(1, 'w2');
+    expect(again).toMatchObject({ attempt: 2, job: { id: job.id } });
+    await drain();
+  });
+
+  it('notifies listeners when a job is created or followed up, only after commit', async () => {
+    const heard: string[] = [];
+    const unlisten = await t.db.listen('agentjobs_jobs', (payload) => heard.push(payload));
+    try {
+      const job = await newJob();
+      await waitUntil(() => heard.includes(job.id));
+      // A rolled-back transaction notifies nobody.
+      await t.db
+        .write(async (trx) => {
+          await t.db.notify('agentjobs_jobs', 'rolled-back', trx);
+          throw new Error('roll back');
+        })
+        .catch(() => {});
+      await t.db.notify('agentjobs_jobs', 'direct');
+      await waitUntil(() => heard.includes('direct'));
+      expect(heard).not.toContain('rolled-back');
+    } finally {
+      await unlisten();
+    }
+    await drain();
+  });
+});
+
+async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

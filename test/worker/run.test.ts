@@ -1,0 +1,298 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/domain/job.js';
+import type { Project } from '../../src/store/projects.js';
+import { AgentError } from '../../src/worker/agent-port.js';
+import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import {
+  fakeAgent,
+  git,
+  hasRef,
+  makeRepo,
+  startTestWorker,
+  type TestWorker,
+  tempDir,
+  testConfig,
+  untilAborted,
+  waitFor,
+} from './support.js';
+
+// The whole run pipeline with a fake agent: real git repositories, the local code host, a real database.
+describe.each(testDialects())('worker runs on %s', (dialect) => {
+  let t: TestStore;
+  let dir: string;
+  let repo: string;
+  let baseSha: string;
+  let project: Project;
+  let dataDir: string;
+  const agent = fakeAgent();
+  let running: TestWorker;
+
+  beforeAll(async () => {
+    t = await openTestStore(dialect);
+    dir = tempDir('worker-run');
+    ({ repo, baseSha } = makeRepo(dir));
+    project = await t.store.projects.create({ name: 'Docs', repository: repo });
+    dataDir = path.join(dir, 'data');
+    running = await startTestWorker({ config: testConfig(dataDir), store: t.store, agent });
+  });
+  afterAll(async () => {
+    await running.worker.stop({ graceMs: 0 });
+    await t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const create = (prompt: string, options: { model?: string; projectId?: string } = {}) =>
+    t.store.jobs.create({
+      projectId: options.projectId ?? project.id,
+      prompt,
+      model: options.model ?? 'openai:fake',
+      baseRef: 'main',
+      repository: repo,
+      draft: false,
+    });
+  const finished = (job: Job) =>
+    waitFor(
+      () => t.store.jobs.get(job.projectId, job.id),
+      (j) => j?.status !== 'active',
+    );
+  const eventsOf = async (jobId: string) => t.store.events.list(jobId, 0, 1000);
+  const worktrees = () => fs.readdirSync(path.join(dataDir, 'worktrees'));
+
+  it('publishes the change on the job branch and opens a pull request; the base stays untouched', async () => {
+    agent.setScript(async ({ workspace }) => {
+      await workspace.writeFile('docs/faq.md', '# FAQ\n\nAsk away.\n');
+      return { summary: 'Add an FAQ page\n\nI added docs/faq.md.' };
+    });
+    const job = await create('Add an FAQ page');
+    const done = await finished(job);
+
+    expect(done).toMatchObject({
+      status: 'completed',
+      phase: null,
+      error: null,
+      title: 'Add an FAQ page',
+      summary: 'Add an FAQ page\n\nI added docs/faq.md.',
+      filesChanged: 1,
+      usage: { inputTokens: 10, outputTokens: 5, steps: 1 },
+      prLink: `http://agentjobs.test/ui/projects/${project.id}/pulls/1`,
+    });
+    expect(done?.completedAt).not.toBeNull();
+    const branch = job.source.ref;
+    expect(git(repo, 'rev-parse', 'main')).toBe(baseSha);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+    expect(git(repo, 'diff', '--name-status', `main...${branch}`)).toBe('A\tdocs/faq.md');
+    expect(git(repo, 'show', `${branch}:docs/faq.md`)).toBe('# FAQ\n\nAsk away.');
+    expect(git(repo, 'log', '-1', '--format=%an <%ae>', branch)).toBe('agentjobs <agentjobs@localhost>');
+
+    const pr = await t.store.pullRequests.get(project.id, 1);
+    expect(pr).toMatchObject({
+      jobId: job.id,
+      headBranch: branch,
+      baseBranch: 'main',
+      state: 'open',
+      title: 'Add an FAQ page',
+      headSha: git(repo, 'rev-parse', branch),
+    });
+    expect(pr?.body).toContain('Add an FAQ page');
+
+    const events = await eventsOf(job.id);
+    expect(events.map((event) => event.type)).toEqual([
+      'status',
+      'phase',
+      'phase',
+      'phase',
+      'commit',
+      'pull_request',
+      'status',
+    ]);
+    expect(events.filter((e) => e.type === 'phase').map((e) => e.data.phase)).toEqual([
+      'preparing',
+      'running',
+      'publishing',
+    ]);
+    expect(events.find((e) => e.type === 'commit')?.data).toMatchObject({
+      sha: pr?.headSha,
+      files: ['docs/faq.md'],
+      branch,
+    });
+    expect(events.find((e) => e.type === 'pull_request')?.data).toEqual({ url: done?.prLink, number: 1 });
+    expect(worktrees()).toEqual([]);
+
+    // A second run of the same job (a retry after the PR was opened) reuses the branch and the PR.
+    await t.db.kysely
+      .updateTable('jobs')
+      .set({ status: 'active', phase: 'queued', completed_at: null })
+      .where('id', '=', job.id)
+      .execute();
+    await t.db.kysely.deleteFrom('job_worker_state').where('job_id', '=', job.id).execute();
+    await t.db.notify('agentjobs_jobs', job.id);
+    const again = await finished(job);
+    expect(again).toMatchObject({ status: 'completed', prLink: done?.prLink, filesChanged: 1 });
+    expect(agent.calls.at(-1)?.prompts).toEqual(['Add an FAQ page']);
+    expect(git(repo, 'rev-list', '--count', `main..${branch}`)).toBe('1');
+    const { pullRequests } = await t.store.pullRequests.list(project.id, { limit: 10 });
+    expect(pullRequests.map((p) => p.number)).toEqual([1]);
+
+    // A follow-up adds a commit to the same branch and updates the same pull request.
+    agent.setScript(async ({ workspace }) => {
+      await workspace.writeFile('docs/faq.md', '# FAQ\n\nAsk away, kindly.\n');
+      return { summary: 'Made it kinder' };
+    });
+    await t.store.jobs.followUp(project.id, job.id, 'Be kinder');
+    const followed = await waitFor(
+      () => t.store.jobs.get(project.id, job.id),
+      (j) => j?.status === 'completed' && j.summary === 'Made it kinder',
+    );
+    const call = agent.calls.at(-1);
+    expect(call?.prompts).toEqual(['Be kinder']);
+    expect(JSON.stringify(call?.history)).toContain('Add an FAQ page');
+    expect(followed).toMatchObject({ prLink: done?.prLink, filesChanged: 1, usage: { steps: 3 } });
+    expect(git(repo, 'rev-list', '--count', `main..${branch}`)).toBe('2');
+    expect(git(repo, 'show', `${branch}:docs/faq.md`)).toContain('kindly');
+    expect(git(repo, 'rev-parse', 'main')).toBe(baseSha);
+    const updated = await t.store.pullRequests.get(project.id, 1);
+    expect(updated?.headSha).toBe(git(repo, 'rev-parse', branch));
+    expect((await t.store.pullRequests.list(project.id, { limit: 10 })).pullRequests).toHaveLength(1);
+  });
+
+  it('completes with no pull request and pushes nothing when nothing changed', async () => {
+    agent.setScript(async () => ({ summary: 'Everything is already correct.' }));
+    const job = await create('Check the README');
+    const done = await finished(job);
+    expect(done).toMatchObject({ status: 'completed', prLink: null, filesChanged: 0, error: null });
+    expect(hasRef(repo, `refs/heads/${job.source.ref}`)).toBe(false);
+    expect(await t.store.pullRequests.getByBranch(project.id, job.source.ref)).toBeUndefined();
+    const types = (await eventsOf(job.id)).map((event) => event.type);
+    expect(types).not.toContain('commit');
+    expect(types).not.toContain('pull_request');
+  });
+
+  it('stops a run within 2 s when its job is archived, and publishes nothing', async () => {
+    let abortedAt = 0;
+    agent.setScript(async ({ workspace, signal }) => {
+      await workspace.writeFile('draft.md', 'draft\n');
+      try {
+        return await untilAborted(signal);
+      } finally {
+        abortedAt = Date.now();
+      }
+    });
+    const job = await create('Write a draft');
+    await waitFor(async () => agent.calls.some((c) => c.branch === job.source.ref), Boolean);
+    const archivedAt = Date.now();
+    await t.store.jobs.archive(project.id, job.id);
+    await waitFor(
+      async () => abortedAt,
+      (at) => at > 0,
+      { timeoutMs: 5000 },
+    );
+    expect(abortedAt - archivedAt).toBeLessThan(2000);
+    await waitFor(
+      async () => worktrees(),
+      (list) => list.length === 0,
+    );
+    expect(await t.store.jobs.get(project.id, job.id)).toMatchObject({ status: 'archived', phase: null });
+    expect(hasRef(repo, `refs/heads/${job.source.ref}`)).toBe(false);
+    expect(await t.store.pullRequests.getByBranch(project.id, job.source.ref)).toBeUndefined();
+    const types = (await eventsOf(job.id)).map((event) => event.type);
+    expect(types).not.toContain('commit');
+    expect(types).not.toContain('error');
+  });
+
+  it('fails at once with model_unavailable, without running the agent or touching git', async () => {
+    const before = agent.calls.length;
+    const job = await create('Anything', { model: 'none' });
+    const done = await finished(job);
+    expect(done).toMatchObject({ status: 'failed', error: { code: 'model_unavailable' }, prLink: null });
+    expect(agent.calls.length).toBe(before);
+    const row = await t.db.kysely
+      .selectFrom('jobs')
+      .select('attempt')
+      .where('id', '=', job.id)
+      .executeTakeFirst();
+    expect(Number(row?.attempt)).toBe(1);
+  });
+
+  it('fails with the agent error code, keeping its partial conversation for a follow-up', async () => {
+    agent.setScript(async ({ workspace, history, prompts }) => {
+      await workspace.writeFile('half.md', 'half\n');
+      const error = new AgentError('step_limit', 'The agent used all 50 steps.');
+      error.partial = {
+        messages: [...history, ...prompts.map((content) => ({ role: 'user' as const, content }))],
+        usage: { inputTokens: 7, outputTokens: 3, steps: 50 },
+        filesChanged: ['half.md'],
+      };
+      throw error;
+    });
+    const job = await create('Do too much');
+    const done = await finished(job);
+    expect(done).toMatchObject({
+      status: 'failed',
+      error: { code: 'step_limit', message: 'The agent used all 50 steps.' },
+      prLink: null,
+      usage: { inputTokens: 7, outputTokens: 3, steps: 50 },
+    });
+    expect(hasRef(repo, `refs/heads/${job.source.ref}`)).toBe(false);
+    const types = (await eventsOf(job.id)).map((event) => event.type);
+    expect(types.slice(-2)).toEqual(['error', 'status']);
+
+    agent.setScript(async () => ({ summary: 'Fine now' }));
+    await t.store.jobs.followUp(project.id, job.id, 'Do less');
+    await waitFor(
+      () => t.store.jobs.get(project.id, job.id),
+      (j) => j?.status === 'completed',
+    );
+    expect(agent.calls.at(-1)?.prompts).toEqual(['Do less']);
+    expect(JSON.stringify(agent.calls.at(-1)?.history)).toContain('Do too much');
+  });
+
+  it('fails an unexpected error with internal_error and a message that gives nothing away', async () => {
+    agent.setScript(async () => {
+      throw new TypeError('secret internals at /srv/app.js:42');
+    });
+    const job = await create('Crash');
+    const done = await finished(job);
+    expect(done?.status).toBe('failed');
+    expect(done?.error?.code).toBe('internal_error');
+    expect(done?.error?.message).not.toContain('secret');
+    expect(running.logs.some((line) => line.includes('secret internals'))).toBe(true);
+  });
+
+  it('in push mode commits straight onto the base, fast-forward, with no pull request', async () => {
+    const bare = path.join(dir, 'staging.git');
+    git(dir, 'clone', '-q', '--bare', repo, bare);
+    const staging = await t.store.projects.create({ name: 'Staging', repository: bare, publish: 'push' });
+    agent.setScript(async ({ workspace }) => {
+      await workspace.writeFile('README.md', '# Docs\n\nWelcome, staging.\n');
+      return { summary: 'Tweak the welcome' };
+    });
+    const job = await create('Tweak the welcome', { projectId: staging.id });
+    const done = await finished(job);
+    expect(done).toMatchObject({ status: 'completed', prLink: null, filesChanged: 1 });
+    expect(git(bare, 'rev-parse', 'main^')).toBe(baseSha);
+    expect(git(bare, 'show', 'main:README.md')).toContain('Welcome, staging.');
+    expect(hasRef(bare, `refs/heads/${job.source.ref}`)).toBe(false);
+    const commit = (await eventsOf(job.id)).find((event) => event.type === 'commit');
+    expect(commit?.data).toMatchObject({ sha: git(bare, 'rev-parse', 'main'), branch: 'main' });
+    expect((await t.store.pullRequests.list(staging.id, { limit: 10 })).pullRequests).toEqual([]);
+  });
+
+  it('in push mode refuses to update a working copy that has the base checked out', async () => {
+    const copy = path.join(dir, 'copy');
+    git(dir, 'clone', '-q', repo, copy);
+    const before = git(copy, 'rev-parse', 'main');
+    const pushed = await t.store.projects.create({ name: 'Copy', repository: copy, publish: 'push' });
+    agent.setScript(async ({ workspace }) => {
+      await workspace.writeFile('README.md', 'changed\n');
+      return { summary: 'Change' };
+    });
+    const job = await create('Change the README', { projectId: pushed.id });
+    const done = await finished(job);
+    expect(done).toMatchObject({ status: 'failed', error: { code: 'repository_error' } });
+    expect(done?.error?.message).toContain('receive.denyCurrentBranch updateInstead');
+    expect(git(copy, 'rev-parse', 'main')).toBe(before);
+    expect(git(copy, 'status', '--porcelain')).toBe('');
+  });
+});

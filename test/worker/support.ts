@@ -1,0 +1,166 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LanguageModel, ModelMessage } from 'ai';
+import { type Config, loadConfig, type WorkerConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import type { Store } from '../../src/store/store.js';
+import { AgentError, type AgentResult, type RunAgentOptions } from '../../src/worker/agent-port.js';
+import { createWorker, type Worker } from '../../src/worker/worker.js';
+import { memoryLog } from '../support/app.js';
+
+export const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-C', cwd, ...args], {
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+    .toString()
+    .trim();
+
+export const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), `agentjobs-${prefix}-`));
+
+/** A working copy with `main` checked out: README.md and docs/guide.md. */
+export function makeRepo(dir: string): { repo: string; baseSha: string } {
+  const repo = path.join(dir, 'upstream');
+  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+  fs.writeFileSync(path.join(repo, 'README.md'), '# Docs\n\nWelcome.\n');
+  fs.mkdirSync(path.join(repo, 'docs'));
+  fs.writeFileSync(path.join(repo, 'docs', 'guide.md'), '# Guide\n\nStep one.\n');
+  git(repo, 'add', '-A');
+  git(repo, '-c', 'user.name=Upstream', '-c', 'user.email=up@example.com', 'commit', '-q', '-m', 'init');
+  return { repo, baseSha: git(repo, 'rev-parse', 'main') };
+}
+
+/** True when `ref` names a commit in `repo`. */
+export function hasRef(repo: string, ref: string): boolean {
+  try {
+    git(repo, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A config for tests: its own data directory, quick leases and heartbeats, a slow fallback poll. */
+export function testConfig(dataDir: string, worker: Partial<WorkerConfig> = {}): Config {
+  const base = loadConfig({
+    AGENTJOBS_DATA_DIR: dataDir,
+    AGENTJOBS_PUBLIC_URL: 'http://agentjobs.test',
+    LOG_LEVEL: 'debug',
+  });
+  return {
+    ...base,
+    worker: {
+      ...base.worker,
+      leaseMs: 5000,
+      heartbeatMs: 100,
+      pollMs: 60_000,
+      shutdownGraceMs: 1000,
+      ...worker,
+    },
+  };
+}
+
+export interface AgentCall {
+  branch: string;
+  prompts: string[];
+  history: ModelMessage[];
+  at: number;
+}
+
+export type Script = (options: RunAgentOptions, call: AgentCall) => Promise<Partial<AgentResult> | undefined>;
+
+/**
+ * An agent that runs `script` (which may edit `options.workspace`) and returns a plausible result:
+ * the conversation extended by the prompts and a reply, and the changed paths.
+ */
+export function fakeAgent(initial: Script = async () => undefined) {
+  let script = initial;
+  const calls: AgentCall[] = [];
+  return {
+    calls,
+    setScript(next: Script) {
+      script = next;
+    },
+    runAgent: async (options: RunAgentOptions): Promise<AgentResult> => {
+      const call: AgentCall = {
+        branch: options.workspace.branch,
+        prompts: options.prompts,
+        history: options.history,
+        at: Date.now(),
+      };
+      calls.push(call);
+      const result = (await script(options, call)) ?? {};
+      const summary = result.summary ?? `Done: ${options.prompts.join(' / ')}`;
+      return {
+        summary,
+        title: result.title ?? null,
+        messages: [
+          ...options.history,
+          ...options.prompts.map((content): ModelMessage => ({ role: 'user', content })),
+          { role: 'assistant', content: summary },
+        ],
+        usage: { inputTokens: 10, outputTokens: 5, steps: 1 },
+        filesChanged: options.workspace.changedPaths(),
+        ...result,
+      };
+    },
+  };
+}
+
+/** Resolves any model but `none`, which is unavailable. */
+export function fakeResolveModel(modelId: string | null): LanguageModel {
+  if (modelId === 'none') throw new AgentError('model_unavailable', 'No model is configured.');
+  return 'fake-model';
+}
+
+/** Waits until the signal aborts, then fails as the real agent does. */
+export function untilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    const fail = () => reject(new AgentError('aborted', 'The run was stopped.'));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function waitFor<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  { timeoutMs = 15_000, everyMs = 10 } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
+    await sleep(everyMs);
+  }
+}
+
+export interface TestWorker {
+  worker: Worker;
+  logs: string[];
+}
+
+export async function startTestWorker(options: {
+  config: Config;
+  store: Store;
+  agent: ReturnType<typeof fakeAgent>;
+  id?: string;
+  start?: boolean;
+}): Promise<TestWorker> {
+  const logs: string[] = [];
+  const worker = createWorker({
+    config: options.config,
+    store: options.store,
+    logger: createLogger('debug', memoryLog(logs)),
+    runAgent: options.agent.runAgent,
+    resolveModel: fakeResolveModel,
+    ...(options.id ? { id: options.id } : {}),
+  });
+  if (options.start !== false) await worker.start();
+  return { worker, logs };
+}
