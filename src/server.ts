@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { runAgent } from './agent/loop.js';
 import { resolveModel } from './agent/models.js';
@@ -9,6 +6,7 @@ import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { openDb } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { ensureSecretKey } from './store/secrets.js';
 import { createStore, type Store } from './store/store.js';
 import type { ResolveModel, RunAgent } from './worker/agent-port.js';
 import { createWorker, type Worker } from './worker/worker.js';
@@ -42,21 +40,8 @@ export interface StartOptions {
 
 const realAgent: Agent = { runAgent, resolveModel };
 
-/**
- * Reads the server's secret key (for encrypting code-host tokens) from the config, or from the
- * data directory, making one there on first start so a newcomer has nothing to set up.
- */
-export function ensureSecretKey(config: Config): string {
-  if (config.secretKey) return config.secretKey;
-  const file = path.join(config.dataDir, 'secret.key');
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  try {
-    fs.writeFileSync(file, randomBytes(32).toString('base64url'), { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  return fs.readFileSync(file, 'utf8').trim();
-}
+// Kept here for the callers that import it from the server module.
+export { ensureSecretKey };
 
 /** Opens the database and brings its schema up to date. */
 export async function openStore(config: Config): Promise<Store> {

@@ -89,10 +89,14 @@ describe('ensureMirror', () => {
     await expect(mirror('https://user:token@example.com/repo.git')).rejects.toBeInstanceOf(MirrorError);
     await expect(mirror('https://x-access-token@example.com/repo.git')).rejects.toThrow(/credentials/);
     await expect(mirror('http://example.com/repo.git')).rejects.toThrow(/https/);
+    await expect(mirror('http://10.0.0.1/repo.git')).rejects.toThrow(/https/);
     await expect(mirror('ext::sh -c touch% /tmp/pwned')).rejects.toBeInstanceOf(MirrorError);
     await expect(mirror(origin, '../escape')).rejects.toThrow(/project id/);
     expect(normalizeRepository('relative/repo')).toBe(join(process.cwd(), 'relative/repo'));
     expect(normalizeRepository('https://example.com/a/b.git')).toBe('https://example.com/a/b.git');
+    // Loopback only: a token sent there never crosses a network.
+    expect(normalizeRepository('http://127.0.0.1:8080/a/b.git')).toBe('http://127.0.0.1:8080/a/b.git');
+    expect(normalizeRepository('http://localhost/a/b.git')).toBe('http://localhost/a/b.git');
   });
 
   it('fails with a GitError and leaves no half-made mirror when the repository does not exist', async () => {

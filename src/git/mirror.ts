@@ -45,7 +45,9 @@ export function withMirrorLock<T>(mirrorPath: string, task: () => Promise<T>): P
 /**
  * Checks and normalizes a project's repository: a local path (made absolute), a `file://` URL or
  * an `https://` URL without credentials (tokens travel through `askpassEnv`, never in a URL).
- * Other schemes are refused: `ext::` runs commands, `http://` would send a token in clear.
+ * Other schemes are refused: `ext::` runs commands, `http://` would send a token in clear, except
+ * to this machine's loopback (a host served on the same machine, and the tests' git server), where
+ * nothing crosses a network.
  */
 export function normalizeRepository(repository: string): string {
   if (repository.length === 0 || /[\0\r\n]/.test(repository))
@@ -57,7 +59,7 @@ export function normalizeRepository(repository: string): string {
     } catch {
       throw new MirrorError('The repository URL cannot be parsed.');
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'file:') {
+    if (url.protocol !== 'https:' && url.protocol !== 'file:' && !isLoopbackHttp(url)) {
       throw new MirrorError(`Repository URLs must use https:// or file://, not ${url.protocol}//.`);
     }
     if (url.username || url.password) {
@@ -71,6 +73,10 @@ export function normalizeRepository(repository: string): string {
     throw new MirrorError('Git remote helpers (`transport::address`) are not allowed.');
   // A relative path is relative to the service, not to the mirror git would run in.
   return resolve(repository);
+}
+
+function isLoopbackHttp(url: URL): boolean {
+  return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 }
 
 /** Options of `ensureMirror`. */

@@ -1,22 +1,48 @@
 /**
- * The code hosts this server can publish to. Only `local` exists so far; a project on another host
+ * The code hosts this server can publish to: `local` and `github`. A project on another host
  * fails its jobs with `code_host_error` before the agent starts, naming the host.
  */
+import { join } from 'node:path';
 import type { Config } from '../config.js';
+import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
+import { createGithubHost } from './github.js';
+import type { GithubRetryOptions } from './github-client.js';
 import { createLocalHost } from './local.js';
 import { type CodeHost, CodeHostError, type CodeHosts } from './types.js';
 
+export { createGithubHost, githubTarget } from './github.js';
 export { createLocalHost, localPullRequestUrl } from './local.js';
 export { type MergeOptions, type MergeResult, mergeLocalPullRequest } from './local-merge.js';
 export * from './types.js';
 
-export function createCodeHosts(options: { config: Config; store: Store }): CodeHosts {
-  const local = createLocalHost({
-    pullRequests: options.store.pullRequests,
-    publicUrl: options.config.publicUrl,
+export interface CodeHostsOptions {
+  config: Config;
+  store: Store;
+  /** Opens the projects' stored tokens; by default keyed by the server's secret key. */
+  secrets?: SecretBox;
+  /** How the GitHub client retries; tests shrink the waits. */
+  githubRetry?: GithubRetryOptions;
+}
+
+export function createCodeHosts(options: CodeHostsOptions): CodeHosts {
+  const { config, store } = options;
+  // Made on first use, so a server with only local projects never needs the key.
+  let secrets = options.secrets ?? null;
+  const secretOf = (project: { id: string }) => {
+    secrets ??= createSecretBox(ensureSecretKey(config));
+    return store.projects.hostToken(project.id, secrets);
+  };
+  const local = createLocalHost({ pullRequests: store.pullRequests, publicUrl: config.publicUrl });
+  const github = createGithubHost({
+    secret: secretOf,
+    askpassDir: join(config.dataDir, 'askpass'),
+    ...(options.githubRetry ? { retry: options.githubRetry } : {}),
   });
-  const hosts = new Map<string, CodeHost>([['local', local]]);
+  const hosts = new Map<string, CodeHost>([
+    ['local', local],
+    ['github', github],
+  ]);
   return (kind) => {
     const host = hosts.get(kind);
     if (!host) throw new CodeHostError(`The ${kind} code host is not supported by this server yet.`);

@@ -36,7 +36,7 @@ export async function mergeLocalPullRequest(options: MergeOptions): Promise<Merg
     throw new CodeHostError(`Pull request #${pullRequest.number} is not open.`);
   const repository = normalizeRepository(project.repository);
   const cwd = repository.startsWith('file://') ? fileURLToPath(repository) : repository;
-  if (/^https:/i.test(cwd))
+  if (/^https?:/i.test(cwd))
     throw new CodeHostError('The repository of a local project must be on this machine.');
   const git = async (...args: string[]) => (await runGit(args, { cwd })).stdout.toString('utf8').trim();
   const base = `refs/heads/${pullRequest.baseBranch}`;

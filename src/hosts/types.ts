@@ -39,6 +39,21 @@ export interface CodeHost {
    * it: a retried run or a follow-up never opens a second.
    */
   openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink>;
+  /**
+   * Optional: what the project's credentials allow (`agentjobs project check`): read the
+   * repository, fetch it with git, push a branch, open a pull request. Each check says what is
+   * missing when it fails. A host without it has nothing to check.
+   */
+  check?(project: Project): Promise<HostCheck[]>;
+}
+
+/** One finding of `CodeHost.check`. */
+export interface HostCheck {
+  /** `read`, `git`, `push`, `pull_request`, … */
+  name: string;
+  ok: boolean;
+  /** What was found, or what is missing and how to grant it. */
+  detail: string;
 }
 
 /** Finds the code host of a kind; throws `CodeHostError` for one this server cannot use. */

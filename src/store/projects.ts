@@ -1,6 +1,7 @@
 import { newId } from '../domain/ids.js';
 import type { Db } from './db.js';
 import type { ProjectRow } from './schema.js';
+import type { SecretBox } from './secrets.js';
 
 export const CODE_HOSTS = ['local', 'github', 'gitlab', 'gitea'] as const;
 export type CodeHostKind = (typeof CODE_HOSTS)[number];
@@ -86,6 +87,35 @@ export function projectQueries(db: Db) {
     async list(): Promise<Project[]> {
       const rows = await kysely.selectFrom('projects').selectAll().orderBy('id', 'desc').execute();
       return rows.map(toProject);
+    },
+
+    /**
+     * Stores the project's code-host token sealed under `secrets` (bound to the project's id), or
+     * removes it with null. Returns false when there is no such project.
+     */
+    async setHostToken(id: string, token: string | null, secrets: SecretBox): Promise<boolean> {
+      const result = await kysely
+        .updateTable('projects')
+        .set({
+          host_token_encrypted: token === null ? null : secrets.seal(token, id),
+          updated_at: new Date().toISOString(),
+        })
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /**
+     * The project's code-host token in plain text, or null when it has none. For the code hosts
+     * only: the value must never reach a log, an event, an error or a response.
+     */
+    async hostToken(id: string, secrets: SecretBox): Promise<string | null> {
+      const row = await kysely
+        .selectFrom('projects')
+        .select('host_token_encrypted')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.host_token_encrypted ? secrets.open(row.host_token_encrypted, id) : null;
     },
   };
 }

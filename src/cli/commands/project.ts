@@ -2,6 +2,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { loadConfig } from '../../config.js';
+import { MirrorError, normalizeRepository } from '../../git/mirror.js';
+import { CodeHostError, createCodeHosts, githubTarget, type HostCheck } from '../../hosts/index.js';
 import {
   CODE_HOSTS,
   type CodeHostKind,
@@ -9,7 +12,8 @@ import {
   PUBLISH_MODES,
   type PublishMode,
 } from '../../store/projects.js';
-import { withStore } from '../local.js';
+import { createSecretBox, ensureSecretKey } from '../../store/secrets.js';
+import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 
 interface CreateOptions extends OutputOptions {
@@ -20,6 +24,44 @@ interface CreateOptions extends OutputOptions {
   publish: PublishMode;
   model?: string;
   models?: string;
+  apiUrl?: string;
+  appId?: string;
+  installationId?: string;
+  tokenEnv?: string;
+  tokenStdin?: boolean;
+}
+
+interface TokenOptions {
+  tokenEnv?: string;
+  tokenStdin?: boolean;
+}
+
+/** The environment variable a host's token is read from by default. */
+const DEFAULT_TOKEN_ENV: Partial<Record<CodeHostKind, string>> = {
+  github: 'GITHUB_TOKEN',
+  gitlab: 'GITLAB_TOKEN',
+  gitea: 'GITEA_TOKEN',
+};
+
+/**
+ * The host token (or App private key), from standard input or an environment variable: never from
+ * an argument, which any user of the machine can read in the process list.
+ */
+async function readToken(host: CodeHostKind, options: TokenOptions): Promise<string> {
+  if (options.tokenStdin) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    const token = Buffer.concat(chunks).toString('utf8').trim();
+    if (!token) throw new CliError('Standard input held no token.');
+    return token;
+  }
+  const name = options.tokenEnv ?? DEFAULT_TOKEN_ENV[host];
+  const token = name ? process.env[name]?.trim() : undefined;
+  if (!name || !token)
+    throw new CliError(
+      `A ${host} project needs a token: set ${name ?? 'a variable'} (or name another with --token-env NAME), or pipe it in with --token-stdin.`,
+    );
+  return token;
 }
 
 function git(repository: string, args: string[]): string | null {
@@ -46,7 +88,13 @@ function resolveRepository(
   if (/^(https?|ssh|git):\/\//.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo)) {
     if (host === 'local')
       throw new CliError('A local project needs a path on this machine (or file://), not a remote URL.');
-    return { repository: repo, detectedBase: null };
+    try {
+      // Refuses credentials in the URL (tokens are stored apart, encrypted) and unsafe schemes.
+      return { repository: normalizeRepository(repo), detectedBase: null };
+    } catch (error) {
+      if (error instanceof MirrorError) throw new CliError(error.message);
+      throw error;
+    }
   }
   const local = repo.startsWith('file://') ? new URL(repo).pathname : repo;
   const absolute = path.resolve(local);
@@ -54,6 +102,17 @@ function resolveRepository(
   if (git(absolute, ['rev-parse', '--git-dir']) === null)
     throw new CliError(`${absolute} is not a git repository.`);
   return { repository: absolute, detectedBase: git(absolute, ['symbolic-ref', '--short', 'HEAD']) };
+}
+
+/** The non-secret host settings given on the command line. */
+function hostSettingsOf(options: CreateOptions): Record<string, unknown> {
+  const settings: Record<string, unknown> = {};
+  if (options.apiUrl) settings.apiUrl = options.apiUrl.replace(/\/+$/, '');
+  if (options.appId) settings.appId = options.appId;
+  if (options.installationId) settings.installationId = options.installationId;
+  if (Object.keys(settings).length > 0 && options.host !== 'github')
+    throw new CliError('--api-url, --app-id and --installation-id are for --host github.');
+  return settings;
 }
 
 const describe = (project: Project) =>
@@ -64,6 +123,7 @@ const describe = (project: Project) =>
     ['host', project.host],
     ['base branch', project.baseBranch],
     ['publish', project.publish],
+    ...(project.host === 'local' ? [] : [['token', project.hasHostToken ? 'stored, encrypted' : 'none']]),
   ]);
 
 export function registerProjectCommands(program: Command) {
@@ -82,6 +142,14 @@ export function registerProjectCommands(program: Command) {
     .option('--publish <mode>', `how changes land: ${PUBLISH_MODES.join(', ')}`, 'pull_request')
     .option('--model <id>', 'default model for this project, provider:model')
     .option('--models <ids>', 'comma-separated models this project may use')
+    .option('--api-url <url>', 'github: the REST API base (GitHub Enterprise: https://HOST/api/v3)')
+    .option('--app-id <id>', 'github: authenticate as this GitHub App (the secret is its private key)')
+    .option('--installation-id <id>', 'github: the App installation on the repository’s owner')
+    .option(
+      '--token-env <name>',
+      'read the host token from this environment variable (default GITHUB_TOKEN for github)',
+    )
+    .option('--token-stdin', 'read the host token from standard input')
     .option('--json', 'machine-readable output')
     .action(async (options: CreateOptions) => {
       if (!CODE_HOSTS.includes(options.host))
@@ -91,8 +159,18 @@ export function registerProjectCommands(program: Command) {
       const name = options.name.trim();
       if (!name) throw new CliError('--name must not be empty.');
       const { repository, detectedBase } = resolveRepository(options.repo, options.host);
-      const created = await withStore((store) =>
-        store.projects.create({
+      const hostSettings = hostSettingsOf(options);
+      if (options.host === 'github') {
+        try {
+          githubTarget({ repository, hostSettings });
+        } catch (error) {
+          if (error instanceof CodeHostError) throw new CliError(error.message);
+          throw error;
+        }
+      }
+      const token = options.host === 'local' ? null : await readToken(options.host, options);
+      const created = await withStore(async (store) => {
+        const made = await store.projects.create({
           name,
           repository,
           host: options.host,
@@ -105,8 +183,12 @@ export function registerProjectCommands(program: Command) {
                 .map((m) => m.trim())
                 .filter(Boolean)
             : null,
-        }),
-      );
+          ...(Object.keys(hostSettings).length ? { hostSettings } : {}),
+        });
+        if (token === null) return made;
+        await store.projects.setHostToken(made.id, token, createSecretBox(ensureSecretKey(loadConfig())));
+        return (await store.projects.get(made.id)) ?? made;
+      });
       print(options, created, () => `Created project ${created.id}\n${describe(created)}`);
     });
 
@@ -124,5 +206,57 @@ export function registerProjectCommands(program: Command) {
             ])
           : 'No projects yet. Create one with: agentjobs project create --name Docs --repo ./docs',
       );
+    });
+
+  project
+    .command('token <id>')
+    .description('Store a new code-host token for a project (read from the environment or stdin)')
+    .option(
+      '--token-env <name>',
+      'read the token from this environment variable (default GITHUB_TOKEN for github)',
+    )
+    .option('--token-stdin', 'read the token from standard input')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, options: TokenOptions & OutputOptions) => {
+      const updated = await withStore(async (store) => {
+        const found = await requireProject(store, id);
+        if (found.host === 'local') throw new CliError('A local project needs no token.');
+        const token = await readToken(found.host, options);
+        await store.projects.setHostToken(found.id, token, createSecretBox(ensureSecretKey(loadConfig())));
+        return (await store.projects.get(found.id)) ?? found;
+      });
+      print(options, updated, () => `Stored a new token for project ${updated.id}.`);
+    });
+
+  project
+    .command('check <id>')
+    .description('Check that the project’s credentials can read the repository, push and open pull requests')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, options: OutputOptions) => {
+      const config = loadConfig();
+      const result = await withStore(async (store) => {
+        const found = await requireProject(store, id);
+        let checks: HostCheck[];
+        try {
+          const host = createCodeHosts({ config, store })(found.host);
+          checks = host.check
+            ? await host.check(found)
+            : [{ name: 'host', ok: true, detail: `The ${found.host} host has nothing to check.` }];
+        } catch (error) {
+          // No token, settings that do not parse, a host this server lacks: that is the finding.
+          if (!(error instanceof CodeHostError)) throw error;
+          checks = [{ name: 'credentials', ok: false, detail: error.message }];
+        }
+        return { projectId: found.id, host: found.host, ok: checks.every((check) => check.ok), checks };
+      });
+      print(options, result, () =>
+        [
+          ...result.checks.map(
+            (check) => `${check.ok ? 'ok     ' : 'MISSING'}  ${check.name}: ${check.detail}`,
+          ),
+          result.ok ? 'Everything the worker needs is in place.' : 'Something is missing; see above.',
+        ].join('\n'),
+      );
+      if (!result.ok) process.exitCode = 1;
     });
 }

@@ -1,0 +1,76 @@
+/**
+ * The contract every code host keeps (DESIGN section 6), run against each implementation: a
+ * pull request opens and links to the host's own page; opening again for the same branch (a
+ * retried run, a follow-up) updates and returns the same pull request, never a second one; another
+ * branch gets a pull request of its own; git gets an environment of plain strings.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/domain/job.js';
+import type { CodeHost } from '../../src/hosts/types.js';
+import type { Project } from '../../src/store/projects.js';
+
+/** A host ready to test, with what the suite needs to observe it. */
+export interface HostUnderTest {
+  host: CodeHost;
+  project: Project;
+  /** A job of the project, for the pull request input. */
+  job(title: string): Promise<Job>;
+  /** The link the host's pull request `number` must have. */
+  expectedUrl(number: number): string;
+  /** The title the host now holds for pull request `number`. */
+  titleOf(number: number): Promise<string | undefined>;
+  close(): Promise<void>;
+}
+
+export function codeHostContract(name: string, setup: () => Promise<HostUnderTest>): void {
+  describe(`code host contract: ${name}`, () => {
+    let subject: HostUnderTest;
+    beforeAll(async () => {
+      subject = await setup();
+    });
+    afterAll(async () => {
+      await subject?.close();
+    });
+
+    const open = async (branch: string, title = `Change ${branch}`) =>
+      subject.host.openOrUpdatePullRequest({
+        project: subject.project,
+        job: await subject.job(title),
+        branch,
+        base: subject.project.baseBranch,
+        title,
+        body: `Body of ${title}`,
+        draft: false,
+        headSha: 'a'.repeat(40),
+      });
+
+    it('opens a pull request and links to it', async () => {
+      const link = await open('agentjobs/contract-one');
+      expect(link.number).toBeGreaterThan(0);
+      expect(link.url).toBe(subject.expectedUrl(link.number));
+      expect(await subject.titleOf(link.number)).toBe('Change agentjobs/contract-one');
+    });
+
+    it('reuses and updates the pull request of a branch', async () => {
+      const first = await open('agentjobs/contract-two', 'First title');
+      const again = await open('agentjobs/contract-two', 'Second title');
+      expect(again).toEqual(first);
+      expect(await subject.titleOf(first.number)).toBe('Second title');
+    });
+
+    it('opens a new pull request for another branch', async () => {
+      const one = await open('agentjobs/contract-three');
+      const two = await open('agentjobs/contract-four');
+      expect(two.number).not.toBe(one.number);
+      expect(two.url).toBe(subject.expectedUrl(two.number));
+    });
+
+    it('gives git an environment of strings and no URL with credentials', async () => {
+      const env = await subject.host.gitEnv(subject.project);
+      for (const [key, value] of Object.entries(env)) {
+        expect(typeof value, key).toBe('string');
+        expect(value, key).not.toMatch(/:\/\/[^/\s]*@/);
+      }
+    });
+  });
+}

@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Job } from '../../src/domain/job.js';
+import { createGithubHost } from '../../src/hosts/github.js';
+import type { Project } from '../../src/store/projects.js';
+import { startGithubDouble } from '../support/github-double.js';
+import { tempDir } from '../worker/support.js';
+import { codeHostContract } from './contract.js';
+
+const TOKEN = `ghp_${randomBytes(12).toString('hex')}`;
+
+codeHostContract('github against its double', async () => {
+  const double = await startGithubDouble({ token: TOKEN });
+  const repository = double.repository('org', 'repo');
+  const dir = tempDir('github-contract');
+  const now = new Date().toISOString();
+  const project: Project = {
+    id: 'p_contract',
+    name: 'Docs',
+    repository: 'https://github.com/org/repo.git',
+    host: 'github',
+    baseBranch: 'main',
+    publish: 'pull_request',
+    allowedModels: null,
+    defaultModel: null,
+    webhookUrl: null,
+    hostSettings: { apiUrl: double.url },
+    hasHostToken: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  return {
+    host: createGithubHost({
+      secret: async () => TOKEN,
+      askpassDir: path.join(dir, 'askpass'),
+      retry: { baseMs: 5, pacing: false },
+    }),
+    project,
+    job: async (title) => ({ id: `job-${title}` }) as Job,
+    expectedUrl: (number) => `https://github.com/org/repo/pull/${number}`,
+    titleOf: async (number) => repository.pulls.find((pull) => pull.number === number)?.title,
+    close: async () => {
+      await double.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});

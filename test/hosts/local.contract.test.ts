@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Job } from '../../src/domain/job.js';
+import { createLocalHost, localPullRequestUrl } from '../../src/hosts/index.js';
+import { openTestStore, testDialects } from '../support/db.js';
+import { git, makeRepo, tempDir } from '../worker/support.js';
+import { codeHostContract } from './contract.js';
+
+for (const dialect of testDialects()) {
+  codeHostContract(`local on ${dialect}`, async () => {
+    const t = await openTestStore(dialect);
+    const dir = tempDir('local-contract');
+    const { repo } = makeRepo(dir);
+    const bare = path.join(dir, 'docs.git');
+    git(dir, 'clone', '-q', '--bare', repo, bare);
+    const project = await t.store.projects.create({ name: 'Docs', repository: bare });
+    const publicUrl = 'https://jobs.example.com';
+    return {
+      host: createLocalHost({ pullRequests: t.store.pullRequests, publicUrl }),
+      project,
+      job: async (title) =>
+        (await t.store.jobs.create({
+          projectId: project.id,
+          prompt: title,
+          model: null,
+          baseRef: 'main',
+          repository: project.repository,
+          draft: false,
+        })) as Job,
+      expectedUrl: (number) => localPullRequestUrl(publicUrl, project.id, number),
+      titleOf: async (number) => (await t.store.pullRequests.get(project.id, number))?.title,
+      close: async () => {
+        await t.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+}

@@ -1,0 +1,313 @@
+/**
+ * A stateful stand-in for GitHub's REST API, for the parts the `github` host uses, served on
+ * loopback so the real Octokit client talks to it through its `baseUrl`. Shapes and status codes
+ * follow GitHub's published REST reference (API version 2022-11-28):
+ * - "REST API endpoints for pull requests" (docs.github.com/en/rest/pulls/pulls):
+ *   `POST /repos/{owner}/{repo}/pulls` → 201 pull request, 403, 422 (`Validation Failed` with
+ *   errors[].message "A pull request already exists for OWNER:BRANCH."; head `invalid` when the
+ *   branch does not exist); `GET …/pulls?head=OWNER:BRANCH&state=open` → 200 array (filter format
+ *   "user:ref-name"); `PATCH …/pulls/{pull_number}` → 200 pull request, 403, 422.
+ * - "REST API endpoints for repositories" (docs.github.com/en/rest/repos/repos#get-a-repository):
+ *   `GET /repos/{owner}/{repo}` → 200 with `archived` and, for the authenticated caller,
+ *   `permissions {admin, maintain, push, triage, pull}`; 403; 404.
+ * - "REST API endpoints for GitHub Apps" (…/rest/apps/apps#create-an-installation-access-token-for-an-app):
+ *   `POST /app/installations/{installation_id}/access_tokens` with the App's JWT → 201 {token, expires_at}.
+ * - "Rate limits for the REST API" and "Troubleshooting the REST API": `x-ratelimit-*` headers on
+ *   every response; a secondary rate limit is 403 or 429 with a message saying so and `retry-after`;
+ *   401 `Bad credentials`; 404 `Not Found` for a repository the token cannot see.
+ * Errors have the documented body `{ message, documentation_url, status }`.
+ */
+import { createPublicKey, verify } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A failure the next requests answer with, before any other check. */
+export type GithubFault =
+  | 'server_error'
+  | 'too_many_requests'
+  | 'secondary_rate_limit'
+  | 'not_found'
+  | 'archived';
+
+export interface DoublePull {
+  number: number;
+  title: string;
+  body: string | null;
+  head: string;
+  base: string;
+  draft: boolean;
+  state: 'open' | 'closed';
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DoubleRepository {
+  owner: string;
+  name: string;
+  archived: boolean;
+  /** Whether the caller may push (GitHub's `permissions.push`). */
+  push: boolean;
+  pulls: DoublePull[];
+}
+
+export interface GithubDouble {
+  /** The API base URL, as Octokit's `baseUrl` or a project's `apiUrl`. */
+  url: string;
+  repository(owner: string, name: string, options?: { archived?: boolean; push?: boolean }): DoubleRepository;
+  /** The next `count` requests answer with `fault`. */
+  fail(fault: GithubFault, count?: number): void;
+  /** Drops the faults not yet used. */
+  clearFaults(): void;
+  /** Every request answered: method, path with query, status, and when it arrived. */
+  requests: { method: string; path: string; status: number; at: number }[];
+  close(): Promise<void>;
+}
+
+export interface GithubDoubleOptions {
+  /** The token that authenticates (as `Authorization: token …` or `Bearer …`). */
+  token: string;
+  /** Where `html_url`s point. Default `https://github.com`. */
+  htmlBase?: string;
+  /** When given, `head` must name an existing branch (else 422 `invalid`, as GitHub does). */
+  hasBranch?: (owner: string, repo: string, branch: string) => boolean;
+  /** A GitHub App whose JWTs (RS256, `iss` = appId) may mint installation tokens. */
+  app?: { appId: string; publicKeyPem: string; installationId: string };
+}
+
+const DOCS = 'https://docs.github.com/rest';
+
+export async function startGithubDouble(options: GithubDoubleOptions): Promise<GithubDouble> {
+  const htmlBase = options.htmlBase ?? 'https://github.com';
+  const repositories = new Map<string, DoubleRepository>();
+  const faults: GithubFault[] = [];
+  const tokens = new Set([options.token]);
+  const requests: GithubDouble['requests'] = [];
+  let minted = 0;
+
+  const pullJson = (repository: DoubleRepository, pull: DoublePull) => {
+    const full = `${repository.owner}/${repository.name}`;
+    const repo = { name: repository.name, full_name: full, owner: { login: repository.owner } };
+    return {
+      url: `${url}/repos/${full}/pulls/${pull.number}`,
+      id: 1000 + pull.number,
+      node_id: `PR_${pull.number}`,
+      html_url: `${htmlBase}/${full}/pull/${pull.number}`,
+      number: pull.number,
+      state: pull.state,
+      locked: false,
+      title: pull.title,
+      user: { login: 'agentjobs-bot' },
+      body: pull.body,
+      created_at: pull.created_at,
+      updated_at: pull.updated_at,
+      draft: pull.draft,
+      head: { label: `${repository.owner}:${pull.head}`, ref: pull.head, sha: '0'.repeat(40), repo },
+      base: { label: `${repository.owner}:${pull.base}`, ref: pull.base, sha: '0'.repeat(40), repo },
+    };
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse, body: string) => {
+    const method = request.method ?? 'GET';
+    const url = new URL(request.url ?? '/', 'http://double.test');
+    const reply = (status: number, data: unknown, headers: Record<string, string> = {}) => {
+      response.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        'x-github-media-type': 'github.v3; format=json',
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '4999',
+        'x-ratelimit-used': '1',
+        'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
+        'x-ratelimit-resource': 'core',
+        ...headers,
+      });
+      response.end(status === 204 ? undefined : JSON.stringify(data));
+    };
+    const error = (status: number, message: string, extra: Record<string, unknown> = {}, headers = {}) =>
+      reply(status, { message, documentation_url: DOCS, status: String(status), ...extra }, headers);
+
+    const fault = faults.shift();
+    if (fault === 'server_error') return error(500, 'Server Error');
+    if (fault === 'too_many_requests') return error(429, 'Too Many Requests', {}, { 'retry-after': '1' });
+    if (fault === 'secondary_rate_limit')
+      return error(
+        403,
+        'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+        {},
+        { 'retry-after': '1' },
+      );
+    if (fault === 'not_found') return error(404, 'Not Found');
+    if (fault === 'archived') return error(403, 'Repository was archived so is read-only.');
+
+    const authorization = request.headers.authorization ?? '';
+    const appToken = /^\/app\/installations\/([^/]+)\/access_tokens$/.exec(url.pathname);
+    if (appToken && method === 'POST') {
+      if (!options.app || !validJwt(authorization, options.app))
+        return error(401, 'A JSON web token could not be decoded');
+      if (appToken[1] !== options.app.installationId) return error(404, 'Not Found');
+      const token = `ghs_installation${++minted}_${Math.random().toString(36).slice(2)}`;
+      tokens.add(token);
+      return reply(201, {
+        token,
+        expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        permissions: { contents: 'write', pull_requests: 'write' },
+        repository_selection: 'selected',
+      });
+    }
+    const presented = /^(?:token|bearer)\s+(\S+)$/i.exec(authorization)?.[1];
+    if (!presented || !tokens.has(presented)) return error(401, 'Bad credentials');
+
+    const match = /^\/repos\/([^/]+)\/([^/]+)(\/pulls(?:\/(\d+))?)?$/.exec(url.pathname);
+    const repository = match ? repositories.get(`${match[1]}/${match[2]}`.toLowerCase()) : undefined;
+    if (!match || !repository) return error(404, 'Not Found');
+    const [, , , pulls, number] = match;
+
+    if (!pulls && method === 'GET') {
+      return reply(200, {
+        id: 1,
+        name: repository.name,
+        full_name: `${repository.owner}/${repository.name}`,
+        owner: { login: repository.owner, type: 'Organization' },
+        private: true,
+        html_url: `${htmlBase}/${repository.owner}/${repository.name}`,
+        archived: repository.archived,
+        default_branch: 'main',
+        permissions: { admin: false, maintain: false, push: repository.push, triage: true, pull: true },
+      });
+    }
+    if (pulls && !number && method === 'GET') {
+      const state = url.searchParams.get('state') ?? 'open';
+      const head = url.searchParams.get('head');
+      const base = url.searchParams.get('base');
+      const found = repository.pulls.filter(
+        (pull) =>
+          (state === 'all' || pull.state === state) &&
+          (!head || `${repository.owner}:${pull.head}` === head) &&
+          (!base || pull.base === base),
+      );
+      return reply(
+        200,
+        found.map((pull) => pullJson(repository, pull)),
+      );
+    }
+    if (method === 'GET' || !pulls) return error(404, 'Not Found');
+    if (repository.archived) return error(403, 'Repository was archived so is read-only.');
+    if (!repository.push) return error(403, 'Resource not accessible by personal access token');
+    const input = JSON.parse(body || '{}') as Record<string, unknown>;
+    const now = new Date().toISOString();
+
+    if (!number && method === 'POST') {
+      const { title, head, base } = input as { title?: string; head?: string; base?: string };
+      if (!title || !head || !base)
+        return error(422, 'Validation Failed', {
+          errors: [{ resource: 'PullRequest', code: 'missing_field' }],
+        });
+      const branch = head.includes(':') ? (head.split(':')[1] ?? head) : head;
+      if (options.hasBranch && !options.hasBranch(repository.owner, repository.name, branch))
+        return error(422, 'Validation Failed', {
+          errors: [{ resource: 'PullRequest', field: 'head', code: 'invalid' }],
+        });
+      if (
+        repository.pulls.some((pull) => pull.state === 'open' && pull.head === branch && pull.base === base)
+      )
+        return error(422, 'Validation Failed', {
+          errors: [
+            {
+              resource: 'PullRequest',
+              code: 'custom',
+              message: `A pull request already exists for ${repository.owner}:${branch}.`,
+            },
+          ],
+        });
+      const pull: DoublePull = {
+        number: repository.pulls.length + 1,
+        title,
+        body: typeof input.body === 'string' ? input.body : null,
+        head: branch,
+        base,
+        draft: input.draft === true,
+        state: 'open',
+        created_at: now,
+        updated_at: now,
+      };
+      repository.pulls.push(pull);
+      return reply(201, pullJson(repository, pull), {
+        location: `${url.origin}/repos/${repository.owner}/${repository.name}/pulls/${pull.number}`,
+      });
+    }
+    if (number && method === 'PATCH') {
+      const pull = repository.pulls.find((candidate) => candidate.number === Number(number));
+      if (!pull) return error(404, 'Not Found');
+      if (typeof input.title === 'string') pull.title = input.title;
+      if (typeof input.body === 'string') pull.body = input.body;
+      if (input.state === 'open' || input.state === 'closed') pull.state = input.state;
+      pull.updated_at = now;
+      return reply(200, pullJson(repository, pull));
+    }
+    return error(404, 'Not Found');
+  };
+
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    const at = Date.now();
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      response.on('finish', () =>
+        requests.push({
+          method: request.method ?? 'GET',
+          path: request.url ?? '/',
+          status: response.statusCode,
+          at,
+        }),
+      );
+      handle(request, response, Buffer.concat(chunks).toString('utf8')).catch((error: unknown) => {
+        response.writeHead(500);
+        response.end(String(error));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url,
+    requests,
+    repository(owner, name, settings = {}) {
+      const key = `${owner}/${name}`.toLowerCase();
+      const existing = repositories.get(key);
+      const repository = existing ?? { owner, name, archived: false, push: true, pulls: [] };
+      if (settings.archived !== undefined) repository.archived = settings.archived;
+      if (settings.push !== undefined) repository.push = settings.push;
+      repositories.set(key, repository);
+      return repository;
+    },
+    fail(fault, count = 1) {
+      for (let index = 0; index < count; index++) faults.push(fault);
+    },
+    clearFaults() {
+      faults.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An App JWT: RS256 over `header.payload`, signed with the App's key, issued by the App. */
+function validJwt(authorization: string, app: { appId: string; publicKeyPem: string }): boolean {
+  const jwt = /^bearer\s+(\S+)$/i.exec(authorization)?.[1];
+  const [header, payload, signature] = jwt?.split('.') ?? [];
+  if (!header || !payload || !signature) return false;
+  const signed = verify(
+    'RSA-SHA256',
+    Buffer.from(`${header}.${payload}`),
+    createPublicKey(app.publicKeyPem),
+    Buffer.from(signature, 'base64url'),
+  );
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+    iss?: unknown;
+    exp?: number;
+  };
+  return signed && String(claims.iss) === app.appId && (claims.exp ?? 0) * 1000 > Date.now();
+}
