@@ -32,6 +32,8 @@ export interface Config {
   worker: WorkerConfig;
   /** What one run of the agent may spend before it is stopped (DESIGN section 4, limits per job). */
   jobLimits: JobLimits;
+  /** How the agent talks to its model. */
+  agent: AgentConfig;
 }
 
 export interface WorkerConfig {
@@ -57,6 +59,11 @@ export interface JobLimits {
   maxWallMs: number;
   maxTokens: number;
   maxFilesChanged: number;
+}
+
+export interface AgentConfig {
+  /** Stream the model's answers; off for servers whose streaming is broken (answers come whole). */
+  modelStreaming: boolean;
 }
 
 const integer = (min: number, max: number) =>
@@ -127,6 +134,7 @@ const schema = z.object({
   AGENTJOBS_MAX_JOB_MINUTES: integer(1, 24 * 60).default(20),
   AGENTJOBS_MAX_TOKENS: integer(1000, 1_000_000_000).default(2_000_000),
   AGENTJOBS_MAX_FILES_CHANGED: integer(1, 1_000_000).default(200),
+  AGENTJOBS_MODEL_STREAMING: boolean.default(true),
 });
 
 /** A configuration problem, phrased as one line that names the variable. */
@@ -188,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: e.AGENTJOBS_MAX_TOKENS,
       maxFilesChanged: e.AGENTJOBS_MAX_FILES_CHANGED,
     },
+    agent: { modelStreaming: e.AGENTJOBS_MODEL_STREAMING },
   };
   return deepFreeze(config);
 }

@@ -1,7 +1,10 @@
 /**
- * The agent's tool loop (DESIGN §5): `generateText` with the workspace tools, run until the model
- * answers without calling a tool, within the job's limits.
+ * The agent's tool loop (DESIGN §5): the AI SDK's multi-step call with the workspace tools, run
+ * until the model answers without calling a tool, within the job's limits.
  *
+ * - The model's answers are streamed (`streamText`) unless `stream: false` asks for whole answers
+ *   (`generateText`), for servers whose streaming is broken. The run is the same either way: the
+ *   same events in the same order, once per finished step, the same limits and errors (round.ts).
  * - Follow-ups that arrive while the model works are handed over before its next step
  *   (`prepareStep`); one that arrives after its final answer starts another round on the same
  *   conversation, so no prompt is left unanswered when the run returns.
@@ -12,20 +15,13 @@
  *   silently under a `completed` job.
  * - Aborting `options.signal` rejects at once with `aborted`, without waiting for the provider.
  */
-import {
-  AISDKError,
-  generateText,
-  type LanguageModel,
-  type ModelMessage,
-  type StepResult,
-  stepCountIs,
-  type ToolSet,
-} from 'ai';
+import { AISDKError, type LanguageModel, type ModelMessage, stepCountIs } from 'ai';
 import type { Workspace } from '../git/workspace.js';
 import type { EventType } from '../store/events.js';
 import { AgentError, type AgentErrorCode } from './errors.js';
 import { buildSystemPrompt } from './prompt.js';
 import { modelError, stepEvents, titleOf } from './report.js';
+import { type RoundMode, runRound } from './round.js';
 import { createTools, filesChangedGuard } from './tools.js';
 
 export { AgentError, type AgentErrorCode, type AgentPartial } from './errors.js';
@@ -61,6 +57,13 @@ export interface RunAgentOptions {
   onEvent: AgentEventSink;
   /** Retries of a failed model call (429, 5xx). Default `DEFAULT_MAX_RETRIES`. */
   maxRetries?: number;
+  /** Stream the model's answers (default true); false waits for each whole answer instead. */
+  stream?: boolean;
+  /**
+   * Receives the assistant's text as it streams, for a live view; the step's `message` event still
+   * carries the whole text. Never called when `stream` is false. A throw ends the run.
+   */
+  onTextDelta?(text: string): void;
 }
 
 /** A finished run. */
@@ -108,11 +111,27 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     try {
       return await call();
     } catch (error) {
-      state.callbackError ??= { error };
-      internal.abort(error);
+      fail(error);
       throw error;
     }
   }
+  function fail(error: unknown) {
+    state.callbackError ??= { error };
+    internal.abort(error);
+  }
+  const { onTextDelta } = options;
+  const mode: RoundMode = {
+    stream: options.stream ?? true,
+    onTextDelta:
+      onTextDelta &&
+      ((text) => {
+        try {
+          if (!state.settled) onTextDelta(text);
+        } catch (error) {
+          fail(error);
+        }
+      }),
+  };
   const guard = filesChangedGuard(workspace, limits.maxFilesChanged);
   const tools = createTools(workspace, {
     // The plan is reported from the step's results (report.ts), in order with the other events.
@@ -131,7 +150,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       const base = conversation;
       /** Follow-ups inserted into the response messages: index into them, and the user messages. */
       const injected: Injection[] = [];
-      const call = generateText({
+      const round = runRound({
         model: options.model,
         system,
         tools,
@@ -160,25 +179,25 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         },
         onStepFinish: (step) =>
           external(async () => {
-            if (state.settled) return;
+            // A streamed answer that broke off: the round fails with its error (round.ts) and, like
+            // a failed call for a whole answer, the step adds nothing to the run.
+            if (state.settled || step.finishReason === 'error') return;
             usage.steps += 1;
             usage.inputTokens += step.usage.inputTokens ?? 0;
             usage.outputTokens += step.usage.outputTokens ?? 0;
             if (step.text.trim() !== '') state.lastText = step.text;
             conversation = [...base, ...splice(step.response.messages, injected)];
-            const events = [
-              ...stepEvents(step as StepResult<ToolSet>),
-              { type: 'usage' as const, data: { ...usage } },
-            ];
+            const events = [...stepEvents(step), { type: 'usage' as const, data: { ...usage } }];
             for (const event of events) {
               // A run that already ended (aborted while this step finished) reports nothing more.
               if (state.settled) return;
               await options.onEvent(event.type, event.data);
             }
           }).catch(() => {}),
+        ...mode,
       });
-      const result = await untilAborted(call, signal);
-      conversation = [...base, ...splice(result.response.messages, injected)];
+      const result = await untilAborted(round, signal);
+      conversation = [...base, ...splice(result.responseMessages, injected)];
       if (state.callbackError) throw state.callbackError.error;
       if (state.stopReason) throw limitError(state.stopReason, limits);
       // Stopped by the step count while the model still wanted to use tools: it did not finish.

@@ -90,6 +90,26 @@ export function modelError(error: unknown): AgentError {
 }
 
 /**
+ * A failure that reached a streamed answer without being one of the SDK's errors, as `model_error`:
+ * an error event the provider sent mid-answer (Anthropic's `overloaded_error`, OpenAI's
+ * `server_error`) or a connection dropped while the answer was streaming. The SDK retries only the
+ * opening of a stream, never a failure within it. The provider had accepted the request, so trying
+ * again may succeed, unless the event itself says otherwise (OpenAI's carry `isRetryable`).
+ */
+export function streamError(error: unknown): AgentError {
+  const fields = (typeof error === 'object' && error !== null ? error : {}) as {
+    isRetryable?: unknown;
+    statusCode?: unknown;
+  };
+  const status = typeof fields.statusCode === 'number' ? ` (HTTP ${fields.statusCode})` : '';
+  const message = `The model provider failed while streaming its answer${status}: ${messageOf(error)}`;
+  return new AgentError('model_error', redactSecrets(message).slice(0, 1000), {
+    isRetryable: typeof fields.isRetryable === 'boolean' ? fields.isRetryable : true,
+    cause: error,
+  });
+}
+
+/**
  * Blanks what looks like a credential: provider key formats and bearer tokens. Keys never reach the
  * loop, but a provider could echo one in an error, and an error message becomes part of the job.
  */
@@ -110,6 +130,18 @@ export function clipStrings(value: unknown, depth = 0): unknown {
   if (depth > 4 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.slice(0, 50).map((item) => clipStrings(item, depth + 1));
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, clipStrings(item, depth + 1)]));
+}
+
+/** An error's message; a provider's error event is a plain object, usually with a `message`. */
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  const message = (error as { message?: unknown } | null)?.message;
+  if (typeof message === 'string') return message;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
 }
 
 function firstLine(text: string): string {

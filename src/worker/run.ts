@@ -142,6 +142,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
               return more.map((prompt) => prompt.content);
             },
             limits: { ...config.jobLimits },
+            stream: config.agent.modelStreaming,
             signal: control.main,
             onEvent: (type, data) => store.queue.appendEvent(lease, type, data),
           });

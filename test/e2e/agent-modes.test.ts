@@ -1,0 +1,157 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
+import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+
+interface Job {
+  id: string;
+  status: string;
+  phase: string | null;
+  prLink: string | null;
+  source: { repository: string; ref: string };
+  summary: string | null;
+  title: string | null;
+  error: { code: string; message: string } | null;
+  filesChanged: number;
+  usage: { inputTokens: number; outputTokens: number; steps: number };
+}
+
+const git = (repo: string, ...args: string[]) =>
+  execFileSync('git', ['-C', repo, ...args])
+    .toString()
+    .trim();
+
+/** The agent's own events, as the job stores them. */
+const AGENT_EVENTS = new Set(['message', 'tool_call', 'tool_result', 'plan', 'usage', 'error']);
+
+const MODES: { mode: string; env: Record<string, string>; streamed: boolean }[] = [
+  { mode: 'streamed (the default)', env: {}, streamed: true },
+  {
+    mode: 'whole (AGENTJOBS_MODEL_STREAMING=false)',
+    env: { AGENTJOBS_MODEL_STREAMING: 'false' },
+    streamed: false,
+  },
+];
+
+// The built server against the scripted OpenAI-compatible model, once with the model's answers
+// streamed (the default) and once whole (AGENTJOBS_MODEL_STREAMING=false): the same job must give
+// the same pull request and the same events either way. SQLite in the data directory.
+describe.each(MODES)('a job with the model answers $mode', ({ env: modeEnv, streamed }) => {
+  let dir: string;
+  let repo: string;
+  let baseSha: string;
+  let model: ScriptedModelServer;
+  let server: ServerProcess;
+  let projectId: string;
+  let key: string;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-modes-e2e-'));
+    repo = path.join(dir, 'docs');
+    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+    fs.writeFileSync(path.join(repo, 'README.md'), '# Docs\n\nWelcome.\n');
+    fs.mkdirSync(path.join(repo, 'guide'));
+    fs.writeFileSync(path.join(repo, 'guide', 'install.md'), '# Install\n\nRun npm install.\n');
+    git(repo, 'add', '-A');
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
+    baseSha = git(repo, 'rev-parse', 'main');
+
+    model = await startScriptedModel();
+    const env = {
+      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
+      AGENTJOBS_MODEL: 'openai-compatible:scripted',
+      OPENAI_COMPATIBLE_BASE_URL: model.url,
+      ...modeEnv,
+    };
+    server = await startServerProcess(env);
+    const project = JSON.parse(
+      (await runCli(['project', 'create', '--name', 'Docs', '--repo', repo, '--json'], env)).stdout,
+    );
+    projectId = project.id;
+    key = JSON.parse((await runCli(['key', 'create', '--project', projectId, '--json'], env)).stdout).key;
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await model?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const get = async (url: string) => {
+    const response = await fetch(`${server.url}/v2/agent/${projectId}${url}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    return response.json();
+  };
+
+  it('runs the job to a pull request holding exactly the scripted change', async () => {
+    model.setScript([
+      { toolCalls: [{ name: 'read_file', input: { path: 'guide/install.md' } }] },
+      {
+        text: 'Writing the FAQ now.',
+        toolCalls: [
+          {
+            name: 'write_file',
+            input: { path: 'guide/faq.md', content: '# FAQ\n\nHow do I install? See install.md.\n' },
+          },
+        ],
+      },
+      { text: 'Add an FAQ page\n\nI added guide/faq.md with the install question.' },
+    ]);
+    const response = await fetch(`${server.url}/v2/agent/${projectId}/job`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'Add an FAQ page' }),
+    });
+    expect(response.status).toBe(201);
+    const created = (await response.json()) as Job;
+    let job = created;
+    const deadline = Date.now() + 20_000;
+    while (job.status === 'active') {
+      if (Date.now() > deadline) throw new Error(`job still ${job.status}/${job.phase}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      job = (await get(`/job/${created.id}`)) as Job;
+    }
+
+    expect(job).toMatchObject({
+      status: 'completed',
+      title: 'Add an FAQ page',
+      filesChanged: 1,
+      error: null,
+    });
+    expect(job.summary).toContain('guide/faq.md');
+    // The scripted model counts 10 + 5 tokens a request: streamed answers carry them too.
+    expect(job.usage).toEqual({ inputTokens: 30, outputTokens: 15, steps: 3 });
+    expect(job.prLink).toBe(`${server.url}/ui/projects/${projectId}/pulls/1`);
+    expect(git(repo, 'rev-parse', 'main')).toBe(baseSha);
+    expect(git(repo, 'diff', '--name-status', `main...${job.source.ref}`)).toBe('A\tguide/faq.md');
+    expect(git(repo, 'show', `${job.source.ref}:guide/faq.md`)).toContain('How do I install?');
+
+    // The model was asked in this mode, every time.
+    expect(model.requests).toHaveLength(3);
+    for (const { body } of model.requests) {
+      if (streamed) {
+        expect(body.stream).toBe(true);
+        expect(body.stream_options).toEqual({ include_usage: true });
+      } else {
+        expect(body.stream).not.toBe(true);
+      }
+    }
+
+    // The same events either way: one set per finished step.
+    const { events } = (await get(`/job/${job.id}/events`)) as {
+      events: { type: string; data: Record<string, unknown> }[];
+    };
+    const activity = events.filter((event) => AGENT_EVENTS.has(event.type));
+    expect(activity.map((event) => event.type)).toEqual([
+      ...['tool_call', 'tool_result', 'usage'],
+      ...['message', 'tool_call', 'tool_result', 'usage'],
+      ...['message', 'usage'],
+    ]);
+    expect(activity[3]?.data).toEqual({ role: 'assistant', text: 'Writing the FAQ now.' });
+    expect(activity.at(-1)?.data).toEqual({ inputTokens: 30, outputTokens: 15, steps: 3 });
+  });
+});
