@@ -1,7 +1,6 @@
 /**
  * The lazy workspace of one job (DESIGN §4): a worktree of the project's mirror on the job branch,
- * made without a checkout, so its cost does not grow with the repository. The index holds the base
- * tree; reads come from the object store through one `git cat-file --batch`; what the agent writes
+ * made without a checkout or an index, so its cost barely grows with the repository; reads come from the object store through one `git cat-file --batch`; what the agent writes
  * is kept in an overlay (and on disk in the worktree, for later steps that need real files); and
  * the commit stages exactly the paths the agent wrote, moved or deleted.
  */
@@ -83,7 +82,7 @@ export class Workspace {
     this.trees = new TreeReader(this.catFile);
   }
 
-  /** Adds the worktree (`--no-checkout`) on the job branch and fills its index from HEAD; no file is written. */
+  /** Adds the worktree (`--no-checkout`) on the job branch; no file is written and no index is filled. */
   static async create(options: WorkspaceOptions): Promise<Workspace> {
     const dir = resolvePath(options.dir);
     const start = options.startFrom === 'branch' ? options.branch : options.baseRef;

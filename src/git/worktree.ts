@@ -15,8 +15,9 @@ export interface WorktreeStart {
 }
 
 /**
- * Adds a worktree at `dir` on `branch` (created, or reset, at `start`) without a checkout, and
- * fills its index from HEAD, so staging and `write-tree` work while no file is on disk.
+ * Adds a worktree at `dir` on `branch` (created, or reset, at `start`) without a checkout. Its
+ * index stays empty: only a commit needs it, and filling it (`read-tree`) costs tens of
+ * milliseconds on a large repository, so `commitChanges` does that when there is something to stage.
  */
 export async function addWorktree(options: {
   mirrorPath: string;
@@ -50,7 +51,6 @@ export async function addWorktree(options: {
     });
   });
   try {
-    await runGit(['read-tree', 'HEAD'], { cwd: dir });
     const { stdout } = await runGit(['rev-parse', 'HEAD', 'HEAD^{tree}'], { cwd: dir });
     const [head, tree] = stdout.toString('utf8').trim().split('\n');
     return { head: head as string, tree: tree as string };
@@ -105,8 +105,11 @@ export async function commitChanges(changes: Changes): Promise<{ commit: string;
     const shas = stdout.toString('utf8').trim().split('\n');
     for (const [index, [path, mode]] of writes.entries()) records.push(`${mode} ${shas[index]}\t${path}\0`);
   }
-  if (records.length > 0)
-    await runGit(['update-index', '-z', '--index-info'], { cwd, input: records.join('') });
+  // Nothing staged: the tree is HEAD's, and no git process needs to run.
+  if (records.length === 0) return null;
+  // The index starts as exactly the commit the changes apply to, then takes the changed paths.
+  await runGit(['read-tree', changes.head], { cwd });
+  await runGit(['update-index', '-z', '--index-info'], { cwd, input: records.join('') });
   const tree = (await runGit(['write-tree'], { cwd })).stdout.toString('utf8').trim();
   if (tree === changes.headTree) return null;
 
