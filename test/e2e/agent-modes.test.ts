@@ -3,26 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
+import type { Job } from '../../src/domain/job.js';
+import { createProjectAndKey, git } from '../support/e2e.js';
+import { type ServerProcess, startServerProcess } from '../support/processes.js';
 import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
-
-interface Job {
-  id: string;
-  status: string;
-  phase: string | null;
-  prLink: string | null;
-  source: { repository: string; ref: string };
-  summary: string | null;
-  title: string | null;
-  error: { code: string; message: string } | null;
-  filesChanged: number;
-  usage: { inputTokens: number; outputTokens: number; steps: number };
-}
-
-const git = (repo: string, ...args: string[]) =>
-  execFileSync('git', ['-C', repo, ...args])
-    .toString()
-    .trim();
 
 /** The agent's own events, as the job stores them. */
 const AGENT_EVENTS = new Set(['message', 'tool_call', 'tool_result', 'plan', 'usage', 'error']);
@@ -67,11 +51,7 @@ describe.each(MODES)('a job with the model answers $mode', ({ env: modeEnv, stre
       ...modeEnv,
     };
     server = await startServerProcess(env);
-    const project = JSON.parse(
-      (await runCli(['project', 'create', '--name', 'Docs', '--repo', repo, '--json'], env)).stdout,
-    );
-    projectId = project.id;
-    key = JSON.parse((await runCli(['key', 'create', '--project', projectId, '--json'], env)).stdout).key;
+    ({ projectId, key } = await createProjectAndKey(env, repo));
   });
 
   afterAll(async () => {

@@ -3,27 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/domain/job.js';
 import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
-import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
+import { createProjectAndKey, git } from '../support/e2e.js';
+import { type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
-
-interface Job {
-  id: string;
-  status: string;
-  phase: string | null;
-  prLink: string | null;
-  source: { repository: string; ref: string };
-  summary: string | null;
-  title: string | null;
-  error: { code: string; message: string } | null;
-  filesChanged: number;
-  usage: { inputTokens: number; outputTokens: number; steps: number };
-}
-
-const git = (repo: string, ...args: string[]) =>
-  execFileSync('git', ['-C', repo, ...args])
-    .toString()
-    .trim();
 
 // The whole product on one machine: the built server, a local repository, a scripted
 // OpenAI-compatible model, real HTTP and real git.
@@ -57,11 +41,7 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
       OPENAI_COMPATIBLE_BASE_URL: model.url,
     };
     server = await startServerProcess(env);
-    const project = JSON.parse(
-      (await runCli(['project', 'create', '--name', 'Docs', '--repo', repo, '--json'], env)).stdout,
-    );
-    projectId = project.id;
-    key = JSON.parse((await runCli(['key', 'create', '--project', projectId, '--json'], env)).stdout).key;
+    ({ projectId, key } = await createProjectAndKey(env, repo));
   });
 
   afterAll(async () => {
@@ -233,12 +213,7 @@ describe('a model endpoint that is down', () => {
     };
     const server = await startServerProcess(env);
     try {
-      const projectId = JSON.parse(
-        (await runCli(['project', 'create', '--name', 'D', '--repo', repo, '--json'], env)).stdout,
-      ).id;
-      const key = JSON.parse(
-        (await runCli(['key', 'create', '--project', projectId, '--json'], env)).stdout,
-      ).key;
+      const { projectId, key } = await createProjectAndKey(env, repo);
       const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
       const created = (await (
         await fetch(`${server.url}/v2/agent/${projectId}/job`, {

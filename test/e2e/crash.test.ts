@@ -5,13 +5,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.js';
 import { createTestDatabase, testDialects } from '../support/db.js';
-import { runCli, startServerProcess } from '../support/processes.js';
+import { createProjectAndKey, git } from '../support/e2e.js';
+import { startServerProcess } from '../support/processes.js';
 import { heldUntil, startScriptedModel } from '../support/scripted-model.js';
-
-const git = (repo: string, ...args: string[]) =>
-  execFileSync('git', ['-C', repo, ...args])
-    .toString()
-    .trim();
 
 // A worker killed mid-run must not lose the job, open a second pull request or commit twice.
 describe.each(testDialects())('a worker killed with SIGKILL mid-run, on %s', (dialect) => {
@@ -33,12 +29,7 @@ describe.each(testDialects())('a worker killed with SIGKILL mid-run, on %s', (di
     const first = await startServerProcess(env);
     let second: Awaited<ReturnType<typeof startServerProcess>> | undefined;
     try {
-      const projectId = JSON.parse(
-        (await runCli(['project', 'create', '--name', 'D', '--repo', repo, '--json'], env)).stdout,
-      ).id;
-      const key = JSON.parse(
-        (await runCli(['key', 'create', '--project', projectId, '--json'], env)).stdout,
-      ).key;
+      const { projectId, key } = await createProjectAndKey(env, repo);
       const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
       // The model writes a file, then holds its next answer: the worker is mid-run.

@@ -5,22 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/domain/job.js';
 import { openDb } from '../../src/store/db.js';
 import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
 import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
 import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
 import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
 import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
-
-interface Job {
-  id: string;
-  status: string;
-  phase: string | null;
-  prLink: string | null;
-  source: { repository: string; ref: string };
-  summary: string | null;
-  error: { code: string; message: string } | null;
-}
 
 const git = (repo: string, ...args: string[]) =>
   execFileSync('git', ['-C', repo, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
