@@ -13,32 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { firstLine } from './processes.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const CLI = path.resolve('dist/cli/main.js');
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-function waitForLine(child, pattern) {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const onData = (chunk) => {
-      seen += chunk;
-      const match = pattern.exec(seen);
-      if (!match) return;
-      // From here on only drain the pipe: the server logs every request, and keeping (or
-      // scanning) that output in this process would slow the load generator down.
-      child.stdout.off('data', onData);
-      child.stderr.off('data', onData);
-      child.stdout.resume();
-      child.stderr.resume();
-      resolve(match);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${seen}`)));
-  });
-}
 
 async function startBare(job) {
   const source = `
@@ -51,7 +31,7 @@ async function startBare(job) {
       });
     }).listen(0, '127.0.0.1', function () { console.log('listening ' + this.address().port); });`;
   const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const [, port] = await waitForLine(child, /listening (\d+)/);
+  const [, port] = await firstLine(child, /listening (\d+)/);
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
 
@@ -77,7 +57,7 @@ async function startAgentjobs(databaseUrl) {
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const [, address] = await waitForLine(child, /"address":"([^"]+)"/);
+  const [, address] = await firstLine(child, /"address":"([^"]+)"/);
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const created = await fetch(`${address}/v2/agent/${project.id}/job`, {
     method: 'POST',

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { firstLine } from './processes.mjs';
 
 const WARM = Number(process.env.BENCH_WARM ?? 10);
 const TOOL_RUNS = Number(process.env.BENCH_TOOL_RUNS ?? 20);
@@ -200,26 +201,6 @@ function timeClone(repo, args) {
 }
 
 // ---- processes -------------------------------------------------------------------------------------
-
-function firstLine(child, pattern) {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const onData = (chunk) => {
-      seen += chunk;
-      const match = pattern.exec(seen);
-      if (!match) return;
-      // From here on only drain: keeping the server's request log would grow without end.
-      child.stdout.off('data', onData);
-      child.stderr.off('data', onData);
-      child.stdout.resume();
-      child.stderr.resume();
-      resolve(match);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${seen.slice(-2000)}`)));
-  });
-}
 
 function track(child) {
   children.add(child);

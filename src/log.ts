@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { scrubKeys } from './domain/keys.js';
+import { redactSecrets } from './domain/redact.js';
 
 /**
  * The service logger. Redaction is a second line of defence: secrets should never reach a log
@@ -17,12 +17,12 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         req: (request: { method?: string; url?: string; id?: string; ip?: string }) => ({
           id: request.id,
           method: request.method,
-          url: request.url && scrubKeys(request.url),
+          url: request.url && redactSecrets(request.url),
           remoteAddress: request.ip,
         }),
         err: (error: Error) => ({
           ...pino.stdSerializers.err(error),
-          message: scrubKeys(error.message ?? ''),
+          message: redactSecrets(error.message ?? ''),
         }),
       },
       redact: {

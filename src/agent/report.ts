@@ -5,6 +5,7 @@
  * reaches an event or an error message.
  */
 import { APICallError, RetryError, type StepResult, type ToolSet } from 'ai';
+import { redactSecrets } from '../domain/redact.js';
 import type { EventType } from '../store/events.js';
 import { AgentError } from './errors.js';
 
@@ -107,17 +108,6 @@ export function streamError(error: unknown): AgentError {
     isRetryable: typeof fields.isRetryable === 'boolean' ? fields.isRetryable : true,
     cause: error,
   });
-}
-
-/**
- * Blanks what looks like a credential: provider key formats and bearer tokens. Keys never reach the
- * loop, but a provider could echo one in an error, and an error message becomes part of the job.
- */
-export function redactSecrets(text: string): string {
-  return text
-    .replace(/\b(sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,})/g, '[redacted]')
-    .replace(/\b(ajs_[A-Za-z0-9]{24,})/g, '[redacted]')
-    .replace(/(Bearer\s+)[A-Za-z0-9._~+/-]{16,}=*/gi, '$1[redacted]');
 }
 
 /** A copy of a tool input with long strings cut, so a 300 KB write_file does not become a 300 KB event. */

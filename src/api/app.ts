@@ -12,7 +12,7 @@ import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fa
 import secureJson from 'secure-json-parse';
 import type { Config } from '../config.js';
 import { AppError } from '../domain/errors.js';
-import { scrubKeys } from '../domain/keys.js';
+import { redactSecrets } from '../domain/redact.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { pullRequestPages } from '../web/pulls.js';
@@ -41,7 +41,7 @@ class OneLinePerRequest extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
     const line = {
       method: request.method,
-      url: scrubKeys(request.url),
+      url: redactSecrets(request.url),
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };

@@ -32,11 +32,18 @@ export function parseAllowlistEntry(entry: string): {
   return { address, prefix, family };
 }
 
+// Built once per key record (lookups are cached), not once per request.
+const allowlists = new WeakMap<string[], BlockList>();
+
 function allowlistAdmits(entries: string[], ip: string): boolean {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const { address, prefix, family } = parseAllowlistEntry(entry);
-    list.addSubnet(address, prefix, family);
+  let list = allowlists.get(entries);
+  if (!list) {
+    list = new BlockList();
+    for (const entry of entries) {
+      const { address, prefix, family } = parseAllowlistEntry(entry);
+      list.addSubnet(address, prefix, family);
+    }
+    allowlists.set(entries, list);
   }
   // IPv4 clients on a dual-stack socket show up as ::ffff:a.b.c.d.
   const plain = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type ErrorCode, isAppError } from '../domain/errors.js';
-import { scrubKeys } from '../domain/keys.js';
+import { redactSecrets } from '../domain/redact.js';
 
 /** The one place where an error code becomes an HTTP status. */
 const STATUS: Record<ErrorCode, number> = {
@@ -104,14 +104,14 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, appError
     .code(status)
     .type('application/json; charset=utf-8')
     .send({
-      error: scrubKeys(appError.message),
+      error: redactSecrets(appError.message),
       code: appError.code,
       requestId: request.id,
       ...(appError.details
         ? {
             details: appError.details.map((d) => ({
-              path: scrubKeys(d.path),
-              message: scrubKeys(d.message),
+              path: redactSecrets(d.path),
+              message: redactSecrets(d.message),
             })),
           }
         : {}),

@@ -53,9 +53,3 @@ export function sameHash(a: string, b: string): boolean {
 
 /** The part of a key that is safe to show again in lists: the prefix and four characters. */
 export const displayPrefix = (key: string): string => key.slice(0, KEY_PREFIX.length + 4);
-
-/**
- * Replaces anything shaped like one of our keys. Used on text that may echo client input (URLs
- * in logs, error messages), for when a client puts its key where it does not belong.
- */
-export const scrubKeys = (text: string): string => text.replace(/ajs_[0-9A-Za-z]{8,}/g, 'ajs_[redacted]');

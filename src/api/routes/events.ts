@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../domain/errors.js';
+import type { JobEvent } from '../../store/events.js';
 import type { Store } from '../../store/store.js';
 import { errorSchema, eventListSchema, jobParams, listEventsQuery } from '../schemas.js';
 
@@ -100,13 +101,16 @@ async function stream(
     'x-request-id': reply.request.id,
   });
   raw.write(`retry: 2000\n\n`);
+  // One SSE message per event; its id is the seq, so Last-Event-ID resumes exactly.
+  const send = (event: JobEvent) =>
+    raw.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
   let after = options.after;
   let quietSince = Date.now();
   try {
     while (!signal.aborted) {
       const events = await store.events.list(jobId, after, 500);
       for (const event of events) {
-        raw.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        send(event);
         after = event.seq;
       }
       if (events.length > 0) quietSince = Date.now();
@@ -115,8 +119,7 @@ async function stream(
       // Events of a finished job are all written before its status changes, so none can follow.
       if (job?.status !== 'active') {
         const rest = await store.events.list(jobId, after, 500);
-        for (const event of rest)
-          raw.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        for (const event of rest) send(event);
         break;
       }
       if (Date.now() - quietSince >= keepAliveMs) {

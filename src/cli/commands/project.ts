@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
 import { MirrorError, normalizeRepository } from '../../git/mirror.js';
+import { runGit } from '../../git/run.js';
 import { CodeHostError, createCodeHosts, githubTarget, type HostCheck } from '../../hosts/index.js';
 import {
   CODE_HOSTS,
@@ -64,14 +64,11 @@ async function readToken(host: CodeHostKind, options: TokenOptions): Promise<str
   return token;
 }
 
-function git(repository: string, args: string[]): string | null {
+/** git's answer in `repository`, or null when git refuses (not a repository, detached HEAD…). */
+async function git(repository: string, args: string[]): Promise<string | null> {
   try {
-    return execFileSync('git', ['-C', repository, ...args], {
-      encoding: 'utf8',
-      timeout: 10_000,
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
-    }).trim();
+    const { stdout } = await runGit(args, { cwd: repository, timeoutMs: 10_000 });
+    return stdout.toString('utf8').trim();
   } catch {
     return null;
   }
@@ -81,10 +78,10 @@ function git(repository: string, args: string[]): string | null {
  * A local repository is stored as an absolute path and must be a git repository; its current
  * branch is the default base. URLs are taken as they are.
  */
-function resolveRepository(
+async function resolveRepository(
   repo: string,
   host: CodeHostKind,
-): { repository: string; detectedBase: string | null } {
+): Promise<{ repository: string; detectedBase: string | null }> {
   if (/^(https?|ssh|git):\/\//.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo)) {
     if (host === 'local')
       throw new CliError('A local project needs a path on this machine (or file://), not a remote URL.');
@@ -99,9 +96,9 @@ function resolveRepository(
   const local = repo.startsWith('file://') ? new URL(repo).pathname : repo;
   const absolute = path.resolve(local);
   if (!fs.existsSync(absolute)) throw new CliError(`${absolute} does not exist.`);
-  if (git(absolute, ['rev-parse', '--git-dir']) === null)
+  if ((await git(absolute, ['rev-parse', '--git-dir'])) === null)
     throw new CliError(`${absolute} is not a git repository.`);
-  return { repository: absolute, detectedBase: git(absolute, ['symbolic-ref', '--short', 'HEAD']) };
+  return { repository: absolute, detectedBase: await git(absolute, ['symbolic-ref', '--short', 'HEAD']) };
 }
 
 /** The non-secret host settings given on the command line. */
@@ -158,7 +155,7 @@ export function registerProjectCommands(program: Command) {
         throw new CliError(`--publish must be one of ${PUBLISH_MODES.join(', ')}.`);
       const name = options.name.trim();
       if (!name) throw new CliError('--name must not be empty.');
-      const { repository, detectedBase } = resolveRepository(options.repo, options.host);
+      const { repository, detectedBase } = await resolveRepository(options.repo, options.host);
       const hostSettings = hostSettingsOf(options);
       if (options.host === 'github') {
         try {
