@@ -34,6 +34,8 @@ export interface Config {
   jobLimits: JobLimits;
   /** How the agent talks to its model. */
   agent: AgentConfig;
+  /** The `/ui` dashboard: how long a sign-in lasts. */
+  dashboard: { sessionMs: number };
 }
 
 export interface WorkerConfig {
@@ -135,6 +137,7 @@ const schema = z.object({
   AGENTJOBS_MAX_TOKENS: integer(1000, 1_000_000_000).default(2_000_000),
   AGENTJOBS_MAX_FILES_CHANGED: integer(1, 1_000_000).default(200),
   AGENTJOBS_MODEL_STREAMING: boolean.default(true),
+  AGENTJOBS_SESSION_HOURS: integer(1, 24 * 90).default(12),
 });
 
 /** A configuration problem, phrased as one line that names the variable. */
@@ -197,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFilesChanged: e.AGENTJOBS_MAX_FILES_CHANGED,
     },
     agent: { modelStreaming: e.AGENTJOBS_MODEL_STREAMING },
+    dashboard: { sessionMs: e.AGENTJOBS_SESSION_HOURS * 3_600_000 },
   };
   return deepFreeze(config);
 }

@@ -8,6 +8,7 @@ import { openDb } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { ensureSecretKey } from './store/secrets.js';
 import { createStore, type Store } from './store/store.js';
+import { ensureAdminPassword } from './web/password.js';
 import type { ResolveModel, RunAgent } from './worker/agent-port.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
@@ -73,6 +74,26 @@ function warnWithoutModel(config: Config, logger: Logger): void {
   );
 }
 
+/**
+ * The dashboard's password: AGENTJOBS_ADMIN_PASSWORD, or one generated at the first start. A
+ * generated one is written to the terminal once, never to the log (logs are kept and shipped).
+ */
+async function announceAdminPassword(config: Config, store: Store, address: string): Promise<void> {
+  const { generated } = await ensureAdminPassword(store, config.adminPassword);
+  if (!generated) return;
+  const url = `${withListeningPort(config, address).publicUrl}/ui`;
+  process.stderr.write(
+    [
+      '',
+      `  Dashboard: ${url}`,
+      `  Admin password (shown this once): ${generated}`,
+      '  Set AGENTJOBS_ADMIN_PASSWORD to choose your own, or run `agentjobs admin password` to replace it.',
+      '',
+      '',
+    ].join('\n'),
+  );
+}
+
 /** Starts the HTTP API, and with `worker: true` a worker beside it, and listens. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
@@ -90,6 +111,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
     warnWithoutModel(config, logger);
     logger.info({ address, dataDir: config.dataDir, worker: worker !== null }, 'agentjobs is listening');
+    await announceAdminPassword(config, store, address);
     return {
       app,
       store,

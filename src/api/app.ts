@@ -13,9 +13,11 @@ import secureJson from 'secure-json-parse';
 import type { Config } from '../config.js';
 import { AppError } from '../domain/errors.js';
 import { redactSecrets } from '../domain/redact.js';
+import { createCodeHosts } from '../hosts/index.js';
+import type { CodeHosts } from '../hosts/types.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
-import { pullRequestPages } from '../web/pulls.js';
+import { dashboard } from '../web/dashboard.js';
 import { authenticate } from './auth.js';
 import { installErrorHandling } from './errors.js';
 import { eventRoutes } from './routes/events.js';
@@ -27,6 +29,8 @@ export interface AppOptions {
   logger: Logger;
   /** Shared with the process: once draining, `/readyz` and new work answer 503. */
   lifecycle?: { draining: boolean };
+  /** The code hosts, for the dashboard's access check; by default the server's own. */
+  hosts?: CodeHosts;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -62,7 +66,13 @@ function requestIds() {
 const HOUR_MS = 60 * 60 * 1000;
 
 /** Builds the HTTP app without listening, so tests can `inject` into it. */
-export async function buildApp({ config, store, logger, lifecycle = { draining: false } }: AppOptions) {
+export async function buildApp({
+  config,
+  store,
+  logger,
+  lifecycle = { draining: false },
+  hosts,
+}: AppOptions) {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.limits.bodyLimitBytes,
@@ -165,7 +175,12 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
     return { status: 'ready' };
   });
   app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(pullRequestPages, { store });
+  await app.register(dashboard, {
+    prefix: '/ui',
+    config,
+    store,
+    hosts: hosts ?? createCodeHosts({ config, store }),
+  });
 
   await app.register(async (v2) => {
     v2.addHook('onRequest', async (request) => {

@@ -53,7 +53,7 @@ function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /** Turns what Fastify and its plugins throw into our domain errors. */
-function toAppError(error: FastifyError): AppError {
+export function toAppError(error: FastifyError): AppError {
   if (isAppError(error)) return error;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'request';
@@ -94,6 +94,9 @@ function toAppError(error: FastifyError): AppError {
     cause: error,
   });
 }
+
+/** The HTTP status of an error code. */
+export const statusOf = (code: ErrorCode): number => STATUS[code];
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, appError: AppError) {
   const status = STATUS[appError.code];

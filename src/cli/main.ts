@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
+import { registerAdminCommands } from './commands/admin.js';
 import { registerJobCommands } from './commands/job.js';
 import { registerKeyCommands } from './commands/key.js';
 import { registerProjectCommands } from './commands/project.js';
@@ -18,6 +19,7 @@ registerServerCommands(program);
 registerProjectCommands(program);
 registerKeyCommands(program);
 registerJobCommands(program);
+registerAdminCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -84,6 +84,29 @@ export function projectQueries(db: Db) {
       return row && toProject(row);
     },
 
+    /** Changes a project's settings; returns the project as it is now, or undefined when there is none. */
+    async update(
+      id: string,
+      patch: Partial<Omit<NewProject, 'name'>> & { name?: string },
+    ): Promise<Project | undefined> {
+      const set: Partial<ProjectRow> = { updated_at: new Date().toISOString() };
+      if (patch.name !== undefined) set.name = patch.name;
+      if (patch.repository !== undefined) set.repository = patch.repository;
+      if (patch.host !== undefined) set.host = patch.host;
+      if (patch.baseBranch !== undefined) set.base_branch = patch.baseBranch;
+      if (patch.publish !== undefined) set.publish = patch.publish;
+      if (patch.allowedModels !== undefined)
+        set.allowed_models = patch.allowedModels ? JSON.stringify(patch.allowedModels) : null;
+      if (patch.defaultModel !== undefined) set.default_model = patch.defaultModel;
+      if (patch.webhookUrl !== undefined) set.webhook_url = patch.webhookUrl;
+      if (patch.hostSettings !== undefined)
+        set.host_settings = Object.keys(patch.hostSettings).length
+          ? JSON.stringify(patch.hostSettings)
+          : null;
+      await kysely.updateTable('projects').set(set).where('id', '=', id).execute();
+      return this.get(id);
+    },
+
     async list(): Promise<Project[]> {
       const rows = await kysely.selectFrom('projects').selectAll().orderBy('id', 'desc').execute();
       return rows.map(toProject);

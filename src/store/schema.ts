@@ -15,6 +15,8 @@ export interface Database {
   rate_limits: RateLimitsTable;
   job_worker_state: JobWorkerStateTable;
   pull_requests: PullRequestsTable;
+  admin_sessions: AdminSessionsTable;
+  settings: SettingsTable;
 }
 
 export interface ProjectsTable {
@@ -167,3 +169,16 @@ export type JobEventRow = Selectable<JobEventsTable>;
 export type JobMessageRow = Selectable<JobMessagesTable>;
 export type JobWorkerStateRow = Selectable<JobWorkerStateTable>;
 export type PullRequestRow = Selectable<PullRequestsTable>;
+
+export interface AdminSessionsTable {
+  /** SHA-256 of the session cookie's value, hex. */
+  id: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: string;
+}

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { adminQueries } from './admin.js';
 import { apiKeyQueries } from './api-keys.js';
 import type { Db } from './db.js';
 import { eventQueries } from './events.js';
@@ -25,6 +26,8 @@ export interface Store {
   queue: ReturnType<typeof queueQueries>;
   /** The local code host's pull requests. */
   pullRequests: ReturnType<typeof pullRequestQueries>;
+  /** The dashboard's sessions and server-wide settings. */
+  admin: ReturnType<typeof adminQueries>;
   /** Resolves when the database answers; used by `/readyz`. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -41,6 +44,7 @@ export function createStore(db: Db): Store {
     rateLimits: rateLimitQueries(db),
     queue: queueQueries(db),
     pullRequests: pullRequestQueries(db),
+    admin: adminQueries(db),
     ping: async () => {
       await sql`select 1`.execute(db.kysely);
     },

@@ -1,7 +1,9 @@
 /**
- * The smallest useful HTML toolkit: escaping and a page shell. The dashboard issue brings the
- * full set of pages; until then this keeps every interpolated value escaped in one place.
+ * The dashboard's HTML toolkit: escaping in one place (every interpolated value is escaped unless
+ * it is already `Html`), and the page shell with the navigation, the stylesheet and the script.
  */
+import { assetUrl } from './assets.js';
+
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -33,22 +35,28 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out);
 }
 
-const STYLE = `
-body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1b1f24;background:#f6f8fa}
-main{max-width:980px;margin:0 auto;padding:24px}
-h1{font-size:22px;margin:0 0 8px}
-.meta{color:#57606a;margin-bottom:16px}
-.badge{display:inline-block;padding:2px 10px;border-radius:12px;font-size:13px;color:#fff;background:#1f883d}
-.badge.merged{background:#8250df}.badge.closed{background:#cf222e}
-section{background:#fff;border:1px solid #d0d7de;border-radius:6px;margin:16px 0;overflow:hidden}
-section h2{font-size:14px;margin:0;padding:8px 12px;background:#f6f8fa;border-bottom:1px solid #d0d7de}
-.body{padding:12px;white-space:pre-wrap}
-ul.commits{margin:0;padding:8px 12px 8px 32px}
-pre.diff{margin:0;padding:8px 0;overflow-x:auto;font:12px/1.45 ui-monospace,monospace}
-pre.diff span{display:block;padding:0 12px;white-space:pre}
-.add{background:#e6ffec}.del{background:#ffebe9}.hunk{color:#0969da;background:#ddf4ff}.file{font-weight:600;background:#f6f8fa}
-`;
+export const raw = (value: string) => new Html(value);
 
-export function page(title: string, body: Html): string {
-  return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · agentjobs</title><style>${new Html(STYLE)}</style></head><body><main>${body}</main></body></html>`}`;
+export interface PageOptions {
+  /** The signed-in view: navigation and the sign-out form (which needs the CSRF token). */
+  csrf?: string;
+  flash?: { kind: 'ok' | 'error' | 'warn'; text: string } | null;
 }
+
+/** A full page. Everything is served from this origin, so the CSP can forbid inline script and style. */
+export function page(title: string, body: Html, options: PageOptions = {}): string {
+  const nav = options.csrf
+    ? html`<header class="top"><nav aria-label="Main">
+        <a href="/ui/projects">agentjobs</a><a href="/ui/projects">Projects</a><span class="spacer"></span>
+        <form method="post" action="/ui/sign-out"><input type="hidden" name="_csrf" value="${options.csrf}"><button type="submit">Sign out</button></form>
+      </nav></header>`
+    : '';
+  const flash = options.flash
+    ? html`<div class="flash ${options.flash.kind}" role="${options.flash.kind === 'error' ? 'alert' : 'status'}">${options.flash.text}</div>`
+    : '';
+  return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · agentjobs</title><link rel="stylesheet" href="${assetUrl('dashboard.css')}"><script src="${assetUrl('dashboard.js')}" defer></script></head><body>${nav}<main>${flash}${body}</main></body></html>`}`;
+}
+
+/** A time as people read it, in UTC, with the exact value for machines. */
+export const time = (iso: string | null, empty = 'never'): Html =>
+  iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>` : html`${empty}`;

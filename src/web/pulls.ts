@@ -1,89 +1,142 @@
-import type { FastifyPluginAsync } from 'fastify';
-import { z } from 'zod';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { runGit } from '../git/run.js';
+import { CodeHostError, mergeLocalPullRequest } from '../hosts/index.js';
+import type { Project } from '../store/projects.js';
 import type { PullRequest } from '../store/pull-requests.js';
 import type { Store } from '../store/store.js';
-import { html, page } from './html.js';
+import { type DashboardOptions, sendPage } from './dashboard.js';
+import { type Changes, readChanges, renderDiff } from './diff.js';
+import { html, time } from './html.js';
+import { projectHeader, projectOf } from './projects.js';
 
-const MAX_DIFF_BYTES = 1024 * 1024;
+const PAGE_SIZE = 50;
 
-const params = z.strictObject({
-  projectId: z.string().min(1).max(100),
-  number: z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be a pull request number')
-    .transform(Number),
-});
+async function pullRequestOf(
+  store: Store,
+  request: FastifyRequest,
+): Promise<{ project: Project; pull: PullRequest }> {
+  const project = await projectOf(store, request);
+  const { number } = request.params as { number: string };
+  const pull = /^\d{1,9}$/.test(number)
+    ? await store.pullRequests.get(project.id, Number(number))
+    : undefined;
+  if (!pull) throw new AppError('not_found', `There is no pull request #${number} in this project.`);
+  return { project, pull };
+}
 
-/** Commits on the head that the base lacks, and the diff, read from the project's repository. */
-async function changes(repository: string, pull: PullRequest) {
-  const base = `refs/heads/${pull.baseBranch}`;
+const NO_CHANGES: Changes = { commits: [], diff: '', truncated: false };
+
+/** What an unmerged pull request changes. Once merged, the base holds it all and the diff is empty. */
+async function changesOf(project: Project, pull: PullRequest): Promise<Changes> {
+  if (pull.state === 'merged') return NO_CHANGES;
   const head = pull.headSha ?? `refs/heads/${pull.headBranch}`;
-  const [log, diff] = await Promise.all([
-    runGit(['log', '--no-color', '--format=%h%x09%s', `${base}..${head}`], {
-      cwd: repository,
-      timeoutMs: 10_000,
-    }),
-    runGit(['diff', '--no-color', '--no-ext-diff', `${base}...${head}`], {
-      cwd: repository,
-      timeoutMs: 10_000,
-      maxStdoutBytes: MAX_DIFF_BYTES,
-    }),
-  ]);
-  const commits = log.stdout
-    .toString('utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [sha = '', ...subject] = line.split('\t');
-      return { sha, subject: subject.join('\t') };
-    });
-  return { commits, diff: diff.stdout.toString('utf8'), truncated: diff.truncated };
+  return readChanges(project.repository, `refs/heads/${pull.baseBranch}`, head).catch(() => NO_CHANGES);
 }
 
-function diffLines(diff: string) {
-  return diff.split('\n').map((line) => {
-    const kind = line.startsWith('diff --git')
-      ? 'file'
-      : line.startsWith('@@')
-        ? 'hunk'
-        : line.startsWith('+') && !line.startsWith('+++')
-          ? 'add'
-          : line.startsWith('-') && !line.startsWith('---')
-            ? 'del'
-            : '';
-    return html`<span class="${kind}">${line || ' '}</span>`;
-  });
-}
+const NOTICES: Record<string, { kind: 'ok' | 'error'; text: string }> = {
+  merged: { kind: 'ok', text: 'Merged.' },
+  closed: { kind: 'ok', text: 'Closed without merging.' },
+};
 
 /**
- * The page a local pull request's `prLink` points to: title, description, commits and diff. The
- * dashboard issue adds sign-in, merge and close; this page only shows.
+ * The local code host's pull requests (DESIGN section 6): a job's `prLink` points at the page of
+ * one; it shows the title, description, commits and diff, and merges into the base or closes.
  */
-export const pullRequestPages: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
-  app.get('/ui/projects/:projectId/pulls/:number', { schema: { hide: true } }, async (request, reply) => {
-    const parsed = params.safeParse(request.params);
-    if (!parsed.success) throw new AppError('not_found', 'No such pull request.');
-    const { projectId, number } = parsed.data;
-    const project = await store.projects.get(projectId);
-    const pull = project && (await store.pullRequests.get(projectId, number));
-    if (!project || !pull) throw new AppError('not_found', `No pull request #${number} in this project.`);
+export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store }) => {
+  app.get<{ Querystring: { before?: string } }>(
+    '/projects/:projectId/pulls',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const project = await projectOf(store, request);
+      const before = /^\d{1,9}$/.test(request.query.before ?? '') ? Number(request.query.before) : undefined;
+      const { pullRequests, more } = await store.pullRequests.list(project.id, {
+        limit: PAGE_SIZE,
+        ...(before ? { before } : {}),
+      });
+      const last = pullRequests.at(-1);
+      return sendPage(
+        request,
+        reply,
+        `${project.name} pull requests`,
+        () => html`${projectHeader(project, 'pulls')}
+      ${
+        pullRequests.length === 0
+          ? html`<div class="card pad">No pull requests yet. A job that changes files opens one here.</div>`
+          : html`<div class="table-wrap"><table><thead><tr><th>#</th><th>Title</th><th>State</th><th class="optional">Branch</th><th class="optional">Updated</th></tr></thead><tbody>
+          ${pullRequests.map((p) => html`<tr><td>${p.number}</td><td><a href="/ui/projects/${project.id}/pulls/${p.number}">${p.title}</a></td><td><span class="badge ${p.state}">${p.state}</span></td><td class="optional">${p.headBranch}</td><td class="optional">${time(p.updatedAt)}</td></tr>`)}
+          </tbody></table></div>`
+      }
+      <div class="pager">${before ? html`<a href="/ui/projects/${project.id}/pulls">Newest</a>` : ''}${more && last ? html`<a href="/ui/projects/${project.id}/pulls?before=${last.number}">Older</a>` : ''}</div>`,
+      );
+    },
+  );
 
-    const { commits, diff, truncated } = await changes(project.repository, pull).catch(() => ({
-      commits: [],
-      diff: '',
-      truncated: false,
-    }));
-    const body = html`
+  app.get<{ Querystring: { notice?: string } }>(
+    '/projects/:projectId/pulls/:number',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { project, pull } = await pullRequestOf(store, request);
+      const changes = await changesOf(project, pull);
+      const notice = request.query.notice ? NOTICES[request.query.notice] : undefined;
+      return sendPage(
+        request,
+        reply,
+        `${pull.title} #${pull.number}`,
+        (csrf) => html`${projectHeader(project, 'pulls')}
       <h1>${pull.title} <span class="meta">#${pull.number}</span></h1>
-      <div class="meta"><span class="badge ${pull.state}">${pull.state}</span>
-        ${pull.headBranch} → ${pull.baseBranch} · ${project.name}${pull.draft ? ' · draft' : ''}</div>
+      <div class="meta"><span class="badge ${pull.state}" id="pull-state">${pull.state}</span>
+        ${pull.headBranch} → ${pull.baseBranch}${pull.draft ? ' · draft' : ''} · opened ${time(pull.createdAt)}
+        ${pull.jobId ? html` · <a href="/ui/projects/${project.id}/jobs/${pull.jobId}">the job</a>` : ''}</div>
+      ${
+        pull.state === 'open'
+          ? html`<div class="actions">
+            <form method="post" action="/ui/projects/${project.id}/pulls/${pull.number}/merge"><input type="hidden" name="_csrf" value="${csrf}"><button class="primary" type="submit">Merge into ${pull.baseBranch}</button></form>
+            <form method="post" action="/ui/projects/${project.id}/pulls/${pull.number}/close"><input type="hidden" name="_csrf" value="${csrf}"><button class="danger" type="submit">Close</button></form></div>`
+          : ''
+      }
       <section><h2>Description</h2><div class="body">${pull.body || 'No description.'}</div></section>
-      <section><h2>Commits (${commits.length})</h2>
-        <ul class="commits">${commits.map((c) => html`<li><code>${c.sha}</code> ${c.subject}</li>`)}</ul></section>
-      <section><h2>Changes</h2>
-        <pre class="diff">${diffLines(diff)}</pre>${truncated ? html`<div class="body">The diff is longer than 1 MiB; the rest is not shown.</div>` : ''}</section>`;
-    return reply.type('text/html; charset=utf-8').send(page(`${pull.title} #${pull.number}`, body));
+      <section><h2>Commits (${changes.commits.length})</h2>
+        <ul class="commits">${changes.commits.map((c) => html`<li><code>${c.sha}</code> ${c.subject}</li>`)}</ul></section>
+      ${
+        pull.state === 'merged'
+          ? html`<div class="flash ok">Merged into ${pull.baseBranch} ${time(pull.mergedAt)}.</div>`
+          : html`<section><h2>Changes</h2>${renderDiff(changes)}</section>`
+      }`,
+        { flash: notice ?? null },
+      );
+    },
+  );
+
+  app.post('/projects/:projectId/pulls/:number/merge', { schema: { hide: true } }, async (request, reply) => {
+    const { project, pull } = await pullRequestOf(store, request);
+    try {
+      await mergeLocalPullRequest({
+        project,
+        pullRequest: pull,
+        pullRequests: store.pullRequests,
+        authorName: config.worker.gitAuthorName,
+        authorEmail: config.worker.gitAuthorEmail,
+      });
+    } catch (error) {
+      if (!(error instanceof CodeHostError)) throw error;
+      // A conflict or a checked-out base: the page says why, and nothing changed.
+      return sendPage(
+        request,
+        reply,
+        'Not merged',
+        () => html`${projectHeader(project, 'pulls')}<h1>Not merged</h1>
+        <p>${error.message}</p><p><a href="/ui/projects/${project.id}/pulls/${pull.number}">Back to the pull request</a></p>`,
+        { status: 409 },
+      );
+    }
+    request.log.info({ projectId: project.id, number: pull.number }, 'pull request merged in the dashboard');
+    return reply.redirect(`/ui/projects/${project.id}/pulls/${pull.number}?notice=merged`, 303);
+  });
+
+  app.post('/projects/:projectId/pulls/:number/close', { schema: { hide: true } }, async (request, reply) => {
+    const { project, pull } = await pullRequestOf(store, request);
+    if (!(await store.pullRequests.finish(project.id, pull.number, 'closed')))
+      throw new AppError('invalid_transition', `Pull request #${pull.number} is not open.`);
+    return reply.redirect(`/ui/projects/${project.id}/pulls/${pull.number}?notice=closed`, 303);
   });
 };

@@ -51,7 +51,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
         const lastEventId = request.headers['last-event-id'];
         const resumeFrom =
           typeof lastEventId === 'string' && /^\d+$/.test(lastEventId) ? Number(lastEventId) : after;
-        return stream(reply, {
+        return streamJobEvents(reply, {
           store,
           projectId,
           jobId,
@@ -71,25 +71,33 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
 };
 
 /** Aborts when the client goes away. */
-function closedSignal(reply: FastifyReply): AbortSignal {
+export function closedSignal(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
   reply.raw.on('close', () => controller.abort());
   return controller.signal;
 }
 
-async function stream(
-  reply: FastifyReply,
-  options: {
-    store: Store;
-    projectId: string;
-    jobId: string;
-    after: number;
-    pollMs: number;
-    keepAliveMs: number;
-    signal: AbortSignal;
-  },
-) {
-  const { store, projectId, jobId, pollMs, keepAliveMs, signal } = options;
+/** The API's SSE message for an event: its id is the seq, so Last-Event-ID resumes exactly. */
+const apiMessage = (event: JobEvent) =>
+  `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+
+export interface StreamOptions {
+  store: Store;
+  projectId: string;
+  jobId: string;
+  after: number;
+  pollMs: number;
+  keepAliveMs: number;
+  signal: AbortSignal;
+  /** One SSE message per event; the dashboard sends rendered HTML instead of the API's JSON. */
+  format?: (event: JobEvent) => string;
+  /** Written once the job is no longer active and every event has been sent. */
+  finalMessage?: string;
+}
+
+/** Streams a job's events as Server-Sent Events until the job stops being active or the client leaves. */
+export async function streamJobEvents(reply: FastifyReply, options: StreamOptions) {
+  const { store, projectId, jobId, pollMs, keepAliveMs, signal, format = apiMessage } = options;
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, {
@@ -101,9 +109,7 @@ async function stream(
     'x-request-id': reply.request.id,
   });
   raw.write(`retry: 2000\n\n`);
-  // One SSE message per event; its id is the seq, so Last-Event-ID resumes exactly.
-  const send = (event: JobEvent) =>
-    raw.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  const send = (event: JobEvent) => raw.write(format(event));
   let after = options.after;
   let quietSince = Date.now();
   try {
@@ -120,6 +126,7 @@ async function stream(
       if (job?.status !== 'active') {
         const rest = await store.events.list(jobId, after, 500);
         for (const event of rest) send(event);
+        if (options.finalMessage) raw.write(options.finalMessage);
         break;
       }
       if (Date.now() - quietSince >= keepAliveMs) {

@@ -1,0 +1,186 @@
+import { randomBytes } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { statusOf, toAppError } from '../api/errors.js';
+import type { Config } from '../config.js';
+import { redactSecrets } from '../domain/redact.js';
+import type { CodeHosts } from '../hosts/types.js';
+import type { AdminSession } from '../store/admin.js';
+import type { Store } from '../store/store.js';
+import { assetRoutes } from './assets.js';
+import { type Html, html, page } from './html.js';
+import { jobPages } from './jobs.js';
+import { keyPages } from './keys.js';
+import { projectPages } from './projects.js';
+import { pullRequestPages } from './pulls.js';
+import { signInPages } from './sign-in.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in admin's session; set on every dashboard route but sign-in and assets. */
+    adminSession: AdminSession | null;
+  }
+}
+
+export interface DashboardOptions {
+  config: Config;
+  store: Store;
+  hosts: CodeHosts;
+}
+
+export const SESSION_COOKIE = 'agentjobs_session';
+const CSRF_COOKIE = 'agentjobs_csrf';
+/** What CSRF tokens of signed-out forms (the sign-in form) are bound to. */
+const SIGNED_OUT = 'signed-out';
+/** Routes that answer without a session. */
+const PUBLIC_ROUTES = new Set(['/ui/sign-in', '/ui/assets/:name']);
+
+/** Cookies only the dashboard reads: HttpOnly, never sent cross-site, Secure behind https. */
+export const cookieOptions = {
+  path: '/ui',
+  httpOnly: true,
+  sameSite: 'lax',
+  secure: 'auto',
+} as const;
+
+/**
+ * The key CSRF tokens are signed with, shared by every process on the database: made once and kept
+ * in `settings`, so a form rendered by one API process can be posted to another.
+ */
+async function csrfKey(store: Store): Promise<string> {
+  await store.admin.putSetting('csrf_hmac_key', randomBytes(32).toString('base64url'), {
+    onlyIfMissing: true,
+  });
+  const key = await store.admin.getSetting('csrf_hmac_key');
+  if (!key) throw new Error('The CSRF key could not be stored.');
+  return key;
+}
+
+/** A token for the forms of this response, bound to the session (or to "signed out"). */
+export const csrfToken = (request: FastifyRequest, reply: FastifyReply): string =>
+  reply.generateCsrf({ userInfo: request.adminSession?.id ?? SIGNED_OUT });
+
+/** Sends a full signed-in page: navigation, the sign-out form and any flash message. */
+export function sendPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  title: string,
+  body: (csrf: string) => Html,
+  options: { status?: number; flash?: { kind: 'ok' | 'error' | 'warn'; text: string } | null } = {},
+) {
+  const csrf = csrfToken(request, reply);
+  return reply
+    .code(options.status ?? 200)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(
+      page(title, body(csrf), {
+        csrf: request.adminSession ? csrf : undefined,
+        flash: options.flash ?? null,
+      }),
+    );
+}
+
+function errorPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  text: string,
+) {
+  const back = request.adminSession
+    ? html`<a href="/ui/projects">Back to projects</a>`
+    : html`<a href="/ui/sign-in">Sign in</a>`;
+  return sendPage(request, reply, title, () => html`<h1>${title}</h1><p>${text}</p><p>${back}</p>`, {
+    status,
+  });
+}
+
+/**
+ * The dashboard under `/ui` (DESIGN section 8): server-rendered pages behind the admin sign-in.
+ * Everything here is encapsulated: its cookies, form parsing, CSRF checks, security headers and
+ * HTML errors do not touch the JSON API next to it.
+ */
+export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
+  const { store } = options;
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: 256 * 1024 });
+  await app.register(helmet, {
+    // Only files from this origin: no inline script or style anywhere, so an injected tag is inert.
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+    },
+    // The job page links to the pull request on the code host; the URL itself is no secret.
+    referrerPolicy: { policy: 'same-origin' },
+  });
+  await app.register(csrf, {
+    cookieKey: CSRF_COOKIE,
+    cookieOpts: { ...cookieOptions, sameSite: 'strict' },
+    getUserInfo: (request) => request.adminSession?.id ?? SIGNED_OUT,
+    csrfOpts: { hmacKey: await csrfKey(store) },
+  });
+
+  app.decorateRequest('adminSession', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    const found = token ? await store.admin.findSession(token) : undefined;
+    if (found && !found.expired) request.adminSession = found.session;
+    if (PUBLIC_ROUTES.has(request.routeOptions.url ?? '') || request.adminSession) return;
+    if (token) {
+      if (found) await store.admin.deleteSession(token);
+      reply.clearCookie(SESSION_COOKIE, { path: cookieOptions.path });
+    }
+    const query = new URLSearchParams();
+    if (request.method === 'GET' && !request.url.startsWith('/ui/sign-in')) query.set('next', request.url);
+    if (found?.expired) query.set('expired', '1');
+    return reply.redirect(`/ui/sign-in${query.size ? `?${query}` : ''}`, 303);
+  });
+  // Every form posts its token; a post without a valid one never reaches a handler.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method === 'POST') return app.csrfProtection(request, reply, done);
+    done();
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
+      return errorPage(
+        request,
+        reply,
+        403,
+        'This form has expired',
+        'The form was not sent with a valid security token (it is older than your session, or it came from another site). Go back, reload the page and try again.',
+      );
+    }
+    const appError = toAppError(error);
+    if (appError.code === 'internal_error') request.log.error({ err: error }, 'dashboard request failed');
+    reply.headers(appError.headers);
+    const status = statusOf(appError.code);
+    const title =
+      status === 404 ? 'Not found' : status === 429 ? 'Too many attempts' : 'Something went wrong';
+    return errorPage(request, reply, status, title, redactSecrets(appError.message));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    errorPage(request, reply, 404, 'Not found', 'There is no such page in the dashboard.'),
+  );
+
+  // Registered with the prefix `/ui`: paths below are relative to it.
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/ui/projects', 303));
+  await app.register(assetRoutes);
+  // Not `options` itself: it carries the `/ui` prefix, which would apply a second time.
+  const pages = { config: options.config, store, hosts: options.hosts };
+  for (const plugin of [signInPages, projectPages, keyPages, jobPages, pullRequestPages])
+    await app.register(plugin, pages);
+};

@@ -1,0 +1,50 @@
+import type { JobEvent } from '../store/events.js';
+import { type Html, html, time } from './html.js';
+
+const clip = (text: string, max = 400) => (text.length > max ? `${text.slice(0, max)}…` : text);
+const str = (value: unknown) =>
+  typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
+
+/** One line of the agent's activity, rendered on the server (also for the live stream). */
+export function renderEvent(event: JobEvent): Html {
+  const d = event.data;
+  const line = (kind: string, body: Html | string, bad = false) =>
+    html`<li data-seq="${event.seq}"><span class="kind">${kind}</span> <span${bad ? html` class="bad"` : ''}>${body}</span> <span class="hint">${time(event.at)}</span></li>`;
+  switch (event.type) {
+    case 'status':
+      return line(
+        'status',
+        html`<strong>${str(d.status)}</strong>${d.phase ? ` · ${str(d.phase)}` : ''}${typeof d.prLink === 'string' ? html` · <a href="${d.prLink}">pull request</a>` : ''}`,
+      );
+    case 'phase':
+      return line('phase', `${str(d.phase)}${d.reason ? ` (${str(d.reason).replace('_', ' ')})` : ''}`);
+    case 'message':
+      return line(d.role === 'user' ? 'you' : 'agent', clip(str(d.text), 2000));
+    case 'tool_call':
+      return line('tool', html`<code>${str(d.tool)}</code> ${clip(str(d.input), 300)}`);
+    case 'tool_result':
+      return line(
+        d.ok === false ? 'failed' : 'result',
+        html`<code>${str(d.tool)}</code> ${clip(str(d.summary))}`,
+        d.ok === false,
+      );
+    case 'plan':
+      return line('plan', `updated (${Array.isArray(d.items) ? d.items.length : 0} items)`);
+    case 'commit':
+      return line(
+        'commit',
+        html`<code>${str(d.sha).slice(0, 10)}</code> on ${str(d.branch)} · ${Array.isArray(d.files) ? d.files.length : 0} files`,
+      );
+    case 'pull_request':
+      return line('pull req.', html`<a href="${str(d.url)}">${str(d.url)}</a>`);
+    case 'usage':
+      return line('usage', `${str(d.inputTokens)} tokens in, ${str(d.outputTokens)} out`);
+    case 'error':
+      return line('error', `${str(d.code)}: ${clip(str(d.message))}`, true);
+    default:
+      return line(event.type, clip(JSON.stringify(d)));
+  }
+}
+
+/** Events after which the job's summary (status, plan, diff, pull request) is worth fetching again. */
+export const REFRESHES = new Set(['status', 'phase', 'plan', 'commit', 'pull_request', 'error']);

@@ -1,0 +1,241 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { closedSignal, streamJobEvents } from '../api/routes/events.js';
+import { AppError } from '../domain/errors.js';
+import { JOB_STATUSES, type Job } from '../domain/job.js';
+import type { JobEvent } from '../store/events.js';
+import type { Project } from '../store/projects.js';
+import type { Store } from '../store/store.js';
+import { type DashboardOptions, sendPage } from './dashboard.js';
+import { readChanges, renderDiff } from './diff.js';
+import { REFRESHES, renderEvent } from './events.js';
+import { type Html, html, time } from './html.js';
+import { projectHeader, projectOf } from './projects.js';
+
+const PAGE_SIZE = 50;
+/** The job page shows this many events at most; the API pages through all of them. */
+const MAX_EVENTS = 2000;
+
+const listQuery = z.object({
+  status: z.enum(JOB_STATUSES).optional().catch(undefined),
+  before: z
+    .string()
+    .regex(/^[\w-]{1,100}$/)
+    .optional()
+    .catch(undefined),
+});
+
+const statusBadge = (job: Job) =>
+  html`<span class="badge ${job.status}">${job.status}</span>${job.phase ? html` <span class="hint">${job.phase}</span>` : ''}`;
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+function jobRows(project: Project, jobs: Job[]): Html {
+  if (jobs.length === 0) return html`<tr><td colspan="4">No jobs here.</td></tr>`;
+  return html`${jobs.map(
+    (job) => html`<tr><td>${statusBadge(job)}</td>
+      <td class="prompt"><a href="/ui/projects/${project.id}/jobs/${job.id}">${job.title ?? clip(job.prompt, 140)}</a></td>
+      <td class="optional">${time(job.createdAt)}</td>
+      <td>${job.prLink ? html`<a href="${job.prLink}">pull request</a>` : ''}</td></tr>`,
+  )}`;
+}
+
+async function jobOf(store: Store, request: FastifyRequest): Promise<{ project: Project; job: Job }> {
+  const project = await projectOf(store, request);
+  const { jobId } = request.params as { jobId: string };
+  const job = /^[\w-]{1,100}$/.test(jobId) ? await store.jobs.get(project.id, jobId) : undefined;
+  if (!job) throw new AppError('not_found', 'There is no such job in this project.');
+  return { project, job };
+}
+
+/** The diff of a local project's job: its branch against the base, read from the repository. */
+async function jobDiff(store: Store, project: Project, job: Job, events: JobEvent[]): Promise<Html> {
+  const commits = events.filter((e) => e.type === 'commit');
+  if (commits.length === 0) return html`<div class="pad">No commits yet.</div>`;
+  if (project.host !== 'local') {
+    const files = [
+      ...new Set(commits.flatMap((e) => (Array.isArray(e.data.files) ? e.data.files.map(String) : []))),
+    ];
+    return html`<ul class="commits">${files.map((f) => html`<li><code>${f}</code></li>`)}</ul>${job.prLink ? html`<div class="pad">The full diff is on <a href="${job.prLink}">the pull request</a>.</div>` : ''}`;
+  }
+  const pull = await store.pullRequests.getByBranch(project.id, job.source.ref);
+  const first = String(commits[0]?.data.sha ?? '');
+  const last = String(commits.at(-1)?.data.sha ?? '');
+  // A pull request's diff is against its base; a job that pushed to the base shows its own commits.
+  const [base, head] =
+    pull && pull.state !== 'merged' ? [`refs/heads/${pull.baseBranch}`, last] : [`${first}^`, last];
+  try {
+    return renderDiff(await readChanges(project.repository, base, head));
+  } catch {
+    return html`<div class="pad">The diff cannot be read from the repository.</div>`;
+  }
+}
+
+/** What changes as the job runs: status, result, plan and diff. The live page swaps it in. */
+async function summary(store: Store, project: Project, job: Job, events: JobEvent[]): Promise<Html> {
+  const plan = events.findLast((e) => e.type === 'plan');
+  const items = Array.isArray(plan?.data.items)
+    ? (plan.data.items as { text?: unknown; title?: unknown; done?: unknown; status?: unknown }[])
+    : [];
+  return html`<section><h2>Status</h2><dl class="facts">
+      <dt>Status</dt><dd id="job-status">${statusBadge(job)}</dd>
+      <dt>Pull request</dt><dd id="job-pr">${job.prLink ? html`<a href="${job.prLink}">${job.prLink}</a>` : 'none yet'}</dd>
+      ${job.title ? html`<dt>Title</dt><dd>${job.title}</dd>` : ''}
+      ${job.summary ? html`<dt>Summary</dt><dd class="body">${job.summary}</dd>` : ''}
+      ${job.error ? html`<dt>Error</dt><dd class="bad"><code>${job.error.code}</code> ${job.error.message}</dd>` : ''}
+      <dt>Branch</dt><dd><code>${job.source.ref}</code> → <code>${job.baseRef}</code></dd>
+      <dt>Model</dt><dd>${job.model ?? 'server default'}</dd>
+      <dt>Usage</dt><dd>${job.usage.steps} steps · ${job.usage.inputTokens} tokens in · ${job.usage.outputTokens} out · ${job.filesChanged} files changed</dd>
+      <dt>Created</dt><dd>${time(job.createdAt)}${job.completedAt ? html` · finished ${time(job.completedAt)}` : ''}</dd>
+    </dl></section>
+    ${
+      items.length
+        ? html`<section><h2>Plan</h2><ul class="plan">${items.map((item) => {
+            const done = item.done === true || item.status === 'done' || item.status === 'completed';
+            return html`<li class="${done ? 'done' : ''}">${String(item.text ?? item.title ?? JSON.stringify(item))}</li>`;
+          })}</ul></section>`
+        : ''
+    }
+    <section><h2>Changes</h2>${await jobDiff(store, project, job, events)}</section>`;
+}
+
+export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store }) => {
+  const listUrl = (project: Project, query: { status?: string; before?: string }, rows = false) => {
+    const params = new URLSearchParams(
+      Object.entries(query).filter((e): e is [string, string] => Boolean(e[1])),
+    );
+    return `/ui/projects/${project.id}/jobs${rows ? '/rows' : ''}${params.size ? `?${params}` : ''}`;
+  };
+
+  app.get('/projects/:projectId/jobs', { schema: { hide: true } }, async (request, reply) => {
+    const project = await projectOf(store, request);
+    const query = listQuery.parse(request.query);
+    const { jobs, more } = await store.jobs.list(project.id, { limit: PAGE_SIZE, ...query });
+    const last = jobs.at(-1);
+    const filter = (status: string | undefined, label: string) =>
+      html`<a href="${listUrl(project, { status })}"${query.status === status ? html` aria-current="page"` : ''}>${label}</a>`;
+    return sendPage(
+      request,
+      reply,
+      `${project.name} jobs`,
+      () => html`${projectHeader(project, 'jobs')}
+      <nav class="filters" aria-label="Filter by status">${filter(undefined, 'All')}${JOB_STATUSES.map((s) => filter(s, s))}</nav>
+      <div class="table-wrap"><table><thead><tr><th>Status</th><th>Job</th><th class="optional">Created</th><th>Pull request</th></tr></thead>
+        <tbody data-rows-url="${listUrl(project, query, true)}">${jobRows(project, jobs)}</tbody></table></div>
+      <div class="pager">${query.before ? html`<a href="${listUrl(project, { status: query.status })}">Newest</a>` : ''}${more && last ? html`<a href="${listUrl(project, { status: query.status, before: last.id })}">Older</a>` : ''}</div>
+      ${jobs.length === 0 && !query.status && !query.before ? html`<div class="card pad">No jobs yet. Make an API key on the <a href="/ui/projects/${project.id}/keys">API keys</a> tab and send <code>POST /v2/agent/${project.id}/job</code>.</div>` : ''}`,
+    );
+  });
+
+  // The rows alone, for the list's script to refresh while jobs are active.
+  app.get('/projects/:projectId/jobs/rows', { schema: { hide: true } }, async (request, reply) => {
+    const project = await projectOf(store, request);
+    const { jobs } = await store.jobs.list(project.id, {
+      limit: PAGE_SIZE,
+      ...listQuery.parse(request.query),
+    });
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(jobRows(project, jobs).value);
+  });
+
+  const jobPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: { error?: string; followUp?: string } = {},
+  ) => {
+    const { project, job } = await jobOf(store, request);
+    const events = await store.events.list(job.id, 0, MAX_EVENTS);
+    const lastSeq = events.at(-1)?.seq ?? 0;
+    const followUps = events.filter((e) => e.type === 'message' && e.data.role === 'user');
+    const base = `/ui/projects/${project.id}/jobs/${job.id}`;
+    const live = job.status === 'active';
+    const body = await summary(store, project, job, events);
+    return sendPage(
+      request,
+      reply,
+      job.title ?? 'Job',
+      (csrf) => html`${projectHeader(project, 'jobs')}
+      <h2 class="meta">Job <code>${job.id}</code></h2>
+      <div id="job-summary"${live ? html` data-events-url="${base}/stream?after=${lastSeq}" data-summary-url="${base}/summary"` : ''}>${body}</div>
+      <section><h2>Prompt${followUps.length ? ' and follow-ups' : ''}</h2>
+        <div class="body">${job.prompt}</div>
+        ${followUps.map((e) => html`<div class="body"><span class="hint">Follow-up, ${time(e.at)}</span>\n${String(e.data.text ?? '')}</div>`)}</section>
+      <section><h2>Activity</h2><ol class="activity" id="activity" aria-live="polite">${events.map(renderEvent)}</ol>
+        ${events.length === 0 ? html`<div class="pad" id="activity-empty">Nothing yet.</div>` : ''}</section>
+      ${
+        job.status === 'archived'
+          ? html`<div class="card pad">This job is archived: it is final.</div>`
+          : html`<section><h2>Follow up</h2><form class="stack" method="post" action="${base}/follow-up">
+            <input type="hidden" name="_csrf" value="${csrf}">
+            <div><label for="follow-up">Another instruction for the agent</label>
+              <textarea id="follow-up" name="prompt" required maxlength="${config.limits.maxPromptChars}">${state.followUp ?? ''}</textarea>
+              <div class="hint">${state.error ? html`<strong class="bad">${state.error}</strong> · ` : ''}It continues on the same branch and updates the same pull request.</div></div>
+            <div class="actions"><button class="primary" type="submit">Send follow-up</button></div></form></section>
+          <form method="post" action="${base}/archive"><input type="hidden" name="_csrf" value="${csrf}">
+            <details class="confirm"><summary class="button" role="button">Archive</summary>
+              <p>Archiving is final: the agent stops and the job takes no more follow-ups.</p>
+              <button class="danger" type="submit">Yes, archive this job</button></details></form>`
+      }`,
+      state.error ? { status: 400, flash: { kind: 'error', text: state.error } } : {},
+    );
+  };
+
+  app.get('/projects/:projectId/jobs/:jobId', { schema: { hide: true } }, (request, reply) =>
+    jobPage(request, reply),
+  );
+
+  app.get('/projects/:projectId/jobs/:jobId/summary', { schema: { hide: true } }, async (request, reply) => {
+    const { project, job } = await jobOf(store, request);
+    const events = await store.events.list(job.id, 0, MAX_EVENTS);
+    const body = await summary(store, project, job, events);
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body.value);
+  });
+
+  // The live activity: each event as a rendered list item; `end` once the job is no longer active.
+  app.get<{ Querystring: { after?: string } }>(
+    '/projects/:projectId/jobs/:jobId/stream',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { project, job } = await jobOf(store, request);
+      const lastEventId = request.headers['last-event-id'];
+      const from = typeof lastEventId === 'string' ? lastEventId : (request.query.after ?? '0');
+      return streamJobEvents(reply, {
+        store,
+        projectId: project.id,
+        jobId: job.id,
+        after: /^\d{1,12}$/.test(from) ? Number(from) : 0,
+        pollMs: 200,
+        keepAliveMs: 15_000,
+        signal: closedSignal(reply),
+        format: (event) =>
+          `id: ${event.seq}\ndata: ${JSON.stringify({ html: renderEvent(event).value, refresh: REFRESHES.has(event.type) })}\n\n`,
+        finalMessage: 'event: end\ndata: {}\n\n',
+      });
+    },
+  );
+
+  app.post(
+    '/projects/:projectId/jobs/:jobId/follow-up',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { project, job } = await jobOf(store, request);
+      const prompt = String((request.body as { prompt?: unknown } | undefined)?.prompt ?? '').trim();
+      if (!prompt) return jobPage(request, reply, { error: 'Write the follow-up first.' });
+      if (prompt.length > config.limits.maxPromptChars)
+        return jobPage(request, reply, {
+          error: `A follow-up holds at most ${config.limits.maxPromptChars} characters.`,
+          followUp: prompt,
+        });
+      await store.jobs.followUp(project.id, job.id, prompt);
+      return reply.redirect(`/ui/projects/${project.id}/jobs/${job.id}`, 303);
+    },
+  );
+
+  app.post('/projects/:projectId/jobs/:jobId/archive', { schema: { hide: true } }, async (request, reply) => {
+    const { project, job } = await jobOf(store, request);
+    await store.jobs.archive(project.id, job.id);
+    return reply.redirect(`/ui/projects/${project.id}/jobs/${job.id}`, 303);
+  });
+};

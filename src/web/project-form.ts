@@ -1,0 +1,155 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { z } from 'zod';
+import { MirrorError, normalizeRepository } from '../git/mirror.js';
+import { runGit } from '../git/run.js';
+import { CodeHostError, githubTarget } from '../hosts/index.js';
+import { CODE_HOSTS, type NewProject, PUBLISH_MODES } from '../store/projects.js';
+
+/** A form field and what is wrong with it, shown next to the field. */
+export type FieldErrors = Partial<Record<string, string>>;
+
+/** Empty inputs arrive as ''; they mean "not set". */
+const optional = (schema: z.ZodType<string, string>) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(schema.optional());
+
+const modelList = z
+  .string()
+  .trim()
+  .transform((v) => [...new Set(v.split(/[\s,]+/).filter(Boolean))])
+  .pipe(z.array(z.string().regex(/^[\w.-]+:\S+$/, 'must list ids like anthropic:claude-sonnet-4-5')).max(50));
+
+const schema = z.object({
+  name: z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
+  repository: z.string().trim().min(1, 'is required').max(2000),
+  host: z.enum(CODE_HOSTS, { error: `must be one of ${CODE_HOSTS.join(', ')}` }),
+  baseBranch: z
+    .string()
+    .trim()
+    .max(200)
+    .regex(/^[\w./-]*$/, 'may hold letters, digits, ".", "_", "-" and "/"')
+    .default(''),
+  publish: z.enum(PUBLISH_MODES).default('pull_request'),
+  defaultModel: optional(
+    z
+      .string()
+      .regex(/^[\w.-]+:\S+$/, 'must look like provider:model')
+      .max(200),
+  ),
+  allowedModels: modelList.default([]),
+  webhookUrl: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000)),
+  apiUrl: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000)),
+  appId: optional(z.string().regex(/^\d{1,12}$/, 'must be a number')),
+  installationId: optional(z.string().regex(/^\d{1,15}$/, 'must be a number')),
+  // Write-only: never rendered back into the form. Empty means "keep the stored one".
+  token: z.string().trim().max(20_000).default(''),
+});
+
+export type ProjectFormValues = Partial<Record<keyof z.infer<typeof schema>, string>>;
+
+export interface ParsedProjectForm {
+  project: NewProject & { baseBranch: string };
+  token: string | null;
+}
+
+async function isGitRepository(path: string): Promise<boolean> {
+  try {
+    await runGit(['rev-parse', '--git-dir'], { cwd: path, timeoutMs: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function currentBranch(path: string): Promise<string | null> {
+  try {
+    const { stdout } = await runGit(['symbolic-ref', '--short', 'HEAD'], { cwd: path, timeoutMs: 10_000 });
+    return stdout.toString('utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads the project form: every field checked, each problem named next to its field. A local
+ * project's repository must be a git repository on this machine; a remote one an https:// URL
+ * without credentials (the token is stored apart, encrypted).
+ */
+export async function parseProjectForm(
+  body: unknown,
+): Promise<{ ok: true; value: ParsedProjectForm } | { ok: false; errors: FieldErrors }> {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) {
+    const errors: FieldErrors = {};
+    for (const issue of parsed.error.issues) {
+      const field = String(issue.path[0] ?? 'form');
+      errors[field] ??= issue.message;
+    }
+    return { ok: false, errors };
+  }
+  const form = parsed.data;
+  const errors: FieldErrors = {};
+  const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(form.repository);
+  let repository = form.repository;
+  let detectedBase: string | null = null;
+  if (form.host === 'local') {
+    const path = repository.startsWith('file://') ? new URL(repository).pathname : repository;
+    if (isUrl && !repository.startsWith('file://'))
+      errors.repository = 'A local project needs a path on this machine, not a remote URL.';
+    else if (!isAbsolute(path)) errors.repository = 'must be an absolute path on the server';
+    else if (!existsSync(path) || !(await isGitRepository(path)))
+      errors.repository = `${path} is not a git repository on the server`;
+    else {
+      repository = path;
+      detectedBase = await currentBranch(path);
+    }
+  } else {
+    try {
+      repository = normalizeRepository(repository);
+      if (!isUrl) errors.repository = `A ${form.host} project needs the repository's https:// URL.`;
+    } catch (error) {
+      if (!(error instanceof MirrorError)) throw error;
+      errors.repository = error.message;
+    }
+  }
+  const hostSettings: Record<string, unknown> = {};
+  if (form.apiUrl) hostSettings.apiUrl = form.apiUrl.replace(/\/+$/, '');
+  if (form.host === 'github') {
+    if (form.appId) hostSettings.appId = form.appId;
+    if (form.installationId) hostSettings.installationId = form.installationId;
+    if (!errors.repository) {
+      try {
+        githubTarget({ repository, hostSettings });
+      } catch (error) {
+        if (!(error instanceof CodeHostError)) throw error;
+        errors.repository = error.message;
+      }
+    }
+  }
+  if (form.host === 'local' && form.apiUrl) errors.apiUrl = 'A local project has no API.';
+  if (form.defaultModel && form.allowedModels.length && !form.allowedModels.includes(form.defaultModel))
+    errors.defaultModel = 'must be one of the allowed models';
+  if (Object.keys(errors).length) return { ok: false, errors };
+  return {
+    ok: true,
+    value: {
+      project: {
+        name: form.name,
+        repository,
+        host: form.host,
+        baseBranch: form.baseBranch || detectedBase || 'main',
+        publish: form.publish,
+        defaultModel: form.defaultModel ?? null,
+        allowedModels: form.allowedModels.length ? form.allowedModels : null,
+        webhookUrl: form.webhookUrl ?? null,
+        hostSettings,
+      },
+      token: form.host === 'local' || form.token === '' ? null : form.token,
+    },
+  };
+}

@@ -1,0 +1,245 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import { CodeHostError, type HostCheck } from '../hosts/index.js';
+import { CODE_HOSTS, type Project, PUBLISH_MODES } from '../store/projects.js';
+import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
+import type { Store } from '../store/store.js';
+import { type DashboardOptions, sendPage } from './dashboard.js';
+import { type Html, html } from './html.js';
+import { type FieldErrors, type ProjectFormValues, parseProjectForm } from './project-form.js';
+
+export type ProjectTab = 'jobs' | 'keys' | 'pulls' | 'settings';
+
+/** The project's name and its tabs, on every page of a project. */
+export function projectHeader(project: Project, current: ProjectTab): Html {
+  const tab = (name: ProjectTab, label: string) =>
+    html`<a href="/ui/projects/${project.id}/${name}"${current === name ? html` aria-current="page"` : ''}>${label}</a>`;
+  return html`<div class="crumbs"><a href="/ui/projects">Projects</a> /</div>
+    <h1>${project.name}</h1>
+    <div class="meta">${project.repository} · ${project.host} · base ${project.baseBranch}</div>
+    <nav class="tabs" aria-label="Project">${tab('jobs', 'Jobs')}${tab('keys', 'API keys')}${project.host === 'local' ? tab('pulls', 'Pull requests') : ''}${tab('settings', 'Settings')}</nav>`;
+}
+
+/** The project of the URL, or a 404 page. */
+export async function projectOf(store: Store, request: FastifyRequest): Promise<Project> {
+  const { projectId } = request.params as { projectId: string };
+  const project = /^[\w-]{1,100}$/.test(projectId) ? await store.projects.get(projectId) : undefined;
+  if (!project) throw new AppError('not_found', 'There is no such project.');
+  return project;
+}
+
+/** Fixed notices named in a redirect's query: nothing a visitor types is echoed into a page. */
+export const NOTICES: Record<string, string> = {
+  created: 'Project created. Make an API key for it on the API keys tab.',
+  saved: 'Settings saved.',
+};
+
+const valuesOf = (project: Project): ProjectFormValues => ({
+  name: project.name,
+  repository: project.repository,
+  host: project.host,
+  baseBranch: project.baseBranch,
+  publish: project.publish,
+  defaultModel: project.defaultModel ?? '',
+  allowedModels: project.allowedModels?.join(', ') ?? '',
+  webhookUrl: project.webhookUrl ?? '',
+  apiUrl: String(project.hostSettings.apiUrl ?? ''),
+  appId: String(project.hostSettings.appId ?? ''),
+  installationId: String(project.hostSettings.installationId ?? ''),
+});
+
+function projectForm(options: {
+  csrf: string;
+  action: string;
+  values: ProjectFormValues;
+  errors: FieldErrors;
+  hasToken: boolean;
+  submit: string;
+}): Html {
+  const { values, errors } = options;
+  const field = (
+    name: keyof ProjectFormValues,
+    label: string,
+    hint: string,
+    attrs: { type?: string; required?: boolean; placeholder?: string } = {},
+  ) => html`<div><label for="f-${name}">${label}</label>
+      <input type="${attrs.type ?? 'text'}" id="f-${name}" name="${name}" value="${values[name] ?? ''}"${attrs.required ? html` required` : ''}${attrs.placeholder ? html` placeholder="${attrs.placeholder}"` : ''} aria-describedby="h-${name}"${errors[name] ? html` aria-invalid="true"` : ''}>
+      <div class="hint" id="h-${name}">${errors[name] ? html`<strong class="bad">${errors[name]}</strong> · ` : ''}${hint}</div></div>`;
+  const select = (name: 'host' | 'publish', label: string, choices: readonly string[], hint: string) =>
+    html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}" aria-describedby="h-${name}">${choices.map(
+      (c) => html`<option value="${c}"${values[name] === c ? html` selected` : ''}>${c}</option>`,
+    )}</select><div class="hint" id="h-${name}">${errors[name] ? html`<strong class="bad">${errors[name]}</strong> · ` : ''}${hint}</div></div>`;
+  return html`<form class="stack" method="post" action="${options.action}" novalidate>
+    <input type="hidden" name="_csrf" value="${options.csrf}">
+    ${field('name', 'Name', 'What people call it.', { required: true })}
+    ${select('host', 'Code host', CODE_HOSTS, 'local: a repository on this server; the others open pull requests there.')}
+    ${field('repository', 'Repository', 'An absolute path on the server (local), or the https:// URL of the repository.', { required: true })}
+    ${field('baseBranch', 'Base branch', 'The branch pull requests target. Empty: the repository’s current branch, else main.')}
+    ${select('publish', 'Publish', PUBLISH_MODES, 'pull_request opens a pull request; push commits straight to the base branch.')}
+    ${field('defaultModel', 'Default model', 'provider:model, e.g. anthropic:claude-sonnet-4-5. Empty: the server’s default.')}
+    ${field('allowedModels', 'Allowed models', 'Comma-separated. Empty: any model the server is configured for.')}
+    ${field('webhookUrl', 'Webhook URL', 'Optional: receives job events.', { type: 'url' })}
+    <fieldset><legend>Code host access (not for local)</legend>
+      ${field('apiUrl', 'API base URL', 'Only for self-hosted servers, e.g. https://github.example.com/api/v3.', { type: 'url' })}
+      ${field('appId', 'GitHub App id', 'GitHub only, to act as an App: the token below is then its private key.')}
+      ${field('installationId', 'GitHub App installation id', 'GitHub App only.')}
+      <div><label for="f-token">Token</label>
+        <input type="password" id="f-token" name="token" value="" autocomplete="off" aria-describedby="h-token">
+        <div class="hint" id="h-token">${errors.token ? html`<strong class="bad">${errors.token}</strong> · ` : ''}${options.hasToken ? 'A token is stored (encrypted). Leave empty to keep it; it is never shown again.' : 'Write-only: stored encrypted and never shown again.'}</div></div>
+    </fieldset>
+    <div class="actions"><button class="primary" type="submit">${options.submit}</button></div>
+  </form>`;
+}
+
+function checkResults(checks: HostCheck[]): Html {
+  const ok = checks.every((c) => c.ok);
+  return html`<section aria-live="polite"><h2>Access check: ${ok ? 'everything the worker needs is in place' : 'something is missing'}</h2>
+    <ul class="commits">${checks.map((c) => html`<li><span class="badge ${c.ok ? 'open' : 'failed'}">${c.ok ? 'ok' : 'missing'}</span> <strong>${c.name}</strong>: ${c.detail}</li>`)}</ul></section>`;
+}
+
+export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store, hosts }) => {
+  let secrets: SecretBox | null = null;
+  const secretBox = () => {
+    secrets ??= createSecretBox(ensureSecretKey(config));
+    return secrets;
+  };
+
+  app.get('/projects', { schema: { hide: true } }, async (request, reply) => {
+    const projects = await store.projects.list();
+    return sendPage(
+      request,
+      reply,
+      'Projects',
+      () => html`
+      <div class="actions"><h1>Projects</h1><span class="spacer"></span><a class="button primary" href="/ui/projects/new">New project</a></div>
+      ${
+        projects.length === 0
+          ? html`<div class="card pad">No projects yet. <a href="/ui/projects/new">Create the first one</a>: a repository the agent edits.</div>`
+          : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>Host</th><th class="optional">Repository</th><th class="optional">Base</th></tr></thead><tbody>
+          ${projects.map((p) => html`<tr><td><a href="/ui/projects/${p.id}/jobs">${p.name}</a></td><td>${p.host}</td><td class="optional">${p.repository}</td><td class="optional">${p.baseBranch}</td></tr>`)}
+          </tbody></table></div>`
+      }`,
+    );
+  });
+
+  const newPage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    values: ProjectFormValues,
+    errors: FieldErrors,
+  ) =>
+    sendPage(
+      request,
+      reply,
+      'New project',
+      (csrf) => html`<div class="crumbs"><a href="/ui/projects">Projects</a> /</div><h1>New project</h1>
+        <div class="card">${projectForm({ csrf, action: '/ui/projects', values, errors, hasToken: false, submit: 'Create project' })}</div>`,
+      Object.keys(errors).length
+        ? { status: 400, flash: { kind: 'error', text: 'Some fields need attention.' } }
+        : {},
+    );
+
+  app.get('/projects/new', { schema: { hide: true } }, (request, reply) =>
+    newPage(request, reply, { host: 'local', publish: 'pull_request' }, {}),
+  );
+
+  app.post('/projects', { schema: { hide: true } }, async (request, reply) => {
+    const result = await parseProjectForm(request.body);
+    if (!result.ok) return newPage(request, reply, formValues(request.body), result.errors);
+    const { project: input, token } = result.value;
+    if (input.host !== 'local' && !token)
+      return newPage(request, reply, formValues(request.body), {
+        token: `A ${input.host} project needs a token.`,
+      });
+    const project = await store.projects.create(input);
+    if (token) await store.projects.setHostToken(project.id, token, secretBox());
+    request.log.info({ projectId: project.id }, 'project created in the dashboard');
+    return reply.redirect(`/ui/projects/${project.id}/keys?notice=created`, 303);
+  });
+
+  app.get('/projects/:projectId', { schema: { hide: true } }, async (request, reply) => {
+    const project = await projectOf(store, request);
+    return reply.redirect(`/ui/projects/${project.id}/jobs`, 303);
+  });
+
+  const settingsPage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    project: Project,
+    state: { values?: ProjectFormValues; errors?: FieldErrors; checks?: HostCheck[]; notice?: string } = {},
+  ) => {
+    const errors = state.errors ?? {};
+    const failed = Object.keys(errors).length > 0;
+    return sendPage(
+      request,
+      reply,
+      `${project.name} settings`,
+      (csrf) => html`${projectHeader(project, 'settings')}
+        ${state.checks ? checkResults(state.checks) : ''}
+        <div class="card">${projectForm({ csrf, action: `/ui/projects/${project.id}/settings`, values: state.values ?? valuesOf(project), errors, hasToken: project.hasHostToken, submit: 'Save settings' })}</div>
+        <section><h2>Check access</h2><form class="pad" method="post" action="/ui/projects/${project.id}/check">
+          <input type="hidden" name="_csrf" value="${csrf}">
+          <p>Tests what the worker will do: read the repository, push a branch, open a pull request.</p>
+          <button type="submit">Check access</button></form></section>`,
+      failed
+        ? { status: 400, flash: { kind: 'error', text: 'Some fields need attention.' } }
+        : { flash: state.notice ? { kind: 'ok', text: state.notice } : null },
+    );
+  };
+
+  app.get<{ Querystring: { notice?: string } }>(
+    '/projects/:projectId/settings',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const project = await projectOf(store, request);
+      const notice = request.query.notice ? NOTICES[request.query.notice] : undefined;
+      return settingsPage(request, reply, project, notice ? { notice } : {});
+    },
+  );
+
+  app.post('/projects/:projectId/settings', { schema: { hide: true } }, async (request, reply) => {
+    const project = await projectOf(store, request);
+    const result = await parseProjectForm(request.body);
+    if (!result.ok)
+      return settingsPage(request, reply, project, {
+        values: formValues(request.body),
+        errors: result.errors,
+      });
+    const { project: input, token } = result.value;
+    if (input.host !== 'local' && !token && !project.hasHostToken)
+      return settingsPage(request, reply, project, {
+        values: formValues(request.body),
+        errors: { token: `A ${input.host} project needs a token.` },
+      });
+    await store.projects.update(project.id, input);
+    if (token) await store.projects.setHostToken(project.id, token, secretBox());
+    else if (input.host === 'local' && project.hasHostToken)
+      await store.projects.setHostToken(project.id, null, secretBox());
+    return reply.redirect(`/ui/projects/${project.id}/settings?notice=saved`, 303);
+  });
+
+  app.post('/projects/:projectId/check', { schema: { hide: true } }, async (request, reply) => {
+    const project = await projectOf(store, request);
+    let checks: HostCheck[];
+    try {
+      const host = hosts(project.host);
+      checks = host.check
+        ? await host.check(project)
+        : [{ name: 'host', ok: true, detail: `The ${project.host} host has nothing to check.` }];
+    } catch (error) {
+      if (!(error instanceof CodeHostError)) throw error;
+      checks = [{ name: 'credentials', ok: false, detail: error.message }];
+    }
+    return settingsPage(request, reply, project, { checks });
+  });
+};
+
+/** The submitted form, to show it again with its errors (never the token). */
+function formValues(body: unknown): ProjectFormValues {
+  const values: ProjectFormValues = {};
+  if (body && typeof body === 'object')
+    for (const [key, value] of Object.entries(body))
+      if (key !== 'token' && key !== '_csrf' && typeof value === 'string')
+        values[key as keyof ProjectFormValues] = value;
+  return values;
+}

@@ -1,0 +1,95 @@
+import type { FastifyInstance } from 'fastify';
+
+export interface PageResponse {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+  location: string | undefined;
+}
+
+let nextAddress = 1;
+
+/**
+ * A minimal browser for the dashboard over `inject`: it keeps the cookies the server sets, and
+ * reads the CSRF token from the last page so forms can be posted the way a browser posts them.
+ */
+export class DashboardClient {
+  private cookies = new Map<string, string>();
+  csrf = '';
+  /**
+   * Each client gets an address of its own (the sign-in rate limit is per address), unless a test
+   * gives one.
+   */
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly remoteAddress = `127.${nextAddress++ % 250}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`,
+  ) {}
+
+  private remember(setCookie: unknown) {
+    for (const line of [setCookie ?? []].flat() as string[]) {
+      const [pair = '', ...attrs] = line.split(';');
+      const [name = '', ...value] = pair.split('=');
+      const expired = attrs.some((a) => /expires=Thu, 01 Jan 1970/i.test(a) || /max-age=0\b/i.test(a.trim()));
+      if (expired) this.cookies.delete(name.trim());
+      else this.cookies.set(name.trim(), value.join('='));
+    }
+  }
+
+  cookieHeader() {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  cookie(name: string) {
+    return this.cookies.get(name);
+  }
+
+  setCookie(name: string, value: string) {
+    this.cookies.set(name, value);
+  }
+
+  private async send(method: 'GET' | 'POST', url: string, form?: Record<string, string | string[]>) {
+    const payload = form
+      ? new URLSearchParams(
+          Object.entries(form).flatMap(([k, v]) => [v].flat().map((one) => [k, one] as [string, string])),
+        ).toString()
+      : undefined;
+    const response = await this.app.inject({
+      method,
+      url,
+      remoteAddress: this.remoteAddress,
+      headers: {
+        cookie: this.cookieHeader(),
+        ...(payload !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      ...(payload !== undefined ? { payload } : {}),
+    });
+    this.remember(response.headers['set-cookie']);
+    const token = /name="_csrf" value="([^"]+)"/.exec(response.body)?.[1];
+    if (token) this.csrf = token;
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: response.body,
+      location: response.headers.location as string | undefined,
+    } satisfies PageResponse;
+  }
+
+  get(url: string) {
+    return this.send('GET', url);
+  }
+
+  /** Posts a form with the current page's CSRF token unless `_csrf` is given. */
+  post(url: string, form: Record<string, string | string[]> = {}) {
+    return this.send('POST', url, { _csrf: this.csrf, ...form });
+  }
+
+  /** Posts without any token, as a forged cross-site form would. */
+  postWithoutToken(url: string, form: Record<string, string> = {}) {
+    return this.send('POST', url, form);
+  }
+
+  async signIn(password: string) {
+    await this.get('/ui/sign-in');
+    return this.post('/ui/sign-in', { password });
+  }
+}
