@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { hkdfSync } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import { redactSecrets } from '../domain/redact.js';
 import type { CodeHosts } from '../hosts/types.js';
 import type { AdminSession } from '../store/admin.js';
+import { ensureSecretKey } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
 import { assetRoutes } from './assets.js';
 import { type Html, html, page } from './html.js';
@@ -47,16 +48,14 @@ export const cookieOptions = {
 } as const;
 
 /**
- * The key CSRF tokens are signed with, shared by every process on the database: made once and kept
- * in `settings`, so a form rendered by one API process can be posted to another.
+ * The key CSRF tokens are signed with: derived from the server's secret key, which every process of
+ * one deployment shares (it also opens the stored host tokens), so a form rendered by one API
+ * process can be posted to another. Derived, so the two uses never share key material.
  */
-async function csrfKey(store: Store): Promise<string> {
-  await store.admin.putSetting('csrf_hmac_key', randomBytes(32).toString('base64url'), {
-    onlyIfMissing: true,
-  });
-  const key = await store.admin.getSetting('csrf_hmac_key');
-  if (!key) throw new Error('The CSRF key could not be stored.');
-  return key;
+function csrfKey(config: Config): string {
+  return Buffer.from(
+    hkdfSync('sha256', ensureSecretKey(config), 'agentjobs', 'dashboard csrf v1', 32),
+  ).toString('base64url');
 }
 
 /** A token for the forms of this response, bound to the session (or to "signed out"). */
@@ -130,7 +129,7 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
     cookieKey: CSRF_COOKIE,
     cookieOpts: { ...cookieOptions, sameSite: 'strict' },
     getUserInfo: (request) => request.adminSession?.id ?? SIGNED_OUT,
-    csrfOpts: { hmacKey: await csrfKey(store) },
+    csrfOpts: { hmacKey: csrfKey(options.config) },
   });
 
   app.decorateRequest('adminSession', null);

@@ -75,13 +75,13 @@ async function jobDiff(store: Store, project: Project, job: Job, events: JobEven
 async function summary(store: Store, project: Project, job: Job, events: JobEvent[]): Promise<Html> {
   const plan = events.findLast((e) => e.type === 'plan');
   const items = Array.isArray(plan?.data.items)
-    ? (plan.data.items as { text?: unknown; title?: unknown; done?: unknown; status?: unknown }[])
+    ? (plan.data.items as { content?: unknown; status?: unknown }[])
     : [];
   return html`<section><h2>Status</h2><dl class="facts">
       <dt>Status</dt><dd id="job-status">${statusBadge(job)}</dd>
       <dt>Pull request</dt><dd id="job-pr">${job.prLink ? html`<a href="${job.prLink}">${job.prLink}</a>` : 'none yet'}</dd>
       ${job.title ? html`<dt>Title</dt><dd>${job.title}</dd>` : ''}
-      ${job.summary ? html`<dt>Summary</dt><dd class="body">${job.summary}</dd>` : ''}
+      ${job.summary ? html`<dt>Summary</dt><dd class="pre">${job.summary}</dd>` : ''}
       ${job.error ? html`<dt>Error</dt><dd class="bad"><code>${job.error.code}</code> ${job.error.message}</dd>` : ''}
       <dt>Branch</dt><dd><code>${job.source.ref}</code> → <code>${job.baseRef}</code></dd>
       <dt>Model</dt><dd>${job.model ?? 'server default'}</dd>
@@ -91,8 +91,9 @@ async function summary(store: Store, project: Project, job: Job, events: JobEven
     ${
       items.length
         ? html`<section><h2>Plan</h2><ul class="plan">${items.map((item) => {
-            const done = item.done === true || item.status === 'done' || item.status === 'completed';
-            return html`<li class="${done ? 'done' : ''}">${String(item.text ?? item.title ?? JSON.stringify(item))}</li>`;
+            // The agent's update_plan items: { content, status: pending | in_progress | completed }.
+            const status = String(item.status ?? 'pending');
+            return html`<li class="${status}">${String(item.content ?? '')}${status === 'in_progress' ? html` <span class="badge active">now</span>` : ''}</li>`;
           })}</ul></section>`
         : ''
     }

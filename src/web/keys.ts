@@ -2,10 +2,10 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseAllowlistEntry } from '../api/auth.js';
 import { AppError } from '../domain/errors.js';
-import { generateKey, KEY_SCOPES } from '../domain/keys.js';
+import { generateKey, hashKey, KEY_SCOPES } from '../domain/keys.js';
 import type { ApiKey } from '../store/api-keys.js';
 import type { Project } from '../store/projects.js';
-import { type DashboardOptions, sendPage } from './dashboard.js';
+import { cookieOptions, type DashboardOptions, sendPage } from './dashboard.js';
 import { type Html, html, time } from './html.js';
 import { NOTICES, projectHeader, projectOf } from './projects.js';
 
@@ -56,7 +56,26 @@ function keyRow(project: Project, key: ApiKey, csrf: string, now: number): Html 
     <td>${badge(key, now)}${key.expiresAt && !key.revokedAt ? html`<div class="hint">until ${time(key.expiresAt)}</div>` : ''}</td><td>${revoke}</td></tr>`;
 }
 
+const NEW_KEY_COOKIE = 'agentjobs_new_key';
+const newKeyCookie = (project: Project) => ({
+  ...cookieOptions,
+  sameSite: 'strict' as const,
+  path: `/ui/projects/${project.id}/keys`,
+});
+
 export const keyPages: FastifyPluginAsync<DashboardOptions> = async (app, { store }) => {
+  /** The key just made, read once from its cookie, which is cleared at the same time. */
+  const takeNewKey = async (request: FastifyRequest, reply: FastifyReply, project: Project) => {
+    const value = request.cookies[NEW_KEY_COOKIE];
+    if (!value) return undefined;
+    reply.clearCookie(NEW_KEY_COOKIE, { path: newKeyCookie(project).path });
+    const [id = '', key = ''] = value.split('.');
+    const record = key ? await store.apiKeys.findByHash(hashKey(key)) : undefined;
+    if (!record || record.id !== id || record.projectId !== project.id) return undefined;
+    const { keyHash: _hash, ...shown } = record;
+    return { key, record: shown };
+  };
+
   const keysPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -126,7 +145,11 @@ export const keyPages: FastifyPluginAsync<DashboardOptions> = async (app, { stor
     async (request, reply) => {
       const project = await projectOf(store, request);
       const notice = request.query.notice ? KEY_NOTICES[request.query.notice] : undefined;
-      return keysPage(request, reply, project, notice ? { notice } : {});
+      const created = await takeNewKey(request, reply, project);
+      return keysPage(request, reply, project, {
+        ...(notice ? { notice } : {}),
+        ...(created ? { created } : {}),
+      });
     },
   );
 
@@ -158,7 +181,10 @@ export const keyPages: FastifyPluginAsync<DashboardOptions> = async (app, { stor
       expiresAt: expires === 'never' ? null : new Date(Date.now() + Number(expires) * DAY_MS).toISOString(),
     });
     request.log.info({ projectId: project.id, keyId: record.id }, 'API key created in the dashboard');
-    return keysPage(request, reply, project, { created: { key, record } });
+    // Post/redirect/get, so that reloading the page cannot make a second key. The key rides to the
+    // next page in a short-lived cookie scoped to the keys page, which that page clears.
+    reply.setCookie(NEW_KEY_COOKIE, `${record.id}.${key}`, { ...newKeyCookie(project), maxAge: 120 });
+    return reply.redirect(`/ui/projects/${project.id}/keys`, 303);
   });
 
   app.post<{ Params: { projectId: string; keyId: string } }>(

@@ -5,9 +5,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
-import { createProjectAndKey, git } from '../support/e2e.js';
+import { createProjectAndKey, dashboardCookie, git } from '../support/e2e.js';
 import { type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+
+const PASSWORD = 'e2e admin password';
 
 // The whole product on one machine: the built server, a local repository, a scripted
 // OpenAI-compatible model, real HTTP and real git.
@@ -39,6 +41,7 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
       DATABASE_URL: database.url,
       AGENTJOBS_MODEL: 'openai-compatible:scripted',
       OPENAI_COMPATIBLE_BASE_URL: model.url,
+      AGENTJOBS_ADMIN_PASSWORD: PASSWORD,
     };
     server = await startServerProcess(env);
     ({ projectId, key } = await createProjectAndKey(env, repo));
@@ -104,7 +107,9 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
     expect(git(repo, 'show', `${job.source.ref}:guide/faq.md`)).toContain('How do I install?');
 
     // prLink resolves to a page with the title and the diff.
-    const page = await fetch(job.prLink ?? '');
+    const page = await fetch(job.prLink ?? '', {
+      headers: { cookie: await dashboardCookie(server.url, PASSWORD) },
+    });
     expect(page.status).toBe(200);
     const text = await page.text();
     expect(text).toContain('Add an FAQ page');

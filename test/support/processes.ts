@@ -58,19 +58,20 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI to completion. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs the built CLI to completion; `input`, when given, is its standard input. */
+export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    child.stdin?.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => {
+    child.stdout?.on('data', (chunk) => {
       stdout += chunk;
     });
-    child.stderr.on('data', (chunk) => {
+    child.stderr?.on('data', (chunk) => {
       stderr += chunk;
     });
     child.on('close', (code) => resolve({ code, stdout, stderr }));

@@ -208,11 +208,14 @@ describe.each(testDialects())('dashboard over HTTP on %s', (dialect) => {
       expires: '7',
       ips: '',
     });
-    expect(made.status).toBe(200);
-    const key = /<code id="new-key">(ajs_[^<]+)<\/code>/.exec(made.body)?.[1] ?? '';
+    expect(made.status).toBe(303);
+    const shown = await browser.get(made.location ?? '');
+    const key = /<code id="new-key">(ajs_[^<]+)<\/code>/.exec(shown.body)?.[1] ?? '';
     expect(key).toMatch(/^ajs_/);
-    expect(made.body).toContain('It will not be shown again');
-    expect(made.headers['cache-control']).toBe('no-store');
+    expect(shown.body).toContain('It will not be shown again');
+    expect(shown.headers['cache-control']).toBe('no-store');
+    // Once: the next visit (or a reload) shows no key, and no second key was made.
+    expect((await browser.get(made.location ?? '')).body).not.toContain(key);
     const [record] = await t.store.apiKeys.list(projectId);
     expect(record).toMatchObject({ name: 'docs bot', scopes: ['read', 'write'] });
     expect(Date.parse(record?.expiresAt ?? '') - Date.now()).toBeGreaterThan(6.9 * 86_400_000);

@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** Debian's Chromium; `npx playwright install` does not work on these machines. */
+export const CHROMIUM = process.env.AGENTJOBS_CHROMIUM ?? '/usr/bin/chromium';
+export const hasChromium = fs.existsSync(CHROMIUM);
+
+/** Where screenshots are kept (a test artifact; a few are copied into docs/). */
+export const SCREENSHOTS = path.resolve('test-results/screenshots');
+
+if (!hasChromium) {
+  if (process.env.AGENTJOBS_REQUIRE_BROWSER === '1')
+    throw new Error(`AGENTJOBS_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}.`);
+  console.log(`Browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium).`);
+}
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    // As root in a sandboxed VM, with no network beyond loopback: no sandbox, GPU or background calls.
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      '--no-first-run',
+    ],
+  });
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
