@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { compileStatement, type Db } from './db.js';
-import type { Database } from './schema.js';
+import type { Database, JobEventRow } from './schema.js';
 
 export const EVENT_TYPES = [
   'status',
@@ -75,12 +75,41 @@ export function eventQueries(db: Db) {
         .orderBy('seq', 'asc')
         .limit(limit)
         .execute();
-      return rows.map((row) => ({
-        seq: Number(row.seq),
-        type: row.type as EventType,
-        at: row.at,
-        data: JSON.parse(row.data) as Record<string, unknown>,
-      }));
+      return rows.map(toEvent);
     },
+
+    /** The newest `limit` events, oldest first: the tail of a long job's activity. */
+    async latest(jobId: string, limit: number): Promise<JobEvent[]> {
+      const rows = await kysely
+        .selectFrom('job_events')
+        .selectAll()
+        .where('job_id', '=', jobId)
+        .orderBy('seq', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toEvent).reverse();
+    },
+
+    /** Every event of the given types, oldest first (plans and commits, however long the job). */
+    async ofTypes(jobId: string, types: EventType[], limit = 10_000): Promise<JobEvent[]> {
+      const rows = await kysely
+        .selectFrom('job_events')
+        .selectAll()
+        .where('job_id', '=', jobId)
+        .where('type', 'in', types)
+        .orderBy('seq', 'asc')
+        .limit(limit)
+        .execute();
+      return rows.map(toEvent);
+    },
+  };
+}
+
+function toEvent(row: JobEventRow): JobEvent {
+  return {
+    seq: Number(row.seq),
+    type: row.type as EventType,
+    at: row.at,
+    data: JSON.parse(row.data) as Record<string, unknown>,
   };
 }

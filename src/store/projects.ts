@@ -37,6 +37,12 @@ export interface NewProject {
   hostSettings?: Record<string, unknown>;
 }
 
+/** A code-host token to store with a project, sealed under `secrets`. */
+export interface HostToken {
+  token: string;
+  secrets: SecretBox;
+}
+
 export function toProject(row: ProjectRow): Project {
   return {
     id: row.id,
@@ -58,10 +64,12 @@ export function toProject(row: ProjectRow): Project {
 export function projectQueries(db: Db) {
   const { kysely } = db;
   return {
-    async create(input: NewProject): Promise<Project> {
+    /** Creates a project; with `hostToken`, its token is sealed into the same row (one statement). */
+    async create(input: NewProject, hostToken?: HostToken): Promise<Project> {
       const now = new Date().toISOString();
+      const id = newId();
       const row: ProjectRow = {
-        id: newId(),
+        id,
         name: input.name,
         repository: input.repository,
         host: input.host ?? 'local',
@@ -71,7 +79,7 @@ export function projectQueries(db: Db) {
         default_model: input.defaultModel ?? null,
         webhook_url: input.webhookUrl ?? null,
         host_settings: input.hostSettings ? JSON.stringify(input.hostSettings) : null,
-        host_token_encrypted: null,
+        host_token_encrypted: hostToken ? hostToken.secrets.seal(hostToken.token, id) : null,
         created_at: now,
         updated_at: now,
       };
@@ -84,12 +92,19 @@ export function projectQueries(db: Db) {
       return row && toProject(row);
     },
 
-    /** Changes a project's settings; returns the project as it is now, or undefined when there is none. */
+    /**
+     * Changes a project's settings, and with `hostToken` its token (null removes it), in one
+     * statement. Returns the project as it is now, or undefined when there is none.
+     */
     async update(
       id: string,
-      patch: Partial<Omit<NewProject, 'name'>> & { name?: string },
+      patch: Partial<NewProject>,
+      hostToken?: { token: string | null; secrets: SecretBox },
     ): Promise<Project | undefined> {
       const set: Partial<ProjectRow> = { updated_at: new Date().toISOString() };
+      if (hostToken)
+        set.host_token_encrypted =
+          hostToken.token === null ? null : hostToken.secrets.seal(hostToken.token, id);
       if (patch.name !== undefined) set.name = patch.name;
       if (patch.repository !== undefined) set.repository = patch.repository;
       if (patch.host !== undefined) set.host = patch.host;

@@ -37,7 +37,12 @@ const CSRF_COOKIE = 'agentjobs_csrf';
 /** What CSRF tokens of signed-out forms (the sign-in form) are bound to. */
 const SIGNED_OUT = 'signed-out';
 /** Routes that answer without a session. */
-const PUBLIC_ROUTES = new Set(['/ui/sign-in', '/ui/assets/:name']);
+const ASSETS_ROUTE = '/ui/assets/:name';
+/**
+ * Parts of pages, fetched by the page's script: signed out, they answer 401 rather than a redirect,
+ * which `fetch` and `EventSource` would follow into the sign-in page and insert it.
+ */
+const FRAGMENT = /\/(rows|summary|stream)$/;
 
 /** Cookies only the dashboard reads: HttpOnly, never sent cross-site, Secure behind https. */
 export const cookieOptions = {
@@ -106,7 +111,9 @@ function errorPage(
 export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   const { store } = options;
   await app.register(cookie);
-  await app.register(formbody, { bodyLimit: 256 * 1024 });
+  // A follow-up of the longest allowed prompt, URL-encoded: up to 4 UTF-8 bytes a character, each
+  // written as %XX. Form fields besides it are small.
+  await app.register(formbody, { bodyLimit: options.config.limits.maxPromptChars * 12 + 64 * 1024 });
   await app.register(helmet, {
     // Only files from this origin: no inline script or style anywhere, so an injected tag is inert.
     contentSecurityPolicy: {
@@ -127,21 +134,26 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
   });
   await app.register(csrf, {
     cookieKey: CSRF_COOKIE,
-    cookieOpts: { ...cookieOptions, sameSite: 'strict' },
+    // Lax like the session: a page opened from a link elsewhere (a prLink in chat) must not get a
+    // new secret, which would invalidate the forms open in other tabs. Tokens are session-bound.
+    cookieOpts: cookieOptions,
     getUserInfo: (request) => request.adminSession?.id ?? SIGNED_OUT,
     csrfOpts: { hmacKey: csrfKey(options.config) },
   });
 
   app.decorateRequest('adminSession', null);
   app.addHook('onRequest', async (request, reply) => {
+    const route = request.routeOptions.url ?? '';
+    if (route === ASSETS_ROUTE) return;
     const token = request.cookies[SESSION_COOKIE];
     const found = token ? await store.admin.findSession(token) : undefined;
     if (found && !found.expired) request.adminSession = found.session;
-    if (PUBLIC_ROUTES.has(request.routeOptions.url ?? '') || request.adminSession) return;
+    if (route === '/ui/sign-in' || request.adminSession) return;
     if (token) {
       if (found) await store.admin.deleteSession(token);
       reply.clearCookie(SESSION_COOKIE, { path: cookieOptions.path });
     }
+    if (FRAGMENT.test(route)) return reply.code(401).type('text/plain; charset=utf-8').send('Signed out.');
     const query = new URLSearchParams();
     if (request.method === 'GET' && !request.url.startsWith('/ui/sign-in')) query.set('next', request.url);
     if (found?.expired) query.set('expired', '1');

@@ -1,7 +1,6 @@
 import type { JobEvent } from '../store/events.js';
-import { type Html, html, time } from './html.js';
+import { clip, type Html, html, safeHref, time } from './html.js';
 
-const clip = (text: string, max = 400) => (text.length > max ? `${text.slice(0, max)}…` : text);
 const str = (value: unknown) =>
   typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
 
@@ -14,7 +13,7 @@ export function renderEvent(event: JobEvent): Html {
     case 'status':
       return line(
         'status',
-        html`<strong>${str(d.status)}</strong>${d.phase ? ` · ${str(d.phase)}` : ''}${typeof d.prLink === 'string' ? html` · <a href="${d.prLink}">pull request</a>` : ''}`,
+        html`<strong>${str(d.status)}</strong>${d.phase ? ` · ${str(d.phase)}` : ''}${typeof d.prLink === 'string' ? html` · <a href="${safeHref(d.prLink)}">pull request</a>` : ''}`,
       );
     case 'phase':
       return line('phase', `${str(d.phase)}${d.reason ? ` (${str(d.reason).replace('_', ' ')})` : ''}`);
@@ -25,7 +24,7 @@ export function renderEvent(event: JobEvent): Html {
     case 'tool_result':
       return line(
         d.ok === false ? 'failed' : 'result',
-        html`<code>${str(d.tool)}</code> ${clip(str(d.summary))}`,
+        html`<code>${str(d.tool)}</code> ${clip(str(d.summary), 400)}`,
         d.ok === false,
       );
     case 'plan':
@@ -36,13 +35,13 @@ export function renderEvent(event: JobEvent): Html {
         html`<code>${str(d.sha).slice(0, 10)}</code> on ${str(d.branch)} · ${Array.isArray(d.files) ? d.files.length : 0} files`,
       );
     case 'pull_request':
-      return line('pull req.', html`<a href="${str(d.url)}">${str(d.url)}</a>`);
+      return line('pull req.', html`<a href="${safeHref(d.url)}">${str(d.url)}</a>`);
     case 'usage':
       return line('usage', `${str(d.inputTokens)} tokens in, ${str(d.outputTokens)} out`);
     case 'error':
-      return line('error', `${str(d.code)}: ${clip(str(d.message))}`, true);
+      return line('error', `${str(d.code)}: ${clip(str(d.message), 400)}`, true);
     default:
-      return line(event.type, clip(JSON.stringify(d)));
+      return line(event.type, clip(JSON.stringify(d), 400));
   }
 }
 

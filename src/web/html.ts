@@ -35,8 +35,6 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out);
 }
 
-export const raw = (value: string) => new Html(value);
-
 export interface PageOptions {
   /** The signed-in view: navigation and the sign-out form (which needs the CSRF token). */
   csrf?: string;
@@ -60,3 +58,17 @@ export function page(title: string, body: Html, options: PageOptions = {}): stri
 /** A time as people read it, in UTC, with the exact value for machines. */
 export const time = (iso: string | null, empty = 'never'): Html =>
   iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>` : html`${empty}`;
+
+/**
+ * A URL for an `href` that came from outside (a code host's pull request URL, event data): only
+ * http(s). Escaping keeps it inside the attribute; this keeps `javascript:` out of it.
+ */
+export const safeHref = (url: unknown): string =>
+  typeof url === 'string' && /^https?:\/\//i.test(url) ? url : '#';
+
+/** A text cut to `max` characters, for lists and activity lines. */
+export const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** A field's hint, led by what is wrong with the field when something is. */
+export const fieldHint = (id: string, error: string | undefined, hint: string | Html): Html =>
+  html`<div class="hint" id="${id}">${error ? html`<strong class="bad">${error}</strong> · ` : ''}${hint}</div>`;

@@ -1,19 +1,19 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { closedSignal, streamJobEvents } from '../api/routes/events.js';
+import { closedSignal, streamJobEvents } from '../api/event-stream.js';
 import { AppError } from '../domain/errors.js';
 import { JOB_STATUSES, type Job } from '../domain/job.js';
 import type { JobEvent } from '../store/events.js';
 import type { Project } from '../store/projects.js';
 import type { Store } from '../store/store.js';
-import { type DashboardOptions, sendPage } from './dashboard.js';
+import { type DashboardOptions, SESSION_COOKIE, sendPage } from './dashboard.js';
 import { readChanges, renderDiff } from './diff.js';
 import { REFRESHES, renderEvent } from './events.js';
-import { type Html, html, time } from './html.js';
+import { clip, type Html, html, safeHref, time } from './html.js';
 import { projectHeader, projectOf } from './projects.js';
 
 const PAGE_SIZE = 50;
-/** The job page shows this many events at most; the API pages through all of them. */
+/** The job page shows the newest this many events; the API pages through all of them. */
 const MAX_EVENTS = 2000;
 
 const listQuery = z.object({
@@ -28,15 +28,13 @@ const listQuery = z.object({
 const statusBadge = (job: Job) =>
   html`<span class="badge ${job.status}">${job.status}</span>${job.phase ? html` <span class="hint">${job.phase}</span>` : ''}`;
 
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
-
 function jobRows(project: Project, jobs: Job[]): Html {
   if (jobs.length === 0) return html`<tr><td colspan="4">No jobs here.</td></tr>`;
   return html`${jobs.map(
     (job) => html`<tr><td>${statusBadge(job)}</td>
       <td class="prompt"><a href="/ui/projects/${project.id}/jobs/${job.id}">${job.title ?? clip(job.prompt, 140)}</a></td>
       <td class="optional">${time(job.createdAt)}</td>
-      <td>${job.prLink ? html`<a href="${job.prLink}">pull request</a>` : ''}</td></tr>`,
+      <td>${job.prLink ? html`<a href="${safeHref(job.prLink)}">pull request</a>` : ''}</td></tr>`,
   )}`;
 }
 
@@ -56,7 +54,7 @@ async function jobDiff(store: Store, project: Project, job: Job, events: JobEven
     const files = [
       ...new Set(commits.flatMap((e) => (Array.isArray(e.data.files) ? e.data.files.map(String) : []))),
     ];
-    return html`<ul class="commits">${files.map((f) => html`<li><code>${f}</code></li>`)}</ul>${job.prLink ? html`<div class="pad">The full diff is on <a href="${job.prLink}">the pull request</a>.</div>` : ''}`;
+    return html`<ul class="commits">${files.map((f) => html`<li><code>${f}</code></li>`)}</ul>${job.prLink ? html`<div class="pad">The full diff is on <a href="${safeHref(job.prLink)}">the pull request</a>.</div>` : ''}`;
   }
   const pull = await store.pullRequests.getByBranch(project.id, job.source.ref);
   const first = String(commits[0]?.data.sha ?? '');
@@ -72,14 +70,17 @@ async function jobDiff(store: Store, project: Project, job: Job, events: JobEven
 }
 
 /** What changes as the job runs: status, result, plan and diff. The live page swaps it in. */
-async function summary(store: Store, project: Project, job: Job, events: JobEvent[]): Promise<Html> {
+async function summary(store: Store, project: Project, job: Job): Promise<Html> {
+  // Read apart from the activity, so a job with more events than the page shows still has its
+  // latest plan and its whole commit range.
+  const events = await store.events.ofTypes(job.id, ['plan', 'commit']);
   const plan = events.findLast((e) => e.type === 'plan');
   const items = Array.isArray(plan?.data.items)
     ? (plan.data.items as { content?: unknown; status?: unknown }[])
     : [];
   return html`<section><h2>Status</h2><dl class="facts">
       <dt>Status</dt><dd id="job-status">${statusBadge(job)}</dd>
-      <dt>Pull request</dt><dd id="job-pr">${job.prLink ? html`<a href="${job.prLink}">${job.prLink}</a>` : 'none yet'}</dd>
+      <dt>Pull request</dt><dd id="job-pr">${job.prLink ? html`<a href="${safeHref(job.prLink)}">${job.prLink}</a>` : 'none yet'}</dd>
       ${job.title ? html`<dt>Title</dt><dd>${job.title}</dd>` : ''}
       ${job.summary ? html`<dt>Summary</dt><dd class="pre">${job.summary}</dd>` : ''}
       ${job.error ? html`<dt>Error</dt><dd class="bad"><code>${job.error.code}</code> ${job.error.message}</dd>` : ''}
@@ -147,12 +148,15 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
     state: { error?: string; followUp?: string } = {},
   ) => {
     const { project, job } = await jobOf(store, request);
-    const events = await store.events.list(job.id, 0, MAX_EVENTS);
+    const [events, messages] = await Promise.all([
+      store.events.latest(job.id, MAX_EVENTS),
+      store.events.ofTypes(job.id, ['message']),
+    ]);
     const lastSeq = events.at(-1)?.seq ?? 0;
-    const followUps = events.filter((e) => e.type === 'message' && e.data.role === 'user');
+    const followUps = messages.filter((e) => e.data.role === 'user');
     const base = `/ui/projects/${project.id}/jobs/${job.id}`;
     const live = job.status === 'active';
-    const body = await summary(store, project, job, events);
+    const body = await summary(store, project, job);
     return sendPage(
       request,
       reply,
@@ -163,7 +167,7 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
       <section><h2>Prompt${followUps.length ? ' and follow-ups' : ''}</h2>
         <div class="body">${job.prompt}</div>
         ${followUps.map((e) => html`<div class="body"><span class="hint">Follow-up, ${time(e.at)}</span>\n${String(e.data.text ?? '')}</div>`)}</section>
-      <section><h2>Activity</h2><ol class="activity" id="activity" aria-live="polite">${events.map(renderEvent)}</ol>
+      <section><h2>Activity</h2>${(events[0]?.seq ?? 1) > 1 ? html`<div class="pad hint">The ${(events[0]?.seq ?? 1) - 1} oldest events are not shown; <code>GET /v2/agent/${project.id}/job/${job.id}/events</code> has them all.</div>` : ''}<ol class="activity" id="activity" aria-live="polite">${events.map(renderEvent)}</ol>
         ${events.length === 0 ? html`<div class="pad" id="activity-empty">Nothing yet.</div>` : ''}</section>
       ${
         job.status === 'archived'
@@ -189,8 +193,7 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
 
   app.get('/projects/:projectId/jobs/:jobId/summary', { schema: { hide: true } }, async (request, reply) => {
     const { project, job } = await jobOf(store, request);
-    const events = await store.events.list(job.id, 0, MAX_EVENTS);
-    const body = await summary(store, project, job, events);
+    const body = await summary(store, project, job);
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body.value);
   });
 
@@ -202,6 +205,7 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
       const { project, job } = await jobOf(store, request);
       const lastEventId = request.headers['last-event-id'];
       const from = typeof lastEventId === 'string' ? lastEventId : (request.query.after ?? '0');
+      const token = request.cookies[SESSION_COOKIE];
       return streamJobEvents(reply, {
         store,
         projectId: project.id,
@@ -213,6 +217,11 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
         format: (event) =>
           `id: ${event.seq}\ndata: ${JSON.stringify({ html: renderEvent(event).value, refresh: REFRESHES.has(event.type) })}\n\n`,
         finalMessage: 'event: end\ndata: {}\n\n',
+        // Signing out, a new password or the session's end also ends the streams it opened.
+        stillAllowed: async () => {
+          const found = token ? await store.admin.findSession(token) : undefined;
+          return found !== undefined && !found.expired;
+        },
       });
     },
   );

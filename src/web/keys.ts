@@ -6,7 +6,7 @@ import { generateKey, hashKey, KEY_SCOPES } from '../domain/keys.js';
 import type { ApiKey } from '../store/api-keys.js';
 import type { Project } from '../store/projects.js';
 import { cookieOptions, type DashboardOptions, sendPage } from './dashboard.js';
-import { type Html, html, time } from './html.js';
+import { fieldHint, type Html, html, time } from './html.js';
 import { NOTICES, projectHeader, projectOf } from './projects.js';
 
 const DAY_MS = 86_400_000;
@@ -93,8 +93,6 @@ export const keyPages: FastifyPluginAsync<DashboardOptions> = async (app, { stor
     const values = state.values ?? {};
     const chosenScopes = values.scopes === undefined ? ['read', 'write'] : asList(values.scopes);
     const expires = typeof values.expires === 'string' ? values.expires : '90';
-    const error = (field: keyof KeyFormErrors) =>
-      errors[field] ? html`<strong class="bad">${errors[field]}</strong> · ` : '';
     return sendPage(
       request,
       reply,
@@ -112,17 +110,17 @@ export const keyPages: FastifyPluginAsync<DashboardOptions> = async (app, { stor
         <form class="stack" method="post" action="/ui/projects/${project.id}/keys">
           <input type="hidden" name="_csrf" value="${csrf}">
           <div><label for="k-name">Name</label><input type="text" id="k-name" name="name" value="${typeof values.name === 'string' ? values.name : ''}" required aria-describedby="h-k-name">
-            <div class="hint" id="h-k-name">${error('name')}What or who uses it, e.g. “CI docs bot”.</div></div>
+            ${fieldHint('h-k-name', errors.name, 'What or who uses it, e.g. “CI docs bot”.')}</div>
           <fieldset><legend>Scopes</legend>${KEY_SCOPES.map(
             (scope) =>
               html`<input type="checkbox" id="k-scope-${scope}" name="scopes" value="${scope}"${chosenScopes.includes(scope) ? html` checked` : ''}><label for="k-scope-${scope}">${scope}</label>`,
-          )}<div class="hint">${error('scopes')}read: get jobs; write: create jobs, follow up, archive.</div></fieldset>
+          )}${fieldHint('h-k-scopes', errors.scopes, 'read: get jobs; write: create jobs, follow up, archive.')}</fieldset>
           <div><label for="k-expires">Expires</label><select id="k-expires" name="expires">${EXPIRY_CHOICES.map(
             (c) =>
               html`<option value="${c}"${expires === c ? html` selected` : ''}>${c === 'never' ? 'never' : `in ${c} days`}</option>`,
-          )}</select><div class="hint">${error('expires')}</div></div>
+          )}</select>${fieldHint('h-k-expires', errors.expires, '')}</div>
           <div><label for="k-ips">IP allowlist</label><textarea id="k-ips" name="ips" rows="2" aria-describedby="h-k-ips">${typeof values.ips === 'string' ? values.ips : ''}</textarea>
-            <div class="hint" id="h-k-ips">${error('ips')}Optional: addresses or CIDR ranges, one per line. Empty: any address.</div></div>
+            ${fieldHint('h-k-ips', errors.ips, 'Optional: addresses or CIDR ranges, one per line. Empty: any address.')}</div>
           <div class="actions"><button class="primary" type="submit">Create key</button></div>
         </form></section>
       <section><h2>Keys (${keys.length})</h2>
@@ -182,8 +180,9 @@ export const keyPages: FastifyPluginAsync<DashboardOptions> = async (app, { stor
     });
     request.log.info({ projectId: project.id, keyId: record.id }, 'API key created in the dashboard');
     // Post/redirect/get, so that reloading the page cannot make a second key. The key rides to the
-    // next page in a short-lived cookie scoped to the keys page, which that page clears.
-    reply.setCookie(NEW_KEY_COOKIE, `${record.id}.${key}`, { ...newKeyCookie(project), maxAge: 120 });
+    // next page in a cookie scoped to the keys page, which that page clears. A session cookie (no
+    // Max-Age), so a browser that never follows the redirect does not keep it on disk.
+    reply.setCookie(NEW_KEY_COOKIE, `${record.id}.${key}`, newKeyCookie(project));
     return reply.redirect(`/ui/projects/${project.id}/keys`, 303);
   });
 

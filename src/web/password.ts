@@ -43,18 +43,21 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
-/** 20 characters from a 56-letter alphabet without look-alikes: about 116 bits. */
-export function generatePassword(): string {
-  const alphabet = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-  const bytes = randomBytes(40);
+/** No look-alikes (l, I, O, 0, 1): 57 letters, so 20 of them hold about 116 bits. */
+const ALPHABET = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+/** Bytes at or above this are dropped, so that every letter is equally likely. */
+const UNBIASED_BELOW = 256 - (256 % ALPHABET.length);
+
+export function generatePassword(length = 20): string {
   let out = '';
-  // Rejection sampling keeps every letter equally likely.
-  for (const byte of bytes) {
-    if (byte >= 224) continue;
-    out += alphabet[byte % alphabet.length];
-    if (out.length === 20) return out;
+  while (out.length < length) {
+    for (const byte of randomBytes(2 * length)) {
+      if (byte >= UNBIASED_BELOW) continue;
+      out += ALPHABET[byte % ALPHABET.length];
+      if (out.length === length) break;
+    }
   }
-  return out + generatePassword().slice(out.length);
+  return out;
 }
 
 export async function adminPasswordHash(store: Store): Promise<string | undefined> {

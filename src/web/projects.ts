@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { CodeHostError, type HostCheck } from '../hosts/index.js';
-import { CODE_HOSTS, type Project, PUBLISH_MODES } from '../store/projects.js';
+import { CODE_HOSTS, type NewProject, type Project, PUBLISH_MODES } from '../store/projects.js';
 import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
 import { type DashboardOptions, sendPage } from './dashboard.js';
-import { type Html, html } from './html.js';
+import { fieldHint, type Html, html } from './html.js';
 import { type FieldErrors, type ProjectFormValues, parseProjectForm } from './project-form.js';
 
 export type ProjectTab = 'jobs' | 'keys' | 'pulls' | 'settings';
@@ -64,11 +64,11 @@ function projectForm(options: {
     attrs: { type?: string; required?: boolean; placeholder?: string } = {},
   ) => html`<div><label for="f-${name}">${label}</label>
       <input type="${attrs.type ?? 'text'}" id="f-${name}" name="${name}" value="${values[name] ?? ''}"${attrs.required ? html` required` : ''}${attrs.placeholder ? html` placeholder="${attrs.placeholder}"` : ''} aria-describedby="h-${name}"${errors[name] ? html` aria-invalid="true"` : ''}>
-      <div class="hint" id="h-${name}">${errors[name] ? html`<strong class="bad">${errors[name]}</strong> · ` : ''}${hint}</div></div>`;
+      ${fieldHint(`h-${name}`, errors[name], hint)}</div>`;
   const select = (name: 'host' | 'publish', label: string, choices: readonly string[], hint: string) =>
     html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}" aria-describedby="h-${name}">${choices.map(
       (c) => html`<option value="${c}"${values[name] === c ? html` selected` : ''}>${c}</option>`,
-    )}</select><div class="hint" id="h-${name}">${errors[name] ? html`<strong class="bad">${errors[name]}</strong> · ` : ''}${hint}</div></div>`;
+    )}</select>${fieldHint(`h-${name}`, errors[name], hint)}</div>`;
   return html`<form class="stack" method="post" action="${options.action}" novalidate>
     <input type="hidden" name="_csrf" value="${options.csrf}">
     ${field('name', 'Name', 'What people call it.', { required: true })}
@@ -85,7 +85,7 @@ function projectForm(options: {
       ${field('installationId', 'GitHub App installation id', 'GitHub App only.')}
       <div><label for="f-token">Token</label>
         <input type="password" id="f-token" name="token" value="" autocomplete="off" aria-describedby="h-token">
-        <div class="hint" id="h-token">${errors.token ? html`<strong class="bad">${errors.token}</strong> · ` : ''}${options.hasToken ? 'A token is stored (encrypted). Leave empty to keep it; it is never shown again.' : 'Write-only: stored encrypted and never shown again.'}</div></div>
+        ${fieldHint('h-token', errors.token, options.hasToken ? 'A token is stored (encrypted). Leave empty to keep it; it is never shown again.' : 'Write-only: stored encrypted and never shown again.')}</div>
     </fieldset>
     <div class="actions"><button class="primary" type="submit">${options.submit}</button></div>
   </form>`;
@@ -151,8 +151,7 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
       return newPage(request, reply, formValues(request.body), {
         token: `A ${input.host} project needs a token.`,
       });
-    const project = await store.projects.create(input);
-    if (token) await store.projects.setHostToken(project.id, token, secretBox());
+    const project = await store.projects.create(input, token ? { token, secrets: secretBox() } : undefined);
     request.log.info({ projectId: project.id }, 'project created in the dashboard');
     return reply.redirect(`/ui/projects/${project.id}/keys?notice=created`, 303);
   });
@@ -206,15 +205,20 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
         errors: result.errors,
       });
     const { project: input, token } = result.value;
-    if (input.host !== 'local' && !token && !project.hasHostToken)
+    // A stored token only ever goes where it was given for: changing where that is asks for the
+    // token again, so that a session alone cannot send it to a server of its choosing.
+    const keepsToken = project.hasHostToken && !movesToken(project, input);
+    if (input.host !== 'local' && !token && !keepsToken)
       return settingsPage(request, reply, project, {
         values: formValues(request.body),
-        errors: { token: `A ${input.host} project needs a token.` },
+        errors: {
+          token: project.hasHostToken
+            ? 'Enter the token again: the host, the repository or the API URL changed.'
+            : `A ${input.host} project needs a token.`,
+        },
       });
-    await store.projects.update(project.id, input);
-    if (token) await store.projects.setHostToken(project.id, token, secretBox());
-    else if (input.host === 'local' && project.hasHostToken)
-      await store.projects.setHostToken(project.id, null, secretBox());
+    const hostToken = token ? { token } : input.host === 'local' || !keepsToken ? { token: null } : undefined;
+    await store.projects.update(project.id, input, hostToken && { ...hostToken, secrets: secretBox() });
     return reply.redirect(`/ui/projects/${project.id}/settings?notice=saved`, 303);
   });
 
@@ -233,6 +237,13 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
     return settingsPage(request, reply, project, { checks });
   });
 };
+
+/** Whether new settings would send the project's token somewhere else than the old ones. */
+function movesToken(project: Project, next: NewProject): boolean {
+  const target = (p: { host?: string; repository: string; hostSettings?: Record<string, unknown> }) =>
+    JSON.stringify([p.host, p.repository, p.hostSettings?.apiUrl ?? null]);
+  return target(project) !== target(next);
+}
 
 /** The submitted form, to show it again with its errors (never the token). */
 function formValues(body: unknown): ProjectFormValues {

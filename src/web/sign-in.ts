@@ -8,6 +8,11 @@ import { adminPasswordHash, verifyPassword } from './password.js';
 const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 /** Wrong passwords one address may try per window; scrypt makes each try slow too. */
 const SIGN_IN_ATTEMPTS = 10;
+/**
+ * Attempts from all addresses together per window. The per-address limit trusts the client
+ * address, which behind a proxy comes from X-Forwarded-For; this one holds whatever it says.
+ */
+const SIGN_IN_ATTEMPTS_ALL = 200;
 
 const signInForm = z.object({
   password: z.string().max(1000).default(''),
@@ -69,6 +74,11 @@ export const signInPages: FastifyPluginAsync<DashboardOptions> = async (app, { c
     async (request, reply) => {
       const parsed = signInForm.safeParse(request.body ?? {});
       const { password, next } = parsed.success ? parsed.data : { password: '', next: undefined };
+      const all = await store.rateLimits.hit('sign-in:all', SIGN_IN_WINDOW_MS);
+      if (all.count > SIGN_IN_ATTEMPTS_ALL)
+        throw new AppError('rate_limited', 'Too many sign-in attempts; try again in a few minutes.', {
+          headers: { 'retry-after': String(Math.ceil(all.ttlMs / 1000)) },
+        });
       const stored = await adminPasswordHash(store);
       if (!stored || !password || !(await verifyPassword(password, stored))) {
         request.log.warn({ ip: request.ip }, 'dashboard sign-in refused');

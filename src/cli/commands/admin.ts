@@ -26,6 +26,11 @@ export function registerAdminCommands(program: Command) {
       const password = options.stdin ? await readStdin() : generatePassword();
       if (password.length < 8) throw new CliError('The password must be at least 8 characters.');
       await withStore((store) => setAdminPassword(store, password));
+      // The server stores AGENTJOBS_ADMIN_PASSWORD at every start, which would undo this.
+      if (process.env.AGENTJOBS_ADMIN_PASSWORD)
+        process.stderr.write(
+          'Warning: AGENTJOBS_ADMIN_PASSWORD is set here; a server started with it puts that password back.\n',
+        );
       const shown = options.stdin ? {} : { password };
       print(options, { ok: true, ...shown }, () =>
         options.stdin

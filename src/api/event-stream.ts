@@ -1,0 +1,88 @@
+import type { FastifyReply } from 'fastify';
+import type { JobEvent } from '../store/events.js';
+import type { Store } from '../store/store.js';
+
+/** Aborts when the client goes away. */
+export function closedSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.on('close', () => controller.abort());
+  return controller.signal;
+}
+
+/** The API's SSE message for an event: its id is the seq, so Last-Event-ID resumes exactly. */
+const apiMessage = (event: JobEvent) =>
+  `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+
+export interface StreamOptions {
+  store: Store;
+  projectId: string;
+  jobId: string;
+  after: number;
+  pollMs: number;
+  keepAliveMs: number;
+  signal: AbortSignal;
+  /** One SSE message per event; the dashboard sends rendered HTML instead of the API's JSON. */
+  format?: (event: JobEvent) => string;
+  /** Written once the job is no longer active and every event has been sent. */
+  finalMessage?: string;
+  /**
+   * Asked now and then while the stream is open; the stream ends when it answers false. The
+   * dashboard's streams end with the session they were opened in.
+   */
+  stillAllowed?: () => Promise<boolean>;
+}
+
+/** How often `stillAllowed` is asked. */
+const RECHECK_MS = 15_000;
+
+/** Streams a job's events as Server-Sent Events until the job stops being active or the client leaves. */
+export async function streamJobEvents(reply: FastifyReply, options: StreamOptions) {
+  const { store, projectId, jobId, pollMs, keepAliveMs, signal, format = apiMessage } = options;
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    // Tells nginx-style proxies not to buffer the stream.
+    'x-accel-buffering': 'no',
+    'x-request-id': reply.request.id,
+  });
+  raw.write(`retry: 2000\n\n`);
+  const send = (event: JobEvent) => raw.write(format(event));
+  let after = options.after;
+  let quietSince = Date.now();
+  let checkedAt = Date.now();
+  try {
+    while (!signal.aborted) {
+      const events = await store.events.list(jobId, after, 500);
+      for (const event of events) {
+        send(event);
+        after = event.seq;
+      }
+      if (events.length > 0) quietSince = Date.now();
+      if (events.length === 500) continue;
+      const job = await store.jobs.get(projectId, jobId);
+      // Events of a finished job are all written before its status changes, so none can follow.
+      if (job?.status !== 'active') {
+        const rest = await store.events.list(jobId, after, 500);
+        for (const event of rest) send(event);
+        if (options.finalMessage) raw.write(options.finalMessage);
+        break;
+      }
+      if (options.stillAllowed && Date.now() - checkedAt >= RECHECK_MS) {
+        if (!(await options.stillAllowed())) break;
+        checkedAt = Date.now();
+      }
+      if (Date.now() - quietSince >= keepAliveMs) {
+        raw.write(': keep-alive\n\n');
+        quietSince = Date.now();
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  } catch (error) {
+    reply.request.log.warn({ err: error }, 'event stream ended by an error');
+  } finally {
+    raw.end();
+  }
+}
