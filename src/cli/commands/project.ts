@@ -4,7 +4,14 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
 import { MirrorError, normalizeRepository } from '../../git/mirror.js';
 import { runGit } from '../../git/run.js';
-import { CodeHostError, createCodeHosts, githubTarget, type HostCheck } from '../../hosts/index.js';
+import {
+  CodeHostError,
+  createCodeHosts,
+  giteaTarget,
+  githubTarget,
+  gitlabTarget,
+  type HostCheck,
+} from '../../hosts/index.js';
 import {
   CODE_HOSTS,
   type CodeHostKind,
@@ -107,10 +114,17 @@ function hostSettingsOf(options: CreateOptions): Record<string, unknown> {
   if (options.apiUrl) settings.apiUrl = options.apiUrl.replace(/\/+$/, '');
   if (options.appId) settings.appId = options.appId;
   if (options.installationId) settings.installationId = options.installationId;
-  if (Object.keys(settings).length > 0 && options.host !== 'github')
-    throw new CliError('--api-url, --app-id and --installation-id are for --host github.');
+  if ((options.appId || options.installationId) && options.host !== 'github')
+    throw new CliError('--app-id and --installation-id are for --host github.');
+  if (options.apiUrl && options.host === 'local')
+    throw new CliError('--api-url is for --host github, gitlab or gitea.');
   return settings;
 }
+
+/** Where each remote host finds the repository; throws `CodeHostError` when the settings cannot say. */
+const TARGETS: Partial<
+  Record<CodeHostKind, (project: Pick<Project, 'repository' | 'hostSettings'>) => unknown>
+> = { github: githubTarget, gitlab: gitlabTarget, gitea: giteaTarget };
 
 const describe = (project: Project) =>
   table([
@@ -139,12 +153,15 @@ export function registerProjectCommands(program: Command) {
     .option('--publish <mode>', `how changes land: ${PUBLISH_MODES.join(', ')}`, 'pull_request')
     .option('--model <id>', 'default model for this project, provider:model')
     .option('--models <ids>', 'comma-separated models this project may use')
-    .option('--api-url <url>', 'github: the REST API base (GitHub Enterprise: https://HOST/api/v3)')
+    .option(
+      '--api-url <url>',
+      'github: the REST API base (GitHub Enterprise: https://HOST/api/v3); gitlab, gitea: the instance URL (default: from --repo)',
+    )
     .option('--app-id <id>', 'github: authenticate as this GitHub App (the secret is its private key)')
     .option('--installation-id <id>', 'github: the App installation on the repository’s owner')
     .option(
       '--token-env <name>',
-      'read the host token from this environment variable (default GITHUB_TOKEN for github)',
+      'read the host token from this environment variable (default GITHUB_TOKEN, GITLAB_TOKEN or GITEA_TOKEN)',
     )
     .option('--token-stdin', 'read the host token from standard input')
     .option('--json', 'machine-readable output')
@@ -155,11 +172,12 @@ export function registerProjectCommands(program: Command) {
         throw new CliError(`--publish must be one of ${PUBLISH_MODES.join(', ')}.`);
       const name = options.name.trim();
       if (!name) throw new CliError('--name must not be empty.');
-      const { repository, detectedBase } = await resolveRepository(options.repo, options.host);
       const hostSettings = hostSettingsOf(options);
-      if (options.host === 'github') {
+      const { repository, detectedBase } = await resolveRepository(options.repo, options.host);
+      const target = TARGETS[options.host];
+      if (target) {
         try {
-          githubTarget({ repository, hostSettings });
+          target({ repository, hostSettings });
         } catch (error) {
           if (error instanceof CodeHostError) throw new CliError(error.message);
           throw error;
@@ -210,7 +228,7 @@ export function registerProjectCommands(program: Command) {
     .description('Store a new code-host token for a project (read from the environment or stdin)')
     .option(
       '--token-env <name>',
-      'read the token from this environment variable (default GITHUB_TOKEN for github)',
+      'read the token from this environment variable (default GITHUB_TOKEN, GITLAB_TOKEN or GITEA_TOKEN)',
     )
     .option('--token-stdin', 'read the token from standard input')
     .option('--json', 'machine-readable output')
