@@ -212,6 +212,23 @@ export function hostEndToEnd(host: E2eHost): void {
       expect(hidden.error?.message).toMatch(/\(404\).*does not exist, or the token cannot see it/);
     });
 
+    it('fails a job with a clear repository_error when branch protection refuses the push', async () => {
+      // A pre-receive hook in the served repository refuses as the host does (git prints it as remote:).
+      const hook = path.join(bare, 'hooks', 'pre-receive');
+      const refusal = host.protectedRefusal.replace('BRANCH', 'agentjobs/x');
+      fs.writeFileSync(hook, `#!/bin/sh\necho '${refusal}' >&2\nexit 1\n`, { mode: 0o755 });
+      try {
+        model.setScript(writes('guarded.md', 'guarded\n'));
+        const job = await waitUntil((await createJob('Add guarded')).id, finished);
+        expect(job).toMatchObject({ status: 'failed', prLink: null });
+        expect(job.error?.code).toBe('repository_error');
+        expect(job.error?.message).toMatch(/refuses pushes to agentjobs\/.*branch protection rule/);
+        expect(job.error?.message).toContain(refusal.slice(0, 20));
+      } finally {
+        fs.rmSync(hook);
+      }
+    });
+
     // sqlite: the host never saw the create (dropped), so the next run opens the pull request.
     // postgres: the host opened it but the worker died before hearing so; the next run reuses it.
     const outcome = dialect === 'sqlite' ? 'drop' : 'answer';

@@ -41,6 +41,8 @@ export interface E2eHost {
   gitUsername?: string;
   /** What a refused archive says in the job's error. */
   archivedMessage: RegExp;
+  /** What the host's git server answers a push that a branch protection rule refuses. */
+  protectedRefusal: string;
   /** Starts the double; `hasBranch` tells whether the served repository has a branch. */
   start(hasBranch: (branch: string) => boolean): Promise<E2eDouble>;
 }
@@ -51,6 +53,7 @@ export const E2E_HOSTS: Record<E2eHost['kind'], E2eHost> = {
     tokenEnv: 'GITHUB_TOKEN',
     token: `ghp_${randomBytes(16).toString('hex')}`,
     archivedMessage: /org\/repo is archived/,
+    protectedRefusal: 'error: GH006: Protected branch update failed for refs/heads/BRANCH.',
     async start(hasBranch) {
       const double = await startGithubDouble({ token: this.token, hasBranch: (_o, _r, b) => hasBranch(b) });
       const repository = double.repository('org', 'repo');
@@ -71,6 +74,7 @@ export const E2E_HOSTS: Record<E2eHost['kind'], E2eHost> = {
     token: `glpat-${randomBytes(16).toString('hex')}`,
     gitUsername: 'oauth2',
     archivedMessage: /GitLab project org\/repo is archived/,
+    protectedRefusal: 'GitLab: You are not allowed to push code to protected branches on this project.',
     async start(hasBranch) {
       const double = await startGitlabDouble({ token: this.token, hasBranch: (_p, b) => hasBranch(b) });
       const project = double.project('org/repo', { accessLevel: 30 });
@@ -99,6 +103,7 @@ export const E2E_HOSTS: Record<E2eHost['kind'], E2eHost> = {
     tokenEnv: 'GITEA_TOKEN',
     token: randomBytes(20).toString('hex'),
     archivedMessage: /org\/repo is archived/,
+    protectedRefusal: 'Gitea: Not allowed to push to protected branch BRANCH',
     async start(hasBranch) {
       const double = await startGiteaDouble({ token: this.token, hasBranch: (_o, _r, b) => hasBranch(b) });
       const repository = double.repository('org', 'repo');
