@@ -88,7 +88,7 @@ describe('askpassEnv', () => {
 
   it('writes a 0700 script once that holds no secret, and passes the token in the environment', () => {
     const dir = join(root, 'askpass');
-    const env = askpassEnv(dir, token);
+    const env = askpassEnv(dir, { username: 'x-access-token', token });
     expect(env).toMatchObject({ AGENTJOBS_GIT_USERNAME: 'x-access-token', AGENTJOBS_GIT_TOKEN: token });
     const script = env.GIT_ASKPASS as string;
     expect(script.startsWith(dir)).toBe(true);
@@ -98,7 +98,7 @@ describe('askpassEnv', () => {
       Object.entries(env).filter(([name, value]) => name !== 'AGENTJOBS_GIT_TOKEN' && value.includes(token)),
     ).toEqual([]);
     const written = statSync(script).mtimeMs;
-    askpassEnv(dir, 'another-token-value');
+    askpassEnv(dir, { username: 'oauth2', token: 'another-token-value' });
     expect(statSync(script).mtimeMs).toBe(written);
   });
 
@@ -107,13 +107,13 @@ describe('askpassEnv', () => {
     const globalConfig = join(root, 'gitconfig');
     writeFileSync(globalConfig, '[credential]\n\thelper = "!f() { echo password=from-helper; }; f"\n');
     const env: Record<string, string> = {
-      ...askpassEnv(join(root, 'askpass'), token),
+      ...askpassEnv(join(root, 'askpass'), { username: 'oauth2', token }),
       GIT_CONFIG_GLOBAL: globalConfig,
     };
     const fill = (environment: Record<string, string>) =>
       runGit(['credential', 'fill'], { env: environment, input: 'protocol=https\nhost=example.com\n\n' });
     expect((await fill(env)).stdout.toString()).toBe(
-      `protocol=https\nhost=example.com\nusername=x-access-token\npassword=${token}\n`,
+      `protocol=https\nhost=example.com\nusername=oauth2\npassword=${token}\n`,
     );
     const { GIT_CONFIG_COUNT: _count, ...withoutReset } = env;
     expect((await fill(withoutReset)).stdout.toString()).toContain('password=from-helper');

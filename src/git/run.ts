@@ -207,15 +207,25 @@ case "$1" in
 esac
 `;
 
+/** What git answers when a code host asks who it is: a user name the host expects, and the token. */
+export interface GitCredentials {
+  /**
+   * The user name for HTTP basic authentication. Hosts differ: GitHub takes `x-access-token`,
+   * GitLab `oauth2`, Gitea any name with the token as the password.
+   */
+  username: string;
+  token: string;
+}
+
 /**
- * Environment that lets git authenticate with `token` over HTTPS without the token ever being in an
- * argument list, a URL or a file: git calls the askpass script, which echoes environment variables.
- * The script is written once into `dir` (mode 0700). Configured credential helpers are switched
- * off for these commands (through `GIT_CONFIG_COUNT`), so none of them can store the token.
- * Returns `{}` when `token` is null (public repositories, local paths).
+ * Environment that lets git authenticate with a token over HTTPS without the token ever being in
+ * an argument list, a URL or a file: git calls the askpass script, which echoes environment
+ * variables. The script is written once into `dir` (mode 0700). Configured credential helpers are
+ * switched off for these commands (through `GIT_CONFIG_COUNT`), so none of them can store the token.
+ * Returns `{}` without credentials (public repositories, local paths).
  */
-export function askpassEnv(dir: string, token: string | null): Record<string, string> {
-  if (token === null) return {};
+export function askpassEnv(dir: string, credentials: GitCredentials | null): Record<string, string> {
+  if (credentials === null) return {};
   const script = join(dir, 'agentjobs-askpass.sh');
   let current: string | null = null;
   try {
@@ -233,8 +243,8 @@ export function askpassEnv(dir: string, token: string | null): Record<string, st
   }
   return {
     GIT_ASKPASS: script,
-    AGENTJOBS_GIT_USERNAME: 'x-access-token',
-    AGENTJOBS_GIT_TOKEN: token,
+    AGENTJOBS_GIT_USERNAME: credentials.username,
+    AGENTJOBS_GIT_TOKEN: credentials.token,
     // An empty credential.helper resets the list of helpers from global config.
     GIT_CONFIG_COUNT: '1',
     GIT_CONFIG_KEY_0: 'credential.helper',

@@ -13,10 +13,8 @@
 import { createAppAuth } from '@octokit/auth-app';
 import type { Octokit } from '@octokit/rest';
 import { z } from 'zod';
-import { normalizeRepository } from '../git/mirror.js';
-import { askpassEnv, runGit } from '../git/run.js';
+import { askpassEnv, type GitCredentials } from '../git/run.js';
 import type { Project } from '../store/projects.js';
-import { SecretError } from '../store/secrets.js';
 import {
   createGithubClient,
   explainGithubError,
@@ -24,6 +22,14 @@ import {
   githubMessage,
   githubStatus,
 } from './github-client.js';
+import {
+  gitReadCheck,
+  type ProjectSecret,
+  repositorySegments,
+  repositoryUrl,
+  requireSecret,
+  settingsError,
+} from './shared.js';
 import {
   type CodeHost,
   CodeHostError,
@@ -34,7 +40,7 @@ import {
 
 export interface GithubHostOptions {
   /** The project's secret in plain text (token or App private key), or null when it has none. */
-  secret(project: Project): Promise<string | null>;
+  secret: ProjectSecret;
   /** Where git's askpass script is written (see `askpassEnv`). */
   askpassDir: string;
   retry?: GithubRetryOptions;
@@ -66,24 +72,11 @@ export interface GithubTarget {
 /** Reads a project's GitHub settings, filling what the repository URL implies; throws `CodeHostError`. */
 export function githubTarget(project: Pick<Project, 'repository' | 'hostSettings'>): GithubTarget {
   const parsed = settingsSchema.safeParse(project.hostSettings);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new CodeHostError(
-      `The project's GitHub setting ${issue?.path.join('.') ?? ''} is invalid: ${issue?.message}.`,
-    );
-  }
+  if (!parsed.success) throw settingsError('GitHub', parsed.error.issues[0]);
   const settings = parsed.data;
-  let url: URL | null = null;
-  try {
-    url = new URL(project.repository);
-  } catch {
-    // Not a URL: owner and repo must come from the settings.
-  }
-  const [owner, repo] = (url?.pathname ?? '')
-    .replace(/\.git$/, '')
-    .split('/')
-    .filter(Boolean)
-    .slice(-2);
+  // Not a URL (a local path): owner and repo must come from the settings.
+  const url = repositoryUrl(project.repository);
+  const [owner, repo] = repositorySegments(url).slice(-2);
   const target = {
     apiUrl: (settings.apiUrl ?? defaultApiUrl(url)).replace(/\/+$/, ''),
     owner: settings.owner ?? owner ?? '',
@@ -113,15 +106,12 @@ export function createGithubHost(options: GithubHostOptions): CodeHost {
    * mints a new one before it expires (they last an hour).
    */
   const tokenOf = async (project: Project, target: GithubTarget): Promise<string> => {
-    const secret = await options.secret(project).catch((error: unknown) => {
-      // A key that changed since the token was stored: say so, it is the operator's to fix.
-      throw error instanceof SecretError ? new CodeHostError(error.message) : error;
-    });
-    if (secret === null) {
-      throw new CodeHostError(
-        `The project has no GitHub ${target.appId ? 'App private key' : 'token'}; store one with \`agentjobs project token ${project.id}\`.`,
-      );
-    }
+    const secret = await requireSecret(
+      options.secret,
+      project,
+      'GitHub',
+      target.appId ? 'App private key' : 'token',
+    );
     if (!target.appId || !target.installationId) return secret;
     const key = `${project.id} ${target.apiUrl} ${target.appId} ${target.installationId}`;
     let appAuth = appAuths.get(key);
@@ -145,6 +135,13 @@ export function createGithubHost(options: GithubHostOptions): CodeHost {
     }
   };
 
+  // GitHub takes any user name with a token as the password; `x-access-token` is what it documents
+  // for installation tokens, and works for personal tokens too.
+  const credentialsOf = async (project: Project): Promise<GitCredentials> => ({
+    username: 'x-access-token',
+    token: await tokenOf(project, githubTarget(project)),
+  });
+
   const client = async (
     project: Project,
   ): Promise<{ octokit: Octokit; target: GithubTarget; name: string }> => {
@@ -157,7 +154,7 @@ export function createGithubHost(options: GithubHostOptions): CodeHost {
     kind: 'github',
 
     async gitEnv(project) {
-      return askpassEnv(options.askpassDir, await tokenOf(project, githubTarget(project)));
+      return askpassEnv(options.askpassDir, await credentialsOf(project));
     },
 
     async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink> {
@@ -225,7 +222,7 @@ export function createGithubHost(options: GithubHostOptions): CodeHost {
         const explained = explainGithubError(error, 'reading the repository', name);
         checks.push({ name: 'read', ok: false, detail: (explained as Error).message });
       }
-      const git = await gitReadCheck(project, options.askpassDir, () => tokenOf(project, target));
+      const git = await gitReadCheck(project, options.askpassDir, () => credentialsOf(project));
       checks.push(git);
       if (repository) {
         const push = repository.permissions?.push === true && !repository.archived;
@@ -249,21 +246,4 @@ export function createGithubHost(options: GithubHostOptions): CodeHost {
       return checks;
     },
   };
-}
-
-/** `git ls-remote` with the project's credentials: what the worker's fetch will need. */
-async function gitReadCheck(
-  project: Project,
-  askpassDir: string,
-  token: () => Promise<string>,
-): Promise<HostCheck> {
-  try {
-    const env = askpassEnv(askpassDir, await token());
-    // normalizeRepository refuses URLs with credentials and anything that could read as an option.
-    const url = normalizeRepository(project.repository);
-    await runGit(['ls-remote', '--heads', url, project.baseBranch], { env, timeoutMs: 30_000 });
-    return { name: 'git', ok: true, detail: 'git can fetch the repository with these credentials.' };
-  } catch (error) {
-    return { name: 'git', ok: false, detail: `git cannot fetch the repository: ${(error as Error).message}` };
-  }
 }

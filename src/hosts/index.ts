@@ -1,17 +1,23 @@
 /**
- * The code hosts this server can publish to: `local` and `github`. A project on another host
- * fails its jobs with `code_host_error` before the agent starts, naming the host.
+ * The code hosts this server can publish to: `local`, `github`, `gitlab` and `gitea`. A project on
+ * a host this server cannot use fails its jobs with `code_host_error` before the agent starts,
+ * naming the host.
  */
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
+import { createGiteaHost } from './gitea.js';
 import { createGithubHost } from './github.js';
 import type { GithubRetryOptions } from './github-client.js';
+import { createGitlabHost } from './gitlab.js';
+import type { HostRetryOptions } from './http.js';
 import { createLocalHost } from './local.js';
 import { type CodeHost, CodeHostError, type CodeHosts } from './types.js';
 
+export { createGiteaHost, giteaTarget } from './gitea.js';
 export { createGithubHost, githubTarget } from './github.js';
+export { createGitlabHost, gitlabTarget } from './gitlab.js';
 export { createLocalHost, localPullRequestUrl } from './local.js';
 export { type MergeOptions, type MergeResult, mergeLocalPullRequest } from './local-merge.js';
 export * from './types.js';
@@ -23,6 +29,8 @@ export interface CodeHostsOptions {
   secrets?: SecretBox;
   /** How the GitHub client retries; tests shrink the waits. */
   githubRetry?: GithubRetryOptions;
+  /** How the GitLab and Gitea clients retry; tests shrink the waits. */
+  restRetry?: HostRetryOptions;
 }
 
 export function createCodeHosts(options: CodeHostsOptions): CodeHosts {
@@ -39,9 +47,16 @@ export function createCodeHosts(options: CodeHostsOptions): CodeHosts {
     askpassDir: join(config.dataDir, 'askpass'),
     ...(options.githubRetry ? { retry: options.githubRetry } : {}),
   });
+  const rest = {
+    secret: secretOf,
+    askpassDir: join(config.dataDir, 'askpass'),
+    ...(options.restRetry ? { retry: options.restRetry } : {}),
+  };
   const hosts = new Map<string, CodeHost>([
     ['local', local],
     ['github', github],
+    ['gitlab', createGitlabHost(rest)],
+    ['gitea', createGiteaHost(rest)],
   ]);
   return (kind) => {
     const host = hosts.get(kind);

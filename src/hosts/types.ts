@@ -1,7 +1,7 @@
 /**
- * One interface for every code host (DESIGN section 6): `local`, and later `github`, `gitlab` and
- * `gitea`. The worker pushes with git itself; a host supplies the credentials for that push and
- * opens (or reuses) the pull request.
+ * One interface for every code host (DESIGN section 6): `local`, `github`, `gitlab` and `gitea`.
+ * The worker pushes with git itself; a host supplies the credentials for that push and opens (or
+ * reuses) the pull request (a GitLab merge request is one too).
  */
 import type { Job } from '../domain/job.js';
 import type { CodeHostKind, Project } from '../store/projects.js';

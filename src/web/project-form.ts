@@ -1,9 +1,6 @@
-import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { MirrorError, normalizeRepository } from '../git/mirror.js';
-import { runGit } from '../git/run.js';
-import { CodeHostError, githubTarget } from '../hosts/index.js';
+import { checkHostSettings, ProjectSettingsError, resolveRepository } from '../hosts/project-settings.js';
 import { CODE_HOSTS, type NewProject, PUBLISH_MODES } from '../store/projects.js';
 
 /** A form field and what is wrong with it, shown next to the field. */
@@ -57,24 +54,6 @@ export interface ParsedProjectForm {
   token: string | null;
 }
 
-async function isGitRepository(path: string): Promise<boolean> {
-  try {
-    await runGit(['rev-parse', '--git-dir'], { cwd: path, timeoutMs: 10_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function currentBranch(path: string): Promise<string | null> {
-  try {
-    const { stdout } = await runGit(['symbolic-ref', '--short', 'HEAD'], { cwd: path, timeoutMs: 10_000 });
-    return stdout.toString('utf8').trim() || null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Reads the project form: every field checked, each problem named next to its field. A local
  * project's repository must be a git repository on this machine; a remote one an https:// URL
@@ -94,44 +73,28 @@ export async function parseProjectForm(
   }
   const form = parsed.data;
   const errors: FieldErrors = {};
-  const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(form.repository);
-  let repository = form.repository;
-  let detectedBase: string | null = null;
-  if (form.host === 'local') {
-    const path = repository.startsWith('file://') ? new URL(repository).pathname : repository;
-    if (isUrl && !repository.startsWith('file://'))
-      errors.repository = 'A local project needs a path on this machine, not a remote URL.';
-    else if (!isAbsolute(path)) errors.repository = 'must be an absolute path on the server';
-    else if (!existsSync(path) || !(await isGitRepository(path)))
-      errors.repository = `${path} is not a git repository on the server`;
-    else {
-      repository = path;
-      detectedBase = await currentBranch(path);
-    }
-  } else {
-    try {
-      repository = normalizeRepository(repository);
-      if (!isUrl) errors.repository = `A ${form.host} project needs the repository's https:// URL.`;
-    } catch (error) {
-      if (!(error instanceof MirrorError)) throw error;
-      errors.repository = error.message;
-    }
-  }
   const hostSettings: Record<string, unknown> = {};
   if (form.apiUrl) hostSettings.apiUrl = form.apiUrl.replace(/\/+$/, '');
   if (form.host === 'github') {
     if (form.appId) hostSettings.appId = form.appId;
     if (form.installationId) hostSettings.installationId = form.installationId;
-    if (!errors.repository) {
-      try {
-        githubTarget({ repository, hostSettings });
-      } catch (error) {
-        if (!(error instanceof CodeHostError)) throw error;
-        errors.repository = error.message;
-      }
+  } else if (form.appId || form.installationId) errors.appId = 'A GitHub App is for the github host only.';
+  if (form.host === 'local' && form.apiUrl) errors.apiUrl = 'A local project has no API.';
+  let repository = form.repository;
+  let detectedBase: string | null = null;
+  // A relative path would be taken from the server's working directory, which nobody here sees.
+  const path = repository.startsWith('file://') ? new URL(repository).pathname : repository;
+  if (form.host === 'local' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(repository) && !isAbsolute(path))
+    errors.repository = 'must be an absolute path on the server';
+  else {
+    try {
+      ({ repository, detectedBase } = await resolveRepository(repository, form.host));
+      checkHostSettings(form.host, { repository, hostSettings });
+    } catch (error) {
+      if (!(error instanceof ProjectSettingsError)) throw error;
+      errors.repository = error.message;
     }
   }
-  if (form.host === 'local' && form.apiUrl) errors.apiUrl = 'A local project has no API.';
   if (form.defaultModel && form.allowedModels.length && !form.allowedModels.includes(form.defaultModel))
     errors.defaultModel = 'must be one of the allowed models';
   if (Object.keys(errors).length) return { ok: false, errors };

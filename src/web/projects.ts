@@ -80,7 +80,7 @@ function projectForm(options: {
     ${field('allowedModels', 'Allowed models', 'Comma-separated. Empty: any model the server is configured for.')}
     ${field('webhookUrl', 'Webhook URL', 'Optional: receives job events.', { type: 'url' })}
     <fieldset><legend>Code host access (not for local)</legend>
-      ${field('apiUrl', 'API base URL', 'Only for self-hosted servers, e.g. https://github.example.com/api/v3.', { type: 'url' })}
+      ${field('apiUrl', 'API base URL', 'Self-hosted servers only: GitHub Enterprise https://HOST/api/v3; GitLab or Gitea, the instance URL.', { type: 'url' })}
       ${field('appId', 'GitHub App id', 'GitHub only, to act as an App: the token below is then its private key.')}
       ${field('installationId', 'GitHub App installation id', 'GitHub App only.')}
       <div><label for="f-token">Token</label>
@@ -205,6 +205,9 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
         errors: result.errors,
       });
     const { project: input, token } = result.value;
+    // Settings the form does not show (a GitLab project path, a Gitea owner set with the CLI) stay.
+    if (input.host === project.host)
+      input.hostSettings = { ...unlisted(project.hostSettings), ...input.hostSettings };
     // A stored token only ever goes where it was given for: changing where that is asks for the
     // token again, so that a session alone cannot send it to a server of its choosing.
     const keepsToken = project.hasHostToken && !movesToken(project, input);
@@ -237,6 +240,10 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
     return settingsPage(request, reply, project, { checks });
   });
 };
+
+const FORM_SETTINGS = new Set(['apiUrl', 'appId', 'installationId']);
+const unlisted = (settings: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(settings).filter(([key]) => !FORM_SETTINGS.has(key)));
 
 /** Whether new settings would send the project's token somewhere else than the old ones. */
 function movesToken(project: Project, next: NewProject): boolean {

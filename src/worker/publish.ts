@@ -83,7 +83,11 @@ export async function publish(input: PublishInput): Promise<Published> {
 
   const head = workspace.headCommit;
   await store.queue.heartbeat(lease, config.worker.leaseMs);
-  await pushBranch({ mirrorPath: input.mirrorPath, branch: job.source.ref, env: input.env, signal });
+  await pushBranch({ mirrorPath: input.mirrorPath, branch: job.source.ref, env: input.env, signal }).catch(
+    (error: unknown) => {
+      throw explainProtectedBranch(error, job.source.ref);
+    },
+  );
   const link = await input.host.openOrUpdatePullRequest({
     project,
     job,
@@ -105,9 +109,24 @@ export async function publish(input: PublishInput): Promise<Published> {
   };
 }
 
+/**
+ * A code host's branch protection refusing a push, reworded to say what to change. The hosts say it
+ * in their own words: GitHub "GH006: Protected branch update failed", GitLab "You are not allowed to
+ * push code to protected branches", Gitea "branch … is protected".
+ */
+function explainProtectedBranch(error: unknown, branch: string): unknown {
+  if (!(error instanceof GitError)) return error;
+  if (!/GH006|protected branch|branch .* is protected/i.test(error.stderr)) return error;
+  return new RepositoryError(
+    `The code host refuses pushes to ${branch}: a branch protection rule covers it. Let the token's user push to it, or narrow the rule. (${error.message})`,
+  );
+}
+
 /** Git's refusals of a push onto the base, reworded to say what to do. */
 function explainPushRefusal(error: unknown, base: string): unknown {
   if (!(error instanceof GitError)) return error;
+  const protectedBranch = explainProtectedBranch(error, base);
+  if (protectedBranch !== error) return protectedBranch;
   if (/refusing to update checked out branch/.test(error.stderr)) {
     return new RepositoryError(
       `The repository has ${base} checked out in its working copy, so git refuses to push onto it. Use a bare repository, or run \`git config receive.denyCurrentBranch updateInstead\` in that working copy.`,

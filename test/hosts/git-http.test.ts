@@ -35,7 +35,10 @@ describe('git over smart HTTP with a token', () => {
   it('mirrors and pushes with askpass, and the token is nowhere on disk or in an argument', async () => {
     const trace = path.join(dir, 'trace.log');
     // GIT_TRACE logs every command git runs, with its arguments, in this process and its helpers.
-    const env = { ...askpassEnv(path.join(dir, 'askpass'), TOKEN), GIT_TRACE: trace };
+    const env = {
+      ...askpassEnv(path.join(dir, 'askpass'), { username: 'x-access-token', token: TOKEN }),
+      GIT_TRACE: trace,
+    };
     const mirrorsDir = path.join(dir, 'mirrors');
     const mirror = await ensureMirror({ mirrorsDir, projectId: 'p1', repository: url, env });
     expect(git(mirror, 'rev-parse', 'main')).toBe(baseSha);
@@ -77,7 +80,7 @@ describe('git over smart HTTP with a token', () => {
 
   it('fails cleanly with a wrong token, and says nothing of it', async () => {
     const wrong = 'ghs_wrong-token-9876543210';
-    const env = askpassEnv(path.join(dir, 'askpass'), wrong);
+    const env = askpassEnv(path.join(dir, 'askpass'), { username: 'x-access-token', token: wrong });
     const error = await ensureMirror({
       mirrorsDir: path.join(dir, 'mirrors-wrong'),
       projectId: 'p2',
@@ -90,6 +93,29 @@ describe('git over smart HTTP with a token', () => {
     expect((error as GitError).stderr).not.toContain(wrong);
     // No half-made mirror is left behind.
     expect(fs.existsSync(path.join(dir, 'mirrors-wrong', 'p2.git'))).toBe(false);
+  });
+
+  it('sends the user name of the host, and a server that wants another refuses it', async () => {
+    // As GitLab does with `oauth2`: the user name is part of what the host checks.
+    const strict = await startGitHttpServer({
+      root: path.join(dir, 'served'),
+      token: TOKEN,
+      username: 'oauth2',
+    });
+    try {
+      const repository = `${strict.url}/org/repo.git`;
+      const mirrorsDir = path.join(dir, 'mirrors-strict');
+      const wrongUser = askpassEnv(path.join(dir, 'askpass'), { username: 'x-access-token', token: TOKEN });
+      await expect(
+        ensureMirror({ mirrorsDir, projectId: 'p4', repository, env: wrongUser }),
+      ).rejects.toBeInstanceOf(GitError);
+      const rightUser = askpassEnv(path.join(dir, 'askpass'), { username: 'oauth2', token: TOKEN });
+      const mirror = await ensureMirror({ mirrorsDir, projectId: 'p4', repository, env: rightUser });
+      expect(git(mirror, 'rev-parse', 'main')).toBe(baseSha);
+      expect(new Set(strict.requests.map((request) => request.user))).toEqual(new Set([null, 'oauth2']));
+    } finally {
+      await strict.close();
+    }
   });
 
   it('refuses without any credentials', async () => {

@@ -1,8 +1,9 @@
 /**
  * A git server for tests: the bare repositories under a folder, served over smart HTTP on loopback
  * by git's own `git http-backend` (a CGI program; see git-http-backend(1)), behind HTTP basic
- * authentication that accepts only the test token as the password (any user name, as GitHub does
- * with `x-access-token`). Real git, the real protocol, the real 401 → askpass → retry dance.
+ * authentication that accepts only the test token as the password, with any user name (as GitHub and
+ * Gitea do) or only the one a host wants (GitLab: `oauth2`). Real git, the real protocol, the real
+ * 401 → askpass → retry dance.
  */
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -16,11 +17,20 @@ export interface GitHttpServer {
   close(): Promise<void>;
 }
 
-export async function startGitHttpServer(options: { root: string; token: string }): Promise<GitHttpServer> {
+export interface GitHttpServerOptions {
+  /** The folder whose bare repositories are served. */
+  root: string;
+  /** The only password accepted. */
+  token: string;
+  /** When given, the only user name accepted. */
+  username?: string;
+}
+
+export async function startGitHttpServer(options: GitHttpServerOptions): Promise<GitHttpServer> {
   const requests: GitHttpServer['requests'] = [];
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://git.test');
-    const user = authenticatedUser(request.headers.authorization, options.token);
+    const user = authenticatedUser(request.headers.authorization, options.token, options.username);
     const record = { method: request.method ?? 'GET', path: url.pathname, user, status: 0 };
     requests.push(record);
     response.on('finish', () => {
@@ -47,14 +57,16 @@ export async function startGitHttpServer(options: { root: string; token: string 
   };
 }
 
-/** The user name when the Basic credentials carry the token as password, else null. */
-function authenticatedUser(header: string | undefined, token: string): string | null {
+/** The user name when the Basic credentials carry the token as password (and the wanted name), else null. */
+function authenticatedUser(header: string | undefined, token: string, username?: string): string | null {
   const match = /^Basic\s+(\S+)$/i.exec(header ?? '');
   if (!match) return null;
   const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0 || decoded.slice(colon + 1) !== token) return null;
-  return decoded.slice(0, colon) || 'anonymous';
+  const user = decoded.slice(0, colon);
+  if (username !== undefined && user !== username) return null;
+  return user || 'anonymous';
 }
 
 /** Runs `git http-backend` for one request: CGI variables in, `Status:` + headers + body out. */

@@ -18,8 +18,13 @@
  * Errors have the documented body `{ message, documentation_url, status }`.
  */
 import { createPublicKey, verify } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  authorizationToken,
+  type DoubleReply,
+  type DoubleRequest,
+  type DoubleServer,
+  startDoubleServer,
+} from './double-server.js';
 
 /** A failure the next requests answer with, before any other check. */
 export type GithubFault =
@@ -50,17 +55,9 @@ export interface DoubleRepository {
   pulls: DoublePull[];
 }
 
-export interface GithubDouble {
-  /** The API base URL, as Octokit's `baseUrl` or a project's `apiUrl`. */
-  url: string;
+/** `url` is the API base URL, as Octokit's `baseUrl` or a project's `apiUrl`. */
+export interface GithubDouble extends DoubleServer<GithubFault> {
   repository(owner: string, name: string, options?: { archived?: boolean; push?: boolean }): DoubleRepository;
-  /** The next `count` requests answer with `fault`. */
-  fail(fault: GithubFault, count?: number): void;
-  /** Drops the faults not yet used. */
-  clearFaults(): void;
-  /** Every request answered: method, path with query, status, and when it arrived. */
-  requests: { method: string; path: string; status: number; at: number }[];
-  close(): Promise<void>;
 }
 
 export interface GithubDoubleOptions {
@@ -79,10 +76,9 @@ const DOCS = 'https://docs.github.com/rest';
 export async function startGithubDouble(options: GithubDoubleOptions): Promise<GithubDouble> {
   const htmlBase = options.htmlBase ?? 'https://github.com';
   const repositories = new Map<string, DoubleRepository>();
-  const faults: GithubFault[] = [];
   const tokens = new Set([options.token]);
-  const requests: GithubDouble['requests'] = [];
   let minted = 0;
+  let url = '';
 
   const pullJson = (repository: DoubleRepository, pull: DoublePull) => {
     const full = `${repository.owner}/${repository.name}`;
@@ -106,11 +102,12 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
     };
   };
 
-  const handle = async (request: IncomingMessage, response: ServerResponse, body: string) => {
-    const method = request.method ?? 'GET';
-    const url = new URL(request.url ?? '/', 'http://double.test');
-    const reply = (status: number, data: unknown, headers: Record<string, string> = {}) => {
-      response.writeHead(status, {
+  const handle = (request: DoubleRequest, fault: GithubFault | undefined): DoubleReply => {
+    const { method, body } = request;
+    const reply = (status: number, data: unknown, headers: Record<string, string> = {}): DoubleReply => ({
+      status,
+      ...(status === 204 ? {} : { json: data }),
+      headers: {
         'content-type': 'application/json; charset=utf-8',
         'x-github-media-type': 'github.v3; format=json',
         'x-ratelimit-limit': '5000',
@@ -119,13 +116,11 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
         'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
         'x-ratelimit-resource': 'core',
         ...headers,
-      });
-      response.end(status === 204 ? undefined : JSON.stringify(data));
-    };
+      },
+    });
     const error = (status: number, message: string, extra: Record<string, unknown> = {}, headers = {}) =>
       reply(status, { message, documentation_url: DOCS, status: String(status), ...extra }, headers);
 
-    const fault = faults.shift();
     if (fault === 'server_error') return error(500, 'Server Error');
     if (fault === 'too_many_requests') return error(429, 'Too Many Requests', {}, { 'retry-after': '1' });
     if (fault === 'secondary_rate_limit')
@@ -139,7 +134,7 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
     if (fault === 'archived') return error(403, 'Repository was archived so is read-only.');
 
     const authorization = request.headers.authorization ?? '';
-    const appToken = /^\/app\/installations\/([^/]+)\/access_tokens$/.exec(url.pathname);
+    const appToken = /^\/app\/installations\/([^/]+)\/access_tokens$/.exec(request.url.pathname);
     if (appToken && method === 'POST') {
       if (!options.app || !validJwt(authorization, options.app))
         return error(401, 'A JSON web token could not be decoded');
@@ -153,10 +148,10 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
         repository_selection: 'selected',
       });
     }
-    const presented = /^(?:token|bearer)\s+(\S+)$/i.exec(authorization)?.[1];
+    const presented = authorizationToken(request.headers);
     if (!presented || !tokens.has(presented)) return error(401, 'Bad credentials');
 
-    const match = /^\/repos\/([^/]+)\/([^/]+)(\/pulls(?:\/(\d+))?)?$/.exec(url.pathname);
+    const match = /^\/repos\/([^/]+)\/([^/]+)(\/pulls(?:\/(\d+))?)?$/.exec(request.url.pathname);
     const repository = match ? repositories.get(`${match[1]}/${match[2]}`.toLowerCase()) : undefined;
     if (!match || !repository) return error(404, 'Not Found');
     const [, , , pulls, number] = match;
@@ -175,9 +170,9 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
       });
     }
     if (pulls && !number && method === 'GET') {
-      const state = url.searchParams.get('state') ?? 'open';
-      const head = url.searchParams.get('head');
-      const base = url.searchParams.get('base');
+      const state = request.url.searchParams.get('state') ?? 'open';
+      const head = request.url.searchParams.get('head');
+      const base = request.url.searchParams.get('base');
       const found = repository.pulls.filter(
         (pull) =>
           (state === 'all' || pull.state === state) &&
@@ -231,7 +226,7 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
       };
       repository.pulls.push(pull);
       return reply(201, pullJson(repository, pull), {
-        location: `${url.origin}/repos/${repository.owner}/${repository.name}/pulls/${pull.number}`,
+        location: `${url}/repos/${repository.owner}/${repository.name}/pulls/${pull.number}`,
       });
     }
     if (number && method === 'PATCH') {
@@ -246,31 +241,10 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
     return error(404, 'Not Found');
   };
 
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    const at = Date.now();
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      response.on('finish', () =>
-        requests.push({
-          method: request.method ?? 'GET',
-          path: request.url ?? '/',
-          status: response.statusCode,
-          at,
-        }),
-      );
-      handle(request, response, Buffer.concat(chunks).toString('utf8')).catch((error: unknown) => {
-        response.writeHead(500);
-        response.end(String(error));
-      });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
+  const double = await startDoubleServer<GithubFault>(handle);
+  url = double.url;
   return {
-    url,
-    requests,
+    ...double,
     repository(owner, name, settings = {}) {
       const key = `${owner}/${name}`.toLowerCase();
       const existing = repositories.get(key);
@@ -280,17 +254,6 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
       repositories.set(key, repository);
       return repository;
     },
-    fail(fault, count = 1) {
-      for (let index = 0; index < count; index++) faults.push(fault);
-    },
-    clearFaults() {
-      faults.length = 0;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
 

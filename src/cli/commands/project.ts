@@ -1,10 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { MirrorError, normalizeRepository } from '../../git/mirror.js';
-import { runGit } from '../../git/run.js';
-import { CodeHostError, createCodeHosts, githubTarget, type HostCheck } from '../../hosts/index.js';
+import { CodeHostError, createCodeHosts, type HostCheck } from '../../hosts/index.js';
+import { checkHostSettings, ProjectSettingsError, resolveRepository } from '../../hosts/project-settings.js';
 import {
   CODE_HOSTS,
   type CodeHostKind,
@@ -64,54 +61,20 @@ async function readToken(host: CodeHostKind, options: TokenOptions): Promise<str
   return token;
 }
 
-/** git's answer in `repository`, or null when git refuses (not a repository, detached HEAD…). */
-async function git(repository: string, args: string[]): Promise<string | null> {
-  try {
-    const { stdout } = await runGit(args, { cwd: repository, timeoutMs: 10_000 });
-    return stdout.toString('utf8').trim();
-  } catch {
-    return null;
-  }
-}
-
-/**
- * A local repository is stored as an absolute path and must be a git repository; its current
- * branch is the default base. URLs are taken as they are.
- */
-async function resolveRepository(
-  repo: string,
-  host: CodeHostKind,
-): Promise<{ repository: string; detectedBase: string | null }> {
-  if (/^(https?|ssh|git):\/\//.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo)) {
-    if (host === 'local')
-      throw new CliError('A local project needs a path on this machine (or file://), not a remote URL.');
-    try {
-      // Refuses credentials in the URL (tokens are stored apart, encrypted) and unsafe schemes.
-      return { repository: normalizeRepository(repo), detectedBase: null };
-    } catch (error) {
-      if (error instanceof MirrorError) throw new CliError(error.message);
-      throw error;
-    }
-  }
-  const local = repo.startsWith('file://') ? new URL(repo).pathname : repo;
-  const absolute = path.resolve(local);
-  if (!fs.existsSync(absolute)) throw new CliError(`${absolute} does not exist.`);
-  if ((await git(absolute, ['rev-parse', '--git-dir'])) === null)
-    throw new CliError(`${absolute} is not a git repository.`);
-  return { repository: absolute, detectedBase: await git(absolute, ['symbolic-ref', '--short', 'HEAD']) };
-}
-
 /** The non-secret host settings given on the command line. */
 function hostSettingsOf(options: CreateOptions): Record<string, unknown> {
   const settings: Record<string, unknown> = {};
   if (options.apiUrl) settings.apiUrl = options.apiUrl.replace(/\/+$/, '');
   if (options.appId) settings.appId = options.appId;
   if (options.installationId) settings.installationId = options.installationId;
-  if (Object.keys(settings).length > 0 && options.host !== 'github')
-    throw new CliError('--api-url, --app-id and --installation-id are for --host github.');
+  if ((options.appId || options.installationId) && options.host !== 'github')
+    throw new CliError('--app-id and --installation-id are for --host github.');
+  if (options.apiUrl && options.host === 'local')
+    throw new CliError('--api-url is for --host github, gitlab or gitea.');
   return settings;
 }
 
+/** Where each remote host finds the repository; throws `CodeHostError` when the settings cannot say. */
 const describe = (project: Project) =>
   table([
     ['id', project.id],
@@ -139,12 +102,15 @@ export function registerProjectCommands(program: Command) {
     .option('--publish <mode>', `how changes land: ${PUBLISH_MODES.join(', ')}`, 'pull_request')
     .option('--model <id>', 'default model for this project, provider:model')
     .option('--models <ids>', 'comma-separated models this project may use')
-    .option('--api-url <url>', 'github: the REST API base (GitHub Enterprise: https://HOST/api/v3)')
+    .option(
+      '--api-url <url>',
+      'github: the REST API base (GitHub Enterprise: https://HOST/api/v3); gitlab, gitea: the instance URL (default: from --repo)',
+    )
     .option('--app-id <id>', 'github: authenticate as this GitHub App (the secret is its private key)')
     .option('--installation-id <id>', 'github: the App installation on the repository’s owner')
     .option(
       '--token-env <name>',
-      'read the host token from this environment variable (default GITHUB_TOKEN for github)',
+      'read the host token from this environment variable (default GITHUB_TOKEN, GITLAB_TOKEN or GITEA_TOKEN)',
     )
     .option('--token-stdin', 'read the host token from standard input')
     .option('--json', 'machine-readable output')
@@ -155,15 +121,15 @@ export function registerProjectCommands(program: Command) {
         throw new CliError(`--publish must be one of ${PUBLISH_MODES.join(', ')}.`);
       const name = options.name.trim();
       if (!name) throw new CliError('--name must not be empty.');
-      const { repository, detectedBase } = await resolveRepository(options.repo, options.host);
       const hostSettings = hostSettingsOf(options);
-      if (options.host === 'github') {
-        try {
-          githubTarget({ repository, hostSettings });
-        } catch (error) {
-          if (error instanceof CodeHostError) throw new CliError(error.message);
-          throw error;
-        }
+      let repository: string;
+      let detectedBase: string | null;
+      try {
+        ({ repository, detectedBase } = await resolveRepository(options.repo, options.host));
+        checkHostSettings(options.host, { repository, hostSettings });
+      } catch (error) {
+        if (error instanceof ProjectSettingsError) throw new CliError(error.message);
+        throw error;
       }
       const token = options.host === 'local' ? null : await readToken(options.host, options);
       const created = await withStore(async (store) => {
@@ -210,7 +176,7 @@ export function registerProjectCommands(program: Command) {
     .description('Store a new code-host token for a project (read from the environment or stdin)')
     .option(
       '--token-env <name>',
-      'read the token from this environment variable (default GITHUB_TOKEN for github)',
+      'read the token from this environment variable (default GITHUB_TOKEN, GITLAB_TOKEN or GITEA_TOKEN)',
     )
     .option('--token-stdin', 'read the token from standard input')
     .option('--json', 'machine-readable output')

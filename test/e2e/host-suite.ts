@@ -1,0 +1,284 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/domain/job.js';
+import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
+import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
+import type { E2eDouble, E2eHost } from '../support/host-e2e.js';
+import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
+import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { haystacksOfService } from '../support/token-grep.js';
+
+const git = (repo: string, ...args: string[]) =>
+  execFileSync('git', ['-C', repo, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    .toString()
+    .trim();
+
+/**
+ * The whole product against a host's protocols on loopback: the built server, the repository served
+ * over smart HTTP behind the token, the host's REST double, the scripted model; on every dialect.
+ * Each host's test file runs it, so the hosts run in parallel.
+ */
+export function hostEndToEnd(host: E2eHost): void {
+  describe.each(testDialects())(`a ${host.kind} project end to end on %s`, (dialect) => {
+    let dir: string;
+    let bare: string;
+    let database: TestDatabase;
+    let model: ScriptedModelServer;
+    let gitServer: GitHttpServer;
+    let double: E2eDouble;
+    let server: ServerProcess;
+    let env: Record<string, string>;
+    let projectId: string;
+    let key: string;
+    const servers: ServerProcess[] = [];
+    const cliOutput: string[] = [];
+    const jobs: string[] = [];
+
+    beforeAll(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), `agentjobs-${host.kind}-e2e-`));
+      const work = path.join(dir, 'work');
+      execFileSync('git', ['init', '-q', '-b', 'main', work]);
+      fs.writeFileSync(path.join(work, 'README.md'), '# Docs\n\nWelcome.\n');
+      git(work, 'add', '-A');
+      git(work, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
+      bare = path.join(dir, 'served', 'org', 'repo.git');
+      fs.mkdirSync(path.dirname(bare), { recursive: true });
+      git(dir, 'clone', '-q', '--bare', work, bare);
+
+      gitServer = await startGitHttpServer({
+        root: path.join(dir, 'served'),
+        token: host.token,
+        ...(host.gitUsername ? { username: host.gitUsername } : {}),
+      });
+      // As the hosts do: a pull request's head must be a branch the repository has.
+      double = await host.start((branch) => {
+        try {
+          git(bare, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      model = await startScriptedModel();
+      database = await createTestDatabase(dialect);
+      env = {
+        AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
+        DATABASE_URL: database.url,
+        AGENTJOBS_MODEL: 'openai-compatible:scripted',
+        OPENAI_COMPATIBLE_BASE_URL: model.url,
+        LOG_LEVEL: 'debug',
+        // Short leases, so the job of a killed worker is taken again within seconds.
+        AGENTJOBS_LEASE_SECONDS: '5',
+        AGENTJOBS_POLL_SECONDS: '1',
+      };
+      // The server never sees the token in its environment: only the database has it, encrypted.
+      server = await startServerProcess(env);
+      servers.push(server);
+      const created = await runCli(
+        [
+          'project',
+          'create',
+          '--name',
+          'Docs',
+          '--host',
+          host.kind,
+          '--repo',
+          `${gitServer.url}/org/repo.git`,
+          '--api-url',
+          double.url,
+          '--base',
+          'main',
+          '--json',
+        ],
+        { ...env, [host.tokenEnv]: host.token },
+      );
+      cliOutput.push(created.stdout, created.stderr);
+      expect(created.code, created.stderr).toBe(0);
+      projectId = JSON.parse(created.stdout).id;
+      key = JSON.parse((await runCli(['key', 'create', '--project', projectId, '--json'], env)).stdout).key;
+    });
+
+    afterAll(async () => {
+      for (const running of servers) await running.stop('SIGKILL');
+      await model?.close();
+      await gitServer?.close();
+      await double?.close();
+      await database?.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    const api = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
+      const response = await fetch(`${server.url}/v2/agent/${projectId}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return (await response.json()) as Job;
+    };
+    const waitUntil = async (jobId: string, done: (job: Job) => boolean, timeoutMs = 30_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const job = await api('GET', `/job/${jobId}`);
+        if (done(job)) return job;
+        if (Date.now() > deadline)
+          throw new Error(`job still ${job.status}/${job.phase}: ${JSON.stringify(job)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    const finished = (job: Job) => job.status !== 'active';
+    const writes = (file: string, text: string) => [
+      { toolCalls: [{ name: 'write_file', input: { path: file, content: text } }] },
+      { text: `Add ${file}` },
+    ];
+    const createJob = async (prompt: string) => {
+      const created = await api('POST', '/job', { prompt });
+      jobs.push(created.id);
+      return created;
+    };
+
+    it('says the token can read, fetch, push and open pull requests', async () => {
+      const checked = await runCli(['project', 'check', projectId, '--json'], env);
+      cliOutput.push(checked.stdout, checked.stderr);
+      expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+      const result = JSON.parse(checked.stdout);
+      expect(result).toMatchObject({ ok: true, host: host.kind });
+      expect(result.checks.map((check: { name: string }) => check.name)).toEqual([
+        'read',
+        'git',
+        'push',
+        'pull_request',
+      ]);
+    });
+
+    it('opens the pull request on the host, and a follow-up updates the same one', async () => {
+      model.setScript([
+        { toolCalls: [{ name: 'write_file', input: { path: 'faq.md', content: '# FAQ\n\nAsk away.\n' } }] },
+        { text: 'Add an FAQ page\n\nI added faq.md.' },
+      ]);
+      const created = await createJob('Add an FAQ page');
+      const job = await waitUntil(created.id, finished);
+      expect(job).toMatchObject({ status: 'completed', error: null, prLink: double.pullUrl(1) });
+      expect(job.source.repository).toBe(`${gitServer.url}/org/repo.git`);
+      // The branch arrived in the served repository; the host has one pull request for it.
+      expect(git(bare, 'diff', '--name-only', `main...${job.source.ref}`)).toBe('faq.md');
+      expect(double.pulls()).toEqual([
+        expect.objectContaining({
+          head: job.source.ref,
+          base: 'main',
+          title: 'Add an FAQ page',
+          state: 'open',
+        }),
+      ]);
+      if (host.gitUsername)
+        expect(
+          gitServer.requests.filter((r) => r.user !== null).every((r) => r.user === host.gitUsername),
+        ).toBe(true);
+
+      model.setScript([
+        {
+          toolCalls: [
+            { name: 'edit_file', input: { path: 'faq.md', old_text: 'Ask away.', new_text: 'Ask us.' } },
+          ],
+        },
+        { text: 'Reworded the FAQ' },
+      ]);
+      await api('POST', `/job/${job.id}/message`, { prompt: 'Say "Ask us."' });
+      const again = await waitUntil(job.id, (j) => finished(j) && j.summary === 'Reworded the FAQ');
+      expect(again).toMatchObject({ status: 'completed', prLink: job.prLink });
+      expect(git(bare, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('2');
+      expect(double.pulls()).toHaveLength(1);
+      expect(double.pulls()[0]?.title).toBe('Reworded the FAQ');
+      expect(double.requests.some((r) => double.isUpdate(r.method, r.path, 1))).toBe(true);
+    });
+
+    it('fails a job with a clear code_host_error when the repository is archived or out of sight', async () => {
+      double.archive(true);
+      model.setScript(writes('more.md', 'more\n'));
+      const archived = await waitUntil((await createJob('Add more')).id, finished);
+      double.archive(false);
+      expect(archived.status).toBe('failed');
+      expect(archived.error?.code).toBe('code_host_error');
+      expect(archived.error?.message).toMatch(host.archivedMessage);
+
+      // The first request to the host is the create: it answers 404.
+      double.failNotFound();
+      model.setScript(writes('gone.md', 'gone\n'));
+      const hidden = await waitUntil((await createJob('Add gone')).id, finished);
+      expect(hidden).toMatchObject({ status: 'failed', prLink: null });
+      expect(hidden.error?.code).toBe('code_host_error');
+      expect(hidden.error?.message).toMatch(/\(404\).*does not exist, or the token cannot see it/);
+    });
+
+    it('fails a job with a clear repository_error when branch protection refuses the push', async () => {
+      // A pre-receive hook in the served repository refuses as the host does (git prints it as remote:).
+      const hook = path.join(bare, 'hooks', 'pre-receive');
+      const refusal = host.protectedRefusal.replace('BRANCH', 'agentjobs/x');
+      fs.writeFileSync(hook, `#!/bin/sh\necho '${refusal}' >&2\nexit 1\n`, { mode: 0o755 });
+      try {
+        model.setScript(writes('guarded.md', 'guarded\n'));
+        const job = await waitUntil((await createJob('Add guarded')).id, finished);
+        expect(job).toMatchObject({ status: 'failed', prLink: null });
+        expect(job.error?.code).toBe('repository_error');
+        expect(job.error?.message).toMatch(/refuses pushes to agentjobs\/.*branch protection rule/);
+        expect(job.error?.message).toContain(refusal.slice(0, 20));
+      } finally {
+        fs.rmSync(hook);
+      }
+    });
+
+    // sqlite: the host never saw the create (dropped), so the next run opens the pull request.
+    // postgres: the host opened it but the worker died before hearing so; the next run reuses it.
+    const outcome = dialect === 'sqlite' ? 'drop' : 'answer';
+    it(`ends with one pull request when the worker is killed between push and pull request (${outcome})`, async () => {
+      const before = double.pulls().length;
+      const held = double.hold(double.isCreate);
+      model.setScript(writes('crash.md', 'written once\n'));
+      const job = await createJob('Write crash.md');
+      const request = await held;
+      // The push is done (the create comes after it): the branch is on the host, the PR is not.
+      expect(git(bare, 'diff', '--name-only', `main...${job.source.ref}`)).toBe('crash.md');
+      await server.stop('SIGKILL');
+      request.release(outcome);
+
+      model.setScript(writes('crash.md', 'written once\n'));
+      server = await startServerProcess(env);
+      servers.push(server);
+      const done = await waitUntil(job.id, finished);
+      const pulls = double.pulls().filter((pull) => pull.head === job.source.ref);
+      expect(pulls).toHaveLength(1);
+      expect(double.pulls()).toHaveLength(before + 1);
+      expect(done).toMatchObject({
+        status: 'completed',
+        error: null,
+        prLink: double.pullUrl(pulls[0]?.number ?? 0),
+      });
+      expect(git(bare, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('1');
+    });
+
+    it('leaves the token in no log line, event, job, database row or file', async () => {
+      const haystacks = await haystacksOfService({
+        databaseUrl: database.url,
+        dataDir: path.join(dir, 'data'),
+        texts: [
+          ...servers.map(
+            (running, index) => [`server log ${index}`, running.output.join('\n')] as [string, string],
+          ),
+          ['cli output', cliOutput.join('\n')],
+        ],
+        api: async (pathname) =>
+          (
+            await fetch(`${server.url}/v2/agent/${projectId}${pathname}`, {
+              headers: { authorization: `Bearer ${key}` },
+            })
+          ).text(),
+        jobs,
+      });
+      expect(haystacks.length).toBeGreaterThan(10);
+      for (const [where, text] of haystacks)
+        expect(text.includes(host.token), `token found in ${where}`).toBe(false);
+    });
+  });
+}

@@ -1,0 +1,267 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/domain/job.js';
+import { ensureMirror } from '../../src/git/mirror.js';
+import { createGiteaHost, giteaDraftTitle, giteaTarget } from '../../src/hosts/gitea.js';
+import { CodeHostError } from '../../src/hosts/types.js';
+import type { Project } from '../../src/store/projects.js';
+import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
+import { type GiteaDouble, startGiteaDouble } from '../support/gitea-double.js';
+import { git, makeRepo, tempDir } from '../worker/support.js';
+import { closedPortUrl, hostProject } from './projects.js';
+
+const TOKEN = randomBytes(20).toString('hex');
+
+describe('gitea settings', () => {
+  const target = (repository: string, settings: Record<string, unknown> = {}) =>
+    giteaTarget(hostProject('gitea', repository, settings));
+
+  it('derives the instance and owner/repo from the repository URL', () => {
+    expect(target('https://gitea.example.com/Org/Docs.git')).toEqual({
+      baseUrl: 'https://gitea.example.com',
+      owner: 'Org',
+      repo: 'Docs',
+    });
+    // An instance served under a sub-path (ROOT_URL https://example.com/git/).
+    expect(target('https://example.com/git/team/site')).toEqual({
+      baseUrl: 'https://example.com/git',
+      owner: 'team',
+      repo: 'site',
+    });
+    expect(target('/srv/x', { apiUrl: 'http://127.0.0.1:9/api/v1', owner: 'o', repo: 'r' })).toEqual({
+      baseUrl: 'http://127.0.0.1:9',
+      owner: 'o',
+      repo: 'r',
+    });
+    expect(() => target('https://gitea.example.com/lonely')).toThrow(/OWNER\/REPO/);
+    expect(() => target('https://gitea.example.com/a/b', { owner: 'a/b' })).toThrow(/owner/);
+  });
+
+  it('writes a draft as Gitea does, once', () => {
+    expect(giteaDraftTitle('Fix links', true)).toBe('WIP: Fix links');
+    expect(giteaDraftTitle('[WIP] Fix links', true)).toBe('[WIP] Fix links');
+    expect(giteaDraftTitle('Fix links', false)).toBe('Fix links');
+  });
+});
+
+describe('gitea host against its double', () => {
+  let double: GiteaDouble;
+  let dir: string;
+  let gitServer: GitHttpServer;
+  let secret: string | null = TOKEN;
+  const errors: unknown[] = [];
+
+  const host = (retry: { baseMs?: number; maxWaitSeconds?: number } = {}) =>
+    createGiteaHost({
+      secret: async () => secret,
+      askpassDir: path.join(dir, 'askpass'),
+      retry: { baseMs: 5, ...retry },
+    });
+  const project = (repo = 'repo'): Project =>
+    hostProject('gitea', `${gitServer.url}/org/repo.git`, { apiUrl: double.url, owner: 'org', repo });
+  const open = (
+    branch: string,
+    options: {
+      draft?: boolean;
+      project?: Project;
+      retry?: { baseMs?: number; maxWaitSeconds?: number };
+    } = {},
+  ) =>
+    host(options.retry).openOrUpdatePullRequest({
+      project: options.project ?? project(),
+      job: { id: 'job' } as Job,
+      branch,
+      base: 'main',
+      title: `Change ${branch}`,
+      body: 'Body',
+      draft: options.draft ?? false,
+      headSha: 'a'.repeat(40),
+    });
+  const failure = async (promise: Promise<unknown>) => {
+    const error = await promise.then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    errors.push(error);
+    expect(error).toBeInstanceOf(CodeHostError);
+    expect((error as Error).cause).toBeUndefined();
+    return error as CodeHostError;
+  };
+  const posts = () => double.requests.filter((r) => r.method === 'POST');
+
+  beforeAll(async () => {
+    dir = tempDir('gitea-host');
+    const { repo } = makeRepo(dir);
+    const served = path.join(dir, 'served');
+    fs.mkdirSync(path.join(served, 'org'), { recursive: true });
+    git(dir, 'clone', '-q', '--bare', repo, path.join(served, 'org', 'repo.git'));
+    gitServer = await startGitHttpServer({ root: served, token: TOKEN });
+    double = await startGiteaDouble({ token: TOKEN });
+  });
+  beforeEach(() => {
+    secret = TOKEN;
+    double.repository('org', 'repo', { archived: false, push: true });
+    double.clearFaults();
+    double.requests.length = 0;
+  });
+  afterAll(async () => {
+    for (const error of errors) expect(String((error as Error)?.message)).not.toContain(TOKEN);
+    await double?.close();
+    await gitServer?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('opens a draft pull request as Gitea writes it, and keeps it a draft when updating', async () => {
+    const link = await open('agentjobs/draft', { draft: true });
+    expect(link.url).toBe(`https://gitea.example.com/org/repo/pulls/${link.number}`);
+    const pull = double.repository('org', 'repo').pulls.at(-1);
+    expect(pull).toMatchObject({ title: 'WIP: Change agentjobs/draft', head: 'agentjobs/draft' });
+    expect(await open('agentjobs/draft')).toEqual(link);
+    expect(pull?.title).toBe('WIP: Change agentjobs/draft');
+    expect(double.requests.map((r) => `${r.method} ${r.status}`)).toEqual([
+      'POST 201',
+      'POST 409',
+      'GET 200',
+      'PATCH 201',
+    ]);
+  });
+
+  it('finds the pull request of a branch past the first page of open ones', async () => {
+    const repository = double.repository('org', 'repo');
+    const now = new Date().toISOString();
+    const first = await open('agentjobs/old');
+    for (let index = 0; index < 60; index++) {
+      repository.pulls.push({
+        number: repository.pulls.length + 1,
+        title: `Other ${index}`,
+        body: '',
+        head: `feature/${index}`,
+        base: 'main',
+        state: 'open',
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    double.requests.length = 0;
+    expect(await open('agentjobs/old')).toEqual(first);
+    expect(double.requests.filter((r) => r.method === 'GET').map((r) => r.path)).toEqual([
+      '/api/v1/repos/org/repo/pulls?state=open&page=1&limit=50',
+      '/api/v1/repos/org/repo/pulls?state=open&page=2&limit=50',
+    ]);
+  });
+
+  it('retries 500 and 503, then succeeds', async () => {
+    double.fail('server_error');
+    double.fail('service_unavailable');
+    const link = await open('agentjobs/flaky');
+    expect(link.number).toBeGreaterThan(0);
+    expect(posts().map((r) => r.status)).toEqual([500, 503, 201]);
+  });
+
+  it('gives up on a lasting outage with a retryable error', async () => {
+    double.fail('server_error', 10);
+    const error = await failure(open('agentjobs/down'));
+    expect(error.isRetryable).toBe(true);
+    expect(error.message).toMatch(/Gitea failed \(500\) while opening the pull request after retries/);
+    expect(posts()).toHaveLength(4);
+  });
+
+  it('waits out a 429 for its Retry-After, and refuses a wait too long', async () => {
+    double.fail('too_many_requests');
+    await open('agentjobs/busy', { retry: { baseMs: 300 } });
+    const [first, second] = posts();
+    expect(first?.status).toBe(429);
+    expect(second?.status).toBe(201);
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(290);
+
+    double.requests.length = 0;
+    double.fail('too_many_requests');
+    const error = await failure(open('agentjobs/too-long', { retry: { maxWaitSeconds: 0 } }));
+    expect(error.isRetryable).toBe(true);
+    expect(error.message).toMatch(/Gitea's rate limit stopped opening the pull request/);
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('says when Gitea cannot be reached, retryably', async () => {
+    const unreachable = hostProject('gitea', 'https://gitea.example.com/org/repo', {
+      apiUrl: await closedPortUrl(),
+    });
+    const error = await failure(open('agentjobs/offline', { project: unreachable }));
+    expect(error.isRetryable).toBe(true);
+    expect(error.message).toMatch(/Gitea could not be reached while opening the pull request: ECONNREFUSED/);
+  });
+
+  it('explains a token Gitea refuses (401)', async () => {
+    secret = 'wrong-token-0000000000000000';
+    const error = await failure(open('agentjobs/wrong-token'));
+    expect(error.isRetryable).toBe(false);
+    expect(error.message).toMatch(/invalid, expired or revoked/);
+    expect(error.message).not.toContain('wrong-token');
+  });
+
+  it('explains a repository it cannot see (404), no write access or scope (403), and an archive (423)', async () => {
+    const missing = await failure(open('agentjobs/x', { project: project('gone') }));
+    expect(missing.message).toMatch(/no repository org\/gone .*does not exist, or the token cannot see it/);
+
+    double.repository('org', 'repo', { push: false });
+    const denied = await failure(open('agentjobs/denied'));
+    expect(denied.message).toMatch(/403.*write:repository scope.*write access/);
+
+    double.repository('org', 'repo', { push: true });
+    double.fail('forbidden');
+    const scope = await failure(open('agentjobs/scope'));
+    expect(scope.message).toMatch(/Gitea said: token does not have at least one of required scope/);
+
+    double.repository('org', 'repo', { archived: true });
+    const archived = await failure(open('agentjobs/archived'));
+    expect(archived.message).toMatch(/org\/repo is archived, so it is read-only.*repo is archived/);
+  });
+
+  it('asks for a token when the project has none', async () => {
+    secret = null;
+    expect((await failure(open('agentjobs/none'))).message).toMatch(/no Gitea token; store one/);
+    await expect(host().gitEnv(project())).rejects.toThrow(/no Gitea token/);
+  });
+
+  it('gives git the token as the password', async () => {
+    const env = await host().gitEnv(project());
+    expect(env).toMatchObject({ AGENTJOBS_GIT_USERNAME: 'agentjobs', AGENTJOBS_GIT_TOKEN: TOKEN });
+    const mirror = await ensureMirror({
+      mirrorsDir: path.join(dir, 'mirrors'),
+      projectId: 'p_gitea',
+      repository: project().repository,
+      env,
+    });
+    expect(git(mirror, 'rev-parse', '--verify', 'main')).toMatch(/^[0-9a-f]{40}$/);
+    expect(gitServer.requests.some((request) => request.user === 'agentjobs')).toBe(true);
+  });
+
+  it('checks what the token allows, and says what is missing', async () => {
+    const ok = await host().check?.(project());
+    expect(ok?.map((c) => [c.name, c.ok])).toEqual([
+      ['read', true],
+      ['git', true],
+      ['push', true],
+      ['pull_request', true],
+    ]);
+    double.repository('org', 'repo', { push: false });
+    const readOnly = await host().check?.(project());
+    expect(readOnly?.find((c) => c.name === 'push')).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/collaborator with Write access/),
+    });
+    double.repository('org', 'repo', { push: true, archived: true });
+    const archived = await host().check?.(project());
+    expect(archived?.find((c) => c.name === 'push')?.detail).toMatch(/archived/);
+
+    secret = 'wrong-token-0000000000000000';
+    const wrong = await host().check?.(project());
+    expect(wrong?.map((c) => [c.name, c.ok])).toEqual([
+      ['read', false],
+      ['git', false],
+    ]);
+    for (const check of wrong ?? []) expect(check.detail).not.toContain('wrong-token');
+  });
+});

@@ -1,0 +1,36 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { CodeHostKind, Project } from '../../src/store/projects.js';
+
+/** A project on `host` as the code hosts receive it, without a database. */
+export function hostProject(
+  host: CodeHostKind,
+  repository: string,
+  hostSettings: Record<string, unknown> = {},
+): Project {
+  const now = new Date().toISOString();
+  return {
+    id: `p_${host}`,
+    name: 'Docs',
+    repository,
+    host,
+    baseBranch: 'main',
+    publish: 'pull_request',
+    allowedModels: null,
+    defaultModel: null,
+    webhookUrl: null,
+    hostSettings,
+    hasHostToken: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** A loopback URL nothing listens on: a port that was free a moment ago. */
+export async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}

@@ -1,0 +1,251 @@
+/**
+ * A stateful stand-in for GitLab's REST API (v4), for the parts the `gitlab` host uses, served on
+ * loopback so the real gitbeaker client talks to it through its `host`. Shapes and status codes
+ * follow GitLab's published REST reference:
+ * - "Merge requests API" (docs.gitlab.com/api/merge_requests/):
+ *   `POST /projects/:id/merge_requests` → 201 merge request (`iid`, `web_url`, `draft`, `state`
+ *   `opened`…); 409 with `message: ["Another open merge request already exists for this source
+ *   branch: !N"]` (lib/api/merge_requests.rb `handle_merge_request_errors!` answers
+ *   `conflict!(errors[:validate_branches])`, and a missing source branch is such an error too);
+ *   `GET /projects/:id/merge_requests?source_branch=&state=opened` → 200 array;
+ *   `PUT /projects/:id/merge_requests/:merge_request_iid` → 200 merge request. A title starting
+ *   with `Draft:` makes a draft.
+ * - "Projects API", get a single project (docs.gitlab.com/api/projects/): 200 with `archived`,
+ *   `merge_requests_access_level`, `web_url`, `path_with_namespace` and, for the caller,
+ *   `permissions: { project_access: { access_level }, group_access }`. `:id` is the ID or the
+ *   URL-encoded full path (`group%2Fproject`).
+ * - "Personal access tokens API": `GET /personal_access_tokens/self` → 200 with `scopes`.
+ * - "REST API troubleshooting" / status codes: 401 `{"message":"401 Unauthorized"}`, 403
+ *   `{"message":"403 Forbidden"}` (also for writes to an archived project, which is read-only),
+ *   404 `{"message":"404 Project Not Found"}`.
+ * - "Rate limits" (docs.gitlab.com/security/rate_limits/): 429 with the plain-text body
+ *   `Retry later` and `Retry-After`, `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`.
+ * Authentication is the `PRIVATE-TOKEN` header (or `Authorization: Bearer`).
+ */
+import {
+  authorizationToken,
+  type DoubleReply,
+  type DoubleServer,
+  startDoubleServer,
+} from './double-server.js';
+
+/** A failure the next requests answer with, before any other check. */
+export type GitlabFault = 'server_error' | 'bad_gateway' | 'too_many_requests' | 'not_found' | 'forbidden';
+
+export interface DoubleMergeRequest {
+  iid: number;
+  title: string;
+  description: string | null;
+  source_branch: string;
+  target_branch: string;
+  state: 'opened' | 'closed' | 'merged';
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DoubleProject {
+  path: string;
+  archived: boolean;
+  /** The caller's role: 30 Developer, 20 Reporter… (GitLab's access levels). */
+  accessLevel: number;
+  mergeRequests: DoubleMergeRequest[];
+}
+
+export interface GitlabDouble extends Omit<DoubleServer<GitlabFault>, 'url'> {
+  /** The instance's base URL, as gitbeaker's `host` or a project's `apiUrl`. */
+  url: string;
+  project(path: string, options?: { archived?: boolean; accessLevel?: number }): DoubleProject;
+  /** The scopes `personal_access_tokens/self` reports. Default `['api', 'write_repository']`. */
+  scopes: string[];
+}
+
+export interface GitlabDoubleOptions {
+  token: string;
+  /** Where `web_url`s point. Default `https://gitlab.example.com`. */
+  webBase?: string;
+  /** When given, the source branch must exist (else 409, as GitLab does). */
+  hasBranch?: (projectPath: string, branch: string) => boolean;
+}
+
+const DEVELOPER = 30;
+
+export async function startGitlabDouble(options: GitlabDoubleOptions): Promise<GitlabDouble> {
+  const webBase = options.webBase ?? 'https://gitlab.example.com';
+  const projects = new Map<string, DoubleProject>();
+  const state = { scopes: ['api', 'write_repository'] };
+
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}): DoubleReply => ({
+    status,
+    json: body,
+    headers,
+  });
+  const mergeRequestJson = (project: DoubleProject, mr: DoubleMergeRequest) => {
+    const draft = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-|draft\s)/i.test(mr.title);
+    return {
+      id: 5000 + mr.iid,
+      iid: mr.iid,
+      project_id: 42,
+      title: mr.title,
+      description: mr.description,
+      state: mr.state,
+      created_at: mr.created_at,
+      updated_at: mr.updated_at,
+      target_branch: mr.target_branch,
+      source_branch: mr.source_branch,
+      author: { id: 7, username: 'agentjobs-bot', name: 'agentjobs' },
+      source_project_id: 42,
+      target_project_id: 42,
+      draft,
+      work_in_progress: draft,
+      merge_status: 'can_be_merged',
+      detailed_merge_status: 'mergeable',
+      sha: 'a'.repeat(40),
+      references: { short: `!${mr.iid}`, full: `${project.path}!${mr.iid}` },
+      web_url: `${webBase}/${project.path}/-/merge_requests/${mr.iid}`,
+    };
+  };
+
+  const double = await startDoubleServer<GitlabFault>((request, fault) => {
+    const { method, url } = request;
+    if (fault === 'server_error') return json(500, { message: '500 Internal Server Error' });
+    if (fault === 'bad_gateway')
+      return {
+        status: 502,
+        text: '<html><body><h1>502 Bad Gateway</h1></body></html>',
+        headers: { 'content-type': 'text/html' },
+      };
+    if (fault === 'too_many_requests') {
+      const reset = String(Math.floor(Date.now() / 1000) + 1);
+      return {
+        status: 429,
+        text: 'Retry later\n',
+        headers: {
+          'retry-after': '1',
+          'ratelimit-limit': '600',
+          'ratelimit-remaining': '0',
+          'ratelimit-reset': reset,
+        },
+      };
+    }
+    if (fault === 'not_found') return json(404, { message: '404 Project Not Found' });
+    if (fault === 'forbidden') return json(403, { message: '403 Forbidden' });
+
+    const token = request.headers['private-token'] ?? authorizationToken(request.headers);
+    if (token !== options.token) return json(401, { message: '401 Unauthorized' });
+
+    if (url.pathname === '/api/v4/personal_access_tokens/self' && method === 'GET') {
+      return json(200, {
+        id: 1,
+        name: 'agentjobs',
+        revoked: false,
+        created_at: '2026-01-01T00:00:00.000Z',
+        scopes: state.scopes,
+        user_id: 7,
+        active: true,
+        expires_at: '2027-01-01',
+      });
+    }
+    // The raw path keeps `%2F` inside the project's id: split first, then decode.
+    const match = /^\/api\/v4\/projects\/([^/]+)(\/merge_requests(?:\/(\d+))?)?$/.exec(url.pathname);
+    const project = match ? projects.get(decodeURIComponent(match[1] ?? '')) : undefined;
+    if (!match || !project) return json(404, { message: '404 Project Not Found' });
+    const [, , mergeRequests, iid] = match;
+
+    if (!mergeRequests && method === 'GET') {
+      return json(200, {
+        id: 42,
+        path_with_namespace: project.path,
+        web_url: `${webBase}/${project.path}`,
+        default_branch: 'main',
+        archived: project.archived,
+        merge_requests_enabled: true,
+        merge_requests_access_level: 'enabled',
+        permissions: {
+          project_access: { access_level: project.accessLevel, notification_level: 3 },
+          group_access: null,
+        },
+      });
+    }
+    if (mergeRequests && !iid && method === 'GET') {
+      const wanted = url.searchParams.get('state') ?? 'all';
+      const source = url.searchParams.get('source_branch');
+      const target = url.searchParams.get('target_branch');
+      const found = project.mergeRequests.filter(
+        (mr) =>
+          (wanted === 'all' || mr.state === wanted) &&
+          (!source || mr.source_branch === source) &&
+          (!target || mr.target_branch === target),
+      );
+      return json(
+        200,
+        found.map((mr) => mergeRequestJson(project, mr)),
+        { 'x-total': String(found.length), 'x-page': '1', 'x-per-page': '20', 'x-total-pages': '1' },
+      );
+    }
+    if (!mergeRequests) return json(404, { message: '404 Not Found' });
+    // Archived projects are read-only, and merge requests need Developer.
+    if (project.archived || project.accessLevel < DEVELOPER) return json(403, { message: '403 Forbidden' });
+    const input = JSON.parse(request.body || '{}') as Record<string, unknown>;
+    const now = new Date().toISOString();
+
+    if (!iid && method === 'POST') {
+      const {
+        title,
+        source_branch: source,
+        target_branch: target,
+      } = input as Record<string, string | undefined>;
+      if (!title || !source || !target)
+        return json(400, {
+          error: 'title, source_branch, target_branch are missing, at least one parameter must be provided',
+        });
+      if (options.hasBranch && !options.hasBranch(project.path, source))
+        return json(409, { message: [`Source branch "${source}" does not exist`] });
+      const existing = project.mergeRequests.find(
+        (mr) => mr.state === 'opened' && mr.source_branch === source,
+      );
+      if (existing)
+        return json(409, {
+          message: [`Another open merge request already exists for this source branch: !${existing.iid}`],
+        });
+      const mr: DoubleMergeRequest = {
+        iid: project.mergeRequests.length + 1,
+        title,
+        description: typeof input.description === 'string' ? input.description : null,
+        source_branch: source,
+        target_branch: target,
+        state: 'opened',
+        created_at: now,
+        updated_at: now,
+      };
+      project.mergeRequests.push(mr);
+      return json(201, mergeRequestJson(project, mr));
+    }
+    if (iid && method === 'PUT') {
+      const mr = project.mergeRequests.find((candidate) => candidate.iid === Number(iid));
+      if (!mr) return json(404, { message: '404 Not found' });
+      if (typeof input.title === 'string') mr.title = input.title;
+      if (typeof input.description === 'string') mr.description = input.description;
+      if (input.state_event === 'close') mr.state = 'closed';
+      mr.updated_at = now;
+      return json(200, mergeRequestJson(project, mr));
+    }
+    return json(404, { message: '404 Not Found' });
+  });
+
+  return {
+    ...double,
+    get scopes() {
+      return state.scopes;
+    },
+    set scopes(scopes: string[]) {
+      state.scopes = scopes;
+    },
+    project(path, settings = {}) {
+      const project = projects.get(path) ?? { path, archived: false, accessLevel: 40, mergeRequests: [] };
+      if (settings.archived !== undefined) project.archived = settings.archived;
+      if (settings.accessLevel !== undefined) project.accessLevel = settings.accessLevel;
+      projects.set(path, project);
+      return project;
+    },
+  };
+}
