@@ -13,7 +13,7 @@ import secureJson from 'secure-json-parse';
 import type { Config } from '../config.js';
 import { AppError } from '../domain/errors.js';
 import { redactSecrets } from '../domain/redact.js';
-import type { Logger } from '../log.js';
+import { type Logger, requestLogger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { pullRequestPages } from '../web/pulls.js';
 import { authenticate } from './auth.js';
@@ -39,6 +39,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 class OneLinePerRequest extends LogController {
   override incomingRequest() {}
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    // Polling makes successful reads the bulk of traffic and the least news; they log at debug.
+    const quiet = !error && reply.statusCode < 400 && (request.method === 'GET' || request.method === 'HEAD');
+    // Building the line (and redacting its URL) costs more than the check, and debug is usually off.
+    if (quiet && !(reply.log as Logger).isLevelEnabled('debug')) return;
     const line = {
       method: request.method,
       url: redactSecrets(request.url),
@@ -46,9 +50,7 @@ class OneLinePerRequest extends LogController {
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    // Polling makes successful reads the bulk of traffic and the least news; they log at debug.
-    else if (reply.statusCode < 400 && (request.method === 'GET' || request.method === 'HEAD'))
-      reply.log.debug(line, 'request completed');
+    else if (quiet) reply.log.debug(line, 'request completed');
     else reply.log.info(line, 'request completed');
   }
 }
@@ -69,6 +71,8 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
     trustProxy: config.trustProxy,
     genReqId: requestIds(),
     logController: new OneLinePerRequest(),
+    childLoggerFactory: (parent, bindings, options) =>
+      requestLogger(parent as Logger, bindings, options) as FastifyBaseLogger,
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
 
