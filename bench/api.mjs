@@ -3,7 +3,8 @@
 //   npm run bench:api            (BENCH_DURATION=10 seconds per run, BENCH_CONNECTIONS=50)
 //
 // Starts, one at a time: a bare node:http server that answers a fixed job JSON (what Node itself
-// can do on this machine), then the built `agentjobs serve` on SQLite, then on PostgreSQL when
+// can do on this machine), Fastify alone answering the same JSON (the framework's floor), then the
+// built `agentjobs api` on SQLite, then on PostgreSQL when
 // DATABASE_URL or 127.0.0.1:5432 is reachable. Each runs in its own process; autocannon drives it
 // from this one. Prints one table.
 import { execFileSync, spawn } from 'node:child_process';
@@ -35,6 +36,20 @@ async function startBare(job) {
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
 
+// The framework's own floor: Fastify answering the same fixed job JSON from a route of the same
+// shape, with no hooks, logger, authentication or database. Not a target; it shows how much of the
+// gap to the bare server is Fastify's rather than ours.
+async function startFastify(job) {
+  const source = `
+    const job = ${JSON.stringify(job)};
+    const app = require('fastify')({ logger: false });
+    app.get('/v2/agent/:projectId/job/:jobId', async () => job);
+    app.listen({ port: 0, host: '127.0.0.1' }).then((address) => console.log('listening ' + address));`;
+  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const [, address] = await firstLine(child, /listening (\S+)/);
+  return { url: `${address}/v2/agent/p/job/${job.id}`, stop: () => child.kill() };
+}
+
 function cli(args, env) {
   return JSON.parse(
     execFileSync(process.execPath, [CLI, ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
@@ -53,7 +68,9 @@ async function startAgentjobs(databaseUrl) {
   execFileSync('git', ['init', '-q', path.join(dataDir, 'repo')]);
   const project = cli(['project', 'create', '--name', 'Bench', '--repo', path.join(dataDir, 'repo')], env);
   const { key } = cli(['key', 'create', '--project', project.id], env);
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  // The API role alone: with `serve`, its worker would claim every job the POST runs create and
+  // run it to failure (no model), so POST would measure the worker too, and GET a failed job.
+  const child = spawn(process.execPath, [CLI, 'api'], {
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -115,6 +132,9 @@ const bare = await startBare(sqlite.job);
 rows.push(await drive('bare node:http GET (fixed job JSON)', { url: `${bare.url}/job` }));
 rows.push(await drive('bare node:http POST', { url: `${bare.url}/job`, method: 'POST', body: prompt }));
 bare.stop();
+const fastify = await startFastify(sqlite.job);
+rows.push(await drive('Fastify alone GET (fixed job JSON)', { url: fastify.url }));
+fastify.stop();
 rows.push(await drive('agentjobs GET job, SQLite', { url: sqlite.jobUrl, headers: sqlite.headers }));
 rows.push(
   await drive('agentjobs POST job, SQLite', {

@@ -46,3 +46,78 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 }
 
 export type { Logger };
+
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type LogArguments = [object | string, ...unknown[]];
+
+/**
+ * A request's logger that makes its pino child (bound to the request id) only when the request
+ * first logs at an enabled level. Building a child costs about as much as a whole cached read,
+ * and most requests never log: successful reads log at debug, which is off by default.
+ */
+class RequestLogger {
+  readonly #parent: Logger;
+  readonly #bindings: pino.Bindings;
+  #child: Logger | undefined;
+
+  constructor(parent: Logger, bindings: pino.Bindings) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+  }
+
+  #logger(): Logger {
+    this.#child ??= this.#parent.child(this.#bindings);
+    return this.#child;
+  }
+
+  #log(level: Level, args: LogArguments) {
+    if (!(this.#child ?? this.#parent).isLevelEnabled(level)) return;
+    (this.#logger()[level] as (...args: LogArguments) => void)(...args);
+  }
+
+  get level(): string {
+    return (this.#child ?? this.#parent).level;
+  }
+  set level(level: string) {
+    this.#logger().level = level;
+  }
+  fatal(...args: LogArguments) {
+    this.#log('fatal', args);
+  }
+  error(...args: LogArguments) {
+    this.#log('error', args);
+  }
+  warn(...args: LogArguments) {
+    this.#log('warn', args);
+  }
+  info(...args: LogArguments) {
+    this.#log('info', args);
+  }
+  debug(...args: LogArguments) {
+    this.#log('debug', args);
+  }
+  trace(...args: LogArguments) {
+    this.#log('trace', args);
+  }
+  silent() {}
+  isLevelEnabled(level: string): boolean {
+    return (this.#child ?? this.#parent).isLevelEnabled(level);
+  }
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger {
+    return this.#logger().child(bindings, options);
+  }
+}
+
+/**
+ * Fastify's `childLoggerFactory`: the per-request logger. Options (a route's own log level or
+ * serializers) need a real child at once; without them the child waits until something logs.
+ */
+export function requestLogger(
+  parent: Logger,
+  bindings: pino.Bindings,
+  options: pino.ChildLoggerOptions,
+): Logger {
+  if (options.level !== undefined || options.serializers !== undefined)
+    return parent.child(bindings, options);
+  return new RequestLogger(parent, bindings) as unknown as Logger;
+}

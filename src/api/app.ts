@@ -15,7 +15,7 @@ import { AppError } from '../domain/errors.js';
 import { redactSecrets } from '../domain/redact.js';
 import { createCodeHosts } from '../hosts/index.js';
 import type { CodeHosts } from '../hosts/types.js';
-import type { Logger } from '../log.js';
+import { type Logger, requestLogger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { dashboard } from '../web/dashboard.js';
 import { authenticate } from './auth.js';
@@ -43,6 +43,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 class OneLinePerRequest extends LogController {
   override incomingRequest() {}
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    // Polling makes successful reads the bulk of traffic and the least news; they log at debug.
+    const quiet = !error && reply.statusCode < 400 && (request.method === 'GET' || request.method === 'HEAD');
+    // Building the line (and redacting its URL) costs more than the check, and debug is usually off.
+    if (quiet && !(reply.log as Logger).isLevelEnabled('debug')) return;
     const line = {
       method: request.method,
       url: redactSecrets(request.url),
@@ -50,9 +54,7 @@ class OneLinePerRequest extends LogController {
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    // Polling makes successful reads the bulk of traffic and the least news; they log at debug.
-    else if (reply.statusCode < 400 && (request.method === 'GET' || request.method === 'HEAD'))
-      reply.log.debug(line, 'request completed');
+    else if (quiet) reply.log.debug(line, 'request completed');
     else reply.log.info(line, 'request completed');
   }
 }
@@ -79,6 +81,8 @@ export async function buildApp({
     trustProxy: config.trustProxy,
     genReqId: requestIds(),
     logController: new OneLinePerRequest(),
+    childLoggerFactory: (parent, bindings, options) =>
+      requestLogger(parent as Logger, bindings, options) as FastifyBaseLogger,
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
 

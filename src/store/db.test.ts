@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Db, openDb } from './db.js';
+
+describe('SQLite reads on the read-only connection', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-db-'));
+  const file = path.join(dir, 'test.db');
+  let db: Db;
+  let direct: SqliteDatabase.Database;
+
+  beforeAll(() => {
+    direct = new SqliteDatabase(file);
+    direct.pragma('journal_mode = WAL');
+    direct.exec('create table t (id text primary key, n integer, note text, r real, b blob)');
+    const insert = direct.prepare('insert into t values (?, ?, ?, ?, ?)');
+    insert.run('a', 0, 'plain', 0.1 + 0.2, Buffer.from([0, 1, 2]));
+    insert.run('b', -9007199254740991, 'quote " backslash \\ tab \t newline \n nul \0 end', 1e300, null);
+    insert.run('c', 9007199254740991, 'ünïcödé 😀 \u2028 \u001f', -0.5, null);
+    insert.run('d', null, null, null, null);
+    insert.run('e', 42, '', 3, Buffer.alloc(0));
+    db = openDb({ url: `sqlite:${file}` });
+  });
+  afterAll(async () => {
+    await db.close();
+    direct.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('returns what better-sqlite3 returns, for TEXT and INTEGER columns (read as JSON)', () => {
+    const text = 'select "id", "n", "note" from "t" where "id" >= ? order by "id"';
+    expect(db.readRows?.(text, ['a'])).toEqual(direct.prepare(text).all('a'));
+    expect(db.readRows?.(text, ['z'])).toEqual([]);
+  });
+
+  it('returns what better-sqlite3 returns, for REAL and BLOB columns (read raw)', () => {
+    const text = 'select * from "t" where "id" >= ? order by "id"';
+    expect(db.readRows?.(text, ['a'])).toEqual(direct.prepare(text).all('a'));
+  });
+
+  it('reads computed and repeated columns raw', () => {
+    const text = 'select "id", "id", count(*) as "count" from "t" where "id" = ?';
+    const statement = direct.prepare(text).raw(true);
+    const [values] = statement.all('a') as unknown[][];
+    expect(db.readRows?.(text, ['a'])).toEqual([{ id: values?.[1], count: values?.[2] }]);
+  });
+});
