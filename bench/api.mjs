@@ -15,6 +15,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { firstLine } from './processes.mjs';
+import { machine, printTable } from './table.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -168,9 +169,10 @@ if (database) {
 
 const bareGet = rows[0].rps;
 const barePost = rows[1].rps;
-const table = [
+console.log(`\n${CONNECTIONS} connections, ${DURATION} s per run, ${machine()}`);
+printTable(
   ['run', 'req/s', 'p50 ms', 'p99 ms', 'vs bare', '2xx', 'errors'],
-  ...rows.map((row) => [
+  rows.map((row) => [
     row.label,
     row.rps.toFixed(0),
     String(row.p50),
@@ -181,12 +183,4 @@ const table = [
     String(row.ok),
     String(row.bad),
   ]),
-];
-const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
-const line = (r) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-console.log(
-  `\n${CONNECTIONS} connections, ${DURATION} s per run, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`,
 );
-console.log(line(table[0]));
-console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-for (const row of table.slice(1)) console.log(line(row));
