@@ -7,8 +7,11 @@
  * Pushing a job branch into a working copy is safe: git refuses to update the branch checked out
  * there, and job branches are never that branch.
  */
+import { fileURLToPath } from 'node:url';
+import { runGit } from '../git/run.js';
+import type { Project } from '../store/projects.js';
 import type { PullRequestQueries } from '../store/pull-requests.js';
-import type { CodeHost, PullRequestInput, PullRequestLink } from './types.js';
+import type { CodeHost, HostCheck, PullRequestInput, PullRequestLink } from './types.js';
 
 export interface LocalHostOptions {
   pullRequests: PullRequestQueries;
@@ -21,9 +24,64 @@ export function localPullRequestUrl(publicUrl: string, projectId: string, number
   return `${publicUrl}/ui/projects/${encodeURIComponent(projectId)}/pulls/${number}`;
 }
 
+/** git's answer in the repository, or null when it refuses. */
+async function git(cwd: string, ...args: string[]): Promise<string | null> {
+  try {
+    return (await runGit(args, { cwd, timeoutMs: 10_000 })).stdout.toString('utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What a local project needs: a git repository at its path, its base branch, and for `push`
+ * projects a repository that accepts a push to the base. Merging from the dashboard is refused while
+ * the base is checked out in a working copy; that is said, but it is not a failure.
+ */
+async function checkLocal(project: Project): Promise<HostCheck[]> {
+  const cwd = project.repository.startsWith('file://')
+    ? fileURLToPath(project.repository)
+    : project.repository;
+  if ((await git(cwd, 'rev-parse', '--git-dir')) === null)
+    return [{ name: 'read', ok: false, detail: `${cwd} is not a git repository this server can read.` }];
+  const checks: HostCheck[] = [{ name: 'read', ok: true, detail: `${cwd} is a git repository.` }];
+  const base = `refs/heads/${project.baseBranch}`;
+  const hasBase = (await git(cwd, 'rev-parse', '--verify', '--quiet', `${base}^{commit}`)) !== null;
+  checks.push({
+    name: 'base',
+    ok: hasBase,
+    detail: hasBase
+      ? `The base branch ${project.baseBranch} exists.`
+      : `There is no branch ${project.baseBranch}: create it, or change the project's base branch.`,
+  });
+  const worktrees = (await git(cwd, 'worktree', 'list', '--porcelain')) ?? '';
+  const checkedOut = worktrees.split('\n').includes(`branch ${base}`);
+  if (project.publish === 'push' && checkedOut) {
+    const mode = await git(cwd, 'config', '--get', 'receive.denyCurrentBranch');
+    checks.push({
+      name: 'push',
+      ok: mode === 'updateInstead',
+      detail:
+        mode === 'updateInstead'
+          ? 'Pushes to the checked-out base update the working copy (receive.denyCurrentBranch=updateInstead).'
+          : `${project.baseBranch} is checked out here, so git refuses pushes to it: run \`git config receive.denyCurrentBranch updateInstead\` in ${cwd}, or use a bare repository.`,
+    });
+  } else if (project.publish === 'pull_request') {
+    checks.push({
+      name: 'pull_request',
+      ok: true,
+      detail: checkedOut
+        ? `Pull requests open here; merge them with git in the working copy, since ${project.baseBranch} is checked out there (the dashboard only merges into a base no working copy has checked out).`
+        : 'Pull requests open here and can be merged from the dashboard.',
+    });
+  }
+  return checks;
+}
+
 export function createLocalHost(options: LocalHostOptions): CodeHost {
   return {
     kind: 'local',
+    check: checkLocal,
     // A local repository needs no credentials.
     gitEnv: async () => ({}),
     async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink> {
