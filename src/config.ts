@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -19,7 +20,11 @@ export interface Config {
   providerKeys: { anthropic: string | null; openai: string | null; openaiCompatible: string | null };
   openaiCompatibleBaseUrl: string | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  trustProxy: boolean;
+  /**
+   * Which proxies' X-Forwarded-For to believe (Fastify's `trustProxy`): none (false), any (true),
+   * or the proxies at these addresses or CIDR ranges.
+   */
+  trustProxy: boolean | string[];
   limits: {
     /** Creates plus follow-ups per project per hour. */
     requestsPerHour: number;
@@ -79,6 +84,36 @@ const boolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
+/** A proxy address or CIDR range: 10.0.0.1, 10.0.0.0/8, ::1, fd00::/8. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * `true`/`false`, or the proxies' addresses. With `true`, a client that reaches the service
+ * without the proxy can name its own address in X-Forwarded-For; a list believes only those
+ * proxies. (Fastify 5 no longer honours a hop count: it cannot check the nearest peer.)
+ */
+const trustProxy = z.string().transform((value, context) => {
+  const text = value.trim();
+  if (/^(true|yes|1)$/i.test(text)) return true;
+  if (/^(false|no|0|)$/i.test(text)) return false;
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.length > 0 && entries.every(isAddressOrRange)) return entries;
+  context.addIssue({
+    code: 'custom',
+    message: 'must be true, false, or the proxies’ addresses or CIDR ranges, comma-separated',
+  });
+  return z.NEVER;
+});
+
 const modelId = z
   .string()
   .regex(
@@ -114,7 +149,7 @@ const schema = z.object({
   OPENAI_COMPATIBLE_BASE_URL: optionalString.pipe(httpUrl.optional()),
   OPENAI_COMPATIBLE_API_KEY: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  AGENTJOBS_TRUST_PROXY: boolean.default(false),
+  AGENTJOBS_TRUST_PROXY: trustProxy.default(false),
   AGENTJOBS_RATE_LIMIT_PER_HOUR: integer(1, 10_000_000).default(100),
   AGENTJOBS_MAX_ACTIVE_JOBS: integer(0, 1_000_000).default(100),
   AGENTJOBS_MAX_PROMPT_CHARS: integer(1, 1_000_000).default(32_000),

@@ -160,3 +160,40 @@ describe('dashboard without a session (sqlite)', () => {
     return createSecretBox(ensureSecretKey(loadConfig({ AGENTJOBS_DATA_DIR: '/tmp/agentjobs-unused' })));
   }
 });
+
+describe('sign-in limit behind a proxy (sqlite)', () => {
+  it('believes X-Forwarded-For only from the listed proxy', async () => {
+    const t = await startTestApp('sqlite', { AGENTJOBS_TRUST_PROXY: '10.0.0.1' });
+    try {
+      await ensureAdminPassword(t.store, PASSWORD);
+      const attempt = async (remoteAddress: string, forwardedFor: string) => {
+        const form = await t.app.inject({ url: '/ui/sign-in', remoteAddress });
+        const token = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
+        const cookie = [form.headers['set-cookie']]
+          .flat()
+          .map((c) => String(c).split(';')[0])
+          .join('; ');
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/ui/sign-in',
+          remoteAddress,
+          headers: {
+            cookie,
+            'x-forwarded-for': forwardedFor,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          payload: new URLSearchParams({ _csrf: token, password: 'wrong guess' }).toString(),
+        });
+        return response.statusCode;
+      };
+      // A client reaching the service directly cannot reset its budget by naming new addresses.
+      const direct: number[] = [];
+      for (let i = 0; i < 11; i++) direct.push(await attempt('203.0.113.9', `198.51.100.${i}`));
+      expect(direct).toEqual([...Array(10).fill(401), 429]);
+      // Through the trusted proxy, each forwarded client has a budget of its own.
+      expect(await attempt('10.0.0.1', '198.51.100.77')).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('AGENTJOBS_TRUST_PROXY', () => {
+  const trust = (value: string) => loadConfig({ AGENTJOBS_TRUST_PROXY: value }).trustProxy;
+
+  it('is off by default and takes true or false', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(trust('true')).toBe(true);
+    expect(trust('false')).toBe(false);
+  });
+
+  it('takes the proxies’ addresses and ranges', () => {
+    expect(trust('10.0.0.5')).toEqual(['10.0.0.5']);
+    expect(trust(' 10.0.0.0/8, fd00::/8 ,::1')).toEqual(['10.0.0.0/8', 'fd00::/8', '::1']);
+  });
+
+  it('refuses anything else with one line naming the variable', () => {
+    for (const value of ['2', 'maybe', '10.0.0.0/33', '300.1.1.1', 'fd00::/129', '10.0.0.1/8/9'])
+      expect(() => trust(value), value).toThrow(ConfigError);
+    expect(() => trust('proxy.internal')).toThrow(
+      /^AGENTJOBS_TRUST_PROXY: must be true, false, or the proxies/,
+    );
+  });
+});
+
+describe('AGENTJOBS_SESSION_HOURS', () => {
+  it('defaults to 12 hours and refuses zero', () => {
+    expect(loadConfig({}).dashboard.sessionMs).toBe(12 * 3_600_000);
+    expect(loadConfig({ AGENTJOBS_SESSION_HOURS: '1' }).dashboard.sessionMs).toBe(3_600_000);
+    expect(() => loadConfig({ AGENTJOBS_SESSION_HOURS: '0' })).toThrow(/^AGENTJOBS_SESSION_HOURS:/);
+  });
+
+  it('never echoes an admin password it refuses', () => {
+    expect(() => loadConfig({ AGENTJOBS_ADMIN_PASSWORD: 'short' })).toThrow(
+      /^AGENTJOBS_ADMIN_PASSWORD: must be at least 8 characters$/,
+    );
+  });
+});
