@@ -4,10 +4,9 @@ import { resolveModel } from './agent/models.js';
 import { buildApp } from './api/app.js';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { openDb } from './store/db.js';
-import { migrate } from './store/migrate.js';
+import { openStore } from './store/open.js';
 import { ensureSecretKey } from './store/secrets.js';
-import { createStore, type Store } from './store/store.js';
+import type { Store } from './store/store.js';
 import { ensureAdminPassword } from './web/password.js';
 import type { ResolveModel, RunAgent } from './worker/agent-port.js';
 import { createWorker, type Worker } from './worker/worker.js';
@@ -42,19 +41,8 @@ export interface StartOptions {
 const realAgent: Agent = { runAgent, resolveModel };
 
 // Kept here for the callers that import it from the server module.
-export { ensureSecretKey };
-
-/** Opens the database and brings its schema up to date. */
-export async function openStore(config: Config): Promise<Store> {
-  const db = openDb({ url: config.databaseUrl });
-  try {
-    await migrate(db);
-  } catch (error) {
-    await db.close();
-    throw error;
-  }
-  return createStore(db);
-}
+// Kept here for the callers that import it from the server module.
+export { ensureSecretKey, openStore };
 
 /**
  * With PORT=0 (an ephemeral port) and no AGENTJOBS_PUBLIC_URL, the default public URL names port 0;

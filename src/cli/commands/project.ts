@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { CodeHostError, createCodeHosts, type HostCheck } from '../../hosts/index.js';
-import { checkHostSettings, ProjectSettingsError, resolveRepository } from '../../hosts/project-settings.js';
+import type { HostCheck } from '../../hosts/index.js';
 import {
   CODE_HOSTS,
   type CodeHostKind,
@@ -122,6 +121,10 @@ export function registerProjectCommands(program: Command) {
       const name = options.name.trim();
       if (!name) throw new CliError('--name must not be empty.');
       const hostSettings = hostSettingsOf(options);
+      // The code-host clients load only for the commands that need them (see commands/server.ts).
+      const { checkHostSettings, ProjectSettingsError, resolveRepository } = await import(
+        '../../hosts/project-settings.js'
+      );
       let repository: string;
       let detectedBase: string | null;
       try {
@@ -197,6 +200,7 @@ export function registerProjectCommands(program: Command) {
     .option('--json', 'machine-readable output')
     .action(async (id: string, options: OutputOptions) => {
       const config = loadConfig();
+      const { CodeHostError, createCodeHosts } = await import('../../hosts/index.js');
       const result = await withStore(async (store) => {
         const found = await requireProject(store, id);
         let checks: HostCheck[];

@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { startServer, startWorkerProcess } from '../../server.js';
-import { openDb } from '../../store/db.js';
-import { migrate } from '../../store/migrate.js';
 import { type OutputOptions, print } from '../output.js';
 
 type Role = 'serve' | 'api' | 'worker';
@@ -15,6 +12,9 @@ type Role = 'serve' | 'api' | 'worker';
 function runUntilSignal(role: Role) {
   return async () => {
     const config = loadConfig();
+    // The server (Fastify, the model SDKs, the code-host clients) loads only for the roles that run
+    // it, so the client commands of this CLI start in a fraction of the time.
+    const { startServer, startWorkerProcess } = await import('../../server.js');
     const running =
       role === 'worker'
         ? await startWorkerProcess(config)
@@ -64,6 +64,10 @@ export function registerServerCommands(program: Command) {
     .option('--json', 'machine-readable output')
     .action(async (options: OutputOptions) => {
       const config = loadConfig();
+      const [{ openDb }, { migrate }] = await Promise.all([
+        import('../../store/db.js'),
+        import('../../store/migrate.js'),
+      ]);
       const db = openDb({ url: config.databaseUrl });
       try {
         const applied = await migrate(db);
