@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Config } from '../config.js';
+import type { Project } from '../store/projects.js';
 import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
 import { createGiteaHost } from './gitea.js';
@@ -13,7 +14,7 @@ import type { GithubRetryOptions } from './github-client.js';
 import { createGitlabHost } from './gitlab.js';
 import type { HostRetryOptions } from './http.js';
 import { createLocalHost } from './local.js';
-import { type CodeHost, CodeHostError, type CodeHosts } from './types.js';
+import { type CodeHost, CodeHostError, type CodeHosts, type HostCheck } from './types.js';
 
 export { createGiteaHost, giteaTarget } from './gitea.js';
 export { createGithubHost, githubTarget } from './github.js';
@@ -63,4 +64,21 @@ export function createCodeHosts(options: CodeHostsOptions): CodeHosts {
     if (!host) throw new CodeHostError(`The ${kind} code host is not supported by this server yet.`);
     return host;
   };
+}
+
+/**
+ * What the project's host finds about its credentials and repository (`agentjobs project check`,
+ * the dashboard's "Check access"). A refusal before any check could run (no token, settings that
+ * do not parse, a host this server lacks) is itself the finding.
+ */
+export async function checkProject(hosts: CodeHosts, project: Project): Promise<HostCheck[]> {
+  try {
+    const host = hosts(project.host);
+    return host.check
+      ? await host.check(project)
+      : [{ name: 'host', ok: true, detail: `The ${project.host} host has nothing to check.` }];
+  } catch (error) {
+    if (!(error instanceof CodeHostError)) throw error;
+    return [{ name: 'credentials', ok: false, detail: error.message }];
+  }
 }

@@ -27,13 +27,21 @@ export interface SecretBox {
 }
 
 /**
+ * 32 bytes for one purpose, derived (HKDF-SHA256) from the server's secret key: each use of the
+ * secret key gets key material of its own.
+ */
+export function deriveKey(secretKey: string, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secretKey, 'agentjobs', purpose, 32));
+}
+
+/**
  * A box keyed from the server's secret key. The key string (32 random bytes in base64url, or the
  * operator's `AGENTJOBS_SECRET_KEY` of any form) goes through HKDF-SHA256, so whatever its shape the
  * cipher gets 32 uniform bytes, and this purpose gets a key of its own.
  */
 export function createSecretBox(secretKey: string): SecretBox {
   if (secretKey.length < 32) throw new SecretError('The secret key must be at least 32 characters.');
-  const key = Buffer.from(hkdfSync('sha256', secretKey, 'agentjobs', 'code-host-token v1', 32));
+  const key = deriveKey(secretKey, 'code-host-token v1');
   return {
     seal(plaintext, context) {
       const iv = randomBytes(IV_BYTES);

@@ -1,4 +1,3 @@
-import { hkdfSync } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
@@ -9,7 +8,7 @@ import type { Config } from '../config.js';
 import { redactSecrets } from '../domain/redact.js';
 import type { CodeHosts } from '../hosts/types.js';
 import type { AdminSession } from '../store/admin.js';
-import { ensureSecretKey } from '../store/secrets.js';
+import { deriveKey, ensureSecretKey } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
 import { assetRoutes } from './assets.js';
 import { type Html, html, page } from './html.js';
@@ -58,9 +57,7 @@ export const cookieOptions = {
  * process can be posted to another. Derived, so the two uses never share key material.
  */
 function csrfKey(config: Config): string {
-  return Buffer.from(
-    hkdfSync('sha256', ensureSecretKey(config), 'agentjobs', 'dashboard csrf v1', 32),
-  ).toString('base64url');
+  return deriveKey(ensureSecretKey(config), 'dashboard csrf v1').toString('base64url');
 }
 
 /** A token for the forms of this response, bound to the session (or to "signed out"). */

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { CodeHostError, type HostCheck } from '../hosts/index.js';
+import { checkProject, type HostCheck } from '../hosts/index.js';
 import { CODE_HOSTS, type NewProject, type Project, PUBLISH_MODES } from '../store/projects.js';
 import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
@@ -227,17 +227,7 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
 
   app.post('/projects/:projectId/check', { schema: { hide: true } }, async (request, reply) => {
     const project = await projectOf(store, request);
-    let checks: HostCheck[];
-    try {
-      const host = hosts(project.host);
-      checks = host.check
-        ? await host.check(project)
-        : [{ name: 'host', ok: true, detail: `The ${project.host} host has nothing to check.` }];
-    } catch (error) {
-      if (!(error instanceof CodeHostError)) throw error;
-      checks = [{ name: 'credentials', ok: false, detail: error.message }];
-    }
-    return settingsPage(request, reply, project, { checks });
+    return settingsPage(request, reply, project, { checks: await checkProject(hosts, project) });
   });
 };
 

@@ -6,10 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Job } from '../../src/domain/job.js';
 import { openDb } from '../../src/store/db.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { git } from '../support/e2e.js';
+import { git, jobApi } from '../support/e2e.js';
 import { type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 import { hasChromium, launch, screenshot } from './chromium.js';
@@ -65,17 +64,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const api = async (method: 'GET' | 'POST', url: string, body?: unknown, withKey = key) => {
-    const response = await fetch(`${server.url}/v2/agent/${projectId}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${withKey}`,
-        ...(body ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, body: (await response.json()) as Job & { code?: string } };
-  };
+  const { call: api } = jobApi(() => ({ url: server.url, projectId, key }));
 
   it('refuses a wrong password, then signs in', async () => {
     await page.goto(`${server.url}/ui`);
@@ -140,7 +129,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     ]);
     const created = await api('POST', '/job', { prompt: 'Add an FAQ page' });
     expect(created.status).toBe(201);
-    jobId = created.body.id;
+    jobId = created.job.id;
 
     await page.goto(`${server.url}/ui/projects/${projectId}/jobs`);
     await page.getByRole('link', { name: 'Add an FAQ page' }).click();

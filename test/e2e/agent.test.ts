@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
-import { createProjectAndKey, dashboardCookie, git } from '../support/e2e.js';
+import { createProjectAndKey, dashboardCookie, git, jobApi } from '../support/e2e.js';
 import { type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 
@@ -54,24 +54,7 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const api = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
-    const response = await fetch(`${server.url}/v2/agent/${projectId}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, job: (await response.json()) as Job };
-  };
-  const waitUntil = async (jobId: string, done: (job: Job) => boolean, timeoutMs = 20_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const { job } = await api('GET', `/job/${jobId}`);
-      if (done(job)) return job;
-      if (Date.now() > deadline)
-        throw new Error(`job still ${job.status}/${job.phase}: ${JSON.stringify(job)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
+  const { call: api, waitUntil } = jobApi(() => ({ url: server.url, projectId, key }));
   const finished = (job: Job) => job.status !== 'active';
 
   it('runs a job to a pull request holding exactly the scripted change', async () => {

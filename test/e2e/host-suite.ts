@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
+import { jobApi } from '../support/e2e.js';
 import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
 import type { E2eDouble, E2eHost } from '../support/host-e2e.js';
 import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
@@ -110,31 +111,16 @@ export function hostEndToEnd(host: E2eHost): void {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    const api = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
-      const response = await fetch(`${server.url}/v2/agent/${projectId}${url}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      return (await response.json()) as Job;
-    };
-    const waitUntil = async (jobId: string, done: (job: Job) => boolean, timeoutMs = 30_000) => {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const job = await api('GET', `/job/${jobId}`);
-        if (done(job)) return job;
-        if (Date.now() > deadline)
-          throw new Error(`job still ${job.status}/${job.phase}: ${JSON.stringify(job)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
+    const { call: api, waitUntil } = jobApi(() => ({ url: server.url, projectId, key }), {
+      timeoutMs: 30_000,
+    });
     const finished = (job: Job) => job.status !== 'active';
     const writes = (file: string, text: string) => [
       { toolCalls: [{ name: 'write_file', input: { path: file, content: text } }] },
       { text: `Add ${file}` },
     ];
     const createJob = async (prompt: string) => {
-      const created = await api('POST', '/job', { prompt });
+      const { job: created } = await api('POST', '/job', { prompt });
       jobs.push(created.id);
       return created;
     };

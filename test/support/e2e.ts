@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import type { Job } from '../../src/domain/job.js';
 import { runCli } from './processes.js';
 
 /** Runs git in `repo` and returns its trimmed output; throws when git fails. */
@@ -43,4 +44,42 @@ export async function dashboardCookie(baseUrl: string, password: string): Promis
   const session = cookiesOf(signedIn).find((c) => c.startsWith('agentjobs_session='));
   if (signedIn.status !== 303 || !session) throw new Error(`sign-in failed with ${signedIn.status}`);
   return [...csrfCookies, session].join('; ');
+}
+
+/** Where a test's jobs live; read when a call is made, since suites fill it in `beforeAll`. */
+export interface JobTarget {
+  url: string;
+  projectId: string;
+  key: string;
+}
+
+/**
+ * The v2 job API of a running server, as a client sees it: `call` answers the status and the
+ * body, `waitUntil` polls a job until `done` holds (or throws with the job as it last was).
+ */
+export function jobApi(target: () => JobTarget, options: { timeoutMs?: number } = {}) {
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const { url, projectId, key } = target();
+    const response = await fetch(`${url}/v2/agent/${projectId}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, job: (await response.json()) as Job };
+  };
+  const waitUntil = async (
+    jobId: string,
+    done: (job: Job) => boolean,
+    timeoutMs = options.timeoutMs ?? 20_000,
+  ) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { job } = await call('GET', `/job/${jobId}`);
+      if (done(job)) return job;
+      if (Date.now() > deadline)
+        throw new Error(`job still ${job.status}/${job.phase}: ${JSON.stringify(job)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  return { call, waitUntil };
 }

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import type { HostCheck } from '../../hosts/index.js';
 import {
   CODE_HOSTS,
   type CodeHostKind,
@@ -200,20 +199,10 @@ export function registerProjectCommands(program: Command) {
     .option('--json', 'machine-readable output')
     .action(async (id: string, options: OutputOptions) => {
       const config = loadConfig();
-      const { CodeHostError, createCodeHosts } = await import('../../hosts/index.js');
+      const { checkProject, createCodeHosts } = await import('../../hosts/index.js');
       const result = await withStore(async (store) => {
         const found = await requireProject(store, id);
-        let checks: HostCheck[];
-        try {
-          const host = createCodeHosts({ config, store })(found.host);
-          checks = host.check
-            ? await host.check(found)
-            : [{ name: 'host', ok: true, detail: `The ${found.host} host has nothing to check.` }];
-        } catch (error) {
-          // No token, settings that do not parse, a host this server lacks: that is the finding.
-          if (!(error instanceof CodeHostError)) throw error;
-          checks = [{ name: 'credentials', ok: false, detail: error.message }];
-        }
+        const checks = await checkProject(createCodeHosts({ config, store }), found);
         return { projectId: found.id, host: found.host, ok: checks.every((check) => check.ok), checks };
       });
       print(options, result, () =>
