@@ -1,6 +1,7 @@
 // Throughput and latency of the API, measured against the runtime's own limit.
 //
-//   npm run bench:api            (BENCH_DURATION=10 seconds per run, BENCH_CONNECTIONS=50)
+//   npm run bench:api            (BENCH_DURATION=10 seconds per run after BENCH_WARMUP=3 seconds
+//                                 of unmeasured load, BENCH_CONNECTIONS=50)
 //
 // Starts, one at a time: a bare node:http server that answers a fixed job JSON (what Node itself
 // can do on this machine), Fastify alone answering the same JSON (the framework's floor), then the
@@ -19,6 +20,7 @@ import { machine, printTable } from './table.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CLI = path.resolve('dist/cli/main.js');
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -96,6 +98,9 @@ async function startAgentjobs(databaseUrl) {
 }
 
 async function drive(label, options) {
+  // V8 compiles a server's hot paths over its first seconds under load; without a warm-up the
+  // average of a 10 s run would count them, and count them more for servers with more code.
+  await autocannon({ connections: CONNECTIONS, duration: WARMUP, ...options });
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...options });
   const ok = result['2xx'];
   const bad = result.non2xx + result.errors + result.timeouts;
@@ -169,7 +174,7 @@ if (database) {
 
 const bareGet = rows[0].rps;
 const barePost = rows[1].rps;
-console.log(`\n${CONNECTIONS} connections, ${DURATION} s per run, ${machine()}`);
+console.log(`\n${CONNECTIONS} connections, ${DURATION} s per run after ${WARMUP} s of warm-up, ${machine()}`);
 printTable(
   ['run', 'req/s', 'p50 ms', 'p99 ms', 'vs bare', '2xx', 'errors'],
   rows.map((row) => [

@@ -73,8 +73,20 @@ const wellFormed = new Set<string>();
  * Authenticates a `/v2/agent/{projectId}/…` request: a well-formed, known, live key of this
  * project, used from an allowed address, with the scope the method needs. 401 when the key
  * itself is missing or not good; 403 when a good key may not do this.
+ *
+ * Returns the key at once when its record is in the lookup cache, which is every request of a
+ * client after its first, and a promise otherwise. Waiting on a promise that is already settled
+ * would still cost every request a few turns of the microtask queue.
  */
-export async function authenticate(store: Store, request: FastifyRequest): Promise<ApiKey> {
+export function authenticate(store: Store, request: FastifyRequest): ApiKey | Promise<ApiKey> {
+  const digest = presentedDigest(request);
+  const cached = store.apiKeys.cachedByHash(digest);
+  if (cached) return admit(store, request, cached, digest);
+  return store.apiKeys.findByHash(digest).then((key) => admit(store, request, key, digest));
+}
+
+/** The digest of the key in the Authorization header; throws 401 when there is no good one. */
+function presentedDigest(request: FastifyRequest): string {
   const header = request.headers.authorization;
   if (!header) throw unauthorized('Missing API key: send Authorization: Bearer <key>.');
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
@@ -86,8 +98,16 @@ export async function authenticate(store: Store, request: FastifyRequest): Promi
     if (wellFormed.size >= 10_000) wellFormed.clear();
     wellFormed.add(digest);
   }
+  return digest;
+}
 
-  const key = await store.apiKeys.findByHash(digest);
+/** The checks on the looked-up record; a promise only on the way to a 403 or 404. */
+function admit(
+  store: Store,
+  request: FastifyRequest,
+  key: ApiKeyWithHash | undefined,
+  digest: string,
+): ApiKey | Promise<never> {
   // The lookup is by hash, so timing says nothing about the key; the comparison is constant-time anyway.
   if (!key || !sameHash(key.keyHash, digest)) throw unauthorized('The API key is not valid.');
   if (key.revokedAt) throw unauthorized('The API key has been revoked.');
@@ -96,11 +116,7 @@ export async function authenticate(store: Store, request: FastifyRequest): Promi
   }
 
   const { projectId } = request.params as { projectId?: string };
-  if (projectId !== undefined && projectId !== key.projectId) {
-    const project = await store.projects.get(projectId);
-    if (!project) throw new AppError('project_not_found', `No project ${projectId}.`);
-    throw new AppError('forbidden', 'This API key belongs to another project.');
-  }
+  if (projectId !== undefined && projectId !== key.projectId) return otherProject(store, projectId);
   if (key.ipAllowlist && !allowlistAdmits(key.ipAllowlist, request.ip)) {
     throw new AppError('forbidden', `This API key may not be used from ${request.ip}.`);
   }
@@ -114,4 +130,11 @@ export async function authenticate(store: Store, request: FastifyRequest): Promi
     .touch(publicKey)
     .catch((error) => request.log.warn({ err: error }, 'could not record key use'));
   return publicKey;
+}
+
+/** A good key used on another project's path: 404 when there is no such project, else 403. */
+async function otherProject(store: Store, projectId: string): Promise<never> {
+  const project = await store.projects.get(projectId);
+  if (!project) throw new AppError('project_not_found', `No project ${projectId}.`);
+  throw new AppError('forbidden', 'This API key belongs to another project.');
 }

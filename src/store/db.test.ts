@@ -2,8 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDb } from './db.js';
+
+/** Resolves after the current turn of the event loop, when the reader's snapshot has ended. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('SQLite reads on the read-only connection', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-db-'));
@@ -38,6 +42,39 @@ describe('SQLite reads on the read-only connection', () => {
   it('returns what better-sqlite3 returns, for REAL and BLOB columns (read raw)', () => {
     const text = 'select * from "t" where "id" >= ? order by "id"';
     expect(db.readRows?.(text, ['a'])).toEqual(direct.prepare(text).all('a'));
+  });
+
+  it('gives back the same frozen row while the row is unchanged, and a new one once it changes', async () => {
+    const text = 'select "id", "note" from "t" where "id" = ?';
+    const [first] = db.readRows?.(text, ['e']) ?? [];
+    const [again] = db.readRows?.(text, ['e']) ?? [];
+    expect(again).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    await nextTurn();
+    direct.prepare('update t set note = ? where id = ?').run('changed', 'e');
+    await nextTurn();
+    const [changed] = db.readRows?.(text, ['e']) ?? [];
+    expect(changed).toEqual({ id: 'e', note: 'changed' });
+    expect(changed).not.toBe(first);
+  });
+
+  it("shares one snapshot per turn of the event loop; the next turn sees another process's write", async () => {
+    const text = 'select "note" from "t" where "id" = ?';
+    await nextTurn();
+    expect(db.readRows?.(text, ['d'])).toEqual([{ note: null }]);
+    // `direct` stands for another process: its write commits, but this turn's snapshot predates it.
+    direct.prepare('update t set note = ? where id = ?').run('elsewhere', 'd');
+    expect(db.readRows?.(text, ['d'])).toEqual([{ note: null }]);
+    await nextTurn();
+    expect(db.readRows?.(text, ['d'])).toEqual([{ note: 'elsewhere' }]);
+  });
+
+  it("ends the turn's snapshot when this process writes, so the next read sees the write", async () => {
+    const text = 'select "note" from "t" where "id" = ?';
+    await nextTurn();
+    expect(db.readRows?.(text, ['d'])).toEqual([{ note: 'elsewhere' }]);
+    await sql`update t set note = ${'mine'} where id = ${'d'}`.execute(db.kysely);
+    expect(db.readRows?.(text, ['d'])).toEqual([{ note: 'mine' }]);
   });
 
   it('reads computed and repeated columns raw', () => {

@@ -86,6 +86,27 @@ export function toJob(row: JobRow): Job {
   };
 }
 
+// Jobs made from shared (frozen) rows: an unchanged row gives back the same frozen job.
+const sharedJobs = new WeakMap<JobRow, Job>();
+
+/**
+ * The job of a row. A frozen row comes from `precompile`'s reuse of unchanged rows, so its job is
+ * made once and frozen too, and the API's serializer keeps its JSON (see `buildApp`).
+ */
+function sharedJob(row: JobRow): Job {
+  if (!Object.isFrozen(row)) return toJob(row);
+  let job = sharedJobs.get(row);
+  if (!job) {
+    job = toJob(row);
+    Object.freeze(job.source);
+    Object.freeze(job.usage);
+    if (job.error) Object.freeze(job.error);
+    Object.freeze(job);
+    sharedJobs.set(row, job);
+  }
+  return job;
+}
+
 /**
  * Reads a job inside a write transaction, locked on PostgreSQL so that a worker completing it at
  * the same moment waits (or is waited for) instead of racing a follow-up or an archive. SQLite's
@@ -165,7 +186,7 @@ export function jobQueries(db: Db) {
 
     async get(projectId: string, jobId: string): Promise<Job | undefined> {
       const [row] = await selectJob(jobId, projectId);
-      return row && toJob(row);
+      return row && sharedJob(row);
     },
 
     /** Newest first. Returns up to `limit + 1` rows' worth of knowledge: the page and whether more exist. */

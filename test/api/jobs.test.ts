@@ -71,9 +71,13 @@ describe.each(testDialects())('jobs API on %s', (dialect) => {
     expect(followed.statusCode).toBe(200);
     expect(followed.json().status).toBe('active');
 
+    // Polled twice unchanged (the second answer may come from the kept JSON), then after a change.
+    const polled = await call('GET', `${base()}/${job.id}`);
+    expect((await call('GET', `${base()}/${job.id}`)).body).toBe(polled.body);
     const archived = await call('POST', `${base()}/${job.id}/archive`);
     expect(archived.statusCode).toBe(200);
     expect(archived.json()).toMatchObject({ status: 'archived', phase: null });
+    expect((await call('GET', `${base()}/${job.id}`)).json()).toEqual(archived.json());
     const again = await call('POST', `${base()}/${job.id}/archive`, {});
     expect(again.json()).toEqual(archived.json());
 
