@@ -158,6 +158,24 @@ describe.each(testDialects())('store on %s', (dialect) => {
     expect(await t.store.apiKeys.revoke(project.id, 'missing')).toBe(false);
   });
 
+  it("records a key's last use at most once a minute", async () => {
+    const record = await t.store.apiKeys.create({
+      projectId: project.id,
+      key: generateKey(),
+      name: 'poller',
+      scopes: ['read'],
+    });
+    const lastUsed = async () =>
+      (await t.store.apiKeys.list(project.id)).find((k) => k.id === record.id)?.lastUsedAt;
+    const start = Date.parse('2026-11-23T10:00:00.000Z');
+    await t.store.apiKeys.touch(record, start);
+    expect(await lastUsed()).toBe('2026-11-23T10:00:00.000Z');
+    expect(t.store.apiKeys.touch(record, start + 59_000)).toBeUndefined();
+    expect(await lastUsed()).toBe('2026-11-23T10:00:00.000Z');
+    await t.store.apiKeys.touch(record, start + 60_000);
+    expect(await lastUsed()).toBe('2026-11-23T10:01:00.000Z');
+  });
+
   it('reserves idempotency keys: reserved, in flight, mismatch, done', async () => {
     const key = `k-${Date.now()}`;
     expect(await t.store.idempotency.reserve(project.id, key, 'h1')).toEqual({ state: 'reserved' });

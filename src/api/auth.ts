@@ -128,7 +128,7 @@ function admit(
   const publicKey = withoutHash(key);
   store.apiKeys
     .touch(publicKey)
-    .catch((error) => request.log.warn({ err: error }, 'could not record key use'));
+    ?.catch((error) => request.log.warn({ err: error }, 'could not record key use'));
   return publicKey;
 }
 

@@ -137,18 +137,20 @@ export function apiKeyQueries(db: Db) {
 
     /**
      * Records use, at most once a minute per key. Every authenticated request calls this, so the
-     * check is one map read and a subtraction, with no date parsing.
+     * check is one map read and a subtraction, with no date parsing, and no promise is made when
+     * there is nothing to write: undefined then, else the write's promise.
      */
-    async touch(key: ApiKey, now = Date.now()): Promise<void> {
+    touch(key: ApiKey, now = Date.now()): Promise<void> | undefined {
       const last = touchedAt.get(key.id) ?? (key.lastUsedAt ? Date.parse(key.lastUsedAt) : 0);
-      if (now - last < TOUCH_INTERVAL_MS) return;
+      if (now - last < TOUCH_INTERVAL_MS) return undefined;
       if (touchedAt.size >= 10_000) touchedAt.clear();
       touchedAt.set(key.id, now);
-      await kysely
+      return kysely
         .updateTable('api_keys')
         .set({ last_used_at: new Date(now).toISOString() })
         .where('id', '=', key.id)
-        .execute();
+        .execute()
+        .then(() => undefined);
     },
   };
 }
