@@ -67,6 +67,10 @@ function requestIds() {
   return () => `req_${prefix}${(next++).toString(36)}`;
 }
 const HOUR_MS = 60 * 60 * 1000;
+
+/** `done(undefined)` would let a request through, so whatever was thrown becomes an Error. */
+const asError = (thrown: unknown) =>
+  thrown instanceof Error ? thrown : new Error(`Authentication failed: ${String(thrown)}`);
 const serialized = new WeakMap<object, string>();
 
 /** Builds the HTTP app without listening, so tests can `inject` into it. */
@@ -106,6 +110,7 @@ export async function buildApp({
   installErrorHandling(app);
 
   app.addHook('onRequest', (request, reply, done) => {
+    store.db.requestArrived?.();
     reply.header('x-request-id', request.id);
     done();
   });
@@ -214,16 +219,19 @@ export async function buildApp({
         }
         key = authenticate(store, request);
       } catch (error) {
-        return done(error as Error);
+        return done(asError(error));
       }
       if (!(key instanceof Promise)) {
         request.apiKey = key;
         return done();
       }
-      key.then((found) => {
-        request.apiKey = found;
-        done();
-      }, done);
+      key.then(
+        (found) => {
+          request.apiKey = found;
+          done();
+        },
+        (error) => done(asError(error)),
+      );
     });
     await v2.register(jobRoutes, { config, store });
     await v2.register(eventRoutes, { store });

@@ -77,6 +77,34 @@ describe('SQLite reads on the read-only connection', () => {
     expect(db.readRows?.(text, ['d'])).toEqual([{ note: 'mine' }]);
   });
 
+  it('ends a snapshot opened before a request arrived, and shares one among the requests of a turn', async () => {
+    const text = 'select "note" from "t" where "id" = ?';
+    await nextTurn();
+    // A timer's read opens the turn's snapshot; then another process commits; then a request arrives.
+    expect(db.readRows?.(text, ['c'])).toEqual([{ note: 'ünïcödé 😀 \u2028 \u001f' }]);
+    direct.prepare('update t set note = ? where id = ?').run('before the request', 'c');
+    db.requestArrived?.();
+    expect(db.readRows?.(text, ['c'])).toEqual([{ note: 'before the request' }]);
+    // Requests of the same poll phase arrived before it began, so they share that snapshot.
+    direct.prepare('update t set note = ? where id = ?').run('later', 'c');
+    db.requestArrived?.();
+    expect(db.readRows?.(text, ['c'])).toEqual([{ note: 'before the request' }]);
+    await nextTurn();
+    expect(db.readRows?.(text, ['c'])).toEqual([{ note: 'later' }]);
+  });
+
+  it('lets checkpoints complete when every turn reads before it writes, so the WAL stays small', async () => {
+    await sql`create table w (id integer primary key, body text)`.execute(db.kysely);
+    const body = 'x'.repeat(3000);
+    for (let i = 0; i < 3000; i++) {
+      db.readRows?.('select "note" from "t" where "id" = ?', ['a']);
+      await sql`insert into w (body) values (${body})`.execute(db.kysely);
+      await nextTurn();
+    }
+    // 3,000 rows of 3 KB are 9 MB; the WAL resets after each checkpoint of 1,000 pages (4 MiB).
+    expect(fs.statSync(`${file}-wal`).size).toBeLessThan(6 * 2 ** 20);
+  });
+
   it('reads computed and repeated columns raw', () => {
     const text = 'select "id", "id", count(*) as "count" from "t" where "id" = ?';
     const statement = direct.prepare(text).raw(true);

@@ -45,6 +45,11 @@ export interface Db {
    */
   readRows?: (text: string, parameters: readonly unknown[]) => unknown[];
   /**
+   * SQLite only: marks the arrival of a request, so that the reads that follow see every commit
+   * made before it (see `openReader`). The API calls it first thing for every request.
+   */
+  requestArrived?: () => void;
+  /**
    * Wakes the listeners of `channel` (in every process on PostgreSQL, in this process on SQLite).
    * Given the transaction of a `write` as `executor`, the notification goes out when it commits and
    * not at all when it rolls back (PostgreSQL `pg_notify` semantics, kept by hand on SQLite).
@@ -87,7 +92,7 @@ function openSqlite(file: string): Db {
   return {
     kysely,
     dialect: 'sqlite',
-    ...(reader ? { readRows: reader.rows } : {}),
+    ...(reader ? { readRows: reader.rows, requestArrived } : {}),
     // Kysely's SQLite driver holds one connection behind a mutex, so this connection is ours alone
     // until the callback ends.
     write: (fn) =>
@@ -122,20 +127,37 @@ function openSqlite(file: string): Db {
 /** The read-only connections of this process, so that a write can end their snapshots. */
 const readers = new Set<{ endSnapshot: () => void }>();
 
-/** Called after every statement on a main connection: reads after a write must see it. */
+/** Called before every statement on a main connection: reads after a write must see it. */
 function endReaderSnapshots(): void {
   for (const reader of readers) reader.endSnapshot();
+}
+
+/** Whether requests have arrived since the last check phase (`setImmediate`); see `openReader`. */
+let arriving = false;
+
+function requestArrived(): void {
+  if (arriving) return;
+  arriving = true;
+  endReaderSnapshots();
+  setImmediate(() => {
+    arriving = false;
+  });
 }
 
 /**
  * The read-only connection behind `readRows`. Each statement is prepared once, with the cheapest
  * way of turning its rows into objects (see `prepareRead`).
  *
- * Reads share one snapshot per turn of the event loop. A read transaction of its own costs each
- * read two `fcntl` lock calls on the WAL index plus SQLite's begin and end, about a third of a job
- * read under load; a turn serves every request whose bytes had arrived when it began, so they all
- * see the database as of then. The snapshot ends at `setImmediate` (the end of the turn), and at
- * once when this process writes, so a write is always visible to the reads that follow it.
+ * Reads share one snapshot (read transaction) per turn of the event loop. A read transaction of
+ * its own costs each read two `fcntl` lock calls on the WAL index plus SQLite's begin and end,
+ * about a third of a job read under load. What keeps the shared snapshot fresh enough:
+ * - it ends at `setImmediate`, the check phase that follows the poll phase;
+ * - it ends before every statement on this process's main connection, so a write is visible to
+ *   every read after it, and a commit never runs its checkpoint against our own open snapshot
+ *   (a checkpoint cannot pass a snapshot, and the WAL grows until one completes);
+ * - the first request of a poll phase ends a snapshot opened before it (by a timer, say), so
+ *   every request sees the commits made before it arrived: the requests of one poll phase all
+ *   arrived before the phase began, and so before any snapshot opened in it.
  */
 function openReader(file: string) {
   const database = new SqliteDatabase(file, { readonly: true });
@@ -146,7 +168,8 @@ function openReader(file: string) {
   const endSnapshot = () => {
     if (!inSnapshot) return;
     inSnapshot = false;
-    commit.run();
+    // A failed read (I/O error, corruption) can make SQLite roll the transaction back itself.
+    if (database.inTransaction) commit.run();
   };
   const statements = new Map<string, (parameters: readonly unknown[]) => unknown[]>();
   const rows = (text: string, parameters: readonly unknown[]) => {
@@ -248,7 +271,6 @@ class FairSqliteDriver extends SqliteDriver {
   }
 
   override async releaseConnection(): Promise<void> {
-    endReaderSnapshots();
     await super.releaseConnection();
     const next = this.#waiting.shift();
     // Handing over keeps #held true, so no newcomer can slip in between.
@@ -277,7 +299,9 @@ function withStatementCache(database: SqliteDatabase.Database, size = 500) {
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => database.close(),
+    // Kysely's driver prepares each statement right before it runs it.
     prepare(text: string): SqliteDatabase.Statement {
+      endReaderSnapshots();
       let statement = statements.get(text);
       if (!statement) {
         if (statements.size >= size) statements.clear();

@@ -1,3 +1,4 @@
+import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventListSchema, jobListSchema, jobSchema } from '../../src/api/schemas.js';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -64,6 +65,21 @@ describe.each(testDialects())('jobs API on %s', (dialect) => {
     const archived = jobListSchema.parse((await call('GET', `${base()}?status=archived`)).json());
     expect(archived.jobs.every((job) => job.status === 'archived')).toBe(true);
   });
+
+  it.runIf(dialect === 'sqlite')(
+    "answers a poll with what another process committed before the request, though this turn's reads began earlier",
+    async () => {
+      const job = (await call('POST', base(), { prompt: 'Watched from elsewhere' })).json();
+      await new Promise((resolve) => setImmediate(resolve));
+      // A read of this turn (as a timer's would) opens the turn's snapshot...
+      expect((await t.store.jobs.get(t.project.id, job.id))?.title).toBeNull();
+      // ...then another process (a worker) commits, and then the poll arrives.
+      const other = new SqliteDatabase(t.database.url.slice('sqlite:'.length));
+      other.prepare('update jobs set title = ? where id = ?').run('Set by the worker', job.id);
+      other.close();
+      expect((await call('GET', `${base()}/${job.id}`)).json().title).toBe('Set by the worker');
+    },
+  );
 
   it('takes follow-ups, archives once, refuses follow-ups after', async () => {
     const job = (await call('POST', base(), { prompt: 'First' })).json();
