@@ -1,5 +1,5 @@
 import { newId } from '../domain/ids.js';
-import type { Db } from './db.js';
+import { type Db, precompile } from './db.js';
 import type { ProjectRow } from './schema.js';
 import type { SecretBox } from './secrets.js';
 
@@ -63,6 +63,8 @@ export function toProject(row: ProjectRow): Project {
 
 export function projectQueries(db: Db) {
   const { kysely } = db;
+  // Every create and follow-up reads its project first.
+  const selectProject = precompile(db, (k) => k.selectFrom('projects').selectAll().where('id', '=', '?'));
   return {
     /** Creates a project; with `hostToken`, its token is sealed into the same row (one statement). */
     async create(input: NewProject, hostToken?: HostToken): Promise<Project> {
@@ -88,7 +90,7 @@ export function projectQueries(db: Db) {
     },
 
     async get(id: string): Promise<Project | undefined> {
-      const row = await kysely.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+      const [row] = await selectProject(id);
       return row && toProject(row);
     },
 
