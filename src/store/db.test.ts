@@ -4,7 +4,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Db, openDb } from './db.js';
+import { type Db, KEPT_RESULTS, openDb } from './db.js';
 
 /** Resolves after the current turn of the event loop, when the reader's snapshot has ended. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -103,6 +103,36 @@ describe('SQLite reads on the read-only connection', () => {
     }
     // 3,000 rows of 3 KB are 9 MB; the WAL resets after each checkpoint of 1,000 pages (4 MiB).
     expect(fs.statSync(`${file}-wal`).size).toBeLessThan(6 * 2 ** 20);
+  });
+
+  it('keeps the result of a read until any connection commits', async () => {
+    const text = 'select "id", "n" from "t" where "id" = ?';
+    await nextTurn();
+    const first = db.readRows?.(text, ['e']);
+    await nextTurn();
+    // Nothing committed in between: the kept result, not a new read.
+    expect(db.readRows?.(text, ['e'])).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    // Other parameters are another read.
+    expect(db.readRows?.(text, ['a'])).toEqual([{ id: 'a', n: 0 }]);
+    // A commit elsewhere, even to a row this read does not touch, and even by another connection.
+    direct.prepare('update t set note = ? where id = ?').run('touched', 'b');
+    await nextTurn();
+    const after = db.readRows?.(text, ['e']);
+    expect(after).toEqual(first);
+    expect(after).not.toBe(first);
+    // This process's own writer is another connection to the reader too.
+    await sql`update t set n = ${43} where id = ${'e'}`.execute(db.kysely);
+    expect(db.readRows?.(text, ['e'])).toEqual([{ id: 'e', n: 43 }]);
+  });
+
+  it('keeps a bounded number of results', async () => {
+    const text = 'select "id" from "t" where "id" = ?';
+    await nextTurn();
+    const first = db.readRows?.(text, ['first']);
+    expect(db.readRows?.(text, ['first'])).toBe(first);
+    for (let i = 0; i < KEPT_RESULTS; i++) db.readRows?.(text, [`missing ${i}`]);
+    expect(db.readRows?.(text, ['first'])).not.toBe(first);
   });
 
   it('reads computed and repeated columns raw', () => {

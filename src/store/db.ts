@@ -42,8 +42,9 @@ export interface Db {
    * SQLite only: runs a read on a second, read-only connection, synchronously. WAL lets it read
    * committed data while the main connection writes, and it skips Kysely's executor, which costs
    * more than a small lookup. `precompile` uses it for the queries on every request's path.
+   * Results are frozen and shared: an unchanged database gives back the same array.
    */
-  readRows?: (text: string, parameters: readonly unknown[]) => unknown[];
+  readRows?: (text: string, parameters: readonly unknown[]) => readonly unknown[];
   /**
    * SQLite only: marks the arrival of a request, so that the reads that follow see every commit
    * made before it (see `openReader`). The API calls it first thing for every request.
@@ -158,12 +159,22 @@ function requestArrived(): void {
  * - the first request of a poll phase ends a snapshot opened before it (by a timer, say), so
  *   every request sees the commits made before it arrived: the requests of one poll phase all
  *   arrived before the phase began, and so before any snapshot opened in it.
+ *
+ * Between commits the database does not change, so neither do the results of reads. SQLite's
+ * `data_version` changes when any other connection (this process's writer, another process)
+ * commits; each snapshot reads it as it opens, and while it is unchanged a read returns the kept
+ * result (frozen) without running its statement. Polling an unchanged job, the common case, then
+ * costs a map lookup instead of a query.
  */
 function openReader(file: string) {
   const database = new SqliteDatabase(file, { readonly: true });
   database.pragma('busy_timeout = 10000');
   const begin = database.prepare('begin');
   const commit = database.prepare('commit');
+  const dataVersion = database.prepare('pragma data_version').pluck(true);
+  // Results of reads, kept while the database stays as it was when they were read.
+  const results = new Map<string, readonly unknown[]>();
+  let resultsVersion: unknown;
   let inSnapshot = false;
   const endSnapshot = () => {
     if (!inSnapshot) return;
@@ -182,8 +193,22 @@ function openReader(file: string) {
       begin.run();
       inSnapshot = true;
       setImmediate(endSnapshot);
+      // Opens the snapshot and tells whether any connection, in this process or another, has
+      // committed since the kept results were read. If none has, they are what a read would give.
+      const version = dataVersion.get();
+      if (version !== resultsVersion) {
+        results.clear();
+        resultsVersion = version;
+      }
     }
-    return read(parameters);
+    const key = `${text}\u0000${JSON.stringify(parameters)}`;
+    let result = results.get(key);
+    if (!result) {
+      result = Object.freeze(read(parameters));
+      if (results.size >= KEPT_RESULTS) results.clear();
+      results.set(key, result);
+    }
+    return result;
   };
   const reader = { endSnapshot };
   readers.add(reader);
@@ -240,6 +265,9 @@ function prepareRead(database: SqliteDatabase.Database, text: string) {
  * a job row holds its prompt, which may be long. With the row, its job and its JSON, a few MiB.
  */
 const SHARED_ROW_CHARS = 1_000_000;
+
+/** How many read results a reader keeps between commits; a commit anywhere clears them. */
+export const KEPT_RESULTS = 10_000;
 
 type RowBuilder = (values: unknown[]) => Record<string, unknown>;
 
@@ -347,8 +375,8 @@ function openPostgres(options: DbOptions): Db {
 export function precompile<Row>(db: Db, build: (kysely: Kysely<Database>) => Compilable<Row>) {
   const { kysely, readRows } = db;
   const { sql: text } = build(kysely).compile();
-  if (readRows) return async (...parameters: unknown[]) => readRows(text, parameters) as Row[];
-  return async (...parameters: unknown[]): Promise<Row[]> =>
+  if (readRows) return async (...parameters: unknown[]) => readRows(text, parameters) as readonly Row[];
+  return async (...parameters: unknown[]): Promise<readonly Row[]> =>
     (await kysely.executeQuery<Row>(CompiledQuery.raw(text, parameters))).rows;
 }
 
