@@ -15,6 +15,7 @@ import {
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
+import { groupCommitWriter } from './group-commit.js';
 import {
   listenOnBus,
   type NotificationListener,
@@ -34,8 +35,10 @@ export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
   /**
-   * Runs `fn` in a write transaction. On SQLite this is `BEGIN IMMEDIATE`, so that two processes
-   * writing one file wait for each other (busy timeout) instead of failing on a lock upgrade.
+   * Runs `fn` in a write transaction; it commits, or rolls back when `fn` throws. On SQLite this
+   * is `BEGIN IMMEDIATE`, so that two processes writing one file wait for each other (busy
+   * timeout) instead of failing on a lock upgrade, and writes that queue up share a transaction,
+   * each in its own savepoint (see `groupCommitWriter`).
    */
   write<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /**
@@ -88,34 +91,15 @@ function openSqlite(file: string): Db {
   // An in-memory database exists only on its own connection, so it reads through Kysely.
   const reader = file === ':memory:' ? null : openReader(file);
   const bus = sqliteBus(file);
-  // Notifications made inside the running `write` (there is at most one: it holds the connection).
-  let pending: [channel: string, payload: string][] | null = null;
+  const writer = groupCommitWriter(kysely, database, ([channel, payload]) => bus.emit(channel, payload));
   return {
     kysely,
     dialect: 'sqlite',
     ...(reader ? { readRows: reader.rows, requestArrived } : {}),
-    // Kysely's SQLite driver holds one connection behind a mutex, so this connection is ours alone
-    // until the callback ends.
-    write: (fn) =>
-      kysely.connection().execute(async (connection) => {
-        await sql`begin immediate`.execute(connection);
-        pending = [];
-        try {
-          const result = await fn(connection);
-          await sql`commit`.execute(connection);
-          const committed = pending;
-          pending = null;
-          for (const [channel, payload] of committed) bus.emit(channel, payload);
-          return result;
-        } catch (error) {
-          pending = null;
-          await sql`rollback`.execute(connection);
-          throw error;
-        }
-      }),
+    write: writer.write,
     notify: async (channel, payload, executor) => {
-      if (executor && executor !== kysely && pending) pending.push([channel, payload]);
-      else bus.emit(channel, payload);
+      if (executor && executor !== kysely && writer.defer([channel, payload])) return;
+      bus.emit(channel, payload);
     },
     listen: async (channel, listener) => listenOnBus(bus, channel, listener),
     close: async () => {

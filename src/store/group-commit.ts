@@ -1,0 +1,125 @@
+import type SqliteDatabase from 'better-sqlite3';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './schema.js';
+
+export type Notification = [channel: string, payload: string];
+
+interface Unit {
+  fn: (trx: Kysely<Database>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Writes queued together share one transaction, up to this many; more wait for the next. */
+const MAX_BATCH = 64;
+
+/**
+ * SQLite's `Db.write` with group commit. A commit writes every page the transaction changed to
+ * the WAL, two system calls a page, and a job create changes a dozen pages (the row, its
+ * indexes, its message and event): that write costs more than the statements. Consecutive
+ * creates change the same pages (ids rise, so rows land side by side), so writes that queue while
+ * one runs share the next transaction and its commit.
+ *
+ * Each write still stands alone: within a shared transaction it runs in a savepoint, and a write
+ * that throws rolls back to it, rejecting only its own caller. Every caller's promise settles
+ * after the commit that holds its changes, and its notifications go out then, or not at all.
+ */
+export function groupCommitWriter(
+  kysely: Kysely<Database>,
+  database: SqliteDatabase.Database,
+  emit: (notification: Notification) => void,
+) {
+  let queue: Unit[] = [];
+  let draining = false;
+  // The notifications of the write now running; null when none is.
+  let notes: Notification[] | null = null;
+
+  async function drain() {
+    try {
+      while (queue.length > 0) {
+        // Taken once the connection is ours, so the batch holds every write that waited for it.
+        await kysely.connection().execute((connection) => runBatch(connection, queue.splice(0, MAX_BATCH)));
+      }
+    } catch (error) {
+      // The connection itself failed (the database closed): nothing queued can run.
+      for (const unit of queue.splice(0)) unit.reject(error);
+    } finally {
+      draining = false;
+    }
+  }
+
+  async function runBatch(connection: Kysely<Database>, batch: Unit[]) {
+    const grouped = batch.length > 1;
+    const done: [Unit, unknown, Notification[]][] = [];
+    let begun = false;
+    let next = 0;
+    try {
+      await sql`begin immediate`.execute(connection);
+      begun = true;
+      for (; next < batch.length; next++) {
+        const unit = batch[next] as Unit;
+        notes = [];
+        try {
+          if (grouped) await sql`savepoint write`.execute(connection);
+          const result = await unit.fn(connection);
+          if (grouped) await sql`release write`.execute(connection);
+          done.push([unit, result, notes]);
+        } catch (error) {
+          notes = null;
+          // An I/O error or a full disk makes SQLite roll the whole transaction back.
+          if (!database.inTransaction) throw error;
+          if (grouped) {
+            await sql`rollback to write`.execute(connection);
+            await sql`release write`.execute(connection);
+          } else {
+            await sql`rollback`.execute(connection);
+          }
+          unit.reject(error);
+        }
+      }
+      notes = null;
+      if (database.inTransaction) await sql`commit`.execute(connection);
+    } catch (error) {
+      notes = null;
+      if (database.inTransaction) await sql`rollback`.execute(connection).catch(() => {});
+      // No transaction (the database stayed locked past the busy timeout, say): none can run.
+      if (!begun) {
+        for (const unit of batch) unit.reject(error);
+        return;
+      }
+      // The writes that had finished are gone with the transaction; the one running failed;
+      // the ones after it have not run, and go first into the next transaction.
+      const lost = grouped
+        ? new Error('The write was rolled back with the transaction it shared.', { cause: error })
+        : error;
+      for (const [unit] of done) unit.reject(lost);
+      batch[next]?.reject(error);
+      queue = [...batch.slice(next + 1), ...queue];
+      return;
+    }
+    for (const [unit, result, unitNotes] of done) {
+      for (const notification of unitNotes) emit(notification);
+      unit.resolve(result);
+    }
+  }
+
+  return {
+    write<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+        if (draining) return;
+        draining = true;
+        // better-sqlite3 runs statements synchronously, so one request's write would run to its
+        // commit before the next request is even read. Starting at the end of this turn of the
+        // event loop lets the writes of every request read in it share a transaction.
+        setImmediate(drain);
+      });
+    },
+    /** Holds a notification made inside the running write until it commits; false if none runs. */
+    defer(notification: Notification): boolean {
+      if (!notes) return false;
+      notes.push(notification);
+      return true;
+    },
+  };
+}
