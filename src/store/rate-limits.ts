@@ -29,7 +29,14 @@ export function rateLimitQueries(db: Db) {
     async hit(bucket: string, windowMs: number, now = Date.now()): Promise<RateLimitHit> {
       const windowStart = Math.floor(now / windowMs) * windowMs;
       const windowEnd = windowStart + windowMs;
-      const [row] = await upsert(kysely, `${bucket}@${windowStart}`, new Date(windowEnd).toISOString());
+      const parameters = [`${bucket}@${windowStart}`, new Date(windowEnd).toISOString()];
+      // On SQLite the upsert joins the turn's shared transaction (see `groupCommitWriter`) rather
+      // than commit alone; on PostgreSQL one statement commits by itself, and a transaction
+      // around it would cost two more round trips.
+      const [row] =
+        db.dialect === 'sqlite'
+          ? await db.write((trx) => upsert(trx, ...parameters))
+          : await upsert(kysely, ...parameters);
       if (!row) throw new Error(`the rate-limit upsert for ${bucket} returned no row`);
       // Old windows are dead weight; sweeping now and then keeps the table small without a timer.
       if (++hitsSinceSweep >= 500) {
