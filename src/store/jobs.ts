@@ -17,6 +17,12 @@ export interface NewJob {
   draft: boolean;
   /** Ties the job to an idempotency reservation in the same transaction. */
   idempotencyKey?: string;
+  /**
+   * Refuses the create (`too_many_active_jobs`) when the project already has this many active
+   * jobs. Counted inside the create's transaction, so concurrent creates cannot all slip under
+   * the cap. 0 or absent: no cap.
+   */
+  maxActive?: number;
 }
 
 export interface ListJobsOptions {
@@ -107,6 +113,49 @@ function sharedJob(row: JobRow): Job {
   return job;
 }
 
+/** A project's active jobs, counted no further than `atMost` (all a cap check needs). */
+async function countActiveJobs(
+  executor: Kysely<Database>,
+  projectId: string,
+  atMost: number,
+): Promise<number> {
+  const { count } = await executor
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('jobs')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('status', '=', 'active')
+        .limit(atMost)
+        .as('active'),
+    )
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Throws `too_many_active_jobs` when the project is at its cap; runs in the create's transaction. */
+async function refuseOverCap(db: Db, trx: Kysely<Database>, projectId: string, cap: number): Promise<void> {
+  // SQLite serializes write transactions. PostgreSQL runs them side by side, so concurrent creates
+  // for one project take turns on its row; the job inserts' foreign-key checks do not conflict.
+  if (db.dialect === 'postgres') {
+    await trx.selectFrom('projects').select('id').where('id', '=', projectId).forNoKeyUpdate().execute();
+  }
+  if ((await countActiveJobs(trx, projectId, cap)) < cap) return;
+  throw new AppError(
+    'too_many_active_jobs',
+    `This project already has ${cap} active jobs, its limit; wait for some to finish.`,
+    {
+      headers: {
+        'retry-after': '30',
+        'ratelimit-limit': String(cap),
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': '30',
+      },
+    },
+  );
+}
+
 /**
  * Reads a job inside a write transaction, locked on PostgreSQL so that a worker completing it at
  * the same moment waits (or is waited for) instead of racing a follow-up or an archive. SQLite's
@@ -175,6 +224,7 @@ export function jobQueries(db: Db) {
         archived_at: null,
       };
       return db.write(async (trx) => {
+        if (input.maxActive) await refuseOverCap(db, trx, input.projectId, input.maxActive);
         await insertJob(trx, ...JOB_COLUMNS.map((column) => row[column]));
         await insertMessage(trx, newId(), id, input.prompt, now, null);
         await appendEvent(trx, id, 'status', { status: 'active', phase: 'queued' }, now);
@@ -202,20 +252,8 @@ export function jobQueries(db: Db) {
     },
 
     /** Active jobs of the project, counted up to `atMost`: the cap check never scans further. */
-    async countActive(projectId: string, atMost: number): Promise<number> {
-      const { count } = await kysely
-        .selectFrom((eb) =>
-          eb
-            .selectFrom('jobs')
-            .select('id')
-            .where('project_id', '=', projectId)
-            .where('status', '=', 'active')
-            .limit(atMost)
-            .as('active'),
-        )
-        .select((eb) => eb.fn.countAll<string | number>().as('count'))
-        .executeTakeFirstOrThrow();
-      return Number(count);
+    countActive(projectId: string, atMost: number): Promise<number> {
+      return countActiveJobs(kysely, projectId, atMost);
     },
 
     /**

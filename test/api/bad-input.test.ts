@@ -439,4 +439,18 @@ describe.each(testDialects())('budgets on %s', (dialect) => {
       await t.close();
     }
   });
+
+  it('429 too_many_active_jobs holds when creates arrive together', async () => {
+    const t = await startTestApp(dialect, { AGENTJOBS_MAX_ACTIVE_JOBS: '3' });
+    try {
+      const responses = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => t.app.inject(create(t, { prompt: `together ${i}` }))),
+      );
+      const statuses = responses.map((response) => response.statusCode).sort();
+      expect(statuses).toEqual([...Array(3).fill(201), ...Array(9).fill(429)]);
+      expect(await t.store.jobs.countActive(t.project.id, 100)).toBe(3);
+    } finally {
+      await t.close();
+    }
+  });
 });

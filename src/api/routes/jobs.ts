@@ -122,21 +122,6 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       }
 
       try {
-        const cap = config.limits.activeJobsPerProject;
-        if (cap > 0 && (await store.jobs.countActive(projectId, cap)) >= cap) {
-          throw new AppError(
-            'too_many_active_jobs',
-            `This project already has ${cap} active jobs, its limit; wait for some to finish.`,
-            {
-              headers: {
-                'retry-after': '30',
-                'ratelimit-limit': String(config.limits.activeJobsPerProject),
-                'ratelimit-remaining': '0',
-                'ratelimit-reset': '30',
-              },
-            },
-          );
-        }
         const job = await store.jobs.create({
           projectId,
           prompt: request.body.prompt,
@@ -144,6 +129,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           baseRef: request.body.baseRef ?? project.baseBranch,
           repository: project.repository,
           draft: request.body.draft ?? false,
+          maxActive: config.limits.activeJobsPerProject,
           ...(idempotencyKey ? { idempotencyKey } : {}),
         });
         return reply.code(201).header('location', `/v2/agent/${projectId}/job/${job.id}`).send(job);
