@@ -4,7 +4,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Db, KEPT_RESULTS, openDb } from './db.js';
+import { type Db, KEPT_CHARS, KEPT_ENTRY_CHARS, openDb } from './db.js';
 
 /** Resolves after the current turn of the event loop, when the reader's snapshot has ended. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -126,13 +126,26 @@ describe('SQLite reads on the read-only connection', () => {
     expect(db.readRows?.(text, ['e'])).toEqual([{ id: 'e', n: 43 }]);
   });
 
-  it('keeps a bounded number of results', async () => {
+  it('keeps results within a bound, counting reads that find nothing', async () => {
     const text = 'select "id" from "t" where "id" = ?';
     await nextTurn();
     const first = db.readRows?.(text, ['first']);
     expect(db.readRows?.(text, ['first'])).toBe(first);
-    for (let i = 0; i < KEPT_RESULTS; i++) db.readRows?.(text, [`missing ${i}`]);
+    for (let i = 0; i <= KEPT_CHARS / KEPT_ENTRY_CHARS; i++) db.readRows?.(text, [`missing ${i}`]);
     expect(db.readRows?.(text, ['first'])).not.toBe(first);
+  });
+
+  it('keeps results within a bound of row text, however few the rows', async () => {
+    await sql`create table big (id integer primary key, body text)`.execute(db.kysely);
+    const body = 'y'.repeat(KEPT_CHARS / 10);
+    for (let i = 0; i < 20; i++) await sql`insert into big (body) values (${body})`.execute(db.kysely);
+    const text = 'select "id", "body" from "big" where "id" = ?';
+    await nextTurn();
+    const first = db.readRows?.(text, [1]);
+    expect(db.readRows?.(text, [1])).toBe(first);
+    for (let id = 2; id <= 20; id++) db.readRows?.(text, [id]);
+    expect(db.readRows?.(text, [1])).not.toBe(first);
+    expect(db.readRows?.(text, [1])).toEqual(first);
   });
 
   it('reads computed and repeated columns raw', () => {

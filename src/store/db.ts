@@ -38,7 +38,9 @@ export interface Db {
    * Runs `fn` in a write transaction; it commits, or rolls back when `fn` throws. On SQLite this
    * is `BEGIN IMMEDIATE`, so that two processes writing one file wait for each other (busy
    * timeout) instead of failing on a lock upgrade, and writes that queue up share a transaction,
-   * each in its own savepoint (see `groupCommitWriter`).
+   * each in its own savepoint (see `groupCommitWriter`). So `fn` must never wait for another
+   * write (they may share its transaction: it would wait forever), and a failed `BEGIN` or
+   * `COMMIT` (a database locked past the busy timeout, a full disk) fails every write in it.
    */
   write<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /**
@@ -156,9 +158,8 @@ function openReader(file: string) {
   const begin = database.prepare('begin');
   const commit = database.prepare('commit');
   const dataVersion = database.prepare('pragma data_version').pluck(true);
-  // Results of reads, kept while the database stays as it was when they were read.
-  const results = new Map<string, readonly unknown[]>();
-  let resultsVersion: unknown;
+  // Changes whenever another connection (this process's writer, another process) commits.
+  let version = 0;
   let inSnapshot = false;
   const endSnapshot = () => {
     if (!inSnapshot) return;
@@ -166,33 +167,30 @@ function openReader(file: string) {
     // A failed read (I/O error, corruption) can make SQLite roll the transaction back itself.
     if (database.inTransaction) commit.run();
   };
-  const statements = new Map<string, (parameters: readonly unknown[]) => unknown[]>();
+  const openSnapshot = () => {
+    if (!database.inTransaction) begin.run();
+    try {
+      // The pragma's read is what opens the snapshot, so the version is the snapshot's own.
+      version = dataVersion.get() as number;
+    } catch (error) {
+      if (database.inTransaction) commit.run();
+      throw error;
+    }
+    if (!inSnapshot) {
+      inSnapshot = true;
+      setImmediate(endSnapshot);
+    }
+  };
+  const statements = new Map<string, Read>();
   const rows = (text: string, parameters: readonly unknown[]) => {
     let read = statements.get(text);
     if (!read) {
       read = prepareRead(database, text);
       statements.set(text, read);
     }
-    if (!inSnapshot) {
-      begin.run();
-      inSnapshot = true;
-      setImmediate(endSnapshot);
-      // Opens the snapshot and tells whether any connection, in this process or another, has
-      // committed since the kept results were read. If none has, they are what a read would give.
-      const version = dataVersion.get();
-      if (version !== resultsVersion) {
-        results.clear();
-        resultsVersion = version;
-      }
-    }
-    const key = `${text}\u0000${JSON.stringify(parameters)}`;
-    let result = results.get(key);
-    if (!result) {
-      result = Object.freeze(read(parameters));
-      if (results.size >= KEPT_RESULTS) results.clear();
-      results.set(key, result);
-    }
-    return result;
+    // Also when SQLite ended the turn's snapshot itself after a failed read.
+    if (!inSnapshot || !database.inTransaction) openSnapshot();
+    return read(parameters, version);
   };
   const reader = { endSnapshot };
   readers.add(reader);
@@ -212,7 +210,7 @@ function openReader(file: string) {
  * that they read back exactly), in a third less time. Any other statement (a REAL or BLOB column,
  * a computed column, repeated names) reads raw arrays.
  */
-function prepareRead(database: SqliteDatabase.Database, text: string) {
+function prepareRead(database: SqliteDatabase.Database, text: string): Read {
   const statement = database.prepare(text);
   const columns = statement.columns();
   const names = columns.map((column) => column.name);
@@ -224,34 +222,58 @@ function prepareRead(database: SqliteDatabase.Database, text: string) {
     // A polled row rarely changes between reads. The same text gives back the same frozen object,
     // so the layers above can keep what they derive from it (the job, its JSON) by identity.
     const seen = new Map<string, Readonly<Record<string, unknown>>>();
-    let seenChars = 0;
-    return (parameters: readonly unknown[]) =>
-      (json.all(...parameters) as string[]).map((text) => {
-        let row = seen.get(text);
-        if (!row) {
-          row = Object.freeze(toRow(JSON.parse(text)));
-          if (seenChars + text.length > SHARED_ROW_CHARS) {
-            seen.clear();
-            seenChars = 0;
+    // While the database is as it was (the same data version), the same parameters give the same
+    // rows: the frozen result is kept and given back without running the statement.
+    const kept = new Map<string, readonly unknown[]>();
+    let keptVersion = -1;
+    let chars = 0;
+    const hold = (more: number) => {
+      if (chars + more > KEPT_CHARS) {
+        seen.clear();
+        kept.clear();
+        chars = 0;
+      }
+      chars += more;
+    };
+    return (parameters, version) => {
+      if (version !== keptVersion) {
+        kept.clear();
+        keptVersion = version;
+      }
+      const key = JSON.stringify(parameters);
+      let result = kept.get(key);
+      if (result) return result;
+      result = Object.freeze(
+        (json.all(...parameters) as string[]).map((text) => {
+          let row = seen.get(text);
+          if (!row) {
+            row = Object.freeze(toRow(JSON.parse(text)));
+            hold(text.length);
+            seen.set(text, row);
           }
-          seen.set(text, row);
-          seenChars += text.length;
-        }
-        return row;
-      });
+          return row;
+        }),
+      );
+      hold(key.length + KEPT_ENTRY_CHARS);
+      kept.set(key, result);
+      return result;
+    };
   }
   statement.raw(true);
-  return (parameters: readonly unknown[]) => (statement.all(...parameters) as unknown[][]).map(toRow);
+  return (parameters) => (statement.all(...parameters) as unknown[][]).map(toRow);
 }
 
-/**
- * How much row text `prepareRead` keeps per statement for reuse. Bounded in characters, not rows:
- * a job row holds its prompt, which may be long. With the row, its job and its JSON, a few MiB.
- */
-const SHARED_ROW_CHARS = 1_000_000;
+/** A statement's read: its rows for these parameters, as of the reader's data `version`. */
+type Read = (parameters: readonly unknown[], version: number) => readonly unknown[];
 
-/** How many read results a reader keeps between commits; a commit anywhere clears them. */
-export const KEPT_RESULTS = 10_000;
+/**
+ * How much a statement keeps for reuse, in characters: the text of the rows it keeps, and the
+ * parameters of each kept result plus `KEPT_ENTRY_CHARS` for the entry itself, so that reads that
+ * find nothing are bounded too. Not in rows: a job row holds its prompt, which may be long. With
+ * each row's job and JSON, a few MiB.
+ */
+export const KEPT_CHARS = 1_000_000;
+export const KEPT_ENTRY_CHARS = 64;
 
 type RowBuilder = (values: unknown[]) => Record<string, unknown>;
 
@@ -354,7 +376,10 @@ function openPostgres(options: DbOptions): Db {
  * Compiles a query once and runs it with fresh parameters. Building and compiling a Kysely query
  * costs more than running a small SQLite lookup, so the few queries on every request's path
  * (key lookup, job by id) skip that work. `build` receives placeholders in the order the query
- * binds them; the returned function takes the real values in the same order.
+ * binds them; the returned function takes the real values in the same order. On SQLite it reads
+ * on the read-only connection, which keeps a result while the database is unchanged: the query
+ * must depend on nothing but the database and its parameters (no `now()`, no `random()`), and
+ * its parameters are strings or numbers.
  */
 export function precompile<Row>(db: Db, build: (kysely: Kysely<Database>) => Compilable<Row>) {
   const { kysely, readRows } = db;

@@ -51,6 +51,14 @@ describe('SQLite writes queued in one turn share a transaction', () => {
     expect(ids()).toEqual(['a', 'b', 'c']);
   });
 
+  it('resolves each write once it has committed, so reads after it see it', async () => {
+    const read = (id: string) => db.readRows?.('select "id" from "t" where "id" = ?', [id]);
+    expect(read('seen')).toEqual([]);
+    await db.write(async (trx) => insert(trx, 'seen'));
+    expect(read('seen')).toEqual([{ id: 'seen' }]);
+    expect(ids()).toEqual(['seen']);
+  });
+
   it('rolls back only the write that throws, and rejects only its caller', async () => {
     const failure = new Error('the second write fails');
     const results = await Promise.allSettled([
@@ -112,6 +120,18 @@ describe('SQLite writes queued in one turn share a transaction', () => {
     expect(results[1]).toMatchObject({ status: 'rejected', reason: { message: 'disk I/O error' } });
     expect(results[2]).toMatchObject({ status: 'fulfilled' });
     expect(ids()).toEqual(['c']);
+  });
+
+  it('does not report a write as done when its transaction was lost under it', async () => {
+    await expect(
+      db.write(async (trx) => {
+        await insert(trx, 'lost');
+        // A write that swallowed the error of a statement after which SQLite rolled back.
+        await sql`rollback`.execute(trx).catch(() => {});
+        return 'claims success';
+      }),
+    ).rejects.toThrow(/rolled back the transaction/);
+    expect(ids()).toEqual([]);
   });
 
   it('passes a lone write its own error, and takes more writes than one transaction holds', async () => {

@@ -62,6 +62,10 @@ export function groupCommitWriter(
         try {
           if (grouped) await sql`savepoint write`.execute(connection);
           const result = await unit.fn(connection);
+          // A write that caught the error of a statement that made SQLite roll the transaction
+          // back (and ran its later statements in autocommit) must not be reported as done.
+          if (!database.inTransaction)
+            throw new Error('SQLite rolled back the transaction while the write ran.');
           if (grouped) await sql`release write`.execute(connection);
           done.push([unit, result, notes]);
         } catch (error) {
