@@ -47,7 +47,7 @@ export interface Db {
    * SQLite only: runs a read on a second, read-only connection, synchronously. WAL lets it read
    * committed data while the main connection writes, and it skips Kysely's executor, which costs
    * more than a small lookup. `precompile` uses it for the queries on every request's path.
-   * Results are frozen and shared: an unchanged database gives back the same array.
+   * A result may be kept and given back again while the database is unchanged: never change it.
    */
   readRows?: (text: string, parameters: readonly unknown[]) => readonly unknown[];
   /**
@@ -226,18 +226,20 @@ function prepareRead(database: SqliteDatabase.Database, text: string): Read {
     // rows: the frozen result is kept and given back without running the statement.
     const kept = new Map<string, readonly unknown[]>();
     let keptVersion = -1;
-    let chars = 0;
-    const hold = (more: number) => {
-      if (chars + more > KEPT_CHARS) {
-        seen.clear();
-        kept.clear();
-        chars = 0;
-      }
-      chars += more;
+    // What each map holds, in characters; together at most KEPT_CHARS.
+    let seenChars = 0;
+    let keptChars = 0;
+    const makeRoom = (more: number) => {
+      if (seenChars + keptChars + more <= KEPT_CHARS) return;
+      seen.clear();
+      kept.clear();
+      seenChars = 0;
+      keptChars = 0;
     };
     return (parameters, version) => {
       if (version !== keptVersion) {
         kept.clear();
+        keptChars = 0;
         keptVersion = version;
       }
       const key = JSON.stringify(parameters);
@@ -248,14 +250,16 @@ function prepareRead(database: SqliteDatabase.Database, text: string): Read {
           let row = seen.get(text);
           if (!row) {
             row = Object.freeze(toRow(JSON.parse(text)));
-            hold(text.length);
+            makeRoom(text.length);
             seen.set(text, row);
+            seenChars += text.length;
           }
           return row;
         }),
       );
-      hold(key.length + KEPT_ENTRY_CHARS);
+      makeRoom(key.length + KEPT_ENTRY_CHARS);
       kept.set(key, result);
+      keptChars += key.length + KEPT_ENTRY_CHARS;
       return result;
     };
   }
