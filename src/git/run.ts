@@ -1,8 +1,9 @@
 /**
  * Running git. Every git process of the service starts here (or, for long-lived ones, with
- * `gitEnvironment`), so they all share the same hardened environment: no terminal prompts, no
- * system config, C locale (stable messages to match on), no repository leaked in from our own
- * environment. git is spawned directly, never through a shell, so arguments are never re-parsed.
+ * `gitEnvironment`), so they all share the same hardened environment, built from an allow-list:
+ * no secret of the service, no repository leaked in from our own environment, no terminal prompts,
+ * no system config, C locale (stable messages to match on), literal pathspecs. git is spawned
+ * directly, never through a shell, so arguments are never re-parsed.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -14,17 +15,49 @@ export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
 /** Keep errors short: they end up in job records and logs. */
 const STDERR_LIMIT = 2_000;
 
-/** Variables that point git at some repository; inherited from a hook or a shell they would redirect every command. */
-const REPOSITORY_VARIABLES = [
-  'GIT_DIR',
-  'GIT_WORK_TREE',
-  'GIT_INDEX_FILE',
-  'GIT_OBJECT_DIRECTORY',
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-  'GIT_COMMON_DIR',
-  'GIT_NAMESPACE',
-  'GIT_CEILING_DIRECTORIES',
+/**
+ * The only variables git inherits from the service's environment: what it needs to find programs,
+ * the user's git configuration, temporary space and the network (proxies, certificates, ssh). The
+ * service's own environment holds provider keys, the secret key, the admin password and the
+ * database URL, and git runs hooks and helpers that pass their environment on; so anything not
+ * named here stays out, and so do variables that point git at another repository (`GIT_DIR`, …).
+ */
+export const INHERITED_VARIABLES: readonly string[] = [
+  'PATH',
+  'HOME',
+  'XDG_CONFIG_HOME',
+  'GIT_CONFIG_GLOBAL',
+  'TMPDIR',
+  'TZ',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'ALL_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'all_proxy',
+  'no_proxy',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'CURL_CA_BUNDLE',
+  'GIT_SSL_CAINFO',
+  'GIT_SSL_CAPATH',
+  'GIT_SSH',
+  'GIT_SSH_COMMAND',
+  'SSH_AUTH_SOCK',
 ];
+
+/**
+ * Set for every git process. No terminal prompts; no system config; C locale (stable messages to
+ * match on); pathspecs are literal, so a file named `*` or `:(glob)x` is a name wherever a path
+ * reaches git as a pathspec.
+ */
+const HARDENING: Readonly<Record<string, string>> = {
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_CONFIG_NOSYSTEM: '1',
+  LC_ALL: 'C',
+  GIT_LITERAL_PATHSPECS: '1',
+};
 
 /** Why a git command failed: it exited non-zero, ran out of time, was aborted, or could not start. */
 export type GitFailure = 'exit' | 'timeout' | 'aborted' | 'spawn';
@@ -92,11 +125,20 @@ export interface RunGitResult {
   truncated: boolean;
 }
 
-/** The environment every git process gets: ours minus repository pointers, hardened, plus `extra`. */
-export function gitEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of REPOSITORY_VARIABLES) delete env[name];
-  return { ...env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C', ...extra };
+/**
+ * The environment every git process gets: the allowed part of `from` (ours by default), the
+ * hardening, then `extra` (credentials, identity, an index file), which the caller chose.
+ */
+export function gitEnvironment(
+  extra: Record<string, string> = {},
+  from: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of INHERITED_VARIABLES) {
+    const value = from[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...HARDENING, ...extra };
 }
 
 /** The git subcommand in an argument list, skipping global options such as `-C dir` and `-c key=value`. */
