@@ -6,7 +6,6 @@
  * Messages are written for the model: they say what was wrong and what a valid path looks like,
  * because a tool error is shown to the model so it can correct itself (DESIGN §5).
  */
-import * as nodePath from 'node:path';
 import { posix } from 'node:path';
 
 /** Why a workspace operation was refused; lets the agent layer word or count errors without parsing. */
@@ -67,11 +66,42 @@ export interface ResolveRepoPathOptions {
 }
 
 /**
+ * Characters refused anywhere in a path, each for a reason that matters here:
+ * - C0 controls (NUL, tab, line breaks, escape, …) and DEL: git's line-based protocols split or
+ *   quote on them, terminals and logs render them as commands, and no sensible file name has one;
+ * - C1 controls (U+0080–U+009F): invisible, and some terminals act on them as they do on escapes;
+ * - directional formatting (U+202A–U+202E, U+2066–U+2069): they make a name display as another
+ *   one, so a reviewer of the pull request would read a different path than the one committed.
+ */
+// `\p{Cc}` is exactly the C0 controls, DEL and the C1 controls.
+const FORBIDDEN_CHARACTERS = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * Code points HFS+ ignores when it compares names, so `.g\u200cit` is `.git` on a Mac that checks the
+ * branch out. They are legitimate inside other names (Persian text uses U+200C), so they are only
+ * removed to compare a component with `.git`.
+ */
+const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
+
+/**
+ * A component that some file system git supports opens as `.git`, after HFS+ dropped its ignored
+ * code points and case: NTFS drops trailing dots and spaces (`.git.`, `.git `), names an alternate
+ * data stream after a colon (`.git::$INDEX_ALLOCATION`), and gives `.git` the short name `GIT~1`.
+ * Git itself refuses most of these only on some platforms; a branch pushed from here is checked out
+ * on all of them, where such a file would write into the repository's own configuration or hooks.
+ */
+function looksLikeDotGit(component: string): boolean {
+  const folded = component.replace(HFS_IGNORED, '').toLowerCase();
+  return /^(\.git|git~\d)[. ]*(:.*)?$/.test(folded);
+}
+
+/**
  * Turns a path from the model into a normalized repository-relative POSIX path (`docs/a.md`).
  * Backslashes count as separators, so a Windows-style `..\\..\\x` is caught like `../../x`.
  *
- * @throws PathError for an empty path, NUL or line breaks, an absolute path (`/x`, `C:\x`), a `..`
- * that escapes the root, and `.git` (any case) as any component.
+ * @throws PathError for an empty path, control or directional characters, a leading double quote,
+ * text that is not valid Unicode, an absolute path (`/x`, `C:\x`), a `..` that escapes the root,
+ * and `.git` or a name that a file system takes for it as any component.
  */
 export function resolveRepoPath(input: string, options: ResolveRepoPathOptions = {}): string {
   if (typeof input !== 'string' || input.length === 0) {
@@ -83,7 +113,13 @@ export function resolveRepoPath(input: string, options: ResolveRepoPathOptions =
     throw new PathError('The path contains a NUL byte, which no file name can contain.');
   // Line breaks would break git's line-based batch protocols; no sensible file name has one.
   if (/[\r\n]/.test(input)) throw new PathError('The path contains a line break; file names here cannot.');
-
+  if (FORBIDDEN_CHARACTERS.test(input)) {
+    throw new PathError(
+      `The path ${JSON.stringify(input)} contains a control or text-direction character; file names here use printable characters only.`,
+    );
+  }
+  // A lone surrogate cannot be written as UTF-8: the file on disk would get another name than this one.
+  if (!input.isWellFormed()) throw new PathError('The path is not valid Unicode text.');
   const slashed = input.replaceAll('\\', '/');
   if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)) {
     throw new PathError(
@@ -97,9 +133,20 @@ export function resolveRepoPath(input: string, options: ResolveRepoPathOptions =
       'outside_repository',
     );
   }
-  if (normalized.split('/').some((part) => part.toLowerCase() === '.git')) {
+  // Git reads a line that starts with a double quote as a C-quoted string, so such a name could
+  // turn into another path (`"/etc/passwd"`) in any line-based git input.
+  if (normalized.startsWith('"')) {
     throw new PathError(
-      `"${input}" is inside .git, git's own data, which cannot be read or changed. Use the repository's files.`,
+      `The path ${input} starts with a double quote; write the path without quotes, e.g. docs/index.md.`,
+    );
+  }
+  const lookalike = normalized.split('/').find(looksLikeDotGit);
+  if (lookalike !== undefined) {
+    const exact = lookalike.toLowerCase() === '.git';
+    throw new PathError(
+      exact
+        ? `"${input}" is inside .git, git's own data, which cannot be read or changed. Use the repository's files.`
+        : `"${input}" has a component ${JSON.stringify(lookalike)} that some file systems read as .git, git's own data; it cannot be used. Choose another name.`,
     );
   }
   if (normalized === '.' || normalized === '') {
@@ -112,31 +159,4 @@ export function resolveRepoPath(input: string, options: ResolveRepoPathOptions =
 /** Git's own heuristic: a NUL byte in the first 8 KiB means binary content, not text the model can edit. */
 export function isBinary(content: Buffer): boolean {
   return content.subarray(0, 8192).includes(0);
-}
-
-/**
- * Whether `file` matches the glob `pattern`. A pattern without `/` matches the file name (`*.md`);
- * one with `/` matches the path from the repository root or from `folder` (`guide/**\/*.md`).
- */
-export function matchesPattern(file: string, folder: string, pattern: string): boolean {
-  if (!pattern.includes('/')) return matchesGlob(posix.basename(file), pattern);
-  return (
-    matchesGlob(file, pattern) ||
-    (folder !== '' && isInside(file, folder) && matchesGlob(file.slice(folder.length + 1), pattern))
-  );
-}
-
-function isInside(file: string, folder: string): boolean {
-  return file.startsWith(`${folder}/`);
-}
-
-/**
- * `path.matchesGlob` (Node 20.17+; experimental there, so Node prints one warning per process).
- * Looked up at run time so that an older Node still loads this module and only globs fail.
- */
-function matchesGlob(path: string, pattern: string): boolean {
-  const matches = (nodePath as { matchesGlob?: (path: string, pattern: string) => boolean }).matchesGlob;
-  if (!matches)
-    throw new WorkspaceError('unsupported', 'Glob patterns need Node.js 20.17 or later on the server.');
-  return matches(path, pattern);
 }

@@ -1,12 +1,12 @@
 /**
  * Text search for the workspace: `git grep` over the committed tree for files the agent has not
- * touched, and a plain JavaScript search over the files it wrote. Results are capped: a model
- * gains nothing from ten thousand matches, and the output of a huge repository must stay bounded.
+ * touched, and over an index of its blobs for the files it wrote. The query is untrusted, so it is
+ * only ever run by git, in a process of its own that a timeout ends, never by a JavaScript RegExp
+ * on the event loop. Results are capped: a model gains nothing from ten thousand matches, and the
+ * output of a huge repository must stay bounded.
  */
 
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { isBinary, WorkspaceError } from './paths.js';
+import { WorkspaceError } from './paths.js';
 import { GitError, runGit } from './run.js';
 
 /** One matching line. `line` counts from 1. */
@@ -26,6 +26,11 @@ export interface SearchResult {
 const MAX_LINE_CHARS = 300;
 /** Bound on grep's output, however many lines match. */
 const MAX_GREP_BYTES = 4 * 1024 * 1024;
+/**
+ * Bound on one grep. PCRE's own match limit stops most runaway patterns at once; this ends the
+ * rest (POSIX regexes have no such limit) while leaving a large repository time to be searched.
+ */
+export const GREP_TIMEOUT_MS = 20_000;
 
 /** Perl regexes are closer to what a model writes (`\d`, `\s`) than POSIX ERE; used when git has them. */
 let perlRegex: boolean | undefined;
@@ -34,8 +39,10 @@ let perlRegex: boolean | undefined;
 export interface GrepOptions {
   /** Worktree to run in. */
   cwd: string;
-  /** Commit to search (a sha, so output prefixes are predictable). */
-  commit: string;
+  /** Commit to search (a sha, so output prefixes are predictable); null for the index (`--cached`). */
+  commit: string | null;
+  /** Added to git's environment, e.g. `GIT_INDEX_FILE` for an index of the agent's files. */
+  env?: Record<string, string>;
   query: string;
   regex: boolean;
   /** Repository-relative folder or file; '' for everything. */
@@ -45,7 +52,7 @@ export interface GrepOptions {
   skip: (path: string) => boolean;
 }
 
-/** `git grep -n -I` in `commit`, without the `<commit>:` prefix git puts on each path. */
+/** `git grep -n -I` in `commit` or the index, without the `<commit>:` prefix git puts on each path. */
 export async function grepTree(options: GrepOptions): Promise<SearchResult> {
   if (options.regex && perlRegex === undefined) perlRegex = await supportsPerl(options.cwd);
   const useRegex = options.regex ? (perlRegex ? '-P' : '-E') : '--fixed-strings';
@@ -59,18 +66,34 @@ export async function grepTree(options: GrepOptions): Promise<SearchResult> {
     useRegex,
     '-e',
     options.query,
-    options.commit,
+    options.commit ?? '--cached',
     '--',
   ];
   if (options.path) args.push(options.path);
   let stdout: Buffer;
   let truncated: boolean;
   try {
-    ({ stdout, truncated } = await runGit(args, { cwd: options.cwd, maxStdoutBytes: MAX_GREP_BYTES }));
+    ({ stdout, truncated } = await runGit(args, {
+      cwd: options.cwd,
+      maxStdoutBytes: MAX_GREP_BYTES,
+      timeoutMs: GREP_TIMEOUT_MS,
+      ...(options.env ? { env: options.env } : {}),
+    }));
   } catch (error) {
     // Exit 1 with nothing on stderr is grep's "no match".
     if (error instanceof GitError && error.exitCode === 1 && error.stderr === '')
       return { matches: [], truncated: false };
+    const tooSlow =
+      error instanceof GitError &&
+      (error.reason === 'timeout' || (options.regex && /match limit|limit exceeded/i.test(error.stderr)));
+    if (tooSlow) {
+      throw new WorkspaceError(
+        'invalid_argument',
+        options.regex
+          ? 'The regular expression takes too long to match (it backtracks too much on some line); the search was stopped. Use a simpler expression, e.g. without nested or overlapping repetition, or a plain-text query.'
+          : 'The search took too long and was stopped; search a narrower path.',
+      );
+    }
     if (error instanceof GitError && error.exitCode === 128 && options.regex) {
       throw new WorkspaceError(
         'invalid_argument',
@@ -79,7 +102,7 @@ export async function grepTree(options: GrepOptions): Promise<SearchResult> {
     }
     throw error;
   }
-  const prefix = `${options.commit}:`;
+  const prefix = options.commit === null ? '' : `${options.commit}:`;
   const matches: SearchMatch[] = [];
   const lines = stdout.toString('utf8').split('\n');
   // A cut-off last line is incomplete.
@@ -99,48 +122,6 @@ export async function grepTree(options: GrepOptions): Promise<SearchResult> {
     });
   }
   return { matches, truncated };
-}
-
-/** A line matcher with the same meaning as the grep, for the agent's own files. */
-export function lineMatcher(query: string, regex: boolean): (line: string) => boolean {
-  if (!regex) return (line) => line.includes(query);
-  let pattern: RegExp;
-  try {
-    pattern = new RegExp(query);
-  } catch (error) {
-    throw new WorkspaceError(
-      'invalid_argument',
-      `The regular expression is not valid: ${(error as Error).message}`,
-    );
-  }
-  return (line) => pattern.test(line);
-}
-
-/** Matching lines of one file's text. */
-export function searchText(path: string, text: string, matches: (line: string) => boolean): SearchMatch[] {
-  const found: SearchMatch[] = [];
-  const lines = text.split('\n');
-  for (let index = 0; index < lines.length; index++) {
-    const line = (lines[index] as string).replace(/\r$/, '');
-    if (matches(line)) found.push({ path, line: index + 1, text: clip(line) });
-  }
-  return found;
-}
-
-/** Searches the agent's files on disk (under `dir`), skipping binary and oversized ones as grep -I would. */
-export async function searchFiles(
-  dir: string,
-  files: string[],
-  matches: (line: string) => boolean,
-  maxBytes: number,
-): Promise<SearchMatch[]> {
-  const found: SearchMatch[] = [];
-  for (const file of files) {
-    const content = await readFile(join(dir, file));
-    if (content.length <= maxBytes && !isBinary(content))
-      found.push(...searchText(file, content.toString('utf8'), matches));
-  }
-  return found;
 }
 
 /** Orders by path then line, the order `git grep` uses. */

@@ -35,7 +35,7 @@ export interface Resolved {
 
 /** The agent's changes the walk must respect: a written or deleted path is no longer a symlink. */
 export interface Overlay {
-  written: ReadonlyMap<string, string>;
+  written: ReadonlyMap<string, unknown>;
   deleted: ReadonlySet<string>;
 }
 

@@ -4,13 +4,22 @@
  * is kept in an overlay (and on disk in the worktree, for later steps that need real files); and
  * the commit stages exactly the paths the agent wrote, moved or deleted.
  */
-import { mkdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, posix, resolve as resolvePath } from 'node:path';
 import { CatFile } from './cat-file.js';
-import { matchesPattern, resolveRepoPath, WorkspaceError } from './paths.js';
-import { compareMatches, grepTree, lineMatcher, type SearchResult, searchFiles } from './search.js';
+import { filterByPattern } from './glob.js';
+import { resolveRepoPath, WorkspaceError } from './paths.js';
+import { compareMatches, grepTree, type SearchResult } from './search.js';
 import { listTree, MODE, type Overlay, type Resolved, TreeReader } from './tree.js';
-import { addWorktree, commitChanges, removeWorktree } from './worktree.js';
+import {
+  addWorktree,
+  assertCommittable,
+  commitChanges,
+  hashBlob,
+  removeWorktree,
+  type WrittenFile,
+  withScratchIndex,
+} from './worktree.js';
 
 /** Default limit on the size of a file the agent may read or write (DESIGN §4, limits per job). */
 export const DEFAULT_MAX_FILE_BYTES = 512 * 1024;
@@ -62,8 +71,11 @@ export class Workspace {
   readonly maxFileBytes: number;
   private head: string;
   private rootTree: string;
-  /** Paths the agent wrote → the mode to commit them with; content is on disk in the worktree. */
-  private readonly written = new Map<string, string>();
+  /**
+   * Paths the agent wrote → the mode and blob to commit. The blob is the truth; a copy is on disk
+   * in the worktree for later steps that need real files.
+   */
+  private readonly written = new Map<string, WrittenFile>();
   /** Committed paths the agent deleted (or moved away). */
   private readonly deleted = new Set<string>();
   private readonly overlay: Overlay = { written: this.written, deleted: this.deleted };
@@ -113,14 +125,14 @@ export class Workspace {
     else if (where.state === 'head') files = [where.path];
     files = files.filter((file) => !this.deleted.has(file) && !this.written.has(file));
     for (const file of this.written.keys()) if (isUnder(file, where.path)) files.push(file);
-    if (pattern) files = files.filter((file) => matchesPattern(file, where.path, pattern));
+    if (pattern) files = await filterByPattern(files, where.path, pattern);
     return files.sort();
   }
 
   /** The bytes of a file, or null when there is none. Symlinks inside the repository are followed. */
   async readFile(path: string): Promise<Buffer | null> {
     const where = await this.locate(path, true);
-    if (where.state === 'written') return this.readDisk(where.path);
+    if (where.state === 'written') return this.readBlob(where.path, this.writtenFile(where.path).sha);
     if (where.state !== 'head' || !where.entry) {
       if (this.isNewFolder(where.path)) throw WorkspaceError.folder(where.path);
       return null;
@@ -143,7 +155,8 @@ export class Workspace {
       if (where.entry) this.assertFile(where);
     }
     const mode =
-      this.written.get(where.path) ?? (where.entry?.mode === MODE.executable ? MODE.executable : MODE.file);
+      this.written.get(where.path)?.mode ??
+      (where.entry?.mode === MODE.executable ? MODE.executable : MODE.file);
     await this.put(where.path, bytes, mode);
   }
 
@@ -176,38 +189,41 @@ export class Workspace {
       );
     }
     // Moves are not capped by maxFileBytes: the content never reaches the model.
-    const content =
-      source.state === 'written'
-        ? await readFile(join(this.dir, source.path))
-        : (await this.catFile.read((source.entry as { sha: string }).sha))?.content;
+    const written = this.written.get(source.path);
+    const sha = written?.sha ?? (source.entry as { sha: string }).sha;
+    const content = (await this.catFile.read(sha))?.content;
     if (!content) throw WorkspaceError.notFound(source.path);
-    await this.put(target.path, content, this.written.get(source.path) ?? source.entry?.mode ?? MODE.file);
+    await this.put(target.path, content, written?.mode ?? source.entry?.mode ?? MODE.file);
     await this.remove(source);
   }
 
-  /** Lines matching `query`, from `git grep` on untouched files and from the agent's files, capped. */
+  /**
+   * Lines matching `query`, capped: `git grep` on the committed tree for untouched files, and on an
+   * index of the agent's blobs for its own. git's engine does all matching, so an untrusted pattern
+   * never runs on our event loop, and a runaway one ends at PCRE's match limit or grep's timeout.
+   */
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
     if (query.length === 0) throw new WorkspaceError('invalid_argument', 'The search query is empty.');
     const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
     const regex = options.regex ?? false;
-    const matcher = lineMatcher(query, regex);
     const where = await this.locateFolder(options.path);
+    const grep = { cwd: this.dir, query, regex, path: where.path, limit };
     let found: SearchResult = { matches: [], truncated: false };
     if (where.state === 'head') {
       const skip = (file: string) => this.written.has(file) || this.deleted.has(file);
-      found = await grepTree({
-        cwd: this.dir,
-        commit: this.head,
-        query,
-        regex,
-        path: where.path,
-        limit,
-        skip,
-      });
+      found = await grepTree({ ...grep, commit: this.head, skip });
     }
-    const files = [...this.written.keys()].filter((file) => isUnder(file, where.path));
-    const own = await searchFiles(this.dir, files, matcher, this.maxFileBytes);
-    const matches = [...found.matches, ...own].sort(compareMatches);
+    const own = new Map([...this.written].filter(([file]) => isUnder(file, where.path)));
+    if (own.size > 0) {
+      const ownFound = await withScratchIndex(this.dir, own, (env) =>
+        grepTree({ ...grep, commit: null, env, skip: () => false }),
+      );
+      found = {
+        matches: [...found.matches, ...ownFound.matches],
+        truncated: found.truncated || ownFound.truncated,
+      };
+    }
+    const matches = found.matches.sort(compareMatches);
     return { matches: matches.slice(0, limit), truncated: found.truncated || matches.length > limit };
   }
 
@@ -261,17 +277,27 @@ export class Workspace {
     return this.trees.resolve(this.rootTree, relative, this.overlay, true);
   }
 
-  private async readDisk(path: string): Promise<Buffer> {
-    const { size } = await stat(join(this.dir, path));
-    if (size > this.maxFileBytes) throw WorkspaceError.tooLarge(path, size, this.maxFileBytes);
-    return readFile(join(this.dir, path));
+  private async readBlob(path: string, sha: string): Promise<Buffer> {
+    const object = await this.catFile.read(sha, this.maxFileBytes);
+    if (!object) throw WorkspaceError.notFound(path);
+    if (!object.content) throw WorkspaceError.tooLarge(path, object.size, this.maxFileBytes);
+    return object.content;
   }
 
+  private writtenFile(path: string): WrittenFile {
+    const file = this.written.get(path);
+    if (!file) throw WorkspaceError.notFound(path);
+    return file;
+  }
+
+  /** Stores the blob, asks git whether it would commit the path, and only then records the write. */
   private async put(path: string, content: Buffer, mode: string): Promise<void> {
+    const written = { mode, sha: await hashBlob(this.dir, content) };
+    await assertCommittable(this.dir, path, written);
     const file = join(this.dir, path);
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, content);
-    this.written.set(path, mode);
+    this.written.set(path, written);
     this.deleted.delete(path);
   }
 
