@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { askpassEnv, GitError, runGit, subcommandOf } from './run.js';
+import { askpassEnv, GitError, gitEnvironment, INHERITED_VARIABLES, runGit, subcommandOf } from './run.js';
 
 let root: string;
 
@@ -34,6 +34,45 @@ describe('runGit', () => {
     } finally {
       if (previous === undefined) delete process.env.GIT_DIR;
       else process.env.GIT_DIR = previous;
+    }
+  });
+
+  it("gives hooks none of the service's secrets", async () => {
+    // A repository used as a remote, whose post-receive hook dumps the environment git gives it.
+    const remote = join(root, 'hooked.git');
+    const dump = join(root, 'hook.env');
+    await runGit(['init', '--quiet', '--bare', remote]);
+    writeFileSync(join(remote, 'hooks', 'post-receive'), `#!/bin/sh\nenv > '${dump}'\n`, { mode: 0o755 });
+    const local = join(root, 'pusher');
+    await runGit(['init', '--quiet', '--initial-branch=main', local]);
+    const identity = {
+      GIT_AUTHOR_NAME: 'a',
+      GIT_AUTHOR_EMAIL: 'a@e',
+      GIT_COMMITTER_NAME: 'a',
+      GIT_COMMITTER_EMAIL: 'a@e',
+    };
+    await runGit(['commit', '--quiet', '--allow-empty', '-m', 'x'], { cwd: local, env: identity });
+    const secrets = {
+      AGENTJOBS_SECRET_KEY: 'a-secret-key-that-must-stay-home-0123456789',
+      OPENAI_COMPATIBLE_API_KEY: 'sk-provider-key-that-must-stay-home',
+      AGENTJOBS_ADMIN_PASSWORD: 'admin password that must stay home',
+      DATABASE_URL: 'postgres://user:password@db.example/agentjobs',
+    };
+    const previous = Object.fromEntries(Object.keys(secrets).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, secrets);
+    try {
+      await runGit(['push', '--quiet', remote, 'main'], { cwd: local });
+    } finally {
+      for (const [name, value] of Object.entries(previous)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+    const dumped = readFileSync(dump, 'utf8');
+    expect(dumped).toMatch(/^PATH=/m);
+    for (const [name, value] of Object.entries(secrets)) {
+      expect(dumped).not.toContain(name);
+      expect(dumped).not.toContain(value);
     }
   });
 
@@ -77,6 +116,45 @@ describe('runGit', () => {
 
   it('names the subcommand past global options', () => {
     expect(subcommandOf(['-C', '/x', '-c', 'a=b', '--literal-pathspecs', 'grep', '-n'])).toBe('grep');
+  });
+});
+
+describe('gitEnvironment', () => {
+  it("keeps only allowed variables, then hardens, then adds the caller's", () => {
+    const from = {
+      PATH: '/usr/bin',
+      HOME: '/home/agentjobs',
+      HTTPS_PROXY: 'http://proxy:3128',
+      no_proxy: 'localhost',
+      SSL_CERT_FILE: '/etc/ssl/cert.pem',
+      AGENTJOBS_SECRET_KEY: 'secret',
+      AGENTJOBS_ADMIN_PASSWORD: 'password',
+      ANTHROPIC_API_KEY: 'key',
+      DATABASE_URL: 'postgres://x',
+      GIT_DIR: '/elsewhere',
+      GIT_CONFIG_COUNT: '1',
+      LC_ALL: 'de_DE.UTF-8',
+    };
+    expect(gitEnvironment({ GIT_INDEX_FILE: '/tmp/index' }, from)).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/home/agentjobs',
+      HTTPS_PROXY: 'http://proxy:3128',
+      no_proxy: 'localhost',
+      SSL_CERT_FILE: '/etc/ssl/cert.pem',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_CONFIG_NOSYSTEM: '1',
+      LC_ALL: 'C',
+      GIT_LITERAL_PATHSPECS: '1',
+      GIT_INDEX_FILE: '/tmp/index',
+    });
+  });
+
+  it('inherits nothing that names a secret or points at a repository', () => {
+    for (const name of INHERITED_VARIABLES) {
+      expect(name).not.toMatch(
+        /KEY|TOKEN|SECRET|PASSWORD|DATABASE|AGENTJOBS|^GIT_(DIR|WORK_TREE|INDEX|CONFIG_COUNT)/,
+      );
+    }
   });
 });
 
