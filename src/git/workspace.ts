@@ -1,8 +1,10 @@
 /**
  * The lazy workspace of one job (DESIGN §4): a worktree of the project's mirror on the job branch,
- * made without a checkout or an index, so its cost barely grows with the repository; reads come from the object store through one `git cat-file --batch`; what the agent writes
- * is kept in an overlay (and on disk in the worktree, for later steps that need real files); and
- * the commit stages exactly the paths the agent wrote, moved or deleted.
+ * made without a checkout or an index, so its cost barely grows with the repository; reads come
+ * from the object store through one `git cat-file --batch`; what the agent writes is stored as a
+ * blob at once (git is asked then whether it would commit the path) and kept in an overlay (and on
+ * disk in the worktree, for later steps that need real files); and the commit stages exactly the
+ * paths the agent wrote, moved or deleted, by blob id.
  */
 import { mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, posix, resolve as resolvePath } from 'node:path';
