@@ -32,7 +32,7 @@ interface Holder {
 }
 
 const FIRST_WAIT_MS = 5;
-const LONGEST_WAIT_MS = 100;
+const LONGEST_WAIT_MS = 50;
 
 /** Tokens of the holdings of this process: a file naming this process but none of these is a leftover. */
 const held = new Set<string>();
@@ -73,7 +73,13 @@ export async function acquireFileLock(
       continue;
     }
     const wait = Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS * 2 ** attempt);
-    await delay(wait / 2 + Math.random() * (wait / 2), undefined, { signal: options.signal });
+    // An abort ends the wait with the signal's reason (a timeout's TimeoutError), not a bare AbortError.
+    await delay(wait / 2 + Math.random() * (wait / 2), undefined, { signal: options.signal }).catch(
+      (error) => {
+        options.signal?.throwIfAborted();
+        throw error;
+      },
+    );
   }
 }
 
