@@ -66,12 +66,10 @@ export async function acquireFileLock(
     if (await tryCreate(path, me)) return () => release(path, me.token);
     held.delete(me.token);
     const holder = await readHolder(path);
-    // Gone meanwhile: try again at once. Dead: take it over, then try again.
+    // Gone meanwhile: try again at once. Dead: take it over, then try again (unless another
+    // process is taking it over right now: then wait like for a live holder).
     if (holder === 'absent') continue;
-    if (holder && !isAlive(holder)) {
-      await breakStale(path, holder);
-      continue;
-    }
+    if (holder && !isAlive(holder) && (await breakStale(path, holder))) continue;
     const wait = Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS * 2 ** attempt);
     // An abort ends the wait with the signal's reason (a timeout's TimeoutError), not a bare AbortError.
     await delay(wait / 2 + Math.random() * (wait / 2), undefined, { signal: options.signal }).catch(
@@ -107,18 +105,18 @@ async function tryCreate(path: string, holder: Holder): Promise<boolean> {
 
 /**
  * Removes the lock file of a dead holding, under the breaker lock of that holding. A breaker that
- * died in turn is broken the same way (its own breaker file names its holding).
+ * died in turn is broken the same way (its own breaker file names its holding). False when a live
+ * breaker is at work, so nothing changed.
  */
-async function breakStale(path: string, stale: Holder): Promise<void> {
+async function breakStale(path: string, stale: Holder): Promise<boolean> {
   const breaker = `${path}.${stale.token}.break`;
   const me = newHolder();
   held.add(me.token);
   try {
     if (!(await tryCreate(breaker, me))) {
       const other = await readHolder(breaker);
-      if (other && other !== 'absent' && !isAlive(other)) await breakStale(breaker, other);
-      // A live breaker is at work: the caller retries.
-      return;
+      if (other === 'absent') return true;
+      return other !== null && !isAlive(other) && (await breakStale(breaker, other));
     }
     try {
       const current = await readHolder(path);
@@ -126,6 +124,7 @@ async function breakStale(path: string, stale: Holder): Promise<void> {
     } finally {
       await unlink(breaker).catch(ignoreMissing);
     }
+    return true;
   } finally {
     held.delete(me.token);
   }
