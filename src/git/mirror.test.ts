@@ -1,6 +1,7 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureMirror, MIRROR_REFSPEC, MirrorError, normalizeRepository, pushBranch } from './mirror.js';
@@ -141,6 +142,35 @@ describe('ensureMirror', () => {
     await expect(
       git(mirror, 'rev-parse', '--verify', '--quiet', 'refs/heads/agentjobs/busy'),
     ).rejects.toThrow();
+  });
+});
+
+describe('the mirror lock', () => {
+  it('makes a fetch wait while another process holds the mirror, and go on once it is gone', async () => {
+    const mirror = await ensureMirror({ mirrorsDir, projectId: 'p2', repository: origin, env: {} });
+    const holder = spawn(
+      process.execPath,
+      ['--import', 'tsx', resolve('test/support/lock-contender.ts'), 'hold', `${mirror}.lock`],
+      { stdio: ['ignore', 'pipe', 'inherit'], detached: true },
+    );
+    const exited = new Promise((done) => holder.on('exit', done));
+    try {
+      await new Promise((done) => holder.stdout?.on('data', done));
+      await expect(
+        ensureMirror({
+          mirrorsDir,
+          projectId: 'p2',
+          repository: origin,
+          env: {},
+          signal: AbortSignal.timeout(500),
+        }),
+      ).rejects.toMatchObject({ name: 'TimeoutError' });
+    } finally {
+      process.kill(-(holder.pid as number), 'SIGKILL');
+    }
+    await exited;
+    // The killed holder's lock file is still there; the next caller takes it over.
+    expect(await ensureMirror({ mirrorsDir, projectId: 'p2', repository: origin, env: {} })).toBe(mirror);
   });
 });
 

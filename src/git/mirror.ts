@@ -5,12 +5,20 @@
  *
  * Because both share `refs/heads/*`, a plain `fetch --prune` would delete (or refuse to update) a
  * job branch that a worktree is working on. Each fetch therefore excludes, with negative refspecs,
- * the branches currently checked out in a worktree, and worktree creation takes the same
- * per-mirror lock as the fetch so no branch appears between the two.
+ * the branches currently checked out in a worktree, and worktree creation takes the same mirror
+ * lock as the fetch so no branch appears between the two.
+ *
+ * Sharing between processes: a mirror (and so a data directory) may be used by any number of
+ * processes of one machine at once, such as two workers started in the same folder. The mirror lock
+ * is a lock file beside the mirror (`<projectId>.git.lock`, see `file-lock.ts`) as well as a promise
+ * chain inside each process, and git records every worktree in the mirror itself, so a fetch in one
+ * process sees, and leaves alone, the branches of another process's worktrees. Job branches outside
+ * a worktree follow upstream: a run pushes its branch before it removes its worktree.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { withFileLock } from './file-lock.js';
 import { runGit } from './run.js';
 
 /** The refspec that makes the mirror's branches the upstream's branches. */
@@ -24,13 +32,23 @@ export class MirrorError extends Error {
 const chains = new Map<string, Promise<unknown>>();
 
 /**
- * Runs `task` after every earlier task for the same mirror has settled (a promise chain per mirror,
- * inside this process). Fetches and worktree creation go through it; reads never need it.
+ * Runs `task` alone on the mirror: after every earlier task of this process for it has settled (a
+ * promise chain per mirror, so one waiter per process polls the file), and while holding the mirror's
+ * lock file against other processes. Fetches and worktree creation go through it; reads never need
+ * it. `signal` gives up waiting for another process.
  */
-export function withMirrorLock<T>(mirrorPath: string, task: () => Promise<T>): Promise<T> {
+export function withMirrorLock<T>(
+  mirrorPath: string,
+  task: () => Promise<T>,
+  options: { signal?: AbortSignal } = {},
+): Promise<T> {
   const key = resolve(mirrorPath);
+  const locked = async () => {
+    await mkdir(dirname(key), { recursive: true });
+    return withFileLock(`${key}.lock`, task, options);
+  };
   const previous = chains.get(key) ?? Promise.resolve();
-  const run = previous.then(task, task);
+  const run = previous.then(locked, locked);
   const tail = run.then(
     () => {},
     () => {},
@@ -107,30 +125,33 @@ export async function ensureMirror(options: EnsureMirrorOptions): Promise<string
   const mirrorPath = resolve(options.mirrorsDir, `${options.projectId}.git`);
   const run = { env: options.env, timeoutMs: options.timeoutMs, signal: options.signal };
 
-  return withMirrorLock(mirrorPath, async () => {
-    if (!(await exists(mirrorPath))) {
-      await mkdir(options.mirrorsDir, { recursive: true });
-      const temporary = `${mirrorPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-      try {
-        await runGit(['init', '--bare', '--quiet', temporary], run);
-        await runGit(['config', 'remote.origin.url', url], { ...run, cwd: temporary });
-        await runGit(['config', 'remote.origin.fetch', MIRROR_REFSPEC], { ...run, cwd: temporary });
-        await fetch(temporary, run);
+  return withMirrorLock(
+    mirrorPath,
+    async () => {
+      if (!(await exists(mirrorPath))) {
+        const temporary = `${mirrorPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
         try {
-          await rename(temporary, mirrorPath);
-          return mirrorPath;
-        } catch {
-          // Another process made the mirror first: it is as good as ours, use it and fetch below.
+          await runGit(['init', '--bare', '--quiet', temporary], run);
+          await runGit(['config', 'remote.origin.url', url], { ...run, cwd: temporary });
+          await runGit(['config', 'remote.origin.fetch', MIRROR_REFSPEC], { ...run, cwd: temporary });
+          await fetch(temporary, run);
+          try {
+            await rename(temporary, mirrorPath);
+            return mirrorPath;
+          } catch {
+            // The mirror appeared meanwhile, made by something that does not take the lock: use it.
+          }
+        } finally {
+          await rm(temporary, { recursive: true, force: true });
         }
-      } finally {
-        await rm(temporary, { recursive: true, force: true });
       }
-    }
-    // The project's repository setting may have changed since the mirror was made.
-    await runGit(['config', 'remote.origin.url', url], { ...run, cwd: mirrorPath });
-    await fetch(mirrorPath, run);
-    return mirrorPath;
-  });
+      // The project's repository setting may have changed since the mirror was made.
+      await runGit(['config', 'remote.origin.url', url], { ...run, cwd: mirrorPath });
+      await fetch(mirrorPath, run);
+      return mirrorPath;
+    },
+    { signal: options.signal },
+  );
 }
 
 /** `fetch --prune`, leaving alone the branches that worktrees have checked out (see the module doc). */

@@ -47,7 +47,10 @@ export type ScriptedTurn =
   /** An HTTP error. Without `body`, an OpenAI-style error object naming the status is sent. */
   | { error: { status: number; body?: unknown; headers?: Record<string, string> } }
   /** Hold the request open until `waitFor` settles, then answer with `then`. */
-  | { waitFor: Promise<void> | (() => Promise<void>); then: ScriptedTurn };
+  | { waitFor: Promise<void> | (() => Promise<void>); then: ScriptedTurn }
+  /** Choose the turn from the request (its parsed body), e.g. when concurrent jobs share one script. */
+  // biome-ignore lint/suspicious/noExplicitAny: the parsed request body, as in ScriptedModelServer.requests
+  | { answer: (body: any) => ScriptedTurn };
 
 /**
  * Builds a wait turn: `heldUntil(gate, { text: 'done' })`. Same as writing the object literal, which
@@ -77,7 +80,7 @@ interface ScriptedModelOptions {
   usage?: { prompt_tokens: number; completion_tokens: number };
 }
 
-type ReplyTurn = Exclude<ScriptedTurn, { waitFor: unknown }>;
+type ReplyTurn = Exclude<ScriptedTurn, { waitFor: unknown } | { answer: unknown }>;
 
 const MODEL_ID = 'scripted';
 
@@ -129,7 +132,7 @@ async function listen(
         const message = `scripted model: the script ran out (no turn left for chat-completions request #${served})`;
         return sendJson(response, 500, errorBody(message, 'script_exhausted'));
       }
-      const turn = await settle(next, abort.signal);
+      const turn = await settle(next, body, abort.signal);
       if (abort.signal.aborted) return;
       reply(response, turn, body, usage, served);
     } catch (error) {
@@ -169,10 +172,15 @@ async function listen(
   };
 }
 
-/** Waits out any `waitFor` wrappers, giving up when the request is aborted. */
-async function settle(turn: ScriptedTurn, signal: AbortSignal): Promise<ReplyTurn> {
+/** Waits out any `waitFor` wrappers and asks `answer` turns, giving up when the request is aborted. */
+// biome-ignore lint/suspicious/noExplicitAny: the parsed request body
+async function settle(turn: ScriptedTurn, body: any, signal: AbortSignal): Promise<ReplyTurn> {
   let current = turn;
-  while ('waitFor' in current) {
+  while ('waitFor' in current || 'answer' in current) {
+    if ('answer' in current) {
+      current = current.answer(body);
+      continue;
+    }
     const wait = typeof current.waitFor === 'function' ? current.waitFor() : current.waitFor;
     await untilAborted(wait, signal);
     current = current.then;

@@ -1,0 +1,156 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/domain/job.js';
+import { openDb } from '../../src/store/db.js';
+import { createStore, type Store } from '../../src/store/store.js';
+import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
+import { CLI, runCli } from '../support/processes.js';
+import {
+  type ScriptedModelServer,
+  type ScriptedTurn,
+  startScriptedModel,
+} from '../support/scripted-model.js';
+import { git, makeRepo, tempDir, waitFor } from './support.js';
+
+const JOBS = 50;
+
+interface WorkerProcess {
+  child: ChildProcess;
+  output: string[];
+}
+
+/** Starts the built `agentjobs worker` in a process group of its own and waits until it runs. */
+function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [CLI, 'worker'], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output.join('\n')}`)), 20_000);
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) {
+          output.push(line);
+          if (line.includes('agentjobs worker is running')) {
+            clearTimeout(timer);
+            resolve({ child, output });
+          }
+        }
+      });
+    }
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code}:\n${output.join('\n')}`));
+    });
+  });
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * The model writes `jobs/<n>.md` for the prompt `Job <n>`, then finishes. Jobs run concurrently
+ * and share one script, so each turn is chosen from the request: a request that already carries a
+ * tool result is a job's second.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the parsed chat-completions request
+function writeThenFinish(body: any): ScriptedTurn {
+  const messages: { role: string; content: unknown }[] = body?.messages ?? [];
+  const prompt = JSON.stringify(messages.find((message) => message.role === 'user')?.content ?? '');
+  const n = /Job (\d+)/.exec(prompt)?.[1] ?? 'unknown';
+  if (messages.some((message) => message.role === 'tool'))
+    return { text: `Add job ${n}\n\nI added jobs/${n}.md.` };
+  return { toolCalls: [{ name: 'write_file', input: { path: `jobs/${n}.md`, content: `job ${n}\n` } }] };
+}
+
+// Two `agentjobs worker` processes started on one data directory (hence one mirror per project)
+// and one database: every job must complete on a branch of its own, however their git work
+// interleaves in the shared mirror.
+describe.each(testDialects())('two worker processes sharing a data directory on %s', (dialect) => {
+  let dir: string;
+  let database: TestDatabase;
+  let model: ScriptedModelServer;
+  let store: Store | undefined;
+  const workers: WorkerProcess[] = [];
+
+  beforeAll(async () => {
+    dir = tempDir('shared-data');
+    database = await createTestDatabase(dialect);
+    model = await startScriptedModel({
+      script: Array.from({ length: 4 * JOBS }, () => ({ answer: writeThenFinish })),
+    });
+  });
+  afterAll(async () => {
+    for (const worker of workers) killGroup(worker.child);
+    await store?.close();
+    await model?.close();
+    await database?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(`completes ${JOBS} jobs on one project, each on its own branch with its commit`, {
+    timeout: 240_000,
+  }, async () => {
+    const { repo, baseSha } = makeRepo(dir);
+    const env = {
+      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
+      DATABASE_URL: database.url,
+      AGENTJOBS_MODEL: 'openai-compatible:scripted',
+      OPENAI_COMPATIBLE_BASE_URL: model.url,
+      AGENTJOBS_PUBLIC_URL: 'http://agentjobs.test',
+      AGENTJOBS_POLL_SECONDS: '1',
+      AGENTJOBS_WORKER_CONCURRENCY: '6',
+      AGENTJOBS_PROJECT_CONCURRENCY: '12',
+      AGENTJOBS_SHUTDOWN_GRACE_SECONDS: '0',
+    };
+    const created = await runCli(['project', 'create', '--name', 'Docs', '--repo', repo, '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const projectId = (JSON.parse(created.stdout) as { id: string }).id;
+    workers.push(await startWorkerProcess(env), await startWorkerProcess(env));
+
+    store = createStore(openDb({ url: database.url, poolSize: 2 }));
+    const jobs: Job[] = [];
+    for (let n = 0; n < JOBS; n += 1) {
+      jobs.push(
+        await store.jobs.create({
+          projectId,
+          prompt: `Job ${n}`,
+          model: 'openai-compatible:scripted',
+          baseRef: 'main',
+          repository: repo,
+          draft: false,
+        }),
+      );
+    }
+    const open = store;
+    const finished = await waitFor(
+      () => Promise.all(jobs.map((job) => open.jobs.get(projectId, job.id))),
+      (current) => current.every((job) => job?.status !== 'active'),
+      { timeoutMs: 200_000, everyMs: 250 },
+    );
+
+    const failures = finished.filter((job) => job?.status !== 'completed').map((job) => job?.error);
+    expect(failures).toEqual([]);
+    // Both processes took part, or the test would not share anything.
+    for (const worker of workers) expect(worker.output.join('\n')).toContain('job run finished');
+    const branches = new Set(finished.map((job) => job?.source.ref));
+    expect(branches.size).toBe(JOBS);
+    for (const [n, job] of jobs.entries()) {
+      const branch = job.source.ref;
+      expect(git(repo, 'diff', '--name-only', `main...${branch}`), branch).toBe(`jobs/${n}.md`);
+      expect(git(repo, 'show', `${branch}:jobs/${n}.md`)).toBe(`job ${n}`);
+      expect(git(repo, 'rev-parse', `${branch}^`)).toBe(baseSha);
+    }
+    expect(git(repo, 'rev-parse', 'main')).toBe(baseSha);
+  });
+});
