@@ -91,11 +91,12 @@ function answerClientError(error: ConnectionError, socket: Socket, requestId: st
   setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
 }
 const CLOSE_GRACE_MS = 1000;
+const DROP_WARNING_INTERVAL_MS = 60_000;
 
 /**
  * Caps open connections: past the cap Node closes a new connection as it arrives. Event streams
  * are connections too, so the cap also bounds how many a process keeps open. Refusals are
- * logged, at most once a minute with how many there were, so a flood does not flood the log.
+ * logged now and then with how many there were, so that a flood does not flood the log.
  */
 function limitConnections(server: Server, maxConnections: number, logger: Logger) {
   server.maxConnections = maxConnections;
@@ -104,7 +105,7 @@ function limitConnections(server: Server, maxConnections: number, logger: Logger
   server.on('drop', () => {
     dropped++;
     const now = Date.now();
-    if (now - lastWarning < 60_000) return;
+    if (now - lastWarning < DROP_WARNING_INTERVAL_MS) return;
     logger.warn({ dropped, maxConnections }, 'connections refused: AGENTJOBS_MAX_CONNECTIONS reached');
     lastWarning = now;
     dropped = 0;

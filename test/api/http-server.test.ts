@@ -175,6 +175,7 @@ describe('the connection cap over real sockets', () => {
     const refusedAnswer = untilClosed(refused);
     refused.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
     expect(await refusedAnswer).toBe('');
+    expect(app.logs.some((line) => line.includes('AGENTJOBS_MAX_CONNECTIONS reached'))).toBe(true);
 
     // Those under the cap still work.
     await app.store.events.append(job.id, 'message', { role: 'assistant', text: 'to all three' });
