@@ -37,3 +37,24 @@ describe('AGENTJOBS_SESSION_HOURS', () => {
     );
   });
 });
+
+describe('AGENTJOBS_REQUEST_TIMEOUT_SECONDS and AGENTJOBS_MAX_CONNECTIONS', () => {
+  it('default to 30 seconds and 1000 connections', () => {
+    expect(loadConfig({}).limits).toMatchObject({ requestTimeoutMs: 30_000, maxConnections: 1000 });
+    expect(
+      loadConfig({ AGENTJOBS_REQUEST_TIMEOUT_SECONDS: '5', AGENTJOBS_MAX_CONNECTIONS: '50' }).limits,
+    ).toMatchObject({ requestTimeoutMs: 5000, maxConnections: 50 });
+  });
+
+  it('refuse zero, which would turn them off, and anything not a whole number', () => {
+    for (const [variable, value] of [
+      ['AGENTJOBS_REQUEST_TIMEOUT_SECONDS', '0'],
+      ['AGENTJOBS_REQUEST_TIMEOUT_SECONDS', '1.5'],
+      ['AGENTJOBS_MAX_CONNECTIONS', '0'],
+      ['AGENTJOBS_MAX_CONNECTIONS', 'many'],
+    ] as const)
+      expect(() => loadConfig({ [variable]: value }), `${variable}=${value}`).toThrow(
+        new RegExp(`^${variable}:`),
+      );
+  });
+});

@@ -32,6 +32,13 @@ export interface Config {
     activeJobsPerProject: number;
     maxPromptChars: number;
     bodyLimitBytes: number;
+    /**
+     * How long a client has to send a whole request, headers and body, from its first byte. A
+     * response may last longer: an event stream stays open after its request arrived.
+     */
+    requestTimeoutMs: number;
+    /** Open connections (event streams included) one process accepts; more are closed at once. */
+    maxConnections: number;
   };
   /** How workers claim and run jobs (DESIGN section 4). */
   worker: WorkerConfig;
@@ -154,6 +161,8 @@ const schema = z.object({
   AGENTJOBS_MAX_ACTIVE_JOBS: integer(0, 1_000_000).default(100),
   AGENTJOBS_MAX_PROMPT_CHARS: integer(1, 1_000_000).default(32_000),
   AGENTJOBS_BODY_LIMIT: integer(1024, 100 * 1024 * 1024).default(64 * 1024),
+  AGENTJOBS_REQUEST_TIMEOUT_SECONDS: integer(1, 3600).default(30),
+  AGENTJOBS_MAX_CONNECTIONS: integer(1, 1_000_000).default(1000),
   AGENTJOBS_WORKER_CONCURRENCY: integer(1, 1000).default(4),
   AGENTJOBS_PROJECT_CONCURRENCY: integer(1, 1000).default(2),
   AGENTJOBS_LEASE_SECONDS: integer(5, 86_400).default(30),
@@ -216,6 +225,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       activeJobsPerProject: e.AGENTJOBS_MAX_ACTIVE_JOBS,
       maxPromptChars: e.AGENTJOBS_MAX_PROMPT_CHARS,
       bodyLimitBytes: e.AGENTJOBS_BODY_LIMIT,
+      requestTimeoutMs: e.AGENTJOBS_REQUEST_TIMEOUT_SECONDS * 1000,
+      maxConnections: e.AGENTJOBS_MAX_CONNECTIONS,
     },
     worker: {
       concurrency: e.AGENTJOBS_WORKER_CONCURRENCY,

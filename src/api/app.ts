@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Fastify, {
+  type ConnectionError,
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
@@ -20,7 +23,7 @@ import type { ApiKey } from '../store/api-keys.js';
 import type { Store } from '../store/store.js';
 import { dashboard } from '../web/dashboard.js';
 import { authenticate } from './auth.js';
-import { installErrorHandling } from './errors.js';
+import { clientErrorAnswer, installErrorHandling, sendError, toAppError } from './errors.js';
 import { eventRoutes } from './routes/events.js';
 import { jobRoutes } from './routes/jobs.js';
 
@@ -68,6 +71,47 @@ function requestIds() {
 }
 const HOUR_MS = 60 * 60 * 1000;
 
+/**
+ * Answers what Node's HTTP parser refused (malformed requests, headers over the limit, requests
+ * that did not arrive in time) with the API's error shape, then closes the connection. The
+ * answer is skipped when a response on this connection has begun: its bytes would corrupt it.
+ */
+function answerClientError(error: ConnectionError, socket: Socket, requestId: string, logger: Logger) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // The code only: the error carries the raw bytes received, which may hold a key.
+  logger.debug({ code: error.code, requestId }, 'refused a request the HTTP parser could not take');
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  // Ending rather than destroying at once lets the answer reach the client before the close; a
+  // client that never reads it is cut off shortly after.
+  socket.end(clientErrorAnswer(error, requestId));
+  setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+}
+const CLOSE_GRACE_MS = 1000;
+const DROP_WARNING_INTERVAL_MS = 60_000;
+
+/**
+ * Caps open connections: past the cap Node closes a new connection as it arrives. Event streams
+ * are connections too, so the cap also bounds how many a process keeps open. Refusals are
+ * logged now and then with how many there were, so that a flood does not flood the log.
+ */
+function limitConnections(server: Server, maxConnections: number, logger: Logger) {
+  server.maxConnections = maxConnections;
+  let dropped = 0;
+  let lastWarning = 0;
+  server.on('drop', () => {
+    dropped++;
+    const now = Date.now();
+    if (now - lastWarning < DROP_WARNING_INTERVAL_MS) return;
+    logger.warn({ dropped, maxConnections }, 'connections refused: AGENTJOBS_MAX_CONNECTIONS reached');
+    lastWarning = now;
+    dropped = 0;
+  });
+}
+
 /** `done(undefined)` would let a request through, so whatever was thrown becomes an Error. */
 const asError = (thrown: unknown) =>
   thrown instanceof Error ? thrown : new Error(`Authentication failed: ${String(thrown)}`);
@@ -81,16 +125,35 @@ export async function buildApp({
   lifecycle = { draining: false },
   hosts,
 }: AppOptions) {
+  const nextRequestId = requestIds();
+  const { requestTimeoutMs } = config.limits;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.limits.bodyLimitBytes,
     trustProxy: config.trustProxy,
-    genReqId: requestIds(),
+    // Node's request timeout runs from a request's first byte until the whole request has arrived,
+    // so it ends slow headers and slow bodies, and stops once a request is in: an event stream
+    // outlives it. Node checks for late requests on an interval, by default far longer than a
+    // short timeout; checking often costs a walk over the connections still receiving.
+    requestTimeout: requestTimeoutMs,
+    http: {
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(requestTimeoutMs / 4)),
+    },
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, nextRequestId(), logger),
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      return sendError(request, reply, toAppError(error));
+    },
+    genReqId: nextRequestId,
     logController: new OneLinePerRequest(),
     childLoggerFactory: (parent, bindings, options) =>
       requestLogger(parent as Logger, bindings, options) as FastifyBaseLogger,
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
+
+  limitConnections(app.server, config.limits.maxConnections, logger);
 
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built from typed objects; validating them again on every request would cost

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type ErrorCode, isAppError } from '../domain/errors.js';
@@ -13,15 +14,18 @@ const STATUS: Record<ErrorCode, number> = {
   job_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   job_archived: 409,
   invalid_transition: 409,
   idempotency_in_flight: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   idempotency_mismatch: 422,
   model_not_allowed: 422,
   rate_limited: 429,
   too_many_active_jobs: 429,
+  headers_too_large: 431,
   unavailable: 503,
   internal_error: 500,
 };
@@ -80,16 +84,20 @@ export function toAppError(error: FastifyError): AppError {
       return new AppError('invalid_request', 'The Content-Length header does not match the body.');
     case 'FST_ERR_BAD_URL':
       return new AppError('invalid_request', 'The URL is malformed.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('uri_too_long', 'A part of the URL is longer than any id this API uses.');
   }
+  // Before the database check: a client that went away mid-body is an ECONNRESET with a 4xx
+  // status, and is no sign of a database in trouble.
+  const status = error.statusCode ?? 500;
+  if (status === 404) return new AppError('not_found', 'Not found.');
+  if (status >= 400 && status < 500) return new AppError('invalid_request', error.message || 'Bad request.');
   if (isDatabaseUnavailable(error)) {
     return new AppError('unavailable', 'The database is unavailable; try again shortly.', {
       headers: { 'retry-after': '5' },
       cause: error,
     });
   }
-  const status = error.statusCode ?? 500;
-  if (status === 404) return new AppError('not_found', 'Not found.');
-  if (status >= 400 && status < 500) return new AppError('invalid_request', error.message || 'Bad request.');
   return new AppError('internal_error', 'Something went wrong on our side; it has been logged.', {
     cause: error,
   });
@@ -119,6 +127,33 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, appError
           }
         : {}),
     });
+}
+
+/**
+ * What Node's HTTP parser refuses never reaches Fastify's routing, so it never gets a request, a
+ * reply or the error handler; this writes the same answer (status, `X-Request-Id`, the error
+ * body) straight to the socket, and closes it, since the rest of its bytes cannot be trusted.
+ */
+export function clientErrorAnswer(error: Error & { code?: string }, requestId: string): string {
+  const appError =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new AppError('request_timeout', 'The request did not arrive in time; the connection is closed.')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? new AppError('headers_too_large', 'The request line and headers are larger than the limit.')
+        : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? new AppError('payload_too_large', 'The chunk extensions are larger than the limit.')
+          : new AppError('invalid_request', 'The request is not valid HTTP.');
+  const status = STATUS[appError.code];
+  const body = JSON.stringify({ error: appError.message, code: appError.code, requestId });
+  return [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
+    'content-type: application/json; charset=utf-8',
+    `content-length: ${Buffer.byteLength(body)}`,
+    `x-request-id: ${requestId}`,
+    'connection: close',
+    '',
+    body,
+  ].join('\r\n');
 }
 
 /**

@@ -24,12 +24,43 @@ export function promptSchema(maxChars: number) {
     .refine((value) => value.isWellFormed(), 'prompt must be valid Unicode (no lone surrogates)');
 }
 
-/** A branch name git would accept, without the corner cases that make refs ambiguous. */
+// Bytes git refuses anywhere in a ref name (git check-ref-format): controls, space and ~ ^ : ? * [ \.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const REF_FORBIDDEN = /[\u0000-\u0020\u007F~^:?*[\\]/;
+
+/**
+ * Why git would refuse `name` as a branch (`git check-ref-format --branch`), or null when it
+ * accepts it. The worker hands the name to git; checking here answers 400 at once rather than a
+ * job that fails later, and keeps option-looking names (`-rf`) away from git's argument lists.
+ */
+export function branchNameProblem(name: string): string | null {
+  if (name.startsWith('-')) return 'must not start with "-"';
+  if (name === '@' || name === 'HEAD') return `must not be "${name}"`;
+  if (REF_FORBIDDEN.test(name)) {
+    return 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\';
+  }
+  if (name.includes('..')) return 'must not contain ".."';
+  if (name.includes('@{')) return 'must not contain "@{"';
+  if (name.startsWith('/') || name.endsWith('/') || name.includes('//')) {
+    return 'must not start or end with "/" or contain "//"';
+  }
+  if (name.endsWith('.')) return 'must not end with "."';
+  for (const component of name.split('/')) {
+    if (component.startsWith('.')) return 'must not have a part that starts with "."';
+    if (component.endsWith('.lock')) return 'must not have a part that ends with ".lock"';
+  }
+  return null;
+}
+
+/** A branch name git accepts; shown in OpenAPI as a plain string. */
 const branchName = z
   .string()
-  .min(1)
-  .max(200)
-  .regex(/^(?!\/|.*\/\/|.*\.\.|.*\.lock$|.*\/$|.*@\{)[A-Za-z0-9._/-]+$/, 'must be a valid branch name');
+  .min(1, 'must not be empty')
+  .max(200, 'must be at most 200 characters')
+  .superRefine((name, context) => {
+    const problem = branchNameProblem(name);
+    if (problem) context.addIssue({ code: 'custom', message: `is not a valid branch name: ${problem}` });
+  });
 
 export const modelIdSchema = z.string().min(1).max(200);
 

@@ -13,15 +13,18 @@ export type ErrorCode =
   | 'job_not_found'
   | 'not_found'
   | 'method_not_allowed'
+  | 'request_timeout'
   | 'job_archived'
   | 'invalid_transition'
   | 'idempotency_in_flight'
   | 'payload_too_large'
+  | 'uri_too_long'
   | 'unsupported_media_type'
   | 'idempotency_mismatch'
   | 'model_not_allowed'
   | 'rate_limited'
   | 'too_many_active_jobs'
+  | 'headers_too_large'
   | 'unavailable'
   | 'internal_error';
 

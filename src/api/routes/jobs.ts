@@ -66,12 +66,16 @@ export const sha256 = (text: string) => createHash('sha256').update(text).digest
 
 export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { config, store }) => {
   const budget = { rateLimit: {} };
+  // A create spends the hourly budget only when it is going to make a job: an idempotent replay,
+  // a request still in flight (409) and a reused key with another body (422) create nothing, so
+  // a client retrying after a timeout cannot use up its own budget, and gets its job back even
+  // when the budget is spent. The budget is therefore spent in the handler, after the key.
+  const spendBudget = app.rateLimit();
   const jobPath = '/v2/agent/:projectId/job/:jobId';
 
   app.post(
     '/v2/agent/:projectId/job',
     {
-      config: budget,
       schema: {
         summary: 'Create a job',
         params: projectParams,
@@ -122,6 +126,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       }
 
       try {
+        await spendBudget.call(app, request, reply);
         const job = await store.jobs.create({
           projectId,
           prompt: request.body.prompt,
