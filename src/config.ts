@@ -32,6 +32,8 @@ export interface Config {
     activeJobsPerProject: number;
     maxPromptChars: number;
     bodyLimitBytes: number;
+    /** Live event streams one API key may hold open at once on one API process. */
+    streamsPerKey: number;
   };
   /** How workers claim and run jobs (DESIGN section 4). */
   worker: WorkerConfig;
@@ -154,6 +156,7 @@ const schema = z.object({
   AGENTJOBS_MAX_ACTIVE_JOBS: integer(0, 1_000_000).default(100),
   AGENTJOBS_MAX_PROMPT_CHARS: integer(1, 1_000_000).default(32_000),
   AGENTJOBS_BODY_LIMIT: integer(1024, 100 * 1024 * 1024).default(64 * 1024),
+  AGENTJOBS_MAX_STREAMS_PER_KEY: integer(1, 100_000).default(20),
   AGENTJOBS_WORKER_CONCURRENCY: integer(1, 1000).default(4),
   AGENTJOBS_PROJECT_CONCURRENCY: integer(1, 1000).default(2),
   AGENTJOBS_LEASE_SECONDS: integer(5, 86_400).default(30),
@@ -216,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       activeJobsPerProject: e.AGENTJOBS_MAX_ACTIVE_JOBS,
       maxPromptChars: e.AGENTJOBS_MAX_PROMPT_CHARS,
       bodyLimitBytes: e.AGENTJOBS_BODY_LIMIT,
+      streamsPerKey: e.AGENTJOBS_MAX_STREAMS_PER_KEY,
     },
     worker: {
       concurrency: e.AGENTJOBS_WORKER_CONCURRENCY,
