@@ -39,6 +39,8 @@ export interface Config {
     requestTimeoutMs: number;
     /** Open connections (event streams included) one process accepts; more are closed at once. */
     maxConnections: number;
+    /** Live event streams one API key may hold open at once on one API process. */
+    streamsPerKey: number;
   };
   /** How workers claim and run jobs (DESIGN section 4). */
   worker: WorkerConfig;
@@ -163,6 +165,7 @@ const schema = z.object({
   AGENTJOBS_BODY_LIMIT: integer(1024, 100 * 1024 * 1024).default(64 * 1024),
   AGENTJOBS_REQUEST_TIMEOUT_SECONDS: integer(1, 3600).default(30),
   AGENTJOBS_MAX_CONNECTIONS: integer(1, 1_000_000).default(1000),
+  AGENTJOBS_MAX_STREAMS_PER_KEY: integer(1, 100_000).default(20),
   AGENTJOBS_WORKER_CONCURRENCY: integer(1, 1000).default(4),
   AGENTJOBS_PROJECT_CONCURRENCY: integer(1, 1000).default(2),
   AGENTJOBS_LEASE_SECONDS: integer(5, 86_400).default(30),
@@ -227,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bodyLimitBytes: e.AGENTJOBS_BODY_LIMIT,
       requestTimeoutMs: e.AGENTJOBS_REQUEST_TIMEOUT_SECONDS * 1000,
       maxConnections: e.AGENTJOBS_MAX_CONNECTIONS,
+      streamsPerKey: e.AGENTJOBS_MAX_STREAMS_PER_KEY,
     },
     worker: {
       concurrency: e.AGENTJOBS_WORKER_CONCURRENCY,

@@ -297,7 +297,7 @@ export async function buildApp({
       );
     });
     await v2.register(jobRoutes, { config, store });
-    await v2.register(eventRoutes, { store });
+    await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });
   });
 
   return app as unknown as FastifyInstance;

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { JobEvent } from '../store/events.js';
+import type { JobEvent, Unwatch } from '../store/events.js';
 import type { Store } from '../store/store.js';
 
 /** Aborts when the client goes away. */
@@ -18,7 +18,6 @@ export interface StreamOptions {
   projectId: string;
   jobId: string;
   after: number;
-  pollMs: number;
   keepAliveMs: number;
   signal: AbortSignal;
   /** One SSE message per event; the dashboard sends rendered HTML instead of the API's JSON. */
@@ -35,9 +34,21 @@ export interface StreamOptions {
 /** How often `stillAllowed` is asked. */
 const RECHECK_MS = 15_000;
 
-/** Streams a job's events as Server-Sent Events until the job stops being active or the client leaves. */
+/**
+ * How often a stream looks for events without being woken: only a safety net, for a notification
+ * lost on its way (wake-ups come from `store.events.watch`).
+ */
+export const FALLBACK_POLL_MS = 30_000;
+
+const PAGE = 500;
+
+/**
+ * Streams a job's events as Server-Sent Events until the job stops being active or the client
+ * leaves. An idle stream costs no database work: it reads only when woken by a notification for
+ * its job (see `store.events.watch`), and otherwise every `FALLBACK_POLL_MS`.
+ */
 export async function streamJobEvents(reply: FastifyReply, options: StreamOptions) {
-  const { store, projectId, jobId, pollMs, keepAliveMs, signal, format = apiMessage } = options;
+  const { store, projectId, jobId, keepAliveMs, signal, format = apiMessage } = options;
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, {
@@ -50,25 +61,52 @@ export async function streamJobEvents(reply: FastifyReply, options: StreamOption
   });
   raw.write(`retry: 2000\n\n`);
   const send = (event: JobEvent) => raw.write(format(event));
+
+  // Set by a wake-up that came while the stream was reading, so that it reads once more.
+  let woken = true;
+  let resume: (() => void) | null = null;
+  const wake = () => {
+    woken = true;
+    resume?.();
+  };
+  signal.addEventListener('abort', wake);
+  let unwatch: Unwatch | null = null;
   let after = options.after;
   let quietSince = Date.now();
   let checkedAt = Date.now();
+  let readAt = 0;
   try {
+    // Watching starts before the first read, so that nothing appended after that read goes unheard.
+    unwatch = await store.events.watch(jobId, wake);
+    // The job's status is read at the start, when a `status` event came, and on the fallback poll.
+    let statusMayHaveChanged = true;
     while (!signal.aborted) {
-      const events = await store.events.list(jobId, after, 500);
-      for (const event of events) {
-        send(event);
-        after = event.seq;
-      }
-      if (events.length > 0) quietSince = Date.now();
-      if (events.length === 500) continue;
-      const job = await store.jobs.get(projectId, jobId);
-      // Events of a finished job are all written before its status changes, so none can follow.
-      if (job?.status !== 'active') {
-        const rest = await store.events.list(jobId, after, 500);
-        for (const event of rest) send(event);
-        if (options.finalMessage) raw.write(options.finalMessage);
-        break;
+      if (woken || Date.now() - readAt >= FALLBACK_POLL_MS) {
+        const polled = !woken;
+        woken = false;
+        readAt = Date.now();
+        const events = await store.events.list(jobId, after, PAGE);
+        for (const event of events) {
+          send(event);
+          after = event.seq;
+          if (event.type === 'status') statusMayHaveChanged = true;
+        }
+        if (events.length > 0) quietSince = Date.now();
+        if (events.length === PAGE) {
+          woken = true;
+          continue;
+        }
+        if (statusMayHaveChanged || polled) {
+          statusMayHaveChanged = false;
+          const job = await store.jobs.get(projectId, jobId);
+          // Events of a finished job are all written before its status changes, so none can follow.
+          if (job?.status !== 'active') {
+            const rest = await store.events.list(jobId, after, PAGE);
+            for (const event of rest) send(event);
+            if (options.finalMessage) raw.write(options.finalMessage);
+            break;
+          }
+        }
       }
       if (options.stillAllowed && Date.now() - checkedAt >= RECHECK_MS) {
         if (!(await options.stillAllowed())) break;
@@ -78,11 +116,27 @@ export async function streamJobEvents(reply: FastifyReply, options: StreamOption
         raw.write(': keep-alive\n\n');
         quietSince = Date.now();
       }
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      if (woken || signal.aborted) continue;
+      const now = Date.now();
+      const until = Math.min(
+        quietSince + keepAliveMs,
+        readAt + FALLBACK_POLL_MS,
+        options.stillAllowed ? checkedAt + RECHECK_MS : Number.POSITIVE_INFINITY,
+      );
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(0, until - now));
+        resume = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      resume = null;
     }
   } catch (error) {
     reply.request.log.warn({ err: error }, 'event stream ended by an error');
   } finally {
+    signal.removeEventListener('abort', wake);
+    unwatch?.();
     raw.end();
   }
 }

@@ -7,7 +7,6 @@ import {
   type DatabaseConnection,
   type Driver,
   Kysely,
-  PostgresDialect,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
@@ -23,7 +22,9 @@ import {
   sqliteBus,
   type Unlisten,
 } from './notify.js';
+import { ResilientPostgresDialect } from './postgres-driver.js';
 import type { Database } from './schema.js';
+import { isTransientDatabaseError, sleep, wasUnsent } from './transient.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -41,6 +42,8 @@ export interface Db {
    * each in its own savepoint (see `groupCommitWriter`). So `fn` must never wait for another
    * write (they may share its transaction: it would wait forever), and a failed `BEGIN` or
    * `COMMIT` (a database locked past the busy timeout, a full disk) fails every write in it.
+   * On PostgreSQL a transaction that lost its connection before its commit runs again (see
+   * `RECONNECT_MS`), so `fn` must do nothing but database work, or work it may repeat.
    */
   write<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /**
@@ -351,20 +354,53 @@ function withStatementCache(database: SqliteDatabase.Database, size = 500) {
   };
 }
 
+/**
+ * How long PostgreSQL work waits for a database that went away (a restart, a failover) before it
+ * fails: acquiring a connection keeps trying, and `write` runs a transaction again when it failed
+ * before its commit. Long enough for a restart; short enough that an API request answers 503
+ * with Retry-After well within a client's timeout.
+ */
+const RECONNECT_MS = 5000;
+
 function openPostgres(options: DbOptions): Db {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5000,
   });
-  // An idle client that loses its server must not crash the process; the next query reports it.
+  // A connection that dies (the server restarts, the network drops) emits 'error'; unheard, that
+  // ends the process. The pool listens on its idle connections only, so every connection gets a
+  // listener of its own for the time it is checked out: the query running on it fails with the
+  // error, and the pool drops the dead connection when it is released.
   pool.on('error', () => {});
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const kysely = new Kysely<Database>({
+    dialect: new ResilientPostgresDialect({ pool, reconnectMs: RECONNECT_MS }),
+  });
   const listener = new PostgresListener(options.url);
   return {
     kysely,
     dialect: 'postgres',
-    write: (fn) => kysely.transaction().execute((trx: Transaction<Database>) => fn(trx)),
+    write: async (fn) => {
+      const deadline = Date.now() + RECONNECT_MS;
+      for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
+        let committing = false;
+        try {
+          return await kysely.transaction().execute(async (trx: Transaction<Database>) => {
+            const result = await fn(trx);
+            committing = true;
+            return result;
+          });
+        } catch (error) {
+          // A transaction whose connection died before its commit was sent left nothing behind
+          // (the server rolls it back), so it runs again. One whose commit was on its way may have
+          // committed: only the caller can tell, so it hears of the error.
+          const again = committing ? wasUnsent(error) : isTransientDatabaseError(error);
+          if (!again || Date.now() + delay > deadline) throw error;
+          await sleep(delay);
+        }
+      }
+    },
     notify: async (channel, payload, executor = kysely) => {
       await sql`select pg_notify(${channel}, ${payload})`.execute(executor);
     },

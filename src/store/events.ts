@@ -1,6 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import { compileStatement, type Db } from './db.js';
+import type { Unlisten } from './notify.js';
 import type { Database, JobEventRow } from './schema.js';
+
+/**
+ * Events were appended to a job. Payload: the job id. Live streams wait on it instead of polling
+ * (see `watch`); in one transaction PostgreSQL folds the notifications of one job into one.
+ */
+export const EVENTS_CHANNEL = 'agentjobs_events';
 
 export const EVENT_TYPES = [
   'status',
@@ -54,6 +61,7 @@ export function eventAppender(db: Db): AppendEvent {
     if (!row) throw new Error(`job ${jobId} vanished while writing its event`);
     const seq = Number(row.event_seq);
     await insert(trx, jobId, seq, type, at, JSON.stringify(data));
+    await db.notify(EVENTS_CHANNEL, jobId, trx);
     return { seq, type, at, data };
   };
 }
@@ -61,7 +69,10 @@ export function eventAppender(db: Db): AppendEvent {
 export function eventQueries(db: Db) {
   const { kysely } = db;
   const appendEvent = eventAppender(db);
+  const watchers = watchEvents(db);
   return {
+    watch: watchers.watch,
+
     append: (jobId: string, type: EventType, data: Record<string, unknown>) =>
       db.write((trx) => appendEvent(trx, jobId, type, data)),
 
@@ -111,5 +122,66 @@ function toEvent(row: JobEventRow): JobEvent {
     type: row.type as EventType,
     at: row.at,
     data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}
+
+/** Stops a `watch`. */
+export type Unwatch = () => void;
+
+/** How long to wait before subscribing again after a failed attempt (the database was away). */
+const RESUBSCRIBE_MS = 5000;
+
+/**
+ * `watch(jobId, wake)`: calls `wake` whenever events may have been appended to the job, by any
+ * process; also after a lost notification connection came back, since notifications may have been
+ * missed meanwhile. Every watcher of the process shares one subscription to `EVENTS_CHANNEL`, and
+ * a notification wakes only the watchers of its job. Resolves once the subscription listens, or
+ * once it failed (then it is tried again while anyone watches): watchers must still look now and
+ * then on their own.
+ */
+function watchEvents(db: Db) {
+  const watchers = new Map<string, Set<() => void>>();
+  let subscription: Promise<Unlisten | null> | null = null;
+  let retry: NodeJS.Timeout | null = null;
+
+  const wake = (wakers: Iterable<() => void>) => {
+    for (const waker of wakers) waker();
+  };
+  const onNotification = (payload: string) => {
+    if (payload === '') for (const set of watchers.values()) wake([...set]);
+    else wake([...(watchers.get(payload) ?? [])]);
+  };
+  const subscribe = (): Promise<Unlisten | null> => {
+    subscription ??= db.listen(EVENTS_CHANNEL, onNotification).catch(() => {
+      subscription = null;
+      if (!retry && watchers.size > 0) {
+        retry = setTimeout(() => {
+          retry = null;
+          if (watchers.size > 0) void subscribe();
+        }, RESUBSCRIBE_MS);
+        retry.unref();
+      }
+      return null;
+    });
+    return subscription;
+  };
+
+  return {
+    async watch(jobId: string, waker: () => void): Promise<Unwatch> {
+      let set = watchers.get(jobId);
+      if (!set) {
+        set = new Set();
+        watchers.set(jobId, set);
+      }
+      // A function of its own, so that one waker watching twice is two watches.
+      const entry = () => waker();
+      set.add(entry);
+      await subscribe();
+      return () => {
+        const current = watchers.get(jobId);
+        current?.delete(entry);
+        if (current?.size === 0) watchers.delete(jobId);
+      };
+    },
   };
 }

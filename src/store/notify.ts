@@ -153,7 +153,8 @@ export class PostgresListener {
         () => {
           for (const set of this.#listeners.values()) for (const listener of set) call(listener, '');
         },
-        () => this.#scheduleReconnect(Math.min(delayMs * 2, 30_000)),
+        // Capped low: streams and workers wait on this to hear of changes once the database is back.
+        () => this.#scheduleReconnect(Math.min(delayMs * 2, 5000)),
       );
     }, delayMs);
     this.#reconnectTimer.unref();

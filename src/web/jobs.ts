@@ -211,7 +211,6 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
         projectId: project.id,
         jobId: job.id,
         after: /^\d{1,12}$/.test(from) ? Number(from) : 0,
-        pollMs: 200,
         keepAliveMs: 15_000,
         signal: closedSignal(reply),
         format: (event) =>

@@ -16,6 +16,9 @@ import type { Store } from '../store/store.js';
 import type { ResolveModel, RunAgent } from './agent-port.js';
 import { type ActiveRun, startRun } from './run.js';
 
+/** The first retry of a failed claim; each next waits twice as long, up to the poll interval. */
+const RETRY_MIN_MS = 250;
+
 export interface WorkerOptions {
   config: Config;
   store: Store;
@@ -66,6 +69,10 @@ export function createWorker(options: WorkerOptions): Worker {
   let unlisten: Unlisten | null = null;
   let lastReclaim = 0;
   let stopping: Promise<void> | null = null;
+  // Claiming while the database is away: since when, and the next retry.
+  let failingSince: number | null = null;
+  let retryDelay = RETRY_MIN_MS;
+  let retryTimer: NodeJS.Timeout | null = null;
 
   /** One round: reclaim (now and then), then claim up to the free slots and start the runs. */
   async function claimRound(): Promise<void> {
@@ -97,6 +104,26 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   }
 
+  /**
+   * A claim round failed (the database is away, say): the runs carry on, and claiming is tried
+   * again with backoff, sooner than the next poll, until it works. Logged once per outage.
+   */
+  function claimFailed(error: unknown): void {
+    if (failingSince === null) {
+      failingSince = Date.now();
+      retryDelay = RETRY_MIN_MS;
+      logger.warn({ err: error }, 'claiming jobs failed; trying again until the database answers');
+    } else {
+      logger.debug({ err: error }, 'claiming jobs failed again');
+    }
+    if (retryTimer || state !== 'running') return;
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      void tick();
+    }, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, pollMs);
+  }
+
   /** Runs claim rounds until nothing asked for another; overlapping wake-ups fold into one more round. */
   function tick(): Promise<void> {
     if (state !== 'running') return Promise.resolve();
@@ -109,8 +136,12 @@ export function createWorker(options: WorkerOptions): Worker {
         again = false;
         try {
           await claimRound();
+          if (failingSince !== null) {
+            logger.info({ downMs: Date.now() - failingSince }, 'claiming jobs again');
+            failingSince = null;
+          }
         } catch (error) {
-          logger.warn({ err: error }, 'claiming jobs failed; trying again at the next poll');
+          claimFailed(error);
           break;
         }
       } while (again && state === 'running');
@@ -165,6 +196,7 @@ export function createWorker(options: WorkerOptions): Worker {
         const graceMs = stopOptions.graceMs ?? config.worker.shutdownGraceMs;
         state = 'stopping';
         if (pollTimer) clearTimeout(pollTimer);
+        if (retryTimer) clearTimeout(retryTimer);
         await unsubscribe();
         await ticking;
         const allDone = () => Promise.all([...runs.values()].map((run) => run.done));

@@ -6,10 +6,13 @@ import { errorSchema, eventListSchema, jobParams, listEventsQuery } from '../sch
 
 export interface EventRoutesOptions {
   store: Store;
-  /** How often a live stream looks for new events; any process may have written them. */
-  pollMs?: number;
   /** How often a quiet stream sends a comment so that proxies keep it open. */
   keepAliveMs?: number;
+  /**
+   * Live streams one API key may hold open at once, in this process; one more gets 429. Counted
+   * per process: behind a load balancer a key may hold this many on each API process.
+   */
+  maxStreamsPerKey?: number;
 }
 
 const wantsStream = (accept: string | undefined) => accept?.includes('text/event-stream') ?? false;
@@ -22,8 +25,11 @@ const wantsStream = (accept: string | undefined) => accept?.includes('text/event
  */
 export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
   app,
-  { store, pollMs = 200, keepAliveMs = 15_000 },
+  { store, keepAliveMs = 15_000, maxStreamsPerKey = 20 },
 ) => {
+  /** Open live streams per API key id. */
+  const open = new Map<string, number>();
+
   app.get(
     '/v2/agent/:projectId/job/:jobId/events',
     {
@@ -37,6 +43,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
           401: errorSchema,
           403: errorSchema,
           404: errorSchema,
+          429: errorSchema,
         },
       },
     },
@@ -50,15 +57,30 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
         const lastEventId = request.headers['last-event-id'];
         const resumeFrom =
           typeof lastEventId === 'string' && /^\d+$/.test(lastEventId) ? Number(lastEventId) : after;
-        return streamJobEvents(reply, {
-          store,
-          projectId,
-          jobId,
-          after: resumeFrom,
-          pollMs,
-          keepAliveMs,
-          signal: closedSignal(reply),
-        });
+        const keyId = request.apiKey?.id ?? '';
+        const holding = open.get(keyId) ?? 0;
+        if (holding >= maxStreamsPerKey) {
+          throw new AppError(
+            'rate_limited',
+            `This key already has ${holding} live event streams open, the most allowed; close one first.`,
+            { headers: { 'retry-after': '5' } },
+          );
+        }
+        open.set(keyId, holding + 1);
+        try {
+          return await streamJobEvents(reply, {
+            store,
+            projectId,
+            jobId,
+            after: resumeFrom,
+            keepAliveMs,
+            signal: closedSignal(reply),
+          });
+        } finally {
+          const left = (open.get(keyId) ?? 1) - 1;
+          if (left > 0) open.set(keyId, left);
+          else open.delete(keyId);
+        }
       }
 
       const events = await store.events.list(jobId, after, limit + 1);

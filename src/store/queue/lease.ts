@@ -10,6 +10,7 @@ import { JOBS_CHANNEL } from '../channels.js';
 import type { Db } from '../db.js';
 import { type EventType, eventAppender } from '../events.js';
 import type { Database } from '../schema.js';
+import { retryTransient } from '../transient.js';
 
 /** One claim of a job: the fence for every write of that run. */
 export interface Lease {
@@ -71,17 +72,25 @@ export async function fence(db: Db, trx: Kysely<Database>, lease: Lease): Promis
 export function leaseQueries(db: Db) {
   const appendEvent = eventAppender(db);
   return {
-    /** Renews the lease for `leaseMs`; throws `LeaseLostError` when it no longer holds. */
+    /**
+     * Renews the lease for `leaseMs`; throws `LeaseLostError` when it no longer holds. While the
+     * database is away (a restart), it keeps trying for up to `leaseMs`: a renewal is harmless to
+     * repeat, and until the lease has really lapsed no other worker can take the job, so the run
+     * carries on. Once the database is back, a lease another worker took meanwhile reports lost.
+     */
     async heartbeat(lease: Lease, leaseMs: number): Promise<void> {
-      const result = await db.kysely
-        .updateTable('jobs')
-        .set({ lease_expires_at: new Date(Date.now() + leaseMs).toISOString() })
-        .where('id', '=', lease.jobId)
-        .where('attempt', '=', lease.attempt)
-        .where('lease_owner', '=', lease.owner)
-        .where('status', '=', 'active')
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) throw await lostError(db.kysely, lease);
+      const renewed = await retryTransient(async () => {
+        const result = await db.kysely
+          .updateTable('jobs')
+          .set({ lease_expires_at: new Date(Date.now() + leaseMs).toISOString() })
+          .where('id', '=', lease.jobId)
+          .where('attempt', '=', lease.attempt)
+          .where('lease_owner', '=', lease.owner)
+          .where('status', '=', 'active')
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) > 0;
+      }, leaseMs);
+      if (!renewed) throw await lostError(db.kysely, lease);
     },
 
     /** Moves the run to its next phase, with its `phase` event. */
