@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type ErrorCode, isAppError } from '../domain/errors.js';
 import { redactSecrets } from '../domain/redact.js';
+import { isTransientDatabaseError } from '../store/transient.js';
 
 /** The one place where an error code becomes an HTTP status. */
 const STATUS: Record<ErrorCode, number> = {
@@ -29,32 +30,6 @@ const STATUS: Record<ErrorCode, number> = {
   unavailable: 503,
   internal_error: 500,
 };
-
-// Codes of the database drivers that mean "the database is not reachable right now".
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  '57P01', // admin_shutdown
-  '57P03', // cannot_connect_now
-  '08000',
-  '08001',
-  '08003',
-  '08006',
-  '53300', // too_many_connections
-  'SQLITE_BUSY',
-]);
-
-function isDatabaseUnavailable(error: unknown): boolean {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-  return (
-    typeof message === 'string' &&
-    /timeout exceeded when trying to connect|Connection terminated/.test(message)
-  );
-}
 
 /** Turns what Fastify and its plugins throw into our domain errors. */
 export function toAppError(error: FastifyError): AppError {
@@ -92,7 +67,8 @@ export function toAppError(error: FastifyError): AppError {
   const status = error.statusCode ?? 500;
   if (status === 404) return new AppError('not_found', 'Not found.');
   if (status >= 400 && status < 500) return new AppError('invalid_request', error.message || 'Bad request.');
-  if (isDatabaseUnavailable(error)) {
+  // A busy SQLite file answers like a database away for a moment: the client may retry.
+  if (isTransientDatabaseError(error) || (error as { code?: unknown }).code === 'SQLITE_BUSY') {
     return new AppError('unavailable', 'The database is unavailable; try again shortly.', {
       headers: { 'retry-after': '5' },
       cause: error,
