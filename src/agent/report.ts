@@ -90,6 +90,17 @@ export function modelError(error: unknown): AgentError {
   );
 }
 
+/** The wait a provider asked for (`retry-after-ms` or `retry-after` in seconds) with its last error, if any. */
+export function retryAfterMs(error: unknown): number | null {
+  const last = RetryError.isInstance(error) ? error.lastError : error;
+  const headers = APICallError.isInstance(last) ? last.responseHeaders : undefined;
+  if (!headers) return null;
+  const milliseconds = Number.parseFloat(headers['retry-after-ms'] ?? '');
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const seconds = Number.parseFloat(headers['retry-after'] ?? '');
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : null;
+}
+
 /**
  * A failure that reached a streamed answer without being one of the SDK's errors, as `model_error`:
  * an error event the provider sent mid-answer (Anthropic's `overloaded_error`, OpenAI's
