@@ -28,6 +28,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AISDKError, type LanguageModel, type ModelMessage, stepCountIs } from 'ai';
+import { type Redactor, redactSecrets } from '../domain/redact.js';
 import type { Workspace } from '../git/workspace.js';
 import type { EventType } from '../store/events.js';
 import { compactToolInputs, estimateTokens } from './conversation.js';
@@ -82,6 +83,11 @@ export interface RunAgentOptions {
   maxRetries?: number;
   /** How long to wait out a model outage before failing. Default `DEFAULT_MODEL_OUTAGE_WAIT_MS`. */
   modelOutageWaitMs?: number;
+  /**
+   * Blanks secrets in everything the run hands out: its events, its summary and title, its error's
+   * message. Default `redactSecrets` (key shapes only); the worker adds the server's own secrets.
+   */
+  redact?: Redactor;
   /** Stream the model's answers (default true); false waits for each whole answer instead. */
   stream?: boolean;
   /**
@@ -114,6 +120,7 @@ export interface AgentResult {
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { workspace, limits } = options;
+  const redact = options.redact ?? redactSecrets;
   const usage = { inputTokens: 0, outputTokens: 0, steps: 0 };
   /** What the token limit counts (see the file's header). */
   let countedTokens = 0;
@@ -221,7 +228,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
               Math.max(step.usage.inputTokens ?? 0, state.sentTokens) + (step.usage.outputTokens ?? 0);
             if (step.text.trim() !== '') state.lastText = step.text;
             conversation = [...base, ...splice(compact(step.response.messages), injected)];
-            const events = [...stepEvents(step), { type: 'usage' as const, data: { ...usage } }];
+            const events = [...stepEvents(step, redact), { type: 'usage' as const, data: { ...usage } }];
             for (const event of events) {
               // A run that already ended (aborted while this step finished) reports nothing more.
               if (state.settled) return;
@@ -244,7 +251,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           options.onEvent('phase', {
             phase: 'running',
             reason: 'model_unavailable',
-            message: `${unavailable.message} Trying again at ${retryAt}.`,
+            message: redact(`${unavailable.message} Trying again at ${retryAt}.`),
             retryAt,
           }),
         );
@@ -261,7 +268,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       if (unfinished && result.steps.length >= remaining) throw limitError('step_limit', limits);
       const followUps = await external(() => options.takePendingPrompts());
       if (followUps.length === 0) {
-        const summary = result.text.trim() || state.lastText.trim();
+        const summary = redact(result.text.trim() || state.lastText.trim());
         return {
           summary,
           title: titleOf(summary),
@@ -276,6 +283,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     const error = classify(caught, options.signal, internal.signal, state.callbackError, limits);
     if (!(error instanceof AgentError)) throw error;
     error.partial = { messages: conversation, usage: { ...usage }, filesChanged: workspace.changedPaths() };
+    error.message = redact(error.message);
     throw error;
   } finally {
     state.settled = true;
