@@ -37,3 +37,14 @@ describe('AGENTJOBS_SESSION_HOURS', () => {
     );
   });
 });
+
+describe('AGENTJOBS_MODEL_OUTAGE_SECONDS', () => {
+  it('defaults to ten minutes, takes 0 to fail at once, and refuses anything but whole seconds', () => {
+    expect(loadConfig({}).agent.modelOutageWaitMs).toBe(600_000);
+    expect(loadConfig({ AGENTJOBS_MODEL_OUTAGE_SECONDS: '0' }).agent.modelOutageWaitMs).toBe(0);
+    for (const value of ['-1', '1.5', 'ten', '86401'])
+      expect(() => loadConfig({ AGENTJOBS_MODEL_OUTAGE_SECONDS: value }), value).toThrow(
+        /^AGENTJOBS_MODEL_OUTAGE_SECONDS:/,
+      );
+  });
+});
