@@ -33,6 +33,7 @@ import type { Workspace } from '../git/workspace.js';
 import type { EventType } from '../store/events.js';
 import { compactToolInputs, estimateTokens } from './conversation.js';
 import { AgentError, type AgentErrorCode } from './errors.js';
+import { outageOf, outageWait } from './outage.js';
 import { buildSystemPrompt } from './prompt.js';
 import { modelError, retryAfterMs, stepEvents, titleOf } from './report.js';
 import { type RoundMode, runRound } from './round.js';
@@ -45,9 +46,6 @@ export const DEFAULT_MAX_RETRIES = 3;
 
 /** How long a run waits in all for a model that keeps failing with retryable errors. */
 export const DEFAULT_MODEL_OUTAGE_WAIT_MS = 10 * 60_000;
-/** First and longest wait between tries during an outage; the waits double in between. */
-const OUTAGE_FIRST_DELAY_MS = 1000;
-const OUTAGE_MAX_DELAY_MS = 60_000;
 
 /** Per-run limits (DESIGN §4, limits per job). */
 export interface AgentLimits {
@@ -133,6 +131,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     callbackError: null as { error: unknown } | null,
     settled: false,
     lastText: '',
+    /** When the run last started a round or finished a step. */
+    lastProgressAt: Date.now(),
     /** Estimated input tokens of the step being sent. */
     sentTokens: 0,
   };
@@ -187,6 +187,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       const base = conversation;
       /** Follow-ups inserted into the response messages: index into them, and the user messages. */
       const injected: Injection[] = [];
+      // An outage starts with the first call that failed: the SDK's own retries are part of it.
+      state.lastProgressAt = Date.now();
       const round = runRound({
         model: options.model,
         system,
@@ -221,6 +223,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
             // a failed call for a whole answer, the step adds nothing to the run.
             if (state.settled || step.finishReason === 'error') return;
             outage.reset();
+            state.lastProgressAt = Date.now();
             usage.steps += 1;
             usage.inputTokens += step.usage.inputTokens ?? 0;
             usage.outputTokens += step.usage.outputTokens ?? 0;
@@ -243,7 +246,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       } catch (caught) {
         const unavailable = !signal.aborted && !state.callbackError && !state.stopReason && outageOf(caught);
         if (!unavailable) throw caught;
-        const delay = outage.next(retryAfterMs(unavailable.cause));
+        const delay = outage.next(state.lastProgressAt, retryAfterMs(unavailable.cause));
         if (delay === null) throw outage.giveUp(unavailable);
         // The steps that finished are in `conversation`; the failed one is tried again from there.
         const retryAt = new Date(Date.now() + delay).toISOString();
@@ -309,45 +312,6 @@ function splice(responses: ModelMessage[], injections: Injection[]): ModelMessag
   }
   out.push(...responses.slice(from));
   return out;
-}
-
-/** The provider failure that ended a round, when trying again later may succeed; else null. */
-function outageOf(caught: unknown): AgentError | null {
-  const error =
-    caught instanceof AgentError ? caught : AISDKError.isInstance(caught) ? modelError(caught) : null;
-  return error?.code === 'model_error' && error.isRetryable ? error : null;
-}
-
-/** The waits of one outage: doubling, and no more in all than `boundMs` since it began. */
-function outageWait(boundMs: number) {
-  let since: number | null = null;
-  let tries = 0;
-  return {
-    /**
-     * Milliseconds to wait before the next try (the provider's `Retry-After` when it sent one), or
-     * null when the outage has lasted too long.
-     */
-    next(retryAfter: number | null): number | null {
-      since ??= Date.now();
-      const left = since + boundMs - Date.now();
-      if (left <= 0) return null;
-      const backoff = retryAfter ?? OUTAGE_FIRST_DELAY_MS * 2 ** tries;
-      const delay = Math.min(backoff, OUTAGE_MAX_DELAY_MS, left);
-      tries += 1;
-      return delay;
-    },
-    /** The error to end the run with once the outage has lasted too long. */
-    giveUp(error: AgentError): AgentError {
-      const seconds = since === null ? 0 : Math.ceil((Date.now() - since) / 1000);
-      const waited = seconds > 0 ? ` The model stayed unavailable for ${seconds} s.` : '';
-      return new AgentError('model_error', `${error.message}${waited}`, { isRetryable: true, cause: error });
-    },
-    /** A step went through: the outage, if any, is over. */
-    reset() {
-      since = null;
-      tries = 0;
-    },
-  };
 }
 
 function userMessage(text: string): ModelMessage {
