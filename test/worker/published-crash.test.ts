@@ -6,7 +6,7 @@ import type { Job } from '../../src/domain/job.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 import { realAgentConfig, startRealWorker } from './real-agent.js';
-import { git, makeRepo, tempDir, waitFor } from './support.js';
+import { fakeAgent, git, makeRepo, startTestWorker, tempDir, testConfig, waitFor } from './support.js';
 
 /** Starts `published-crash-child.ts` in its own process group; resolves with the job it stalled on. */
 function startDoomedWorker(env: Record<string, string>) {
@@ -64,6 +64,7 @@ describe.each(testDialects())('a worker killed between publishing and completing
     await model?.close();
     await t?.close();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    [child, stopWorker, model, t, dir] = [undefined, undefined, undefined, undefined, undefined];
   });
 
   it('leaves one commit and one pull request, and the next worker completes the job without the model', async () => {
@@ -132,5 +133,72 @@ describe.each(testDialects())('a worker killed between publishing and completing
     ]);
     // A follow-up continues from the first run's conversation.
     expect(JSON.stringify(await t.store.queue.conversation(job.id))).toContain('docs/once.md');
+  });
+
+  it('opens the pull request of a branch pushed by an attempt that died before opening it', async () => {
+    t = await openTestStore(dialect);
+    dir = tempDir('published-branch');
+    const { repo } = makeRepo(dir);
+    const project = await t.store.projects.create({ name: 'Docs', repository: repo });
+    const job = await t.store.jobs.create({
+      projectId: project.id,
+      prompt: 'Add docs/pushed.md',
+      model: 'openai:fake',
+      baseRef: 'main',
+      repository: repo,
+      draft: false,
+    });
+    // The dead attempt: it claimed the job, pushed its branch, recorded that, and vanished.
+    const [claimed] = await t.store.queue.claim({ owner: 'dead', limit: 1, perProject: 2, leaseMs: 1 });
+    if (!claimed) throw new Error('the job was not claimed');
+    const branch = job.source.ref;
+    git(repo, 'checkout', '-q', '-b', branch);
+    fs.writeFileSync(path.join(repo, 'pushed.md'), 'pushed\n');
+    git(repo, 'add', 'pushed.md');
+    git(repo, '-c', 'user.name=agentjobs', '-c', 'user.email=a@b', 'commit', '-q', '-m', 'Add pushed.md');
+    git(repo, 'checkout', '-q', 'main');
+    const lease = { jobId: job.id, attempt: claimed.attempt, owner: 'dead' };
+    const prompts = await t.store.queue.takePrompts(lease);
+    const usage = { inputTokens: 7, outputTokens: 3, steps: 2 };
+    await t.store.queue.recordPublished(
+      lease,
+      {
+        summary: 'Added pushed.md',
+        title: 'Add pushed.md',
+        prLink: null,
+        pullRequest: { title: 'Add pushed.md', body: 'Added pushed.md', draft: false },
+        headSha: git(repo, 'rev-parse', branch),
+        filesChanged: 1,
+        usage,
+      },
+      {
+        conversation: [{ role: 'user', content: 'Add docs/pushed.md' }],
+        deliveredThrough: prompts.at(-1)?.id ?? null,
+      },
+    );
+
+    const agent = fakeAgent();
+    const { worker } = await startTestWorker({
+      config: testConfig(path.join(dir, 'data'), { pollMs: 200 }),
+      store: t.store,
+      agent,
+    });
+    stopWorker = () => worker.stop({ graceMs: 0 });
+    const done = (await waitFor(
+      () => t?.store.jobs.get(project.id, job.id) ?? Promise.resolve(undefined),
+      (current) => current?.status !== 'active',
+      { timeoutMs: 30_000, everyMs: 50 },
+    )) as Job;
+    expect(done).toMatchObject({
+      status: 'completed',
+      summary: 'Added pushed.md',
+      title: 'Add pushed.md',
+      usage,
+      prLink: `http://agentjobs.test/ui/projects/${project.id}/pulls/1`,
+    });
+    expect(agent.calls).toHaveLength(0);
+    expect(git(repo, 'rev-list', '--count', `main..${branch}`)).toBe('1');
+    expect((await t.store.pullRequests.list(project.id, { limit: 10 })).pullRequests).toHaveLength(1);
+    expect(await t.store.queue.published(job.id)).toBeNull();
   });
 });
