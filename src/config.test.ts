@@ -58,3 +58,14 @@ describe('AGENTJOBS_REQUEST_TIMEOUT_SECONDS and AGENTJOBS_MAX_CONNECTIONS', () =
       );
   });
 });
+
+describe('AGENTJOBS_MODEL_OUTAGE_SECONDS', () => {
+  it('defaults to ten minutes, takes 0 to fail at once, and refuses anything but whole seconds', () => {
+    expect(loadConfig({}).agent.modelOutageWaitMs).toBe(600_000);
+    expect(loadConfig({ AGENTJOBS_MODEL_OUTAGE_SECONDS: '0' }).agent.modelOutageWaitMs).toBe(0);
+    for (const value of ['-1', '1.5', 'ten', '86401'])
+      expect(() => loadConfig({ AGENTJOBS_MODEL_OUTAGE_SECONDS: value }), value).toThrow(
+        /^AGENTJOBS_MODEL_OUTAGE_SECONDS:/,
+      );
+  });
+});

@@ -80,6 +80,11 @@ export interface JobLimits {
 export interface AgentConfig {
   /** Stream the model's answers; off for servers whose streaming is broken (answers come whole). */
   modelStreaming: boolean;
+  /**
+   * How long a run waits, in all, for a model whose provider keeps failing with retryable errors
+   * (429, 5xx, network) before the job fails with `model_error`; 0 fails at once.
+   */
+  modelOutageWaitMs: number;
 }
 
 const integer = (min: number, max: number) =>
@@ -184,6 +189,7 @@ const schema = z.object({
   AGENTJOBS_MAX_TOKENS: integer(1000, 1_000_000_000).default(2_000_000),
   AGENTJOBS_MAX_FILES_CHANGED: integer(1, 1_000_000).default(200),
   AGENTJOBS_MODEL_STREAMING: boolean.default(true),
+  AGENTJOBS_MODEL_OUTAGE_SECONDS: integer(0, 86_400).default(600),
   AGENTJOBS_SESSION_HOURS: integer(1, 24 * 90).default(12),
 });
 
@@ -249,7 +255,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: e.AGENTJOBS_MAX_TOKENS,
       maxFilesChanged: e.AGENTJOBS_MAX_FILES_CHANGED,
     },
-    agent: { modelStreaming: e.AGENTJOBS_MODEL_STREAMING },
+    agent: {
+      modelStreaming: e.AGENTJOBS_MODEL_STREAMING,
+      modelOutageWaitMs: e.AGENTJOBS_MODEL_OUTAGE_SECONDS * 1000,
+    },
     dashboard: { sessionMs: e.AGENTJOBS_SESSION_HOURS * 3_600_000 },
   };
   return deepFreeze(config);

@@ -36,7 +36,12 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
       for (const result of results) expect(result, result.output).toMatchObject({ code: 0 });
       // Exactly one process applied each migration; the others found it done.
       const applied = results.map((result) => JSON.parse(result.output).applied as string[]);
-      expect(applied.flat().sort()).toEqual(['0001_initial', '0002_worker', '0003_dashboard']);
+      expect(applied.flat().sort()).toEqual([
+        '0001_initial',
+        '0002_worker',
+        '0003_dashboard',
+        '0004_published',
+      ]);
 
       const db = openDb({ url: database.url });
       const tables = await db.kysely.introspection.getTables();

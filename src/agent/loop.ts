@@ -14,13 +14,28 @@
  *   that step with `files_limit`: the limit exists to stop runaway edits, not to publish half of them
  *   silently under a `completed` job.
  * - Aborting `options.signal` rejects at once with `aborted`, without waiting for the provider.
+ * - Tokens: the limit counts, for each step, the larger of the provider's input count and an
+ *   estimate of what was sent (system prompt and messages), plus the provider's output count, so a
+ *   provider that reports too little (or nothing) cannot let a run escape `maxTokens`. The reported
+ *   `usage` stays the provider's own, as it is what the provider bills.
+ * - The conversation sent and kept leaves out oversized and refused tool inputs (conversation.ts).
+ * - A model outage (a retryable provider failure: 429, 5xx, a network error, after the SDK's own
+ *   retries) does not end the run: it waits with backoff, in process, and tries the step again,
+ *   for at most `modelOutageWaitMs` in a row; a `phase` event (reason `model_unavailable`) says
+ *   so and when it tries again. The run keeps its workspace, its conversation and (through the
+ *   worker's heartbeat) its lease; requeueing instead would throw away edits not yet committed.
+ *   The wait counts against the wall-time limit.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AISDKError, type LanguageModel, type ModelMessage, stepCountIs } from 'ai';
+import { type Redactor, redactSecrets } from '../domain/redact.js';
 import type { Workspace } from '../git/workspace.js';
 import type { EventType } from '../store/events.js';
+import { compactToolInputs, estimateTokens } from './conversation.js';
 import { AgentError, type AgentErrorCode } from './errors.js';
+import { outageOf, outageWait } from './outage.js';
 import { buildSystemPrompt } from './prompt.js';
-import { modelError, stepEvents, titleOf } from './report.js';
+import { modelError, retryAfterMs, stepEvents, titleOf } from './report.js';
 import { type RoundMode, runRound } from './round.js';
 import { createTools, filesChangedGuard } from './tools.js';
 
@@ -28,6 +43,9 @@ export { AgentError, type AgentErrorCode, type AgentPartial } from './errors.js'
 
 /** Attempts the AI SDK makes after a 429 or 5xx, with exponential backoff that honours Retry-After. */
 export const DEFAULT_MAX_RETRIES = 3;
+
+/** How long a run waits in all for a model that keeps failing with retryable errors. */
+export const DEFAULT_MODEL_OUTAGE_WAIT_MS = 10 * 60_000;
 
 /** Per-run limits (DESIGN §4, limits per job). */
 export interface AgentLimits {
@@ -39,7 +57,11 @@ export interface AgentLimits {
   maxFilesChanged: number;
 }
 
-/** Receives the run's events (`message`, `tool_call`, `tool_result`, `plan`, `usage`, `error`). A throw ends the run. */
+/**
+ * Receives the run's events (`message`, `tool_call`, `tool_result`, `plan`, `usage`, and `phase`
+ * while waiting out a model outage). A run that fails reports no `error` event: whoever records the
+ * failure does, once. A throw ends the run.
+ */
 export type AgentEventSink = (type: EventType, data: Record<string, unknown>) => Promise<void>;
 
 /** What `runAgent` needs for one run of a job. */
@@ -57,6 +79,13 @@ export interface RunAgentOptions {
   onEvent: AgentEventSink;
   /** Retries of a failed model call (429, 5xx). Default `DEFAULT_MAX_RETRIES`. */
   maxRetries?: number;
+  /** How long to wait out a model outage before failing. Default `DEFAULT_MODEL_OUTAGE_WAIT_MS`. */
+  modelOutageWaitMs?: number;
+  /**
+   * Blanks secrets in everything the run hands out: its events, its summary and title, its error's
+   * message. Default `redactSecrets` (key shapes only); the worker adds the server's own secrets.
+   */
+  redact?: Redactor;
   /** Stream the model's answers (default true); false waits for each whole answer instead. */
   stream?: boolean;
   /**
@@ -83,14 +112,18 @@ export interface AgentResult {
 /**
  * Runs the agent until it gives its final answer.
  *
- * @throws AgentError with `model_error`, a limit's code, or `aborted` (emitting an `error` event
- * first, except for `aborted`: whoever aborted knows why). Its `partial` holds the conversation and
+ * @throws AgentError with `model_error`, a limit's code, or `aborted`. Its `partial` holds the conversation and
  * usage up to the last finished step. An error thrown by `onEvent` or `takePendingPrompts` ends the
  * run and is rethrown as it is, as is an unexpected error that did not come from the AI SDK.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { workspace, limits } = options;
+  const redact = options.redact ?? redactSecrets;
   const usage = { inputTokens: 0, outputTokens: 0, steps: 0 };
+  /** What the token limit counts (see the file's header). */
+  let countedTokens = 0;
+  const compact = (messages: ModelMessage[]) => compactToolInputs(messages, workspace.maxFileBytes);
+  const outage = outageWait(options.modelOutageWaitMs ?? DEFAULT_MODEL_OUTAGE_WAIT_MS);
   let conversation: ModelMessage[] = [...options.history, ...options.prompts.map(userMessage)];
   // Written from the SDK's callbacks; an object, so TypeScript does not narrow its fields to null.
   const state = {
@@ -98,6 +131,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     callbackError: null as { error: unknown } | null,
     settled: false,
     lastText: '',
+    /** When the run last started a round or finished a step. */
+    lastProgressAt: Date.now(),
+    /** Estimated input tokens of the step being sent. */
+    sentTokens: 0,
   };
 
   // One signal for the model call, the retries' waits and the tools: the caller's abort, the wall
@@ -146,10 +183,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     for (;;) {
       const remaining = limits.maxSteps - usage.steps;
       if (remaining <= 0) throw limitError('step_limit', limits);
-      if (usage.inputTokens + usage.outputTokens >= limits.maxTokens) throw limitError('token_limit', limits);
+      if (countedTokens >= limits.maxTokens) throw limitError('token_limit', limits);
       const base = conversation;
       /** Follow-ups inserted into the response messages: index into them, and the user messages. */
       const injected: Injection[] = [];
+      // An outage starts with the first call that failed: the SDK's own retries are part of it.
+      state.lastProgressAt = Date.now();
       const round = runRound({
         model: options.model,
         system,
@@ -161,33 +200,38 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           stepCountIs(remaining),
           () => {
             if (guard.exceeded) state.stopReason = 'files_limit';
-            else if (usage.inputTokens + usage.outputTokens >= limits.maxTokens)
-              state.stopReason = 'token_limit';
+            else if (countedTokens >= limits.maxTokens) state.stopReason = 'token_limit';
             return state.stopReason !== null;
           },
         ],
         // The SDK rebuilds each step's messages from its own list, so every injected follow-up is
-        // put back in its place at every step, not only at the step it arrived.
+        // put back in its place at every step, not only at the step it arrived, and the tool
+        // inputs it holds in full are cut down again at every step.
         prepareStep: async ({ messages }) => {
-          const responses = messages.slice(base.length);
+          const responses = compact(messages.slice(base.length));
           const arrived = await external(() => options.takePendingPrompts());
-          if (arrived.length === 0 && injected.length === 0) return undefined;
           if (arrived.length > 0) injected.push({ at: responses.length, messages: arrived.map(userMessage) });
+          const sent = [...base, ...splice(responses, injected)];
           // Kept in the conversation at once, so a failing step does not lose the follow-up.
-          conversation = [...base, ...splice(responses, injected)];
-          return { messages: conversation };
+          if (injected.length > 0) conversation = sent;
+          state.sentTokens = estimateTokens(system) + estimateTokens(JSON.stringify(sent));
+          return { messages: sent };
         },
         onStepFinish: (step) =>
           external(async () => {
             // A streamed answer that broke off: the round fails with its error (round.ts) and, like
             // a failed call for a whole answer, the step adds nothing to the run.
             if (state.settled || step.finishReason === 'error') return;
+            outage.reset();
+            state.lastProgressAt = Date.now();
             usage.steps += 1;
             usage.inputTokens += step.usage.inputTokens ?? 0;
             usage.outputTokens += step.usage.outputTokens ?? 0;
+            countedTokens +=
+              Math.max(step.usage.inputTokens ?? 0, state.sentTokens) + (step.usage.outputTokens ?? 0);
             if (step.text.trim() !== '') state.lastText = step.text;
-            conversation = [...base, ...splice(step.response.messages, injected)];
-            const events = [...stepEvents(step), { type: 'usage' as const, data: { ...usage } }];
+            conversation = [...base, ...splice(compact(step.response.messages), injected)];
+            const events = [...stepEvents(step, redact), { type: 'usage' as const, data: { ...usage } }];
             for (const event of events) {
               // A run that already ended (aborted while this step finished) reports nothing more.
               if (state.settled) return;
@@ -196,8 +240,28 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           }).catch(() => {}),
         ...mode,
       });
-      const result = await untilAborted(round, signal);
-      conversation = [...base, ...splice(result.responseMessages, injected)];
+      let result: Awaited<typeof round>;
+      try {
+        result = await untilAborted(round, signal);
+      } catch (caught) {
+        const unavailable = !signal.aborted && !state.callbackError && !state.stopReason && outageOf(caught);
+        if (!unavailable) throw caught;
+        const delay = outage.next(state.lastProgressAt, retryAfterMs(unavailable.cause));
+        if (delay === null) throw outage.giveUp(unavailable);
+        // The steps that finished are in `conversation`; the failed one is tried again from there.
+        const retryAt = new Date(Date.now() + delay).toISOString();
+        await external(() =>
+          options.onEvent('phase', {
+            phase: 'running',
+            reason: 'model_unavailable',
+            message: redact(`${unavailable.message} Trying again at ${retryAt}.`),
+            retryAt,
+          }),
+        );
+        await sleep(delay, undefined, { signal });
+        continue;
+      }
+      conversation = [...base, ...splice(compact(result.responseMessages), injected)];
       if (state.callbackError) throw state.callbackError.error;
       if (state.stopReason) throw limitError(state.stopReason, limits);
       // Stopped by the step count while the model still wanted to use tools: it did not finish.
@@ -207,7 +271,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       if (unfinished && result.steps.length >= remaining) throw limitError('step_limit', limits);
       const followUps = await external(() => options.takePendingPrompts());
       if (followUps.length === 0) {
-        const summary = result.text.trim() || state.lastText.trim();
+        const summary = redact(result.text.trim() || state.lastText.trim());
         return {
           summary,
           title: titleOf(summary),
@@ -222,10 +286,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     const error = classify(caught, options.signal, internal.signal, state.callbackError, limits);
     if (!(error instanceof AgentError)) throw error;
     error.partial = { messages: conversation, usage: { ...usage }, filesChanged: workspace.changedPaths() };
-    if (error.code !== 'aborted') {
-      // Best effort: the run has failed either way, and the sink may be what is failing.
-      await options.onEvent('error', { code: error.code, message: error.message }).catch(() => {});
-    }
+    error.message = redact(error.message);
     throw error;
   } finally {
     state.settled = true;

@@ -1,11 +1,11 @@
 /**
  * How a run is reported: the job events of one step, the PR title taken from the summary, and
  * provider errors turned into `AgentError`s. Events are kept small (they are stored per job and
- * streamed to dashboards), so tool inputs and results are cut; and nothing that looks like a key
- * reaches an event or an error message.
+ * streamed to dashboards), so tool inputs and results are cut, after the run's redactor blanked the
+ * keys in them (before, so that a cut cannot leave half a key that no longer looks like one).
  */
 import { APICallError, RetryError, type StepResult, type ToolSet } from 'ai';
-import { redactSecrets } from '../domain/redact.js';
+import { type Redactor, redactSecrets, redactValue } from '../domain/redact.js';
 import type { EventType } from '../store/events.js';
 import { AgentError } from './errors.js';
 
@@ -26,7 +26,7 @@ export interface ReportedEvent {
  * The events of one finished step, in the order they happened: assistant text, then each tool call
  * with its result (and the plan after a successful `update_plan`).
  */
-export function stepEvents(step: StepResult<ToolSet>): ReportedEvent[] {
+export function stepEvents(step: StepResult<ToolSet>, redact: Redactor): ReportedEvent[] {
   // The SDK lists all of a step's calls before their results; pair each call with its result.
   const outcomes = new Map<string, ReportedEvent[]>();
   for (const part of step.content) {
@@ -34,26 +34,32 @@ export function stepEvents(step: StepResult<ToolSet>): ReportedEvent[] {
       const events: ReportedEvent[] = [
         {
           type: 'tool_result',
-          data: { tool: part.toolName, ok: true, summary: firstLine(String(part.output)) },
+          data: { tool: part.toolName, ok: true, summary: firstLine(redact(String(part.output))) },
         },
       ];
       const items = (part.input as { items?: unknown } | undefined)?.items;
       if (part.toolName === 'update_plan' && Array.isArray(items))
-        events.push({ type: 'plan', data: { items } });
+        events.push({ type: 'plan', data: { items: redactValue(items, redact) } });
       outcomes.set(part.toolCallId, events);
     } else if (part.type === 'tool-error') {
       const message = part.error instanceof Error ? part.error.message : String(part.error);
       outcomes.set(part.toolCallId, [
-        { type: 'tool_result', data: { tool: part.toolName, ok: false, summary: firstLine(message) } },
+        {
+          type: 'tool_result',
+          data: { tool: part.toolName, ok: false, summary: firstLine(redact(message)) },
+        },
       ]);
     }
   }
   const events: ReportedEvent[] = [];
   for (const part of step.content) {
     if (part.type === 'text' && part.text.trim() !== '') {
-      events.push({ type: 'message', data: { role: 'assistant', text: redactSecrets(part.text) } });
+      events.push({ type: 'message', data: { role: 'assistant', text: redact(part.text) } });
     } else if (part.type === 'tool-call') {
-      events.push({ type: 'tool_call', data: { tool: part.toolName, input: clipStrings(part.input) } });
+      events.push({
+        type: 'tool_call',
+        data: { tool: part.toolName, input: clipStrings(redactValue(part.input, redact)) },
+      });
       events.push(...(outcomes.get(part.toolCallId) ?? []));
       outcomes.delete(part.toolCallId);
     }
@@ -88,6 +94,17 @@ export function modelError(error: unknown): AgentError {
     redactSecrets(`The model provider failed${attempts}${status}: ${detail}`).slice(0, 1000),
     { isRetryable: retryable, cause: error },
   );
+}
+
+/** The wait a provider asked for (`retry-after-ms` or `retry-after` in seconds) with its last error, if any. */
+export function retryAfterMs(error: unknown): number | null {
+  const last = RetryError.isInstance(error) ? error.lastError : error;
+  const headers = APICallError.isInstance(last) ? last.responseHeaders : undefined;
+  if (!headers) return null;
+  const milliseconds = Number.parseFloat(headers['retry-after-ms'] ?? '');
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const seconds = Number.parseFloat(headers['retry-after'] ?? '');
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : null;
 }
 
 /**
@@ -136,5 +153,5 @@ function messageOf(error: unknown): string {
 
 function firstLine(text: string): string {
   const line = text.trim().split('\n')[0] ?? '';
-  return redactSecrets(line.length > MAX_SUMMARY ? `${line.slice(0, MAX_SUMMARY)}…` : line);
+  return line.length > MAX_SUMMARY ? `${line.slice(0, MAX_SUMMARY)}…` : line;
 }

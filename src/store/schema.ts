@@ -137,6 +137,11 @@ export interface JobWorkerStateTable {
   head_sha: string | null;
   /** Leases of the current run that expired; at 3 the job fails with `worker_lost`. */
   lost_attempts: number;
+  /**
+   * JSON `PublishedRun` (store/queue/published.ts): what the current run published and the outcome
+   * it will record; null outside the moment between a push and the run's completion.
+   */
+  published: string | null;
   updated_at: string;
 }
 

@@ -7,6 +7,10 @@
  *   event names the base branch. Pushing into a local working copy that has the base checked out
  *   needs `receive.denyCurrentBranch=updateInstead` there, git's own safe way to keep it consistent.
  * Right before pushing, the lease is checked once more, so an archived job publishes nothing.
+ * Right after pushing, before anything else, the run records what it published and the outcome it
+ * will complete with (`store.queue.recordPublished`); once the pull request is open, its link too.
+ * A retry of a run that died after that point finishes from the record (`finishPublished`) instead
+ * of running the agent again.
  */
 import type { Config } from '../config.js';
 import type { Job } from '../domain/job.js';
@@ -15,7 +19,7 @@ import { GitError, runGit } from '../git/run.js';
 import type { Workspace } from '../git/workspace.js';
 import type { CodeHost } from '../hosts/types.js';
 import type { Project } from '../store/projects.js';
-import type { Lease } from '../store/queue/index.js';
+import type { Lease, PublishedRun, SavedConversation } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
 import type { AgentResult } from './agent-port.js';
 import { RepositoryError } from './errors.js';
@@ -32,6 +36,8 @@ export interface PublishInput {
   mirrorPath: string;
   workspace: Workspace;
   result: AgentResult;
+  /** The conversation to save with the published state, so the completion need not carry it. */
+  saved: SavedConversation;
   signal: AbortSignal;
 }
 
@@ -42,6 +48,8 @@ export interface Published {
   /** Files the job changed: on its branch against the base, or in this commit in `push` mode. */
   filesChanged: number;
   title: string;
+  /** Whether `recordPublished` saved the run's conversation (else the completion must). */
+  saved: boolean;
 }
 
 export async function publish(input: PublishInput): Promise<Published> {
@@ -63,7 +71,7 @@ export async function publish(input: PublishInput): Promise<Published> {
   }
 
   if (pushMode) {
-    if (!sha) return { prLink: null, headSha: null, filesChanged: 0, title };
+    if (!sha) return { prLink: null, headSha: null, filesChanged: 0, title, saved: false };
     await store.queue.heartbeat(lease, config.worker.leaseMs);
     // No `+`: only a fast-forward of the base is accepted.
     await runGit(['push', '--quiet', '--no-verify', 'origin', `${sha}:refs/heads/${job.baseRef}`], {
@@ -73,40 +81,88 @@ export async function publish(input: PublishInput): Promise<Published> {
     }).catch((error: unknown) => {
       throw explainPushRefusal(error, job.baseRef);
     });
-    return { prLink: null, headSha: sha, filesChanged: files.length, title };
+    const published: PublishedRun = {
+      summary: result.summary,
+      title,
+      usage: result.usage,
+      prLink: null,
+      pullRequest: null,
+      headSha: sha,
+      filesChanged: files.length,
+    };
+    await store.queue.recordPublished(lease, published, input.saved);
+    return { prLink: null, headSha: sha, filesChanged: files.length, title, saved: true };
   }
 
   const base = `refs/heads/${job.baseRef}`;
   const ahead = Number(await git(workspace.dir, ['rev-list', '--count', `${base}..HEAD`]));
   // Nothing to propose. A follow-up of a job whose branch was merged and deleted keeps its old link.
-  if (ahead === 0) return { prLink: job.prLink, headSha: null, filesChanged: 0, title };
+  if (ahead === 0) return { prLink: job.prLink, headSha: null, filesChanged: 0, title, saved: false };
 
   const head = workspace.headCommit;
+  const changed = await git(workspace.dir, ['diff', '--name-only', '-z', `${base}...HEAD`]);
+  const filesChanged = changed.split('\0').filter(Boolean).length;
   await store.queue.heartbeat(lease, config.worker.leaseMs);
   await pushBranch({ mirrorPath: input.mirrorPath, branch: job.source.ref, env: input.env, signal }).catch(
     (error: unknown) => {
       throw explainProtectedBranch(error, job.source.ref);
     },
   );
+  const pullRequest = { title, body: pullRequestBody(result.summary, job), draft: job.draft };
+  const published: PublishedRun = {
+    summary: result.summary,
+    title,
+    usage: result.usage,
+    prLink: null,
+    pullRequest,
+    headSha: head,
+    filesChanged,
+  };
+  await store.queue.recordPublished(lease, published, input.saved);
+  const prLink = await openPullRequest({ ...input, published }, pullRequest);
+  return { prLink, headSha: head, filesChanged, title, saved: true };
+}
+
+/** What `finishPublished` needs: the run's lease and the job's project and code host. */
+export interface FinishInput {
+  store: Store;
+  lease: Lease;
+  job: Job;
+  project: Project;
+  host: CodeHost;
+  published: PublishedRun;
+  signal: AbortSignal;
+}
+
+/**
+ * Finishes a run that an earlier attempt published: opens its pull request if it was not yet
+ * recorded as open (the host reuses the branch's pull request if it was), and returns what to
+ * complete the job with.
+ */
+export async function finishPublished(input: FinishInput): Promise<PublishedRun> {
+  const { published } = input;
+  if (!published.pullRequest) return published;
+  return { ...published, prLink: await openPullRequest(input, published.pullRequest), pullRequest: null };
+}
+
+/** Opens (or updates) the pull request of a pushed branch and records its link; returns the link. */
+async function openPullRequest(
+  input: FinishInput,
+  pullRequest: NonNullable<PublishedRun['pullRequest']>,
+): Promise<string> {
+  const { store, lease, job, published } = input;
   const link = await input.host.openOrUpdatePullRequest({
-    project,
+    project: input.project,
     job,
     branch: job.source.ref,
     base: job.baseRef,
-    title,
-    body: pullRequestBody(result.summary, job),
-    draft: job.draft,
-    headSha: head,
-    signal,
+    ...pullRequest,
+    headSha: published.headSha,
+    signal: input.signal,
   });
   await store.queue.appendEvent(lease, 'pull_request', { url: link.url, number: link.number });
-  const changed = await git(workspace.dir, ['diff', '--name-only', '-z', `${base}...HEAD`]);
-  return {
-    prLink: link.url,
-    headSha: head,
-    filesChanged: changed.split('\0').filter(Boolean).length,
-    title,
-  };
+  await store.queue.recordPublished(lease, { ...published, prLink: link.url, pullRequest: null });
+  return link.url;
 }
 
 /**

@@ -4,11 +4,16 @@
  * the lease (`store.queue`), and a heartbeat renews it; when the lease is lost or the job archived,
  * the run's signal aborts and nothing more is written or published. The workspace is removed
  * before the outcome is written, so the job can be claimed again at once without finding it.
+ * An attempt that finds its job already published by an earlier attempt (which died before
+ * completing) finishes from that record and does not run the agent again (publish.ts).
+ * Everything the run hands out (events, summary, title, commit message and PR text made from them,
+ * the job's error) is redacted by one redactor that knows the server's own secrets.
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ModelMessage } from 'ai';
 import type { Config } from '../config.js';
+import { createRedactor, type Redactor } from '../domain/redact.js';
 import { ensureMirror } from '../git/mirror.js';
 import { runGit } from '../git/run.js';
 import { Workspace } from '../git/workspace.js';
@@ -19,7 +24,7 @@ import { type ClaimedJob, isLeaseLost, type Lease } from '../store/queue/index.j
 import type { Store } from '../store/store.js';
 import { type AgentResult, isAgentError, type ResolveModel, type RunAgent } from './agent-port.js';
 import { jobErrorOf, RunStopped, type StopReason } from './errors.js';
-import { publish } from './publish.js';
+import { finishPublished, publish } from './publish.js';
 
 export interface RunDependencies {
   config: Config;
@@ -69,6 +74,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
   const { job, attempt } = claimed;
   const { log } = control;
   const lease: Lease = { jobId: job.id, attempt, owner: deps.workerId };
+  const redact = redactorFor(config);
   const heartbeat = startHeartbeat(deps, lease, control);
   const worktreeDir = join(config.dataDir, 'worktrees', job.id);
   let mirrorPath: string | null = null;
@@ -90,9 +96,34 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
     log.info({ projectId: job.projectId }, 'job run started');
     const project = await store.projects.get(job.projectId);
     if (!project) throw new Error(`project ${job.projectId} not found`);
+    const host = deps.hosts(project.host);
+    const published = await store.queue.published(job.id);
+    if (published) {
+      log.info({ headSha: published.headSha }, 'finishing a run an earlier attempt published');
+      await store.queue.setPhase(lease, 'publishing');
+      const finished = await finishPublished({
+        store,
+        lease,
+        job,
+        project,
+        host,
+        published,
+        signal: control.publishing,
+      });
+      const { summary, title, prLink, usage, filesChanged, headSha } = finished;
+      const outcome = await store.queue.complete(lease, {
+        summary,
+        title,
+        prLink,
+        usage,
+        filesChanged,
+        headSha,
+      });
+      log.info({ outcome, prLink: finished.prLink }, 'job run finished');
+      return;
+    }
     // Checked first: without a model or a code host the run cannot succeed, so fail before any work.
     const model = deps.resolveModel(job.model, config);
-    const host = deps.hosts(project.host);
     const env = await host.gitEnv(project);
 
     const mirrorsDir = join(config.dataDir, 'mirrors');
@@ -143,13 +174,16 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
             },
             limits: { ...config.jobLimits },
             stream: config.agent.modelStreaming,
+            modelOutageWaitMs: config.agent.modelOutageWaitMs,
+            redact,
             signal: control.main,
             onEvent: (type, data) => store.queue.appendEvent(lease, type, data),
           });
     // A shutdown that came as the agent finished still publishes; a lost lease or an archive never.
     throwIfAborted(control.publishing);
     await store.queue.setPhase(lease, 'publishing');
-    const published = await publish({
+    const conversation = conversationOf(history, result.messages);
+    const outcome = await publish({
       config,
       store,
       lease,
@@ -160,23 +194,23 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
       mirrorPath,
       workspace,
       result,
+      saved: { conversation, deliveredThrough },
       signal: control.publishing,
     });
     await cleanUp();
-    const outcome = await store.queue.complete(lease, {
+    const completed = await store.queue.complete(lease, {
       summary: result.summary,
-      title: published.title,
-      prLink: published.prLink,
+      title: outcome.title,
+      prLink: outcome.prLink,
       usage: result.usage,
-      filesChanged: published.filesChanged,
-      conversation: conversationOf(history, result.messages),
-      deliveredThrough,
-      headSha: published.headSha,
+      filesChanged: outcome.filesChanged,
+      ...(outcome.saved ? {} : { conversation, deliveredThrough }),
+      headSha: outcome.headSha,
     });
-    log.info({ outcome, prLink: published.prLink, usage: result.usage }, 'job run finished');
+    log.info({ outcome: completed, prLink: outcome.prLink, usage: result.usage }, 'job run finished');
   } catch (error) {
     await cleanUp();
-    await settle(deps, lease, control, error, deliveredThrough);
+    await settle(deps, lease, control, error, deliveredThrough, redact);
   } finally {
     heartbeat.stop();
     await cleanUp();
@@ -190,6 +224,7 @@ async function settle(
   control: RunControl,
   error: unknown,
   deliveredThrough: string | null,
+  redact: Redactor,
 ) {
   const { log } = control;
   const stopped =
@@ -208,7 +243,8 @@ async function settle(
     } else if (stopped) {
       log.warn({ reason: stopped.reason }, 'job run stopped');
     } else {
-      const { expected, ...jobError } = jobErrorOf(error);
+      const { expected, ...described } = jobErrorOf(error);
+      const jobError = { ...described, message: redact(described.message) };
       if (expected) log.warn({ error: jobError }, 'job failed');
       else log.error({ err: error }, 'job failed on an unexpected error');
       const partial = isAgentError(error) ? error.partial : null;
@@ -251,6 +287,12 @@ function startHeartbeat(deps: RunDependencies, lease: Lease, control: RunControl
       if (timer) clearTimeout(timer);
     },
   };
+}
+
+/** The redactor of a run's output: key shapes, and the server's own keys and passwords. */
+function redactorFor(config: Config): Redactor {
+  const { anthropic, openai, openaiCompatible } = config.providerKeys;
+  return createRedactor([anthropic, openai, openaiCompatible, config.secretKey, config.adminPassword]);
 }
 
 /**

@@ -198,6 +198,8 @@ describe('a model endpoint that is down', () => {
       AGENTJOBS_MODEL: 'openai-compatible:scripted',
       // Nothing listens on port 1.
       OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:1/v1',
+      // A refused connection is an outage the run waits out; here, only briefly.
+      AGENTJOBS_MODEL_OUTAGE_SECONDS: '1',
     };
     const server = await startServerProcess(env);
     try {

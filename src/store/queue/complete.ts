@@ -2,7 +2,8 @@
  * The end of a successful run, in one transaction: the job's outcome, the conversation a follow-up
  * continues, and the `status` event. A follow-up that arrived after the agent's last look at its
  * messages is not dropped: the job stays active and goes back to the queue, to continue on the same
- * branch, with the outcome so far (PR link included) already on the job.
+ * branch, with the outcome so far (PR link included) already on the job. The run's published state
+ * (published.ts) is cleared: the run is over.
  */
 import type { JobUsage } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
@@ -18,10 +19,13 @@ export interface RunOutcome {
   /** This run's usage; added to the job's total. */
   usage: JobUsage;
   filesChanged: number;
-  /** The whole conversation so far (AI SDK `ModelMessage[]`), for the next follow-up. */
-  conversation: unknown[];
+  /**
+   * The whole conversation so far (AI SDK `ModelMessage[]`), for the next follow-up; absent when
+   * the run saved it already (`recordPublished`), and then `deliveredThrough` is ignored too.
+   */
+  conversation?: unknown[];
   /** The newest message id this run's conversation includes (see `job_worker_state.delivered_through`). */
-  deliveredThrough: string | null;
+  deliveredThrough?: string | null;
   /** The commit pushed, when one was. */
   headSha: string | null;
 }
@@ -35,8 +39,13 @@ export function completeQueries(db: Db) {
         await fence(db, trx, lease);
         const at = new Date().toISOString();
         const state = {
-          conversation: JSON.stringify(outcome.conversation),
-          delivered_through: outcome.deliveredThrough,
+          ...(outcome.conversation
+            ? {
+                conversation: JSON.stringify(outcome.conversation),
+                delivered_through: outcome.deliveredThrough ?? null,
+              }
+            : {}),
+          published: null,
           lost_attempts: 0,
           updated_at: at,
           ...(outcome.headSha ? { head_sha: outcome.headSha } : {}),

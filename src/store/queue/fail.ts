@@ -25,18 +25,22 @@ export function failQueries(db: Db) {
       await db.write(async (trx) => {
         await fence(db, trx, lease);
         const at = new Date().toISOString();
-        if (partial) {
-          const state = {
-            conversation: JSON.stringify(partial.conversation),
-            delivered_through: partial.deliveredThrough,
-            updated_at: at,
-          };
-          await trx
-            .insertInto('job_worker_state')
-            .values({ job_id: lease.jobId, head_sha: null, lost_attempts: 0, ...state })
-            .onConflict((conflict) => conflict.column('job_id').doUpdateSet(state))
-            .execute();
-        }
+        // The run is over: a follow-up starts a new one, from the branch as it was pushed.
+        const state = {
+          ...(partial
+            ? {
+                conversation: JSON.stringify(partial.conversation),
+                delivered_through: partial.deliveredThrough,
+              }
+            : {}),
+          published: null,
+          updated_at: at,
+        };
+        await trx
+          .insertInto('job_worker_state')
+          .values({ job_id: lease.jobId, head_sha: null, lost_attempts: 0, ...state })
+          .onConflict((conflict) => conflict.column('job_id').doUpdateSet(state))
+          .execute();
         const usage = partial?.usage ?? { inputTokens: 0, outputTokens: 0, steps: 0 };
         await trx
           .updateTable('jobs')

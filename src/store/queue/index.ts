@@ -8,6 +8,7 @@ import { completeQueries } from './complete.js';
 import { failQueries } from './fail.js';
 import { leaseQueries } from './lease.js';
 import { messageQueries } from './messages.js';
+import { publishedQueries } from './published.js';
 import { reclaimQueries } from './reclaim.js';
 
 export type { ClaimedJob, ClaimOptions } from './claim.js';
@@ -15,6 +16,7 @@ export type { RunOutcome } from './complete.js';
 export type { PartialRun } from './fail.js';
 export { isLeaseLost, type Lease, LeaseLostError } from './lease.js';
 export type { Prompt } from './messages.js';
+export type { PublishedRun, SavedConversation } from './published.js';
 export { MAX_LOST_ATTEMPTS, type ReclaimResult } from './reclaim.js';
 
 export function queueQueries(db: Db) {
@@ -23,6 +25,7 @@ export function queueQueries(db: Db) {
     ...reclaimQueries(db),
     ...leaseQueries(db),
     ...messageQueries(db),
+    ...publishedQueries(db),
     ...completeQueries(db),
     ...failQueries(db),
   };

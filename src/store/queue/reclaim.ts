@@ -68,6 +68,11 @@ export function reclaimQueries(db: Db) {
               .where('attempt', '=', attempt)
               .execute();
             await resetLostAttempts(trx, id, at);
+            await trx
+              .updateTable('job_worker_state')
+              .set({ published: null })
+              .where('job_id', '=', id)
+              .execute();
             await appendEvent(trx, id, 'error', error, at);
             await appendEvent(trx, id, 'status', { status: 'failed', error }, at);
             result.failed.push(id);

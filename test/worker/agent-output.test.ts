@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/domain/job.js';
+import type { Project } from '../../src/store/projects.js';
+import type { Worker } from '../../src/worker/worker.js';
+import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import {
+  type ScriptedModelServer,
+  type ScriptedTurn,
+  startScriptedModel,
+} from '../support/scripted-model.js';
+import { realAgentConfig, SECRETS, startRealWorker } from './real-agent.js';
+import { git, makeRepo, tempDir, waitFor } from './support.js';
+
+// What a run of the real agent sends, stores and hands out, with the scripted model over HTTP,
+// real git, the local code host and a real database.
+describe.each(testDialects())('runs of the real agent on %s', (dialect) => {
+  let t: TestStore;
+  let dir: string;
+  let repo: string;
+  let project: Project;
+  let model: ScriptedModelServer;
+  let worker: Worker;
+
+  beforeAll(async () => {
+    t = await openTestStore(dialect);
+    dir = tempDir('agent-output');
+    ({ repo } = makeRepo(dir));
+    project = await t.store.projects.create({ name: 'Docs', repository: repo });
+    model = await startScriptedModel();
+    const config = realAgentConfig(path.join(dir, 'data'), model.url, {
+      env: { AGENTJOBS_MODEL_OUTAGE_SECONDS: '3' },
+    });
+    ({ worker } = await startRealWorker(config, t.store, 'agent-output'));
+  });
+  afterAll(async () => {
+    await worker?.stop({ graceMs: 0 });
+    await model?.close();
+    await t?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const run = async (script: ScriptedTurn[], prompt = 'Improve the docs') => {
+    model.setScript(script);
+    const job = await t.store.jobs.create({
+      projectId: project.id,
+      prompt,
+      model: 'openai-compatible:scripted',
+      baseRef: 'main',
+      repository: repo,
+      draft: false,
+    });
+    const done = (await waitFor(
+      () => t.store.jobs.get(project.id, job.id),
+      (current) => current?.status !== 'active',
+      { timeoutMs: 60_000, everyMs: 50 },
+    )) as Job;
+    const events = await t.store.events.list(job.id, 0, 10_000);
+    return { job: done, events };
+  };
+  const serverError = (): ScriptedTurn => ({ error: { status: 500, headers: { 'retry-after-ms': '20' } } });
+
+  it('keeps keys and the server secrets out of events, summary, title, commit message and PR body', async () => {
+    const apiKey = `ajs_${'A1b2C3d4E5'.repeat(4)}Zz9Yy8`;
+    const providerKey = `sk-proj-${'q'.repeat(12)}${'7'.repeat(12)}`;
+    const secrets = [apiKey, providerKey, ...Object.values(SECRETS)];
+    const leak = secrets.join(' and ');
+    const { job, events } = await run([
+      {
+        toolCalls: [
+          { name: 'update_plan', input: { items: [{ content: `Use ${leak}`, status: 'in_progress' }] } },
+          { name: 'write_file', input: { path: 'docs/keys.md', content: `# Keys\n\n${leak}\n` } },
+          { name: 'search_files', input: { query: leak } },
+        ],
+        text: `Working with ${leak}`,
+      },
+      { text: `Documented ${apiKey}\n\nThe keys: ${leak}.` },
+    ]);
+    expect(job.status).toBe('completed');
+    const pull = await t.store.pullRequests.getByBranch(project.id, job.source.ref);
+    const commitMessage = git(repo, 'log', '-1', '--format=%B', job.source.ref);
+    const out = {
+      events: JSON.stringify(events),
+      summary: job.summary,
+      title: job.title,
+      commitMessage,
+      pullRequest: `${pull?.title}\n${pull?.body}`,
+    };
+    for (const [where, text] of Object.entries(out)) {
+      for (const secret of secrets) expect(text, `${where} holds a secret`).not.toContain(secret);
+    }
+    expect(job.summary).toContain('Documented ajs_[redacted]');
+    expect(out.pullRequest).toContain('[redacted]');
+    expect(commitMessage).toContain('[redacted]');
+    // The write went through as the model sent it: redaction is of what the run hands out.
+    expect(git(repo, 'show', `${job.source.ref}:docs/keys.md`)).toContain(apiKey);
+  });
+
+  it('keeps refused 10 MiB write_file inputs out of what it sends again, stores and reports', async () => {
+    const huge = 'x'.repeat(10 * 1024 * 1024);
+    const before = model.requests.length;
+    const { job, events } = await run([
+      ...Array.from({ length: 4 }, (_, index) => ({
+        toolCalls: [{ name: 'write_file', input: { path: `big-${index}.md`, content: huge } }],
+      })),
+      { toolCalls: [{ name: 'write_file', input: { path: 'docs/small.md', content: 'small\n' } }] },
+      { text: 'Wrote docs/small.md' },
+    ]);
+    expect(job).toMatchObject({ status: 'completed', summary: 'Wrote docs/small.md', filesChanged: 1 });
+    const sent = model.requests.slice(before).map((request) => JSON.stringify(request.body).length);
+    expect(sent).toHaveLength(6);
+    for (const size of sent) expect(size).toBeLessThan(256 * 1024);
+    const conversation = JSON.stringify(await t.store.queue.conversation(job.id));
+    expect(conversation.length).toBeLessThan(64 * 1024);
+    expect(conversation).toContain('omitted: over the 512 KiB limit]');
+    expect(JSON.stringify(events).length).toBeLessThan(64 * 1024);
+  });
+
+  it('waits out a model that answers 500 for a while, then completes', async () => {
+    const { job, events } = await run([
+      { toolCalls: [{ name: 'write_file', input: { path: 'docs/outage.md', content: 'after\n' } }] },
+      ...Array.from({ length: 6 }, serverError),
+      { text: 'Wrote docs/outage.md' },
+    ]);
+    expect(job).toMatchObject({ status: 'completed', error: null, filesChanged: 1 });
+    const waits = events.filter(
+      (event) => event.type === 'phase' && event.data.reason === 'model_unavailable',
+    );
+    expect(waits.length).toBeGreaterThan(0);
+    expect(String(waits[0]?.data.message)).toMatch(/HTTP 500.*Trying again at/);
+    expect(events.some((event) => event.type === 'error')).toBe(false);
+    expect(git(repo, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('1');
+  });
+
+  it('fails with model_error, and one error event, when the outage outlasts the bound', async () => {
+    const { job, events } = await run(Array.from({ length: 2000 }, serverError));
+    expect(job.status).toBe('failed');
+    expect(job.error?.code).toBe('model_error');
+    expect(job.error?.message).toMatch(/HTTP 500.*stayed unavailable/);
+    const errors = events.filter((event) => event.type === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.data).toEqual(job.error);
+  });
+
+  it('fails at once on an error that waiting cannot fix, with one error event', async () => {
+    const { job, events } = await run([{ error: { status: 400 } }]);
+    expect(job.error?.code).toBe('model_error');
+    expect(events.filter((event) => event.type === 'error')).toHaveLength(1);
+    expect(events.some((event) => event.data.reason === 'model_unavailable')).toBe(false);
+  });
+});
