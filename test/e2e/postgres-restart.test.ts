@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,62 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.js';
 import { createProjectAndKey } from '../support/e2e.js';
 import { findPostgresBin, type PostgresCluster, startPostgresCluster } from '../support/postgres-cluster.js';
-import { CLI, runCli } from '../support/processes.js';
+import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 import { makeRepo } from '../worker/support.js';
 
-interface RoleProcess {
-  child: ChildProcess;
-  output: string[];
-  /** The API's address, once it listens. */
-  url: string;
-}
-
-/** Starts the built `agentjobs <role>` in a process group of its own; resolves once it is up. */
-function startRole(role: 'api' | 'worker', env: Record<string, string>): Promise<RoleProcess> {
-  const child = spawn(process.execPath, [CLI, role], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  const output: string[] = [];
-  const ready = role === 'api' ? 'agentjobs is listening' : 'agentjobs worker is running';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${role} did not start:\n${output.join('\n')}`)), 20_000);
-    for (const stream of [child.stdout, child.stderr]) {
-      let buffered = '';
-      stream?.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString();
-        const lines = buffered.split('\n');
-        buffered = lines.pop() ?? '';
-        for (const line of lines) {
-          output.push(line);
-          if (!line.includes(ready)) continue;
-          clearTimeout(timer);
-          const { address = '' } = JSON.parse(line) as { address?: string };
-          resolve({ child, output, url: address });
-        }
-      });
-    }
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${role} exited with ${code ?? signal}:\n${output.join('\n')}`));
-    });
-  });
-}
-
-function kill(role: RoleProcess | undefined): void {
-  if (role?.child.pid && role.child.exitCode === null && role.child.signalCode === null) {
-    try {
-      process.kill(-role.child.pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const alive = (role: RoleProcess) => role.child.exitCode === null && role.child.signalCode === null;
+const alive = (role: ServerProcess) => role.child.exitCode === null && role.child.signalCode === null;
 
 const bin = findPostgresBin();
 const required = process.env.AGENTJOBS_REQUIRE_POSTGRES === '1';
@@ -78,8 +27,8 @@ describe.skipIf(!bin && !required)('an API and a worker process through a Postgr
   let cluster: PostgresCluster | undefined;
   let dir: string;
   let model: ScriptedModelServer | undefined;
-  let api: RoleProcess | undefined;
-  let worker: RoleProcess | undefined;
+  let api: ServerProcess | undefined;
+  let worker: ServerProcess | undefined;
   let databaseUrl: string;
   let env: Record<string, string>;
 
@@ -112,13 +61,13 @@ describe.skipIf(!bin && !required)('an API and a worker process through a Postgr
     };
     const migrated = await runCli(['migrate'], env);
     if (migrated.code !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
-    api = await startRole('api', env);
-    worker = await startRole('worker', env);
+    api = await startServerProcess(env, 'api');
+    worker = await startServerProcess(env, 'worker');
   });
 
   afterAll(async () => {
-    kill(api);
-    kill(worker);
+    api?.kill();
+    worker?.kill();
     await model?.close();
     cluster?.stop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });

@@ -3,37 +3,85 @@ import path from 'node:path';
 
 export const CLI = path.resolve('dist/cli/main.js');
 
+export type Role = 'serve' | 'api' | 'worker';
+
 export interface ServerProcess {
+  /** The HTTP address of `serve` and `api`; '' for a worker. */
   url: string;
   child: ChildProcess;
-  /** Every line the server printed so far (stdout and stderr). */
+  /** Every line the process printed so far (stdout and stderr). */
   output: string[];
+  /** Resolves with the exit code (null when a signal ended it). */
+  exited: Promise<number | null>;
+  /** Sends `signal` to the process (default SIGTERM) and resolves with its exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Kills the process and everything it started (its process group) at once. */
+  kill(): void;
 }
 
-/** Starts the built `agentjobs <role>` on a free port and waits until it listens. */
-export function startServerProcess(env: Record<string, string>, role = 'serve'): Promise<ServerProcess> {
+// Every process started here, so that none outlives the test file that started it, whatever
+// happened to the test (a timeout or a failed assertion skips its own cleanup).
+const started = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of started) killGroup(child);
+});
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+const READY: Record<Role, string> = {
+  serve: 'agentjobs is listening',
+  api: 'agentjobs is listening',
+  worker: 'agentjobs worker is running',
+};
+
+/**
+ * Starts the built `agentjobs <role>` (`serve` by default, on a free port) in a process group of its own, and resolves
+ * once it is up. The group is killed when the test process exits, if the test did not stop it.
+ */
+export function startServerProcess(
+  env: Record<string, string>,
+  role: Role = 'serve',
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [CLI, role], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  started.add(child);
   const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      started.delete(child);
+      resolve(code);
+    }),
+  );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join('\n')}`)), 20_000);
+    const timer = setTimeout(() => {
+      killGroup(child);
+      reject(new Error(`${role} did not start:\n${output.join('\n')}`));
+    }, 20_000);
     const onLine = (line: string) => {
       output.push(line);
-      if (!line.includes('agentjobs is listening')) return;
+      if (!line.includes(READY[role])) return;
       clearTimeout(timer);
-      const { address } = JSON.parse(line) as { address: string };
+      const { address = '' } = JSON.parse(line) as { address?: string };
       resolve({
         url: address,
         child,
         output,
+        exited,
         stop: async (signal = 'SIGTERM') => {
-          if (child.exitCode === null) child.kill(signal);
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
           return exited;
         },
+        kill: () => killGroup(child),
       });
     };
     for (const stream of [child.stdout, child.stderr]) {
@@ -45,9 +93,9 @@ export function startServerProcess(env: Record<string, string>, role = 'serve'):
         for (const line of lines) onLine(line);
       });
     }
-    child.on('exit', (code) => {
+    child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output.join('\n')}`));
+      reject(new Error(`${role} exited with ${code ?? signal}:\n${output.join('\n')}`));
     });
   });
 }

@@ -1,47 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.js';
 import { createStore, type Store } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
-import { CLI, runCli } from '../support/processes.js';
+import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 import { git, makeRepo, tempDir, waitFor } from './support.js';
 
-interface WorkerProcess {
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<number | null>;
-}
-
-/** Starts the built `agentjobs worker` and waits until it runs. */
-function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [CLI, 'worker'], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output.join('\n')}`)), 20_000);
-    for (const stream of [child.stdout, child.stderr]) {
-      stream?.on('data', (chunk: Buffer) => {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) {
-          output.push(line);
-          if (line.includes('agentjobs worker is running')) {
-            clearTimeout(timer);
-            resolve({ child, output, exited });
-          }
-        }
-      });
-    }
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code}:\n${output.join('\n')}`));
-    });
-  });
-}
+const startWorkerProcess = (env: Record<string, string>) => startServerProcess(env, 'worker');
 
 // `agentjobs worker` on its own: the real agent against a scripted model, the local code host, and
 // a graceful SIGTERM that hands the running job back.
@@ -50,7 +17,7 @@ describe.each(testDialects())('the agentjobs worker process on %s', (dialect) =>
   let database: TestDatabase;
   let model: ScriptedModelServer;
   let store: Store;
-  const running: WorkerProcess[] = [];
+  const running: ServerProcess[] = [];
 
   beforeAll(async () => {
     dir = tempDir('worker-role');
@@ -58,7 +25,7 @@ describe.each(testDialects())('the agentjobs worker process on %s', (dialect) =>
     model = await startScriptedModel();
   });
   afterAll(async () => {
-    for (const worker of running) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+    for (const worker of running) worker.kill();
     await store?.close();
     await model?.close();
     await database?.drop();

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +5,7 @@ import type { Job } from '../../src/domain/job.js';
 import { openDb } from '../../src/store/db.js';
 import { createStore, type Store } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
-import { CLI, runCli } from '../support/processes.js';
+import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
 import {
   type ScriptedModelServer,
   type ScriptedTurn,
@@ -16,47 +15,7 @@ import { git, makeRepo, tempDir, waitFor } from './support.js';
 
 const JOBS = 50;
 
-interface WorkerProcess {
-  child: ChildProcess;
-  output: string[];
-}
-
-/** Starts the built `agentjobs worker` in a process group of its own and waits until it runs. */
-function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [CLI, 'worker'], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  const output: string[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output.join('\n')}`)), 20_000);
-    for (const stream of [child.stdout, child.stderr]) {
-      stream?.on('data', (chunk: Buffer) => {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) {
-          output.push(line);
-          if (line.includes('agentjobs worker is running')) {
-            clearTimeout(timer);
-            resolve({ child, output });
-          }
-        }
-      });
-    }
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code}:\n${output.join('\n')}`));
-    });
-  });
-}
-
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}
+const startWorkerProcess = (env: Record<string, string>) => startServerProcess(env, 'worker');
 
 /**
  * The model writes `jobs/<n>.md` for the prompt `Job <n>`, then finishes. Jobs run concurrently
@@ -81,7 +40,7 @@ describe.each(testDialects())('two worker processes sharing a data directory on 
   let database: TestDatabase;
   let model: ScriptedModelServer;
   let store: Store | undefined;
-  const workers: WorkerProcess[] = [];
+  const workers: ServerProcess[] = [];
 
   beforeAll(async () => {
     dir = tempDir('shared-data');
@@ -91,7 +50,7 @@ describe.each(testDialects())('two worker processes sharing a data directory on 
     });
   });
   afterAll(async () => {
-    for (const worker of workers) killGroup(worker.child);
+    for (const worker of workers) worker.kill();
     await store?.close();
     await model?.close();
     await database?.drop();
