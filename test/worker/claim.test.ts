@@ -159,5 +159,5 @@ describe.each(testDialects())('two worker processes on one %s database', (dialec
     console.log(
       `${dialect}: ${jobs.length} jobs in ${elapsed} ms (this process ${byWorker('local')}, child ${byWorker('child')})`,
     );
-  }, 120_000); // two processes and fifty git runs: about 25 s alone, much more beside another suite
+  }, 120_000); // two processes and fifty git runs outlast the default timeout beside another suite
 });
