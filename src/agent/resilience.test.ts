@@ -1,7 +1,7 @@
 import { APICallError } from 'ai';
 import type { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventType } from '../store/events.js';
+import type { EventType } from '../domain/events.js';
 import { AgentError, type AgentLimits, type RunAgentOptions, runAgent } from './loop.js';
 import { answer, callsOf, callTools, createFixture, type Fixture, mockModel } from './test-fixture.js';
 

@@ -14,12 +14,12 @@ import Fastify, {
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import secureJson from 'secure-json-parse';
 import type { Config } from '../config.js';
+import type { ApiKey } from '../domain/api-key.js';
 import { AppError } from '../domain/errors.js';
 import { redactSecrets } from '../domain/redact.js';
 import { createCodeHosts } from '../hosts/index.js';
 import type { CodeHosts } from '../hosts/types.js';
 import { type Logger, requestLogger } from '../log.js';
-import type { ApiKey } from '../store/api-keys.js';
 import type { Store } from '../store/store.js';
 import { dashboard } from '../web/dashboard.js';
 import { authenticate } from './auth.js';

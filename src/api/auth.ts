@@ -1,8 +1,8 @@
 import { BlockList, isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
+import type { ApiKey, ApiKeyWithHash } from '../domain/api-key.js';
 import { AppError } from '../domain/errors.js';
 import { hashKey, isWellFormedKey, sameHash } from '../domain/keys.js';
-import type { ApiKey, ApiKeyWithHash } from '../store/api-keys.js';
 import type { Store } from '../store/store.js';
 
 declare module 'fastify' {

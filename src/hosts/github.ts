@@ -13,8 +13,8 @@
 import { createAppAuth } from '@octokit/auth-app';
 import type { Octokit } from '@octokit/rest';
 import { z } from 'zod';
+import type { Project } from '../domain/project.js';
 import { askpassEnv, type GitCredentials } from '../git/run.js';
-import type { Project } from '../store/projects.js';
 import {
   createGithubClient,
   explainGithubError,

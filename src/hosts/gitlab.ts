@@ -13,8 +13,8 @@
  * keeps the draft state it has on GitLab (a reviewer may have marked it ready).
  */
 import { z } from 'zod';
+import type { Project } from '../domain/project.js';
 import { askpassEnv, type GitCredentials } from '../git/run.js';
-import type { Project } from '../store/projects.js';
 import {
   createGitlabClient,
   explainGitlabError,

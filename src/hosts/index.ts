@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import type { Project } from '../store/projects.js';
+import type { Project } from '../domain/project.js';
 import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
 import { createGiteaHost } from './gitea.js';

@@ -7,10 +7,11 @@
  * moves by compare-and-swap, so a concurrent push to it is never overwritten. Conflicts are refused.
  */
 import { fileURLToPath } from 'node:url';
+import type { Project } from '../domain/project.js';
+import type { PullRequest } from '../domain/pull-request.js';
 import { normalizeRepository } from '../git/mirror.js';
 import { GitError, runGit } from '../git/run.js';
-import type { Project } from '../store/projects.js';
-import type { PullRequest, PullRequestQueries } from '../store/pull-requests.js';
+import type { PullRequestQueries } from '../store/pull-requests.js';
 import { CodeHostError } from './types.js';
 
 export interface MergeOptions {

@@ -8,8 +8,8 @@
  * there, and job branches are never that branch.
  */
 import { fileURLToPath } from 'node:url';
+import type { Project } from '../domain/project.js';
 import { runGit } from '../git/run.js';
-import type { Project } from '../store/projects.js';
 import type { PullRequestQueries } from '../store/pull-requests.js';
 import type { CodeHost, HostCheck, PullRequestInput, PullRequestLink } from './types.js';
 

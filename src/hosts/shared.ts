@@ -2,9 +2,10 @@
  * What the github, gitlab and gitea hosts share: opening the project's stored token, git's read
  * check for `agentjobs project check`, and reading a host's base URL and repository path.
  */
+
+import type { Project } from '../domain/project.js';
 import { normalizeRepository } from '../git/mirror.js';
 import { askpassEnv, type GitCredentials, runGit } from '../git/run.js';
-import type { Project } from '../store/projects.js';
 import { SecretError } from '../store/secrets.js';
 import { CodeHostError, type HostCheck } from './types.js';
 

@@ -4,7 +4,7 @@
  * reuses) the pull request (a GitLab merge request is one too).
  */
 import type { Job } from '../domain/job.js';
-import type { CodeHostKind, Project } from '../store/projects.js';
+import type { CodeHostKind, Project } from '../domain/project.js';
 
 export interface PullRequestInput {
   project: Project;

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseAllowlistEntry } from '../api/auth.js';
+import type { ApiKey } from '../domain/api-key.js';
 import { AppError } from '../domain/errors.js';
 import { generateKey, hashKey, KEY_SCOPES } from '../domain/keys.js';
-import type { ApiKey } from '../store/api-keys.js';
-import type { Project } from '../store/projects.js';
+import type { Project } from '../domain/project.js';
 import { cookieOptions, type DashboardOptions, sendPage } from './dashboard.js';
 import { fieldHint, type Html, html, time } from './html.js';
 import { NOTICES, projectHeader, projectOf } from './projects.js';

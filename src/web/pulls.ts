@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import type { Project } from '../domain/project.js';
+import type { PullRequest } from '../domain/pull-request.js';
 import { CodeHostError, mergeLocalPullRequest } from '../hosts/index.js';
-import type { Project } from '../store/projects.js';
-import type { PullRequest } from '../store/pull-requests.js';
 import type { Store } from '../store/store.js';
 import { type DashboardOptions, sendPage } from './dashboard.js';
 import { type Changes, readChanges, renderDiff } from './diff.js';

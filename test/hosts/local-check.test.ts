@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
-import type { Project } from '../../src/store/projects.js';
 import type { PullRequestQueries } from '../../src/store/pull-requests.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-local-check-'));

@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { generateKey, type KeyScope } from '../../src/domain/keys.js';
+import type { Project } from '../../src/domain/project.js';
 import { createLogger } from '../../src/log.js';
-import type { Project } from '../../src/store/projects.js';
 import type { Store } from '../../src/store/store.js';
 import { openTestStore, type TestDialect, type TestStore } from './db.js';
 

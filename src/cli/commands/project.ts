@@ -6,7 +6,7 @@ import {
   type Project,
   PUBLISH_MODES,
   type PublishMode,
-} from '../../store/projects.js';
+} from '../../domain/project.js';
 import { createSecretBox, ensureSecretKey } from '../../store/secrets.js';
 import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
