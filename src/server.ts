@@ -3,11 +3,11 @@ import { runAgent } from './agent/loop.js';
 import { resolveModel } from './agent/models.js';
 import { buildApp } from './api/app.js';
 import type { Config } from './config.js';
+import { ensureAdminPassword } from './domain/password.js';
 import { createLogger, type Logger } from './log.js';
 import { openStore } from './store/open.js';
 import { ensureSecretKey } from './store/secrets.js';
 import type { Store } from './store/store.js';
-import { ensureAdminPassword } from './web/password.js';
 import type { ResolveModel, RunAgent } from './worker/agent-port.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
@@ -67,7 +67,7 @@ function warnWithoutModel(config: Config, logger: Logger): void {
  * generated one is written to the terminal once, never to the log (logs are kept and shipped).
  */
 async function announceAdminPassword(config: Config, store: Store, address: string): Promise<void> {
-  const { generated } = await ensureAdminPassword(store, config.adminPassword);
+  const { generated } = await ensureAdminPassword(store.admin, config.adminPassword);
   if (!generated) return;
   const url = `${withListeningPort(config, address).publicUrl}/ui`;
   process.stderr.write(

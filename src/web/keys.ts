@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { parseAllowlistEntry } from '../api/auth.js';
 import type { ApiKey } from '../domain/api-key.js';
 import { AppError } from '../domain/errors.js';
+import { parseAllowlistEntry } from '../domain/ip-allowlist.js';
 import { generateKey, hashKey, KEY_SCOPES } from '../domain/keys.js';
 import type { Project } from '../domain/project.js';
 import { cookieOptions, type DashboardOptions, sendPage } from './dashboard.js';

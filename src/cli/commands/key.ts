@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { parseAllowlistEntry } from '../../api/auth.js';
 import type { ApiKey } from '../../domain/api-key.js';
+import { parseAllowlistEntry } from '../../domain/ip-allowlist.js';
 import { generateKey, KEY_SCOPES, type KeyScope } from '../../domain/keys.js';
 import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
