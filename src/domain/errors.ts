@@ -3,7 +3,7 @@
  * them into HTTP responses (it maps `code` to a status), and the worker records them on the job.
  */
 
-/** Every error code the API can answer with. The HTTP status for each lives in `api/errors.ts`. */
+/** Every error code the API can answer with. The HTTP status for each lives in `http/errors.ts`. */
 export type ErrorCode =
   | 'invalid_request'
   | 'invalid_json'

@@ -4,10 +4,10 @@ import type { Project } from '../domain/project.js';
 import type { PullRequest } from '../domain/pull-request.js';
 import { CodeHostError, mergeLocalPullRequest } from '../hosts/index.js';
 import type { Store } from '../store/store.js';
-import { type DashboardOptions, sendPage } from './dashboard.js';
 import { type Changes, readChanges, renderDiff } from './diff.js';
 import { html, time } from './html.js';
-import { projectHeader, projectOf } from './projects.js';
+import { type DashboardOptions, sendPage } from './layout.js';
+import { projectHeader, projectOf } from './project-header.js';
 
 const PAGE_SIZE = 50;
 

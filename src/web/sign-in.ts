@@ -2,8 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { adminPasswordHash, verifyPassword } from '../domain/password.js';
-import { cookieOptions, type DashboardOptions, SESSION_COOKIE, sendPage } from './dashboard.js';
 import { html } from './html.js';
+import { cookieOptions, type DashboardOptions, SESSION_COOKIE, sendPage } from './layout.js';
 
 const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 /** Wrong passwords one address may try per window; scrypt makes each try slow too. */
