@@ -23,7 +23,14 @@ import {
   githubStatus,
 } from './github-client.js';
 import { gitReadCheck, repositorySegments, repositoryUrl, requireSecret, settingsError } from './shared.js';
-import { type CodeHost, CodeHostError, type HostCheck, type PullRequestInput, type PullRequestLink, type ProjectSecret } from './types.js';
+import {
+  type CodeHost,
+  CodeHostError,
+  type HostCheck,
+  type ProjectSecret,
+  type PullRequestInput,
+  type PullRequestLink,
+} from './types.js';
 
 export interface GithubHostOptions {
   /** The project's secret in plain text (token or App private key), or null when it has none. */

@@ -24,8 +24,22 @@ import {
   gitlabStatus,
 } from './gitlab-client.js';
 import type { HostRetryOptions } from './http.js';
-import { gitReadCheck, instanceBase, repositorySegments, repositoryUrl, requireSecret, settingsError } from './shared.js';
-import { type CodeHost, CodeHostError, type HostCheck, type PullRequestInput, type PullRequestLink, type ProjectSecret } from './types.js';
+import {
+  gitReadCheck,
+  instanceBase,
+  repositorySegments,
+  repositoryUrl,
+  requireSecret,
+  settingsError,
+} from './shared.js';
+import {
+  type CodeHost,
+  CodeHostError,
+  type HostCheck,
+  type ProjectSecret,
+  type PullRequestInput,
+  type PullRequestLink,
+} from './types.js';
 
 export interface GitlabHostOptions {
   /** The project's token in plain text, or null when it has none. */

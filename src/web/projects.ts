@@ -1,9 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../domain/errors.js';
 import { CODE_HOSTS, type NewProject, type Project, PUBLISH_MODES } from '../domain/project.js';
 import { checkProject, type HostCheck } from '../hosts/index.js';
 import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
-import type { Store } from '../store/store.js';
 import { fieldHint, type Html, html } from './html.js';
 import { type DashboardOptions, sendPage } from './layout.js';
 import { type FieldErrors, type ProjectFormValues, parseProjectForm } from './project-form.js';

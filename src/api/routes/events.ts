@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../domain/errors.js';
-import type { Store } from '../../store/store.js';
 import { closedSignal, streamJobEvents } from '../../http/event-stream.js';
+import type { Store } from '../../store/store.js';
 import { errorSchema, eventListSchema, jobParams, listEventsQuery } from '../schemas.js';
 
 export interface EventRoutesOptions {
