@@ -245,7 +245,7 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async () => {
     if (lifecycle.draining) {
-      throw new AppError('unavailable', 'The server is shutting down.', { headers: { 'retry-after': '5' } });
+      throw new AppError('unavailable', 'The server is shutting down.', { retryAfterSeconds: 5 });
     }
     await store.ping();
     return { status: 'ready' };
@@ -263,7 +263,7 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
       try {
         if (lifecycle.draining && request.method !== 'GET') {
           throw new AppError('unavailable', 'The server is shutting down; retry against another instance.', {
-            headers: { 'retry-after': '5' },
+            retryAfterSeconds: 5,
           });
         }
         key = authenticate(store, request);

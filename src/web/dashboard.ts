@@ -5,7 +5,7 @@ import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { redactSecrets } from '../domain/redact.js';
-import { statusOf, toAppError } from '../http/errors.js';
+import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
 import { deriveKey, ensureSecretKey } from '../store/secrets.js';
 import { assetRoutes } from './assets.js';
 import { html } from './html.js';
@@ -123,7 +123,7 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
     }
     const appError = toAppError(error);
     if (appError.code === 'internal_error') request.log.error({ err: error }, 'dashboard request failed');
-    reply.headers(appError.headers);
+    reply.headers(errorHeaders(appError));
     const status = statusOf(appError.code);
     const title =
       status === 404 ? 'Not found' : status === 429 ? 'Too many attempts' : 'Something went wrong';

@@ -63,7 +63,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
           throw new AppError(
             'rate_limited',
             `This key already has ${holding} live event streams open, the most allowed; close one first.`,
-            { headers: { 'retry-after': '5' } },
+            { retryAfterSeconds: 5 },
           );
         }
         open.set(keyId, holding + 1);

@@ -112,7 +112,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
             'idempotency_in_flight',
             'A request with this Idempotency-Key is still in progress.',
             {
-              headers: { 'retry-after': '1' },
+              retryAfterSeconds: 1,
             },
           );
         }
