@@ -140,22 +140,14 @@ describe.each([true, false])('with stream: %s', (stream) => {
       expect(stream ? model.doGenerateCalls : model.doStreamCalls).toHaveLength(0);
     });
 
-    it('hands the assistant text to onTextDelta as it streams, and only when streaming', async () => {
+    it('reports whole messages, once per step, whether the answers stream or not', async () => {
       const model = scriptedModel([
         callTools([['list_files', {}]], { text: 'Let me look around.' }),
         answer('All done here'),
       ]);
-      const deltas: string[] = [];
-      const { run, events } = await start(model, { onTextDelta: (text) => void deltas.push(text) });
+      const { run, events } = await start(model);
       const result = await run;
       expect(result.summary).toBe('All done here');
-      if (stream) {
-        expect(deltas.length).toBeGreaterThan(2);
-        expect(deltas.join('')).toBe('Let me look around.All done here');
-      } else {
-        expect(deltas).toEqual([]);
-      }
-      // The events are the same either way: whole messages, once per step.
       expect(events.map((event) => event.type)).toEqual([
         ...['message', 'tool_call', 'tool_result', 'usage', 'message', 'usage'],
       ]);
@@ -435,29 +427,13 @@ describe('runAgent with a streamed answer that breaks off', () => {
     const model = streamingModel(
       brokenOff({ type: 'overloaded_error', message: 'Overloaded sk-ant-api03-abcdefghijklmnopqrstuv' }),
     );
-    const deltas: string[] = [];
-    const { run, events } = await startAgent(model, {
-      onTextDelta: (text) => void deltas.push(text),
-      modelOutageWaitMs: 0,
-    });
+    const { run, events } = await startAgent(model, { modelOutageWaitMs: 0 });
     const error = await failure(run);
     expect(error).toMatchObject({ code: 'model_error', isRetryable: true });
     expect(error.message).toMatch(/while streaming its answer: Overloaded \[redacted\]/);
-    expect(deltas).toEqual(['I will ']);
     // Like a failed call for a whole answer: no events, usage or messages of its own.
     expect(events).toEqual([]);
     expect(error.partial?.usage).toEqual({ inputTokens: 0, outputTokens: 0, steps: 0 });
     expect(error.partial?.messages.map((message) => message.role)).toEqual(['user']);
-  });
-
-  it('rethrows an error from onTextDelta as it is', async () => {
-    const broken = new Error('display gone');
-    const model = scriptedModel([answer('Done')]);
-    const { run } = await startAgent(model, {
-      onTextDelta: () => {
-        throw broken;
-      },
-    });
-    await expect(run).rejects.toBe(broken);
   });
 });
