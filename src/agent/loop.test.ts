@@ -1,9 +1,6 @@
 import { APICallError, type ModelMessage } from 'ai';
 import type { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventType } from '../store/events.js';
-import { AgentError, type AgentLimits, type AgentResult, type RunAgentOptions, runAgent } from './loop.js';
-import { BASE_SYSTEM_PROMPT } from './prompt.js';
 import {
   answer,
   brokenOff,
@@ -15,7 +12,10 @@ import {
   mockModel,
   scriptedModel,
   streamingModel,
-} from './test-fixture.js';
+} from '../../test/support/agent-fixture.js';
+import type { EventType } from '../store/events.js';
+import { AgentError, type AgentLimits, type AgentResult, type RunAgentOptions, runAgent } from './loop.js';
+import { BASE_SYSTEM_PROMPT } from './prompt.js';
 
 const LIMITS: AgentLimits = { maxSteps: 20, maxWallMs: 10_000, maxTokens: 1_000_000, maxFilesChanged: 10 };
 

@@ -37,7 +37,8 @@ import { outageOf, outageWait } from './outage.js';
 import { buildSystemPrompt } from './prompt.js';
 import { modelError, retryAfterMs, stepEvents, titleOf } from './report.js';
 import { runRound } from './round.js';
-import { createTools, filesChangedGuard } from './tools.js';
+import { filesChangedGuard } from './tools/files-changed.js';
+import { createTools } from './tools/index.js';
 
 export { AgentError, type AgentErrorCode, type AgentPartial } from './errors.js';
 

@@ -6,9 +6,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
-import { ensureMirror } from '../git/mirror.js';
-import { runGit } from '../git/run.js';
-import { Workspace } from '../git/workspace.js';
+import { ensureMirror } from '../../src/git/mirror.js';
+import { runGit } from '../../src/git/run.js';
+import { Workspace } from '../../src/git/workspace.js';
 
 const identity = {
   GIT_AUTHOR_NAME: 'Upstream',
