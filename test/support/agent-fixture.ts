@@ -6,6 +6,12 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
+import {
+  type AgentEventSink,
+  type AgentLimits,
+  type RunAgentOptions,
+  runAgent,
+} from '../../src/agent/loop.js';
 import { ensureMirror } from '../../src/git/mirror.js';
 import { runGit } from '../../src/git/run.js';
 import { Workspace } from '../../src/git/workspace.js';
@@ -76,6 +82,38 @@ export async function createFixture(content: FixtureContent): Promise<Fixture> {
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** One event a run reported. */
+export interface RecordedEvent {
+  type: Parameters<AgentEventSink>[0];
+  data: Record<string, unknown>;
+}
+
+/**
+ * Runs the agent over a fresh workspace of `fixture` (files up to 4 KiB), recording its events, for
+ * the prompt "Improve the docs" with no follow-ups; `overrides` replace any of that.
+ */
+export async function startAgentOver(
+  fixture: Fixture,
+  model: MockLanguageModelV3,
+  limits: AgentLimits,
+  overrides: Partial<RunAgentOptions> = {},
+) {
+  const events: RecordedEvent[] = [];
+  const workspace = await fixture.workspace({ maxFileBytes: 4096 });
+  const run = runAgent({
+    model,
+    workspace,
+    history: [],
+    prompts: ['Improve the docs'],
+    takePendingPrompts: async () => [],
+    limits,
+    signal: new AbortController().signal,
+    onEvent: async (type, data) => void events.push({ type, data }),
+    ...overrides,
+  });
+  return { run, events, workspace };
 }
 
 /** One answer of a scripted model (what `doGenerate` resolves to). */
