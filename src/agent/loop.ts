@@ -95,7 +95,7 @@ export interface RunAgentOptions {
 export interface AgentResult {
   /** The model's final answer, for the user. */
   summary: string;
-  /** First line of the summary when it is short (<= 72 chars), else null. */
+  /** The summary's first line when it is short enough for a title (`titleOf`), else null. */
   title: string | null;
   /** Full conversation to store for the next follow-up (history + this run). */
   messages: ModelMessage[];

@@ -91,8 +91,9 @@ export interface RecordedEvent {
 }
 
 /**
- * Runs the agent over a fresh workspace of `fixture` (files up to 4 KiB), recording its events, for
- * the prompt "Improve the docs" with no follow-ups; `overrides` replace any of that.
+ * Runs the agent over a fresh workspace of `fixture`, recording its events, for the prompt "Improve
+ * the docs" with no follow-ups; `overrides` replace any of that. The workspace's file-size limit is
+ * small, so an oversized file is cheap to put in a fixture.
  */
 export async function startAgentOver(
   fixture: Fixture,
