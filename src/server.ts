@@ -40,10 +40,6 @@ export interface StartOptions {
 
 const realAgent: Agent = { runAgent, resolveModel };
 
-// Kept here for the callers that import it from the server module.
-// Kept here for the callers that import it from the server module.
-export { ensureSecretKey, openStore };
-
 /**
  * With PORT=0 (an ephemeral port) and no AGENTJOBS_PUBLIC_URL, the default public URL names port 0;
  * links the worker makes (a local pull request's `prLink`) must name the port the server got.
