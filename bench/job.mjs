@@ -450,7 +450,7 @@ async function timeRuns(runs, task) {
 async function timeGitSide(repo, mirrorPath) {
   const { ensureMirror } = await import(new URL('../dist/git/mirror.js', import.meta.url));
   const { Workspace } = await import(new URL('../dist/git/workspace.js', import.meta.url));
-  const { createTools } = await import(new URL('../dist/agent/tools.js', import.meta.url));
+  const { createTools } = await import(new URL('../dist/agent/tools/index.js', import.meta.url));
   const mirrorsDir = path.dirname(mirrorPath);
   const projectId = path.basename(mirrorPath, '.git');
   const fetch = await timeRuns(TOOL_RUNS, () =>

@@ -47,10 +47,6 @@ export interface StartOptions {
 
 const realAgent: Agent = { runAgent, resolveModel };
 
-// Kept here for the callers that import it from the server module.
-// Kept here for the callers that import it from the server module.
-export { ensureSecretKey, openStore };
-
 /**
  * The code hosts of a server. They get what they need from the store, never the store: the
  * projects' secrets opened with the server's key (made on first use, so a server with only local

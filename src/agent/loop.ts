@@ -36,8 +36,9 @@ import { AgentError, type AgentErrorCode } from './errors.js';
 import { outageOf, outageWait } from './outage.js';
 import { buildSystemPrompt } from './prompt.js';
 import { modelError, retryAfterMs, stepEvents, titleOf } from './report.js';
-import { type RoundMode, runRound } from './round.js';
-import { createTools, filesChangedGuard } from './tools.js';
+import { runRound } from './round.js';
+import { filesChangedGuard } from './tools/files-changed.js';
+import { createTools } from './tools/index.js';
 
 export { AgentError, type AgentErrorCode, type AgentPartial } from './errors.js';
 
@@ -88,18 +89,13 @@ export interface RunAgentOptions {
   redact?: Redactor;
   /** Stream the model's answers (default true); false waits for each whole answer instead. */
   stream?: boolean;
-  /**
-   * Receives the assistant's text as it streams, for a live view; the step's `message` event still
-   * carries the whole text. Never called when `stream` is false. A throw ends the run.
-   */
-  onTextDelta?(text: string): void;
 }
 
 /** A finished run. */
 export interface AgentResult {
   /** The model's final answer, for the user. */
   summary: string;
-  /** First line of the summary when it is short (<= 72 chars), else null. */
+  /** The summary's first line when it is short enough for a title (`titleOf`), else null. */
   title: string | null;
   /** Full conversation to store for the next follow-up (history + this run). */
   messages: ModelMessage[];
@@ -156,19 +152,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     state.callbackError ??= { error };
     internal.abort(error);
   }
-  const { onTextDelta } = options;
-  const mode: RoundMode = {
-    stream: options.stream ?? true,
-    onTextDelta:
-      onTextDelta &&
-      ((text) => {
-        try {
-          if (!state.settled) onTextDelta(text);
-        } catch (error) {
-          fail(error);
-        }
-      }),
-  };
   const guard = filesChangedGuard(workspace, limits.maxFilesChanged);
   const tools = createTools(workspace, {
     // The plan is reported from the step's results (report.ts), in order with the other events.
@@ -238,7 +221,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
               await options.onEvent(event.type, event.data);
             }
           }).catch(() => {}),
-        ...mode,
+        stream: options.stream ?? true,
       });
       let result: Awaited<typeof round>;
       try {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFixture, type Fixture } from '../../test/support/agent-fixture.js';
 import { BASE_SYSTEM_PROMPT, buildSystemPrompt, MAX_AGENTS_MD_CHARS } from './prompt.js';
-import { createFixture, type Fixture } from './test-fixture.js';
 
 let fixture: Fixture;
 

@@ -127,7 +127,7 @@ export function streamError(error: unknown): AgentError {
   });
 }
 
-/** A copy of a tool input with long strings cut, so a 300 KB write_file does not become a 300 KB event. */
+/** A copy of a tool input with long strings cut, so a large write_file does not become an event as large. */
 export function clipStrings(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') {
     return value.length > MAX_EVENT_STRING

@@ -1,9 +1,16 @@
 import { APICallError } from 'ai';
 import type { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  answer,
+  callsOf,
+  callTools,
+  createFixture,
+  type Fixture,
+  mockModel,
+} from '../../test/support/agent-fixture.js';
 import type { EventType } from '../domain/events.js';
 import { AgentError, type AgentLimits, type RunAgentOptions, runAgent } from './loop.js';
-import { answer, callsOf, callTools, createFixture, type Fixture, mockModel } from './test-fixture.js';
 
 const LIMITS: AgentLimits = { maxSteps: 30, maxWallMs: 30_000, maxTokens: 1_000_000, maxFilesChanged: 10 };
 

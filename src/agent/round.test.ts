@@ -2,8 +2,6 @@ import { InvalidResponseDataError, type ModelMessage, stepCountIs, tool } from '
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { AgentError } from './errors.js';
-import { type RoundResult, runRound } from './round.js';
 import {
   answer,
   BEGUN,
@@ -12,7 +10,9 @@ import {
   type StreamPart,
   scriptedModel,
   streamingModel,
-} from './test-fixture.js';
+} from '../../test/support/agent-fixture.js';
+import type { AgentError } from './errors.js';
+import { type RoundResult, runRound } from './round.js';
 
 const tools = { look: tool({ inputSchema: z.object({}), execute: async () => 'nothing here' }) };
 const messages: ModelMessage[] = [{ role: 'user', content: 'Look around' }];

@@ -23,7 +23,9 @@ import {
 import { streamError } from './report.js';
 
 /** What a round is given: the SDK's settings and callbacks, and how the answers are fetched. */
-export interface RoundSettings extends RoundMode {
+export interface RoundSettings {
+  /** Stream the answers (`streamText`) rather than wait for each whole (`generateText`). */
+  stream: boolean;
   model: LanguageModel;
   system: string;
   tools: ToolSet;
@@ -33,14 +35,6 @@ export interface RoundSettings extends RoundMode {
   stopWhen: StopCondition<ToolSet>[];
   prepareStep: PrepareStepFunction<ToolSet>;
   onStepFinish: (step: StepResult<ToolSet>) => Promise<void>;
-}
-
-/** How the model's answers are fetched. */
-export interface RoundMode {
-  /** Stream the answers (`streamText`) rather than wait for each whole (`generateText`). */
-  stream: boolean;
-  /** Receives the assistant's text as it streams; never called without `stream`. */
-  onTextDelta?: ((text: string) => void) | undefined;
 }
 
 /** A finished round. */
@@ -61,7 +55,7 @@ export interface RoundResult {
  * connection dropped mid-answer) is thrown as an `AgentError` `model_error`.
  */
 export async function runRound(settings: RoundSettings): Promise<RoundResult> {
-  const { stream, onTextDelta, ...call } = settings;
+  const { stream, ...call } = settings;
   if (!stream) {
     const result = await generateText(call);
     return { steps: result.steps, responseMessages: result.response.messages, text: result.text };
@@ -77,8 +71,8 @@ export async function runRound(settings: RoundSettings): Promise<RoundResult> {
   });
   try {
     // Reading the stream is what drives it: steps, tool calls and callbacks happen as it is read.
-    for await (const part of result.fullStream) {
-      if (part.type === 'text-delta' && part.text !== '') onTextDelta?.(part.text);
+    for await (const _part of result.fullStream) {
+      // The parts themselves are not needed: every step reaches the loop through `onStepFinish`.
     }
   } catch (error) {
     // The stream itself broke (e.g. the connection dropped), rather than reporting an error part.

@@ -6,37 +6,47 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const JOB_PHASES = ['queued', 'preparing', 'running', 'publishing'] as const;
 export type JobPhase = (typeof JOB_PHASES)[number];
 
-/** Why a status changes. Each transition in the table below names the events that may cause it. */
-export type JobEvent = 'finish' | 'fail' | 'archive' | 'follow_up';
+/**
+ * What changes a job's status: a run that ends (`finish`, `fail`), a run that hands the job back to
+ * the queue (`requeue`: a follow-up is waiting, or the lease expired), and the API's `archive` and
+ * `follow_up`. Not an activity event of the job: those are what `job_events` records.
+ */
+export type JobTrigger = 'finish' | 'fail' | 'requeue' | 'archive' | 'follow_up';
+
+/** One transition: the statuses a trigger may fire from, and the status it leads to. */
+export interface JobTransition {
+  readonly from: readonly JobStatus[];
+  readonly to: JobStatus;
+}
 
 /**
- * The job state machine of DESIGN section 3, as data. A transition that is not listed is refused
- * with a typed error; nothing is ever silently ignored. (Archiving an archived job is not a
- * transition at all: the API answers with the job unchanged, see `archiveOutcome`.)
+ * The job state machine of DESIGN section 3, as data: the one place that says which status follows
+ * which. The API's archive and follow-up ask `transition`; the queue's writes set `to` and fence
+ * their statement with `from`. A transition that is not listed is refused with a typed error;
+ * nothing is ever silently ignored. Archived is final.
  */
-const TRANSITIONS: Record<JobStatus, Partial<Record<JobEvent, JobStatus>>> = {
-  active: { finish: 'completed', fail: 'failed', archive: 'archived', follow_up: 'active' },
-  completed: { archive: 'archived', follow_up: 'active' },
-  failed: { archive: 'archived', follow_up: 'active' },
-  archived: {},
+const TRANSITIONS: Readonly<Record<JobTrigger, JobTransition>> = {
+  finish: { from: ['active'], to: 'completed' },
+  fail: { from: ['active'], to: 'failed' },
+  requeue: { from: ['active'], to: 'active' },
+  archive: { from: ['active', 'completed', 'failed'], to: 'archived' },
+  follow_up: { from: ['active', 'completed', 'failed'], to: 'active' },
 };
 
-/** Returns the status `event` leads to from `from`, or throws `AppError` when it is not allowed. */
-export function transition(from: JobStatus, event: JobEvent): JobStatus {
-  const to = TRANSITIONS[from][event];
-  if (to) return to;
+/** The transition `trigger` makes, for a write that fences its statement with `from`. */
+export function transitionOf(trigger: JobTrigger): JobTransition {
+  return TRANSITIONS[trigger];
+}
+
+/** Returns the status `trigger` leads to from `from`, or throws `AppError` when it is not allowed. */
+export function transition(from: JobStatus, trigger: JobTrigger): JobStatus {
+  const { from: allowed, to } = TRANSITIONS[trigger];
+  if (allowed.includes(from)) return to;
   if (from === 'archived') {
     throw new AppError('job_archived', 'The job is archived; archived jobs are final.');
   }
-  throw new AppError('invalid_transition', `A job that is ${from} cannot ${event.replace('_', ' ')}.`);
+  throw new AppError('invalid_transition', `A job that is ${from} cannot ${trigger.replace('_', ' ')}.`);
 }
-
-export function canTransition(from: JobStatus, event: JobEvent): boolean {
-  return TRANSITIONS[from][event] !== undefined;
-}
-
-/** States in which clients stop polling. */
-export const isTerminal = (status: JobStatus): boolean => status !== 'active';
 
 export interface JobError {
   code: string;

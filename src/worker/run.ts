@@ -22,6 +22,7 @@ import type { CodeHosts } from '../hosts/types.js';
 import type { Logger } from '../log.js';
 import { type ClaimedJob, isLeaseLost, type Lease } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
+import { isTransientDatabaseError, retryTransient } from '../store/transient.js';
 import { type AgentResult, isAgentError, type ResolveModel, type RunAgent } from './agent-port.js';
 import { jobErrorOf, RunStopped, type StopReason } from './errors.js';
 import { finishPublished, publish } from './publish.js';
@@ -242,6 +243,15 @@ async function settle(
       log.info('job handed back to the queue for another worker');
     } else if (stopped) {
       log.warn({ reason: stopped.reason }, 'job run stopped');
+    } else if (!jobErrorOf(error).expected && isTransientDatabaseError(error)) {
+      // The database went away under the run (a restart, a failover): no fault of the job. Hand it
+      // back once the database answers again; if it stays away, the lease lapses and it is reclaimed.
+      // Errors of the model, git and the code hosts are classified first, so none of theirs lands here.
+      log.warn(
+        { err: error },
+        'job run stopped: the database was unavailable; the job goes back to the queue',
+      );
+      await retryTransient(() => deps.store.queue.release(lease), deps.config.worker.leaseMs);
     } else {
       const { expected, ...described } = jobErrorOf(error);
       const jobError = { ...described, message: redact(described.message) };

@@ -5,7 +5,7 @@
  * branch, with the outcome so far (PR link included) already on the job. The run's published state
  * (published.ts) is cleared: the run is over.
  */
-import type { JobUsage } from '../../domain/job.js';
+import { type JobUsage, transitionOf } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
@@ -72,6 +72,7 @@ export function completeQueries(db: Db) {
           lease_expires_at: null,
           updated_at: at,
         };
+        const change = transitionOf(waiting ? 'requeue' : 'finish');
         await trx
           .updateTable('jobs')
           .set((eb) => ({
@@ -79,18 +80,19 @@ export function completeQueries(db: Db) {
             input_tokens: eb('input_tokens', '+', outcome.usage.inputTokens),
             output_tokens: eb('output_tokens', '+', outcome.usage.outputTokens),
             steps: eb('steps', '+', outcome.usage.steps),
-            ...(waiting
-              ? { phase: 'queued', available_at: at }
-              : { status: 'completed', phase: null, completed_at: at }),
+            status: change.to,
+            ...(waiting ? { phase: 'queued', available_at: at } : { phase: null, completed_at: at }),
           }))
           .where('id', '=', lease.jobId)
+          .where('attempt', '=', lease.attempt)
+          .where('status', 'in', change.from)
           .execute();
         if (waiting) {
           await appendEvent(trx, lease.jobId, 'phase', { phase: 'queued', reason: 'follow_up' }, at);
           await db.notify(JOBS_CHANNEL, lease.jobId, trx);
           return 'requeued';
         }
-        await appendEvent(trx, lease.jobId, 'status', { status: 'completed', prLink: outcome.prLink }, at);
+        await appendEvent(trx, lease.jobId, 'status', { status: change.to, prLink: outcome.prLink }, at);
         return 'completed';
       });
     },

@@ -4,7 +4,7 @@
  * kept, so a follow-up continues from there; otherwise the conversation stays as the last run saved
  * it and the messages this run received stay uncovered by it, so a follow-up hands them over again.
  */
-import type { JobError, JobUsage } from '../../domain/job.js';
+import { type JobError, type JobUsage, transitionOf } from '../../domain/job.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
 import { fence, type Lease, resetLostAttempts } from './lease.js';
@@ -42,13 +42,14 @@ export function failQueries(db: Db) {
           .onConflict((conflict) => conflict.column('job_id').doUpdateSet(state))
           .execute();
         const usage = partial?.usage ?? { inputTokens: 0, outputTokens: 0, steps: 0 };
+        const change = transitionOf('fail');
         await trx
           .updateTable('jobs')
           .set((eb) => ({
             input_tokens: eb('input_tokens', '+', usage.inputTokens),
             output_tokens: eb('output_tokens', '+', usage.outputTokens),
             steps: eb('steps', '+', usage.steps),
-            status: 'failed',
+            status: change.to,
             phase: null,
             error_code: error.code,
             error_message: error.message,
@@ -58,10 +59,12 @@ export function failQueries(db: Db) {
             updated_at: at,
           }))
           .where('id', '=', lease.jobId)
+          .where('attempt', '=', lease.attempt)
+          .where('status', 'in', change.from)
           .execute();
         await resetLostAttempts(trx, lease.jobId, at);
         await appendEvent(trx, lease.jobId, 'error', { ...error }, at);
-        await appendEvent(trx, lease.jobId, 'status', { status: 'failed', error }, at);
+        await appendEvent(trx, lease.jobId, 'status', { status: change.to, error }, at);
       });
     },
   };

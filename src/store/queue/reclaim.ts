@@ -4,6 +4,7 @@
  * instead of handing it to yet another worker that may die the same way.
  */
 import { sql } from 'kysely';
+import { transitionOf } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
@@ -54,11 +55,12 @@ export function reclaimQueries(db: Db) {
               code: 'worker_lost',
               message: `The worker running this job stopped responding ${lost} times in a row.`,
             };
+            const change = transitionOf('fail');
             await trx
               .updateTable('jobs')
               .set({
                 ...unleased,
-                status: 'failed',
+                status: change.to,
                 phase: null,
                 error_code: error.code,
                 error_message: error.message,
@@ -66,6 +68,7 @@ export function reclaimQueries(db: Db) {
               })
               .where('id', '=', id)
               .where('attempt', '=', attempt)
+              .where('status', 'in', change.from)
               .execute();
             await resetLostAttempts(trx, id, at);
             await trx
@@ -74,14 +77,16 @@ export function reclaimQueries(db: Db) {
               .where('job_id', '=', id)
               .execute();
             await appendEvent(trx, id, 'error', error, at);
-            await appendEvent(trx, id, 'status', { status: 'failed', error }, at);
+            await appendEvent(trx, id, 'status', { status: change.to, error }, at);
             result.failed.push(id);
           } else {
+            const change = transitionOf('requeue');
             await trx
               .updateTable('jobs')
-              .set({ ...unleased, phase: 'queued', available_at: at })
+              .set({ ...unleased, status: change.to, phase: 'queued', available_at: at })
               .where('id', '=', id)
               .where('attempt', '=', attempt)
+              .where('status', 'in', change.from)
               .execute();
             await appendEvent(trx, id, 'phase', { phase: 'queued', reason: 'lease_expired', attempt }, at);
             result.requeued.push(id);

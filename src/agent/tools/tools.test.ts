@@ -1,8 +1,10 @@
 import type { Tool } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Workspace } from '../git/workspace.js';
-import { createFixture, type Fixture } from './test-fixture.js';
-import { type AgentTools, createTools, filesChangedGuard, type PlanItem } from './tools.js';
+import { createFixture, type Fixture } from '../../../test/support/agent-fixture.js';
+import type { Workspace } from '../../git/workspace.js';
+import { filesChangedGuard } from './files-changed.js';
+import { type AgentTools, createTools } from './index.js';
+import type { PlanItem } from './update-plan.js';
 
 const PNG = Buffer.from([
   0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52,

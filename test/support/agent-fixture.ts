@@ -6,9 +6,15 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
-import { ensureMirror } from '../git/mirror.js';
-import { runGit } from '../git/run.js';
-import { Workspace } from '../git/workspace.js';
+import {
+  type AgentEventSink,
+  type AgentLimits,
+  type RunAgentOptions,
+  runAgent,
+} from '../../src/agent/loop.js';
+import { ensureMirror } from '../../src/git/mirror.js';
+import { runGit } from '../../src/git/run.js';
+import { Workspace } from '../../src/git/workspace.js';
 
 const identity = {
   GIT_AUTHOR_NAME: 'Upstream',
@@ -76,6 +82,39 @@ export async function createFixture(content: FixtureContent): Promise<Fixture> {
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** One event a run reported. */
+export interface RecordedEvent {
+  type: Parameters<AgentEventSink>[0];
+  data: Record<string, unknown>;
+}
+
+/**
+ * Runs the agent over a fresh workspace of `fixture`, recording its events, for the prompt "Improve
+ * the docs" with no follow-ups; `overrides` replace any of that. The workspace's file-size limit is
+ * small, so an oversized file is cheap to put in a fixture.
+ */
+export async function startAgentOver(
+  fixture: Fixture,
+  model: MockLanguageModelV3,
+  limits: AgentLimits,
+  overrides: Partial<RunAgentOptions> = {},
+) {
+  const events: RecordedEvent[] = [];
+  const workspace = await fixture.workspace({ maxFileBytes: 4096 });
+  const run = runAgent({
+    model,
+    workspace,
+    history: [],
+    prompts: ['Improve the docs'],
+    takePendingPrompts: async () => [],
+    limits,
+    signal: new AbortController().signal,
+    onEvent: async (type, data) => void events.push({ type, data }),
+    ...overrides,
+  });
+  return { run, events, workspace };
 }
 
 /** One answer of a scripted model (what `doGenerate` resolves to). */
