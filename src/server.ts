@@ -1,13 +1,20 @@
+/**
+ * The one place that builds the parts and wires them together: the store, the code hosts (once),
+ * the HTTP app (the API and the dashboard side by side) and the worker.
+ */
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { runAgent } from './agent/loop.js';
 import { resolveModel } from './agent/models.js';
-import { buildApp } from './api/app.js';
+import { type AppOptions, buildApp } from './api/app.js';
 import type { Config } from './config.js';
+import { ensureAdminPassword } from './domain/password.js';
+import { CodeHostError, type CodeHosts, createCodeHosts } from './hosts/index.js';
 import { createLogger, type Logger } from './log.js';
 import { openStore } from './store/open.js';
-import { ensureSecretKey } from './store/secrets.js';
+import { createSecretBox, ensureSecretKey, type SecretBox, SecretError } from './store/secrets.js';
 import type { Store } from './store/store.js';
-import { ensureAdminPassword } from './web/password.js';
+import { dashboard } from './web/dashboard.js';
 import type { ResolveModel, RunAgent } from './worker/agent-port.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
@@ -41,6 +48,55 @@ export interface StartOptions {
 const realAgent: Agent = { runAgent, resolveModel };
 
 /**
+ * The code hosts of a server. They get what they need from the store, never the store: the
+ * projects' secrets opened with the server's key (made on first use, so a server with only local
+ * projects never needs it), the local pull-request records, the askpass folder and the public URL.
+ */
+export function createServerCodeHosts(
+  config: Config,
+  store: Store,
+  publicUrl: () => string = () => config.publicUrl,
+): CodeHosts {
+  let secrets: SecretBox | null = null;
+  return createCodeHosts({
+    async secret(project) {
+      try {
+        secrets ??= createSecretBox(ensureSecretKey(config));
+        return await store.projects.hostToken(project.id, secrets);
+      } catch (error) {
+        // A key that changed since the token was stored: say so, it is the operator's to fix.
+        throw error instanceof SecretError ? new CodeHostError(error.message) : error;
+      }
+    },
+    pullRequests: store.pullRequests,
+    askpassDir: join(config.dataDir, 'askpass'),
+    publicUrl,
+  });
+}
+
+/** What the HTTP app is built from: the API's options and the code hosts for the dashboard. */
+export interface HttpAppOptions extends AppOptions {
+  /** By default the server's own (`createServerCodeHosts`). */
+  hosts?: CodeHosts;
+}
+
+/**
+ * The HTTP app: the JSON API, and the dashboard under `/ui` registered beside it as a sibling
+ * plugin (neither imports the other; what both need is in `src/http/`). Not listening yet.
+ */
+export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
+  const { config, store } = options;
+  const app = await buildApp(options);
+  await app.register(dashboard, {
+    prefix: '/ui',
+    config,
+    store,
+    hosts: options.hosts ?? createServerCodeHosts(config, store),
+  });
+  return app;
+}
+
+/**
  * With PORT=0 (an ephemeral port) and no AGENTJOBS_PUBLIC_URL, the default public URL names port 0;
  * links the worker makes (a local pull request's `prLink`) must name the port the server got.
  */
@@ -63,7 +119,7 @@ function warnWithoutModel(config: Config, logger: Logger): void {
  * generated one is written to the terminal once, never to the log (logs are kept and shipped).
  */
 async function announceAdminPassword(config: Config, store: Store, address: string): Promise<void> {
-  const { generated } = await ensureAdminPassword(store, config.adminPassword);
+  const { generated } = await ensureAdminPassword(store.admin, config.adminPassword);
   if (!generated) return;
   const url = `${withListeningPort(config, address).publicUrl}/ui`;
   process.stderr.write(
@@ -85,12 +141,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const store = await openStore(config);
   const lifecycle = { draining: false };
   let worker: Worker | null = null;
+  // Known once the server listens: with an ephemeral port, the port is part of it.
+  let publicUrl = config.publicUrl;
+  const hosts = createServerCodeHosts(config, store, () => publicUrl);
   try {
-    const app = await buildApp({ config, store, logger, lifecycle });
+    const app = await buildHttpApp({ config, store, logger, lifecycle, hosts });
     const address = await app.listen({ host: config.host, port: config.port });
+    publicUrl = withListeningPort(config, address).publicUrl;
     if (options.worker) {
       const workerConfig = withListeningPort(config, address);
-      worker = createWorker({ config: workerConfig, store, logger, ...(options.agent ?? realAgent) });
+      worker = createWorker({ config: workerConfig, store, logger, hosts, ...(options.agent ?? realAgent) });
       await worker.start();
     }
     warnWithoutModel(config, logger);
@@ -131,7 +191,8 @@ export async function startWorkerProcess(
   const logger = createLogger(config.logLevel);
   const store = await openStore(config);
   try {
-    const worker = createWorker({ config, store, logger, ...(options.agent ?? realAgent) });
+    const hosts = createServerCodeHosts(config, store);
+    const worker = createWorker({ config, store, logger, hosts, ...(options.agent ?? realAgent) });
     await worker.start();
     warnWithoutModel(config, logger);
     logger.info({ dataDir: config.dataDir, worker: worker.id }, 'agentjobs worker is running');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, hashKey } from '../src/domain/keys.js';
-import type { Project } from '../src/store/projects.js';
+import type { Project } from '../src/domain/project.js';
 import { openTestStore, type TestStore, testDialects } from './support/db.js';
 
 // One suite, every dialect: the store must behave the same on SQLite and PostgreSQL.

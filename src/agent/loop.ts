@@ -28,9 +28,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AISDKError, type LanguageModel, type ModelMessage, stepCountIs } from 'ai';
+import type { EventType } from '../domain/events.js';
 import { type Redactor, redactSecrets } from '../domain/redact.js';
 import type { Workspace } from '../git/workspace.js';
-import type { EventType } from '../store/events.js';
 import { compactToolInputs, estimateTokens } from './conversation.js';
 import { AgentError, type AgentErrorCode } from './errors.js';
 import { outageOf, outageWait } from './outage.js';

@@ -5,8 +5,8 @@
  * keys in them (before, so that a cut cannot leave half a key that no longer looks like one).
  */
 import { APICallError, RetryError, type StepResult, type ToolSet } from 'ai';
+import type { EventType } from '../domain/events.js';
 import { type Redactor, redactSecrets, redactValue } from '../domain/redact.js';
-import type { EventType } from '../store/events.js';
 import { AgentError } from './errors.js';
 
 /** Longest string kept in a `tool_call` event's input (write_file content, edit_file text). */

@@ -9,7 +9,7 @@ import {
   type Fixture,
   mockModel,
 } from '../../test/support/agent-fixture.js';
-import type { EventType } from '../store/events.js';
+import type { EventType } from '../domain/events.js';
 import { AgentError, type AgentLimits, type RunAgentOptions, runAgent } from './loop.js';
 
 const LIMITS: AgentLimits = { maxSteps: 30, maxWallMs: 30_000, maxTokens: 1_000_000, maxFilesChanged: 10 };

@@ -14,16 +14,13 @@ import Fastify, {
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import secureJson from 'secure-json-parse';
 import type { Config } from '../config.js';
+import type { ApiKey } from '../domain/api-key.js';
 import { AppError } from '../domain/errors.js';
 import { redactSecrets } from '../domain/redact.js';
-import { createCodeHosts } from '../hosts/index.js';
-import type { CodeHosts } from '../hosts/types.js';
+import { clientErrorAnswer, installErrorHandling, sendError, toAppError } from '../http/errors.js';
 import { type Logger, requestLogger } from '../log.js';
-import type { ApiKey } from '../store/api-keys.js';
 import type { Store } from '../store/store.js';
-import { dashboard } from '../web/dashboard.js';
 import { authenticate } from './auth.js';
-import { clientErrorAnswer, installErrorHandling, sendError, toAppError } from './errors.js';
 import { eventRoutes } from './routes/events.js';
 import { jobRoutes } from './routes/jobs.js';
 
@@ -33,8 +30,6 @@ export interface AppOptions {
   logger: Logger;
   /** Shared with the process: once draining, `/readyz` and new work answer 503. */
   lifecycle?: { draining: boolean };
-  /** The code hosts, for the dashboard's access check; by default the server's own. */
-  hosts?: CodeHosts;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -117,14 +112,11 @@ const asError = (thrown: unknown) =>
   thrown instanceof Error ? thrown : new Error(`Authentication failed: ${String(thrown)}`);
 const serialized = new WeakMap<object, string>();
 
-/** Builds the HTTP app without listening, so tests can `inject` into it. */
-export async function buildApp({
-  config,
-  store,
-  logger,
-  lifecycle = { draining: false },
-  hosts,
-}: AppOptions) {
+/**
+ * Builds the JSON API (v2, health, OpenAPI) on a Fastify instance without listening, so tests can
+ * `inject` into it. `server.ts` registers the dashboard beside it (`buildHttpApp`).
+ */
+export async function buildApp({ config, store, logger, lifecycle = { draining: false } }: AppOptions) {
   const nextRequestId = requestIds();
   const { requestTimeoutMs } = config.limits;
   const app = Fastify({
@@ -253,18 +245,12 @@ export async function buildApp({
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async () => {
     if (lifecycle.draining) {
-      throw new AppError('unavailable', 'The server is shutting down.', { headers: { 'retry-after': '5' } });
+      throw new AppError('unavailable', 'The server is shutting down.', { retryAfterSeconds: 5 });
     }
     await store.ping();
     return { status: 'ready' };
   });
   app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(dashboard, {
-    prefix: '/ui',
-    config,
-    store,
-    hosts: hosts ?? createCodeHosts({ config, store }),
-  });
 
   await app.register(async (v2) => {
     // Declared, so that every request object has the field from birth: set on a request that
@@ -277,7 +263,7 @@ export async function buildApp({
       try {
         if (lifecycle.draining && request.method !== 'GET') {
           throw new AppError('unavailable', 'The server is shutting down; retry against another instance.', {
-            headers: { 'retry-after': '5' },
+            retryAfterSeconds: 5,
           });
         }
         key = authenticate(store, request);

@@ -1,8 +1,9 @@
 import { BlockList, isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
+import type { ApiKey, ApiKeyWithHash } from '../domain/api-key.js';
 import { AppError } from '../domain/errors.js';
+import { parseAllowlistEntry } from '../domain/ip-allowlist.js';
 import { hashKey, isWellFormedKey, sameHash } from '../domain/keys.js';
-import type { ApiKey, ApiKeyWithHash } from '../store/api-keys.js';
 import type { Store } from '../store/store.js';
 
 declare module 'fastify' {
@@ -13,24 +14,6 @@ declare module 'fastify' {
 }
 
 const unauthorized = (message: string) => new AppError('unauthorized', message);
-
-/** Parses an IP allowlist entry (`203.0.113.7`, `10.0.0.0/8`, `2001:db8::/32`); throws on nonsense. */
-export function parseAllowlistEntry(entry: string): {
-  address: string;
-  prefix: number;
-  family: 'ipv4' | 'ipv6';
-} {
-  const [address = '', prefixText] = entry.trim().split('/');
-  const version = isIP(address);
-  if (version === 0) throw new Error(`"${entry}" is not an IP address or CIDR range`);
-  const family = version === 4 ? 'ipv4' : 'ipv6';
-  const max = version === 4 ? 32 : 128;
-  const prefix = prefixText === undefined ? max : Number(prefixText);
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > max || !/^\d*$/.test(prefixText ?? '')) {
-    throw new Error(`"${entry}" has a bad prefix length`);
-  }
-  return { address, prefix, family };
-}
 
 // Built once per key record (lookups are cached), not once per request.
 const allowlists = new WeakMap<string[], BlockList>();

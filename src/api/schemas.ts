@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { EVENT_TYPES } from '../domain/events.js';
 import { ID_PATTERN } from '../domain/ids.js';
 import { JOB_PHASES, JOB_STATUSES } from '../domain/job.js';
-import { EVENT_TYPES } from '../store/events.js';
 
 /**
  * The zod schemas that validate requests and describe responses. The OpenAPI document is

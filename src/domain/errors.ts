@@ -1,9 +1,10 @@
 /**
- * Domain errors. Code anywhere in the service throws these; only the API's error handler turns
- * them into HTTP responses (it maps `code` to a status), and the worker records them on the job.
+ * Domain errors. Code anywhere in the service throws these; they carry data (how long to wait,
+ * where a limit stands), never HTTP. Only `http/errors.ts` turns them into responses (status and
+ * headers), and the worker records them on the job.
  */
 
-/** Every error code the API can answer with. The HTTP status for each lives in `api/errors.ts`. */
+/** Every error code the API can answer with. The HTTP status for each lives in `http/errors.ts`. */
 export type ErrorCode =
   | 'invalid_request'
   | 'invalid_json'
@@ -33,22 +34,41 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** Where a caller stands against a limit it ran into. */
+export interface LimitState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the limit frees up again. */
+  resetSeconds: number;
+}
+
+/** What an `AppError` may carry besides its code and message. */
+export interface AppErrorOptions {
+  details?: ErrorDetail[];
+  /** How long the caller should wait before trying again. */
+  retryAfterSeconds?: number;
+  /** The limit the caller ran into. */
+  limit?: LimitState;
+  /** The methods the resource does take (for `method_not_allowed`). */
+  allowedMethods?: string[];
+  cause?: unknown;
+}
+
 export class AppError extends Error {
   override name = 'AppError';
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
-  /** Extra response headers the error implies (Allow, Retry-After, …). */
-  readonly headers: Record<string, string>;
+  readonly retryAfterSeconds: number | undefined;
+  readonly limit: LimitState | undefined;
+  readonly allowedMethods: string[] | undefined;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.code = code;
     this.details = options.details;
-    this.headers = options.headers ?? {};
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.limit = options.limit;
+    this.allowedMethods = options.allowedMethods;
   }
 }
 

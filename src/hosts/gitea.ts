@@ -12,8 +12,8 @@
  * `WORK_IN_PROGRESS_PREFIXES`). Updating a pull request keeps the draft state it has on Gitea.
  */
 import { z } from 'zod';
+import type { Project } from '../domain/project.js';
 import { askpassEnv, type GitCredentials } from '../git/run.js';
-import type { Project } from '../store/projects.js';
 import {
   createGiteaClient,
   explainGiteaError,
@@ -25,7 +25,6 @@ import type { HostRetryOptions } from './http.js';
 import {
   gitReadCheck,
   instanceBase,
-  type ProjectSecret,
   repositorySegments,
   repositoryUrl,
   requireSecret,
@@ -35,6 +34,7 @@ import {
   type CodeHost,
   CodeHostError,
   type HostCheck,
+  type ProjectSecret,
   type PullRequestInput,
   type PullRequestLink,
 } from './types.js';

@@ -13,8 +13,8 @@
 import { createAppAuth } from '@octokit/auth-app';
 import type { Octokit } from '@octokit/rest';
 import { z } from 'zod';
+import type { Project } from '../domain/project.js';
 import { askpassEnv, type GitCredentials } from '../git/run.js';
-import type { Project } from '../store/projects.js';
 import {
   createGithubClient,
   explainGithubError,
@@ -22,18 +22,12 @@ import {
   githubMessage,
   githubStatus,
 } from './github-client.js';
-import {
-  gitReadCheck,
-  type ProjectSecret,
-  repositorySegments,
-  repositoryUrl,
-  requireSecret,
-  settingsError,
-} from './shared.js';
+import { gitReadCheck, repositorySegments, repositoryUrl, requireSecret, settingsError } from './shared.js';
 import {
   type CodeHost,
   CodeHostError,
   type HostCheck,
+  type ProjectSecret,
   type PullRequestInput,
   type PullRequestLink,
 } from './types.js';

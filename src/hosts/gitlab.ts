@@ -13,8 +13,8 @@
  * keeps the draft state it has on GitLab (a reviewer may have marked it ready).
  */
 import { z } from 'zod';
+import type { Project } from '../domain/project.js';
 import { askpassEnv, type GitCredentials } from '../git/run.js';
-import type { Project } from '../store/projects.js';
 import {
   createGitlabClient,
   explainGitlabError,
@@ -27,7 +27,6 @@ import type { HostRetryOptions } from './http.js';
 import {
   gitReadCheck,
   instanceBase,
-  type ProjectSecret,
   repositorySegments,
   repositoryUrl,
   requireSecret,
@@ -37,6 +36,7 @@ import {
   type CodeHost,
   CodeHostError,
   type HostCheck,
+  type ProjectSecret,
   type PullRequestInput,
   type PullRequestLink,
 } from './types.js';

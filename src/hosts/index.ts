@@ -3,18 +3,21 @@
  * a host this server cannot use fails its jobs with `code_host_error` before the agent starts,
  * naming the host.
  */
-import { join } from 'node:path';
-import type { Config } from '../config.js';
-import type { Project } from '../store/projects.js';
-import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
-import type { Store } from '../store/store.js';
+import type { Project } from '../domain/project.js';
 import { createGiteaHost } from './gitea.js';
 import { createGithubHost } from './github.js';
 import type { GithubRetryOptions } from './github-client.js';
 import { createGitlabHost } from './gitlab.js';
 import type { HostRetryOptions } from './http.js';
 import { createLocalHost } from './local.js';
-import { type CodeHost, CodeHostError, type CodeHosts, type HostCheck } from './types.js';
+import {
+  type CodeHost,
+  CodeHostError,
+  type CodeHosts,
+  type HostCheck,
+  type ProjectSecret,
+  type PullRequestRecords,
+} from './types.js';
 
 export { createGiteaHost, giteaTarget } from './gitea.js';
 export { createGithubHost, githubTarget } from './github.js';
@@ -23,11 +26,16 @@ export { createLocalHost, localPullRequestUrl } from './local.js';
 export { type MergeOptions, type MergeResult, mergeLocalPullRequest } from './local-merge.js';
 export * from './types.js';
 
+/** What the code hosts are given: what they need, never the store or the secret box. */
 export interface CodeHostsOptions {
-  config: Config;
-  store: Store;
-  /** Opens the projects' stored tokens; by default keyed by the server's secret key. */
-  secrets?: SecretBox;
+  /** Opens a project's stored token or App private key (see `ProjectSecret`). */
+  secret: ProjectSecret;
+  /** The local host's pull-request records. */
+  pullRequests: PullRequestRecords;
+  /** Where git's askpass helpers are written. */
+  askpassDir: string;
+  /** The server's public URL, for the links to local pull requests (see `LocalHostOptions`). */
+  publicUrl: string | (() => string);
   /** How the GitHub client retries; tests shrink the waits. */
   githubRetry?: GithubRetryOptions;
   /** How the GitLab and Gitea clients retry; tests shrink the waits. */
@@ -35,24 +43,14 @@ export interface CodeHostsOptions {
 }
 
 export function createCodeHosts(options: CodeHostsOptions): CodeHosts {
-  const { config, store } = options;
-  // Made on first use, so a server with only local projects never needs the key.
-  let secrets = options.secrets ?? null;
-  const secretOf = (project: { id: string }) => {
-    secrets ??= createSecretBox(ensureSecretKey(config));
-    return store.projects.hostToken(project.id, secrets);
-  };
-  const local = createLocalHost({ pullRequests: store.pullRequests, publicUrl: config.publicUrl });
+  const { secret, askpassDir } = options;
+  const local = createLocalHost({ pullRequests: options.pullRequests, publicUrl: options.publicUrl });
   const github = createGithubHost({
-    secret: secretOf,
-    askpassDir: join(config.dataDir, 'askpass'),
+    secret,
+    askpassDir,
     ...(options.githubRetry ? { retry: options.githubRetry } : {}),
   });
-  const rest = {
-    secret: secretOf,
-    askpassDir: join(config.dataDir, 'askpass'),
-    ...(options.restRetry ? { retry: options.restRetry } : {}),
-  };
+  const rest = { secret, askpassDir, ...(options.restRetry ? { retry: options.restRetry } : {}) };
   const hosts = new Map<string, CodeHost>([
     ['local', local],
     ['github', github],

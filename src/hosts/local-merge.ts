@@ -7,21 +7,23 @@
  * moves by compare-and-swap, so a concurrent push to it is never overwritten. Conflicts are refused.
  */
 import { fileURLToPath } from 'node:url';
+import type { Project } from '../domain/project.js';
+import type { PullRequest } from '../domain/pull-request.js';
 import { normalizeRepository } from '../git/mirror.js';
 import { GitError, runGit } from '../git/run.js';
-import type { Project } from '../store/projects.js';
-import type { PullRequest, PullRequestQueries } from '../store/pull-requests.js';
-import { CodeHostError } from './types.js';
+import { CodeHostError, type PullRequestRecords } from './types.js';
 
+/** What a merge takes: the project, its open pull request, and where the records are. */
 export interface MergeOptions {
   project: Project;
   pullRequest: PullRequest;
-  pullRequests: PullRequestQueries;
+  pullRequests: PullRequestRecords;
   /** The bot identity of a merge commit. */
   authorName: string;
   authorEmail: string;
 }
 
+/** A merge done. */
 export interface MergeResult {
   pullRequest: PullRequest;
   /** The base branch's new head. */

@@ -8,15 +8,18 @@
  * there, and job branches are never that branch.
  */
 import { fileURLToPath } from 'node:url';
+import type { Project } from '../domain/project.js';
 import { runGit } from '../git/run.js';
-import type { Project } from '../store/projects.js';
-import type { PullRequestQueries } from '../store/pull-requests.js';
-import type { CodeHost, HostCheck, PullRequestInput, PullRequestLink } from './types.js';
+import type { CodeHost, HostCheck, PullRequestInput, PullRequestLink, PullRequestRecords } from './types.js';
 
+/** What the local host is given. */
 export interface LocalHostOptions {
-  pullRequests: PullRequestQueries;
-  /** The server's public URL, without a trailing slash. */
-  publicUrl: string;
+  pullRequests: PullRequestRecords;
+  /**
+   * The server's public URL, without a trailing slash; a function when it is known only once the
+   * server listens (an ephemeral port).
+   */
+  publicUrl: string | (() => string);
 }
 
 /** The dashboard page of a local pull request. */
@@ -79,6 +82,8 @@ async function checkLocal(project: Project): Promise<HostCheck[]> {
 }
 
 export function createLocalHost(options: LocalHostOptions): CodeHost {
+  const { publicUrl: url } = options;
+  const publicUrl = typeof url === 'string' ? () => url : url;
   return {
     kind: 'local',
     check: checkLocal,
@@ -96,7 +101,7 @@ export function createLocalHost(options: LocalHostOptions): CodeHost {
         headSha: input.headSha,
       });
       return {
-        url: localPullRequestUrl(options.publicUrl, input.project.id, pullRequest.number),
+        url: localPullRequestUrl(publicUrl(), input.project.id, pullRequest.number),
         number: pullRequest.number,
       };
     },

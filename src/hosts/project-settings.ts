@@ -4,9 +4,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { CodeHostKind, Project } from '../domain/project.js';
 import { MirrorError, normalizeRepository } from '../git/mirror.js';
 import { runGit } from '../git/run.js';
-import type { CodeHostKind, Project } from '../store/projects.js';
 import { giteaTarget } from './gitea.js';
 import { githubTarget } from './github.js';
 import { gitlabTarget } from './gitlab.js';

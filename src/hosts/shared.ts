@@ -2,14 +2,11 @@
  * What the github, gitlab and gitea hosts share: opening the project's stored token, git's read
  * check for `agentjobs project check`, and reading a host's base URL and repository path.
  */
+
+import type { Project } from '../domain/project.js';
 import { normalizeRepository } from '../git/mirror.js';
 import { askpassEnv, type GitCredentials, runGit } from '../git/run.js';
-import type { Project } from '../store/projects.js';
-import { SecretError } from '../store/secrets.js';
-import { CodeHostError, type HostCheck } from './types.js';
-
-/** Opens a project's secret in plain text, or null when it has none; see `CodeHostsOptions`. */
-export type ProjectSecret = (project: Project) => Promise<string | null>;
+import { CodeHostError, type HostCheck, type ProjectSecret } from './types.js';
 
 /**
  * The project's token, or a `CodeHostError` that says how to store one. `host` names the host in
@@ -21,10 +18,7 @@ export async function requireSecret(
   host: string,
   kind = 'token',
 ): Promise<string> {
-  const value = await secret(project).catch((error: unknown) => {
-    // A key that changed since the token was stored: say so, it is the operator's to fix.
-    throw error instanceof SecretError ? new CodeHostError(error.message) : error;
-  });
+  const value = await secret(project);
   if (value === null) {
     throw new CodeHostError(
       `The project has no ${host} ${kind}; store one with \`agentjobs project token ${project.id}\`.`,

@@ -4,7 +4,8 @@
  * reuses) the pull request (a GitLab merge request is one too).
  */
 import type { Job } from '../domain/job.js';
-import type { CodeHostKind, Project } from '../store/projects.js';
+import type { CodeHostKind, Project } from '../domain/project.js';
+import type { OpenPullRequest, PullRequest } from '../domain/pull-request.js';
 
 export interface PullRequestInput {
   project: Project;
@@ -54,6 +55,22 @@ export interface HostCheck {
   ok: boolean;
   /** What was found, or what is missing and how to grant it. */
   detail: string;
+}
+
+/**
+ * Opens a project's secret (token or App private key) in plain text, or null when it has none.
+ * Throws `CodeHostError` when a stored secret cannot be opened (the server's key changed), since
+ * that is the operator's to fix. Its value must never reach a log, an event, an error or a response.
+ */
+export type ProjectSecret = (project: Project) => Promise<string | null>;
+
+/**
+ * The local host's pull-request records: opening one per head branch (or updating the one it has)
+ * and marking one merged or closed. The store's `pullRequests` queries are one.
+ */
+export interface PullRequestRecords {
+  openOrUpdate(input: OpenPullRequest): Promise<{ pullRequest: PullRequest; created: boolean }>;
+  finish(projectId: string, number: number, state: 'merged' | 'closed'): Promise<PullRequest | undefined>;
 }
 
 /** Finds the code host of a kind; throws `CodeHostError` for one this server cannot use. */

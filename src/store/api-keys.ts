@@ -1,35 +1,8 @@
+import type { ApiKey, ApiKeyWithHash, NewApiKey } from '../domain/api-key.js';
 import { newId } from '../domain/ids.js';
 import { displayPrefix, hashKey, type KeyScope } from '../domain/keys.js';
 import { type Db, precompile } from './db.js';
 import type { ApiKeyRow } from './schema.js';
-
-/** An API key's record. It never holds the key itself, only its hash. */
-export interface ApiKey {
-  id: string;
-  projectId: string;
-  name: string;
-  prefix: string;
-  scopes: KeyScope[];
-  ipAllowlist: string[] | null;
-  expiresAt: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface ApiKeyWithHash extends ApiKey {
-  keyHash: string;
-}
-
-export interface NewApiKey {
-  projectId: string;
-  /** The plaintext key; only its hash and display prefix are written. */
-  key: string;
-  name: string;
-  scopes: KeyScope[];
-  ipAllowlist?: string[] | null;
-  expiresAt?: string | null;
-}
 
 /** Writing "last used" on every request would turn each GET into a write; once a minute is plenty. */
 const TOUCH_INTERVAL_MS = 60_000;

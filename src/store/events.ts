@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import type { EventType, JobEvent } from '../domain/events.js';
 import { compileStatement, type Db } from './db.js';
 import type { Unlisten } from './notify.js';
 import type { Database, JobEventRow } from './schema.js';
@@ -8,28 +9,6 @@ import type { Database, JobEventRow } from './schema.js';
  * (see `watch`); in one transaction PostgreSQL folds the notifications of one job into one.
  */
 export const EVENTS_CHANNEL = 'agentjobs_events';
-
-export const EVENT_TYPES = [
-  'status',
-  'phase',
-  'message',
-  'tool_call',
-  'tool_result',
-  'plan',
-  'commit',
-  'pull_request',
-  'usage',
-  'error',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-/** One entry of a job's activity. `seq` rises by one per job, so `after=<seq>` resumes exactly. */
-export interface JobEvent {
-  seq: number;
-  type: EventType;
-  at: string;
-  data: Record<string, unknown>;
-}
 
 export type AppendEvent = (
   trx: Kysely<Database>,

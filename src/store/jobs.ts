@@ -146,12 +146,8 @@ async function refuseOverCap(db: Db, trx: Kysely<Database>, projectId: string, c
     'too_many_active_jobs',
     `This project already has ${cap} active jobs, its limit; wait for some to finish.`,
     {
-      headers: {
-        'retry-after': '30',
-        'ratelimit-limit': String(cap),
-        'ratelimit-remaining': '0',
-        'ratelimit-reset': '30',
-      },
+      retryAfterSeconds: 30,
+      limit: { limit: cap, remaining: 0, resetSeconds: 30 },
     },
   );
 }

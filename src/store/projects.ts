@@ -1,41 +1,8 @@
 import { newId } from '../domain/ids.js';
+import type { CodeHostKind, NewProject, Project, PublishMode } from '../domain/project.js';
 import { type Db, precompile } from './db.js';
 import type { ProjectRow } from './schema.js';
 import type { SecretBox } from './secrets.js';
-
-export const CODE_HOSTS = ['local', 'github', 'gitlab', 'gitea'] as const;
-export type CodeHostKind = (typeof CODE_HOSTS)[number];
-export const PUBLISH_MODES = ['pull_request', 'push'] as const;
-export type PublishMode = (typeof PUBLISH_MODES)[number];
-
-/** A project as the rest of the service sees it. The host token stays encrypted and out of here. */
-export interface Project {
-  id: string;
-  name: string;
-  repository: string;
-  host: CodeHostKind;
-  baseBranch: string;
-  publish: PublishMode;
-  allowedModels: string[] | null;
-  defaultModel: string | null;
-  webhookUrl: string | null;
-  hostSettings: Record<string, unknown>;
-  hasHostToken: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface NewProject {
-  name: string;
-  repository: string;
-  host?: CodeHostKind;
-  baseBranch?: string;
-  publish?: PublishMode;
-  allowedModels?: string[] | null;
-  defaultModel?: string | null;
-  webhookUrl?: string | null;
-  hostSettings?: Record<string, unknown>;
-}
 
 /** A code-host token to store with a project, sealed under `secrets`. */
 export interface HostToken {

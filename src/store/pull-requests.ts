@@ -4,40 +4,9 @@
  * follow-up never makes a second.
  */
 import { newId } from '../domain/ids.js';
+import type { OpenPullRequest, PullRequest, PullRequestState } from '../domain/pull-request.js';
 import type { Db } from './db.js';
 import type { PullRequestRow } from './schema.js';
-
-export const PULL_REQUEST_STATES = ['open', 'merged', 'closed'] as const;
-export type PullRequestState = (typeof PULL_REQUEST_STATES)[number];
-
-export interface PullRequest {
-  id: string;
-  projectId: string;
-  number: number;
-  jobId: string | null;
-  headBranch: string;
-  baseBranch: string;
-  title: string;
-  body: string;
-  state: PullRequestState;
-  draft: boolean;
-  headSha: string | null;
-  createdAt: string;
-  updatedAt: string;
-  mergedAt: string | null;
-  closedAt: string | null;
-}
-
-export interface OpenPullRequest {
-  projectId: string;
-  jobId: string;
-  headBranch: string;
-  baseBranch: string;
-  title: string;
-  body: string;
-  draft: boolean;
-  headSha: string;
-}
 
 export function toPullRequest(row: PullRequestRow): PullRequest {
   return {

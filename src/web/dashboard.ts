@@ -3,38 +3,20 @@ import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { statusOf, toAppError } from '../api/errors.js';
 import type { Config } from '../config.js';
 import { redactSecrets } from '../domain/redact.js';
-import type { CodeHosts } from '../hosts/types.js';
-import type { AdminSession } from '../store/admin.js';
+import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
 import { deriveKey, ensureSecretKey } from '../store/secrets.js';
-import type { Store } from '../store/store.js';
 import { assetRoutes } from './assets.js';
-import { type Html, html, page } from './html.js';
+import { html } from './html.js';
 import { jobPages } from './jobs.js';
 import { keyPages } from './keys.js';
+import { cookieOptions, type DashboardOptions, SESSION_COOKIE, SIGNED_OUT, sendPage } from './layout.js';
 import { projectPages } from './projects.js';
 import { pullRequestPages } from './pulls.js';
 import { signInPages } from './sign-in.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The signed-in admin's session; set on every dashboard route but sign-in and assets. */
-    adminSession: AdminSession | null;
-  }
-}
-
-export interface DashboardOptions {
-  config: Config;
-  store: Store;
-  hosts: CodeHosts;
-}
-
-export const SESSION_COOKIE = 'agentjobs_session';
 const CSRF_COOKIE = 'agentjobs_csrf';
-/** What CSRF tokens of signed-out forms (the sign-in form) are bound to. */
-const SIGNED_OUT = 'signed-out';
 /** Routes that answer without a session. */
 const ASSETS_ROUTE = '/ui/assets/:name';
 /**
@@ -43,14 +25,6 @@ const ASSETS_ROUTE = '/ui/assets/:name';
  */
 const FRAGMENT = /\/(rows|summary|stream)$/;
 
-/** Cookies only the dashboard reads: HttpOnly, never sent cross-site, Secure behind https. */
-export const cookieOptions = {
-  path: '/ui',
-  httpOnly: true,
-  sameSite: 'lax',
-  secure: 'auto',
-} as const;
-
 /**
  * The key CSRF tokens are signed with: derived from the server's secret key, which every process of
  * one deployment shares (it also opens the stored host tokens), so a form rendered by one API
@@ -58,31 +32,6 @@ export const cookieOptions = {
  */
 function csrfKey(config: Config): string {
   return deriveKey(ensureSecretKey(config), 'dashboard csrf v1').toString('base64url');
-}
-
-/** A token for the forms of this response, bound to the session (or to "signed out"). */
-export const csrfToken = (request: FastifyRequest, reply: FastifyReply): string =>
-  reply.generateCsrf({ userInfo: request.adminSession?.id ?? SIGNED_OUT });
-
-/** Sends a full signed-in page: navigation, the sign-out form and any flash message. */
-export function sendPage(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  title: string,
-  body: (csrf: string) => Html,
-  options: { status?: number; flash?: { kind: 'ok' | 'error' | 'warn'; text: string } | null } = {},
-) {
-  const csrf = csrfToken(request, reply);
-  return reply
-    .code(options.status ?? 200)
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .send(
-      page(title, body(csrf), {
-        csrf: request.adminSession ? csrf : undefined,
-        flash: options.flash ?? null,
-      }),
-    );
 }
 
 function errorPage(
@@ -174,7 +123,7 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
     }
     const appError = toAppError(error);
     if (appError.code === 'internal_error') request.log.error({ err: error }, 'dashboard request failed');
-    reply.headers(appError.headers);
+    reply.headers(errorHeaders(appError));
     const status = statusOf(appError.code);
     const title =
       status === 404 ? 'Not found' : status === 429 ? 'Too many attempts' : 'Something went wrong';

@@ -1,4 +1,4 @@
-import type { JobEvent } from '../store/events.js';
+import type { JobEvent } from '../domain/events.js';
 import { clip, type Html, html, safeHref, time } from './html.js';
 
 const str = (value: unknown) =>

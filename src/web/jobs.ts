@@ -1,16 +1,17 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { closedSignal, streamJobEvents } from '../api/event-stream.js';
 import { AppError } from '../domain/errors.js';
+import type { JobEvent } from '../domain/events.js';
 import { JOB_STATUSES, type Job } from '../domain/job.js';
-import type { JobEvent } from '../store/events.js';
-import type { Project } from '../store/projects.js';
+import type { Project } from '../domain/project.js';
+import { readChanges } from '../git/diff.js';
+import { closedSignal, streamJobEvents } from '../http/event-stream.js';
 import type { Store } from '../store/store.js';
-import { type DashboardOptions, SESSION_COOKIE, sendPage } from './dashboard.js';
-import { readChanges, renderDiff } from './diff.js';
+import { renderDiff } from './diff.js';
 import { REFRESHES, renderEvent } from './events.js';
 import { clip, type Html, html, safeHref, time } from './html.js';
-import { projectHeader, projectOf } from './projects.js';
+import { type DashboardOptions, SESSION_COOKIE, sendPage } from './layout.js';
+import { projectHeader, projectOf } from './project-header.js';
 
 const PAGE_SIZE = 50;
 /** The job page shows the newest this many events; the API pages through all of them. */

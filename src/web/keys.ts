@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { parseAllowlistEntry } from '../api/auth.js';
+import type { ApiKey } from '../domain/api-key.js';
 import { AppError } from '../domain/errors.js';
+import { parseAllowlistEntry } from '../domain/ip-allowlist.js';
 import { generateKey, hashKey, KEY_SCOPES } from '../domain/keys.js';
-import type { ApiKey } from '../store/api-keys.js';
-import type { Project } from '../store/projects.js';
-import { cookieOptions, type DashboardOptions, sendPage } from './dashboard.js';
+import type { Project } from '../domain/project.js';
 import { fieldHint, type Html, html, time } from './html.js';
-import { NOTICES, projectHeader, projectOf } from './projects.js';
+import { cookieOptions, type DashboardOptions, sendPage } from './layout.js';
+import { NOTICES, projectHeader, projectOf } from './project-header.js';
 
 const DAY_MS = 86_400_000;
 const EXPIRY_CHOICES = ['7', '30', '60', '90', 'never'] as const;

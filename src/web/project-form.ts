@@ -1,7 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import { CODE_HOSTS, type NewProject, PUBLISH_MODES } from '../domain/project.js';
 import { checkHostSettings, ProjectSettingsError, resolveRepository } from '../hosts/project-settings.js';
-import { CODE_HOSTS, type NewProject, PUBLISH_MODES } from '../store/projects.js';
 
 /** A form field and what is wrong with it, shown next to the field. */
 export type FieldErrors = Partial<Record<string, string>>;

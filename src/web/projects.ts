@@ -1,38 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../domain/errors.js';
+import { CODE_HOSTS, type NewProject, type Project, PUBLISH_MODES } from '../domain/project.js';
 import { checkProject, type HostCheck } from '../hosts/index.js';
-import { CODE_HOSTS, type NewProject, type Project, PUBLISH_MODES } from '../store/projects.js';
 import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
-import type { Store } from '../store/store.js';
-import { type DashboardOptions, sendPage } from './dashboard.js';
 import { fieldHint, type Html, html } from './html.js';
+import { type DashboardOptions, sendPage } from './layout.js';
 import { type FieldErrors, type ProjectFormValues, parseProjectForm } from './project-form.js';
-
-export type ProjectTab = 'jobs' | 'keys' | 'pulls' | 'settings';
-
-/** The project's name and its tabs, on every page of a project. */
-export function projectHeader(project: Project, current: ProjectTab): Html {
-  const tab = (name: ProjectTab, label: string) =>
-    html`<a href="/ui/projects/${project.id}/${name}"${current === name ? html` aria-current="page"` : ''}>${label}</a>`;
-  return html`<div class="crumbs"><a href="/ui/projects">Projects</a> /</div>
-    <h1>${project.name}</h1>
-    <div class="meta">${project.repository} · ${project.host} · base ${project.baseBranch}</div>
-    <nav class="tabs" aria-label="Project">${tab('jobs', 'Jobs')}${tab('keys', 'API keys')}${project.host === 'local' ? tab('pulls', 'Pull requests') : ''}${tab('settings', 'Settings')}</nav>`;
-}
-
-/** The project of the URL, or a 404 page. */
-export async function projectOf(store: Store, request: FastifyRequest): Promise<Project> {
-  const { projectId } = request.params as { projectId: string };
-  const project = /^[\w-]{1,100}$/.test(projectId) ? await store.projects.get(projectId) : undefined;
-  if (!project) throw new AppError('not_found', 'There is no such project.');
-  return project;
-}
-
-/** Fixed notices named in a redirect's query: nothing a visitor types is echoed into a page. */
-export const NOTICES: Record<string, string> = {
-  created: 'Project created. Make an API key for it on the API keys tab.',
-  saved: 'Settings saved.',
-};
+import { NOTICES, projectHeader, projectOf } from './project-header.js';
 
 const valuesOf = (project: Project): ProjectFormValues => ({
   name: project.name,

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import type { Project } from '../domain/project.js';
+import type { PullRequest } from '../domain/pull-request.js';
+import { type Changes, readChanges } from '../git/diff.js';
 import { CodeHostError, mergeLocalPullRequest } from '../hosts/index.js';
-import type { Project } from '../store/projects.js';
-import type { PullRequest } from '../store/pull-requests.js';
 import type { Store } from '../store/store.js';
-import { type DashboardOptions, sendPage } from './dashboard.js';
-import { type Changes, readChanges, renderDiff } from './diff.js';
+import { renderDiff } from './diff.js';
 import { html, time } from './html.js';
-import { projectHeader, projectOf } from './projects.js';
+import { type DashboardOptions, sendPage } from './layout.js';
+import { projectHeader, projectOf } from './project-header.js';
 
 const PAGE_SIZE = 50;
 

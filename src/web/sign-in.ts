@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import { cookieOptions, type DashboardOptions, SESSION_COOKIE, sendPage } from './dashboard.js';
+import { adminPasswordHash, verifyPassword } from '../domain/password.js';
 import { html } from './html.js';
-import { adminPasswordHash, verifyPassword } from './password.js';
+import { cookieOptions, type DashboardOptions, SESSION_COOKIE, sendPage } from './layout.js';
 
 const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 /** Wrong passwords one address may try per window; scrypt makes each try slow too. */
@@ -106,7 +106,7 @@ export const signInPages: FastifyPluginAsync<DashboardOptions> = async (app, { c
     async (request, reply) => {
       const parsed = signInForm.safeParse(request.body ?? {});
       const { password, next } = parsed.success ? parsed.data : { password: '', next: undefined };
-      const stored = await adminPasswordHash(store);
+      const stored = await adminPasswordHash(store.admin);
       if (!stored || !password || !(await verifyPassword(password, stored))) {
         request.log.warn({ ip: request.ip }, 'dashboard sign-in refused');
         // Counted in the database, so the alarm sums every API process; exactly one request

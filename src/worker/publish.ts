@@ -14,11 +14,11 @@
  */
 import type { Config } from '../config.js';
 import type { Job } from '../domain/job.js';
+import type { Project } from '../domain/project.js';
 import { pushBranch } from '../git/mirror.js';
 import { GitError, runGit } from '../git/run.js';
 import type { Workspace } from '../git/workspace.js';
 import type { CodeHost } from '../hosts/types.js';
-import type { Project } from '../store/projects.js';
 import type { Lease, PublishedRun, SavedConversation } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
 import type { AgentResult } from './agent-port.js';

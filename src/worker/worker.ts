@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../config.js';
-import { createCodeHosts } from '../hosts/index.js';
 import type { CodeHosts } from '../hosts/types.js';
 import type { Logger } from '../log.js';
 import { JOBS_CHANNEL } from '../store/channels.js';
@@ -25,8 +24,8 @@ export interface WorkerOptions {
   logger: Logger;
   runAgent: RunAgent;
   resolveModel: ResolveModel;
-  /** The code hosts; by default those of `createCodeHosts`. */
-  hosts?: CodeHosts;
+  /** The code hosts, built once by the server (`createServerCodeHosts`). */
+  hosts: CodeHosts;
   /** Names the worker in leases and logs; unique by default. */
   id?: string;
 }
@@ -54,7 +53,7 @@ export function createWorker(options: WorkerOptions): Worker {
     logger,
     runAgent: options.runAgent,
     resolveModel: options.resolveModel,
-    hosts: options.hosts ?? createCodeHosts({ config, store }),
+    hosts: options.hosts,
     workerId: id,
   };
   const { concurrency, projectConcurrency, leaseMs, pollMs } = config.worker;

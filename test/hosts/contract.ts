@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
+import type { Project } from '../../src/domain/project.js';
 import type { CodeHost } from '../../src/hosts/types.js';
-import type { Project } from '../../src/store/projects.js';
 
 /** A host ready to test, with what the suite needs to observe it. */
 export interface HostUnderTest {

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
-import type { Project } from '../../src/store/projects.js';
-import type { PullRequestQueries } from '../../src/store/pull-requests.js';
+import type { PullRequestRecords } from '../../src/hosts/types.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-local-check-'));
 const git = (cwd: string, ...args: string[]) =>
@@ -36,7 +36,7 @@ const project = (repository: string, overrides: Partial<Project> = {}): Project 
 });
 
 // The check needs no database: pull requests are not touched.
-const host = createLocalHost({ pullRequests: {} as PullRequestQueries, publicUrl: 'http://x' });
+const host = createLocalHost({ pullRequests: {} as PullRequestRecords, publicUrl: 'http://x' });
 const check = (p: Project) => host.check?.(p) ?? Promise.resolve([]);
 const byName = async (p: Project) => Object.fromEntries((await check(p)).map((c) => [c.name, c]));
 

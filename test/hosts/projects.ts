@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CodeHostKind, Project } from '../../src/store/projects.js';
+import type { CodeHostKind, Project } from '../../src/domain/project.js';
 
 /** A project on `host` as the code hosts receive it, without a database. */
 export function hostProject(

@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { generateKey, type KeyScope } from '../../src/domain/keys.js';
+import type { Project } from '../../src/domain/project.js';
 import { createLogger } from '../../src/log.js';
-import type { Project } from '../../src/store/projects.js';
+import { buildHttpApp } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { openTestStore, type TestDialect, type TestStore } from './db.js';
 
@@ -44,7 +44,7 @@ export async function startTestApp(
   const database = existing ?? (await openTestStore(dialect));
   const config = loadConfig({ AGENTJOBS_DATA_DIR: '/tmp/agentjobs-unused', LOG_LEVEL: 'debug', ...env });
   const logs: string[] = [];
-  const app = await buildApp({
+  const app = await buildHttpApp({
     config,
     store: database.store,
     logger: createLogger('debug', memoryLog(logs)),

@@ -32,8 +32,8 @@ describe.each(testDialects())('dashboard over HTTP on %s', (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(dialect, { AGENTJOBS_ADMIN_PASSWORD: PASSWORD, AGENTJOBS_SESSION_HOURS: '1' });
-    const { ensureAdminPassword } = await import('../../src/web/password.js');
-    await ensureAdminPassword(t.store, PASSWORD);
+    const { ensureAdminPassword } = await import('../../src/domain/password.js');
+    await ensureAdminPassword(t.store.admin, PASSWORD);
   });
   afterAll(() => t.close());
 

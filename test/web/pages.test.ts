@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { ensureAdminPassword } from '../../src/web/password.js';
+import { ensureAdminPassword } from '../../src/domain/password.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
 import { DashboardClient } from './session.js';
@@ -13,7 +13,7 @@ describe.each(testDialects())('dashboard pages on %s', (dialect) => {
   const jobs: Job[] = [];
   beforeAll(async () => {
     t = await startTestApp(dialect);
-    await ensureAdminPassword(t.store, PASSWORD);
+    await ensureAdminPassword(t.store.admin, PASSWORD);
     browser = new DashboardClient(t.app);
     await browser.signIn(PASSWORD);
     for (let i = 0; i < 60; i++)

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { Job } from '../../src/domain/job.js';
+import { ensureAdminPassword } from '../../src/domain/password.js';
 import { createSecretBox, ensureSecretKey } from '../../src/store/secrets.js';
-import { ensureAdminPassword } from '../../src/web/password.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { DashboardClient } from './session.js';
 
@@ -29,7 +29,7 @@ describe('dashboard without a session (sqlite)', () => {
   let keyId: string;
   beforeAll(async () => {
     t = await startTestApp('sqlite');
-    await ensureAdminPassword(t.store, PASSWORD);
+    await ensureAdminPassword(t.store.admin, PASSWORD);
     job = await t.store.jobs.create({
       projectId: t.project.id,
       prompt: 'A job',
@@ -165,7 +165,7 @@ describe('sign-in limit behind a proxy (sqlite)', () => {
   it('believes X-Forwarded-For only from the listed proxy', async () => {
     const t = await startTestApp('sqlite', { AGENTJOBS_TRUST_PROXY: '10.0.0.1' });
     try {
-      await ensureAdminPassword(t.store, PASSWORD);
+      await ensureAdminPassword(t.store.admin, PASSWORD);
       const attempt = async (remoteAddress: string, forwardedFor: string) => {
         const form = await t.app.inject({ url: '/ui/sign-in', remoteAddress });
         const token = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Project } from '../../src/store/projects.js';
+import type { Project } from '../../src/domain/project.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import {
   fakeAgent,

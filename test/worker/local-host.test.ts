@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
+import type { Project } from '../../src/domain/project.js';
 import { createLocalHost, mergeLocalPullRequest } from '../../src/hosts/index.js';
 import type { CodeHost } from '../../src/hosts/types.js';
-import type { Project } from '../../src/store/projects.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { git, makeRepo, tempDir } from './support.js';
 

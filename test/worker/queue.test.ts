@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Project } from '../../src/store/projects.js';
+import type { Project } from '../../src/domain/project.js';
 import { isLeaseLost, type Lease, LeaseLostError, MAX_LOST_ATTEMPTS } from '../../src/store/queue/index.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 

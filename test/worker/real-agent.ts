@@ -8,6 +8,7 @@ import { runAgent } from '../../src/agent/loop.js';
 import { resolveModel } from '../../src/agent/models.js';
 import { type Config, loadConfig, type WorkerConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
+import { createServerCodeHosts } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { createWorker, type Worker } from '../../src/worker/worker.js';
 import { memoryLog } from '../support/app.js';
@@ -54,6 +55,7 @@ export async function startRealWorker(config: Config, store: Store, id: string) 
     config,
     store,
     logger: createLogger('debug', memoryLog(logs)),
+    hosts: createServerCodeHosts(config, store),
     runAgent,
     resolveModel,
     id,

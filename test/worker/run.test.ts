@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import type { Project } from '../../src/store/projects.js';
+import type { Project } from '../../src/domain/project.js';
 import { AgentError } from '../../src/worker/agent-port.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import {

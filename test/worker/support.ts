@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { LanguageModel, ModelMessage } from 'ai';
 import { type Config, loadConfig, type WorkerConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
+import { createServerCodeHosts } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { AgentError, type AgentResult, type RunAgentOptions } from '../../src/worker/agent-port.js';
 import { createWorker, type Worker } from '../../src/worker/worker.js';
@@ -157,6 +158,7 @@ export async function startTestWorker(options: {
     config: options.config,
     store: options.store,
     logger: createLogger('debug', memoryLog(logs)),
+    hosts: createServerCodeHosts(options.config, options.store),
     runAgent: options.agent.runAgent,
     resolveModel: fakeResolveModel,
     ...(options.id ? { id: options.id } : {}),

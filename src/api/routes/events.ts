@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../domain/errors.js';
+import { closedSignal, streamJobEvents } from '../../http/event-stream.js';
 import type { Store } from '../../store/store.js';
-import { closedSignal, streamJobEvents } from '../event-stream.js';
 import { errorSchema, eventListSchema, jobParams, listEventsQuery } from '../schemas.js';
 
 export interface EventRoutesOptions {
@@ -63,7 +63,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
           throw new AppError(
             'rate_limited',
             `This key already has ${holding} live event streams open, the most allowed; close one first.`,
-            { headers: { 'retry-after': '5' } },
+            { retryAfterSeconds: 5 },
           );
         }
         open.set(keyId, holding + 1);

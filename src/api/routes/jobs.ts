@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.js';
 import { AppError } from '../../domain/errors.js';
 import { ID_PATTERN } from '../../domain/ids.js';
-import type { Project } from '../../store/projects.js';
+import type { Project } from '../../domain/project.js';
 import type { Store } from '../../store/store.js';
 import {
   archiveBody,
@@ -112,7 +112,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
             'idempotency_in_flight',
             'A request with this Idempotency-Key is still in progress.',
             {
-              headers: { 'retry-after': '1' },
+              retryAfterSeconds: 1,
             },
           );
         }

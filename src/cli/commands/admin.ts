@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { generatePassword, setAdminPassword } from '../../web/password.js';
+import { generatePassword, setAdminPassword } from '../../domain/password.js';
 import { withStore } from '../local.js';
 import { CliError, type OutputOptions, print } from '../output.js';
 
@@ -25,7 +25,7 @@ export function registerAdminCommands(program: Command) {
     .action(async (options: OutputOptions & { stdin?: boolean }) => {
       const password = options.stdin ? await readStdin() : generatePassword();
       if (password.length < 8) throw new CliError('The password must be at least 8 characters.');
-      await withStore((store) => setAdminPassword(store, password));
+      await withStore((store) => setAdminPassword(store.admin, password));
       // The server stores AGENTJOBS_ADMIN_PASSWORD at every start, which would undo this.
       if (process.env.AGENTJOBS_ADMIN_PASSWORD)
         process.stderr.write(

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import type { JobEvent } from '../../domain/events.js';
 import type { Job } from '../../domain/job.js';
-import type { JobEvent } from '../../store/events.js';
 import { ApiClient } from '../client.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 

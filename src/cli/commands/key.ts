@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { parseAllowlistEntry } from '../../api/auth.js';
+import type { ApiKey } from '../../domain/api-key.js';
+import { parseAllowlistEntry } from '../../domain/ip-allowlist.js';
 import { generateKey, KEY_SCOPES, type KeyScope } from '../../domain/keys.js';
-import type { ApiKey } from '../../store/api-keys.js';
 import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 

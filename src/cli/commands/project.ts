@@ -6,7 +6,7 @@ import {
   type Project,
   PUBLISH_MODES,
   type PublishMode,
-} from '../../store/projects.js';
+} from '../../domain/project.js';
 import { createSecretBox, ensureSecretKey } from '../../store/secrets.js';
 import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
@@ -199,10 +199,11 @@ export function registerProjectCommands(program: Command) {
     .option('--json', 'machine-readable output')
     .action(async (id: string, options: OutputOptions) => {
       const config = loadConfig();
-      const { checkProject, createCodeHosts } = await import('../../hosts/index.js');
+      const { checkProject } = await import('../../hosts/index.js');
+      const { createServerCodeHosts } = await import('../../server.js');
       const result = await withStore(async (store) => {
         const found = await requireProject(store, id);
-        const checks = await checkProject(createCodeHosts({ config, store }), found);
+        const checks = await checkProject(createServerCodeHosts(config, store), found);
         return { projectId: found.id, host: found.host, ok: checks.every((check) => check.ok), checks };
       });
       print(options, result, () =>

@@ -5,10 +5,11 @@
  * that it must stop.
  */
 import { type Kysely, sql } from 'kysely';
+import type { EventType } from '../../domain/events.js';
 import type { JobPhase } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
 import type { Db } from '../db.js';
-import { type EventType, eventAppender } from '../events.js';
+import { eventAppender } from '../events.js';
 import type { Database } from '../schema.js';
 import { retryTransient } from '../transient.js';
 

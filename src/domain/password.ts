@@ -1,14 +1,24 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
-import type { Store } from '../store/store.js';
 
 /**
- * The admin password, hashed with scrypt (node:crypto, no native addon). The parameters are kept
+ * The dashboard's admin password, hashed with scrypt (node:crypto, no native addon). The parameters are kept
  * in the hash, so they can be raised later without invalidating stored passwords.
  * N = 2^15, r = 8: about 60 ms and 32 MiB per check here, slow enough to make guessing expensive.
  */
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 const SETTING = 'admin_password_hash';
+
+/**
+ * Where the admin password's hash is kept, and the sessions a new password ends: the store's
+ * `admin` queries.
+ */
+export interface AdminSettings {
+  getSetting(key: string): Promise<string | undefined>;
+  /** With `onlyIfMissing`, keeps an existing value and returns false. */
+  putSetting(key: string, value: string, options?: { onlyIfMissing?: boolean }): Promise<boolean>;
+  deleteAllSessions(): Promise<void>;
+}
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -60,8 +70,8 @@ export function generatePassword(length = 20): string {
   return out;
 }
 
-export async function adminPasswordHash(store: Store): Promise<string | undefined> {
-  return store.admin.getSetting(SETTING);
+export async function adminPasswordHash(settings: AdminSettings): Promise<string | undefined> {
+  return settings.getSetting(SETTING);
 }
 
 /**
@@ -71,26 +81,26 @@ export async function adminPasswordHash(store: Store): Promise<string | undefine
  * processes find it stored and return null.
  */
 export async function ensureAdminPassword(
-  store: Store,
+  settings: AdminSettings,
   configured: string | null,
 ): Promise<{ generated: string | null }> {
-  const stored = await adminPasswordHash(store);
+  const stored = await adminPasswordHash(settings);
   if (configured) {
     if (!stored || !(await verifyPassword(configured, stored))) {
-      await store.admin.putSetting(SETTING, await hashPassword(configured));
+      await settings.putSetting(SETTING, await hashPassword(configured));
       // A changed password signs every browser out.
-      if (stored) await store.admin.deleteAllSessions();
+      if (stored) await settings.deleteAllSessions();
     }
     return { generated: null };
   }
   if (stored) return { generated: null };
   const generated = generatePassword();
-  const won = await store.admin.putSetting(SETTING, await hashPassword(generated), { onlyIfMissing: true });
+  const won = await settings.putSetting(SETTING, await hashPassword(generated), { onlyIfMissing: true });
   return { generated: won ? generated : null };
 }
 
 /** Replaces the admin password (`agentjobs admin password`) and ends every session. */
-export async function setAdminPassword(store: Store, password: string): Promise<void> {
-  await store.admin.putSetting(SETTING, await hashPassword(password));
-  await store.admin.deleteAllSessions();
+export async function setAdminPassword(settings: AdminSettings, password: string): Promise<void> {
+  await settings.putSetting(SETTING, await hashPassword(password));
+  await settings.deleteAllSessions();
 }

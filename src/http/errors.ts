@@ -70,7 +70,7 @@ export function toAppError(error: FastifyError): AppError {
   // A busy SQLite file answers like a database away for a moment: the client may retry.
   if (isTransientDatabaseError(error) || (error as { code?: unknown }).code === 'SQLITE_BUSY') {
     return new AppError('unavailable', 'The database is unavailable; try again shortly.', {
-      headers: { 'retry-after': '5' },
+      retryAfterSeconds: 5,
       cause: error,
     });
   }
@@ -82,11 +82,25 @@ export function toAppError(error: FastifyError): AppError {
 /** The HTTP status of an error code. */
 export const statusOf = (code: ErrorCode): number => STATUS[code];
 
+/** The response headers an error's data implies: the one place data becomes headers. */
+export function errorHeaders(appError: AppError): Record<string, string> {
+  const status = STATUS[appError.code];
+  const headers: Record<string, string> = {};
+  if (status === 401) headers['www-authenticate'] = 'Bearer realm="agentjobs"';
+  const retryAfter = appError.retryAfterSeconds ?? (status === 503 ? 5 : undefined);
+  if (retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(retryAfter));
+  if (appError.limit) {
+    headers['ratelimit-limit'] = String(appError.limit.limit);
+    headers['ratelimit-remaining'] = String(appError.limit.remaining);
+    headers['ratelimit-reset'] = String(Math.ceil(appError.limit.resetSeconds));
+  }
+  if (appError.allowedMethods) headers.allow = appError.allowedMethods.join(', ');
+  return headers;
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, appError: AppError) {
   const status = STATUS[appError.code];
-  if (status === 401) reply.header('www-authenticate', 'Bearer realm="agentjobs"');
-  if (status === 503 && !appError.headers['retry-after']) reply.header('retry-after', '5');
-  reply.headers(appError.headers);
+  reply.headers(errorHeaders(appError));
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
@@ -157,13 +171,15 @@ export function installErrorHandling(app: FastifyInstance) {
     const path = request.url.split('?')[0] ?? '';
     const route = routes.find((r) => r.pattern.test(path));
     if (route) {
-      const allow = [...route.methods].sort().join(', ');
+      const allowedMethods = [...route.methods].sort();
       return sendError(
         request,
         reply,
-        new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allow}.`, {
-          headers: { allow },
-        }),
+        new AppError(
+          'method_not_allowed',
+          `${request.method} is not allowed here; use ${allowedMethods.join(', ')}.`,
+          { allowedMethods },
+        ),
       );
     }
     return sendError(request, reply, new AppError('not_found', `No route for ${request.method} ${path}.`));

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import type { JobEvent, Unwatch } from '../store/events.js';
+import type { JobEvent } from '../domain/events.js';
+import type { Unwatch } from '../store/events.js';
 import type { Store } from '../store/store.js';
 
 /** Aborts when the client goes away. */

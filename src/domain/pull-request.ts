@@ -1,0 +1,38 @@
+/**
+ * The local code host's pull requests (DESIGN section 6): numbered per project, one per head
+ * branch, so a retried run or a follow-up updates the one its branch has.
+ */
+
+export const PULL_REQUEST_STATES = ['open', 'merged', 'closed'] as const;
+export type PullRequestState = (typeof PULL_REQUEST_STATES)[number];
+
+/** A local pull request. */
+export interface PullRequest {
+  id: string;
+  projectId: string;
+  number: number;
+  jobId: string | null;
+  headBranch: string;
+  baseBranch: string;
+  title: string;
+  body: string;
+  state: PullRequestState;
+  draft: boolean;
+  headSha: string | null;
+  createdAt: string;
+  updatedAt: string;
+  mergedAt: string | null;
+  closedAt: string | null;
+}
+
+/** What opening (or updating) the pull request of a head branch takes. */
+export interface OpenPullRequest {
+  projectId: string;
+  jobId: string;
+  headBranch: string;
+  baseBranch: string;
+  title: string;
+  body: string;
+  draft: boolean;
+  headSha: string;
+}

@@ -1,0 +1,61 @@
+/**
+ * What every dashboard page shares: the signed-in session on the request, the cookies, and the
+ * page frame with its CSRF token. The page plugins and `dashboard.ts` import this; it imports none
+ * of them.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { CodeHosts } from '../hosts/types.js';
+import type { AdminSession } from '../store/admin.js';
+import type { Store } from '../store/store.js';
+import { type Html, page } from './html.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in admin's session; set on every dashboard route but sign-in and assets. */
+    adminSession: AdminSession | null;
+  }
+}
+
+/** What the dashboard and each of its page plugins are given. */
+export interface DashboardOptions {
+  config: Config;
+  store: Store;
+  hosts: CodeHosts;
+}
+
+export const SESSION_COOKIE = 'agentjobs_session';
+/** What CSRF tokens of signed-out forms (the sign-in form) are bound to. */
+export const SIGNED_OUT = 'signed-out';
+/** Cookies only the dashboard reads: HttpOnly, never sent cross-site, Secure behind https. */
+export const cookieOptions = {
+  path: '/ui',
+  httpOnly: true,
+  sameSite: 'lax',
+  secure: 'auto',
+} as const;
+
+/** A token for the forms of this response, bound to the session (or to "signed out"). */
+export const csrfToken = (request: FastifyRequest, reply: FastifyReply): string =>
+  reply.generateCsrf({ userInfo: request.adminSession?.id ?? SIGNED_OUT });
+
+/** Sends a full signed-in page: navigation, the sign-out form and any flash message. */
+export function sendPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  title: string,
+  body: (csrf: string) => Html,
+  options: { status?: number; flash?: { kind: 'ok' | 'error' | 'warn'; text: string } | null } = {},
+) {
+  const csrf = csrfToken(request, reply);
+  return reply
+    .code(options.status ?? 200)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(
+      page(title, body(csrf), {
+        csrf: request.adminSession ? csrf : undefined,
+        flash: options.flash ?? null,
+      }),
+    );
+}
