@@ -21,13 +21,22 @@ function runUntilSignal(role: Role) {
       import('../../server.js'),
       import('../../log.js'),
     ]);
+    // Listening before the start: the ready line is logged before startServer returns, and a
+    // SIGTERM right after it must stop the process gracefully, not kill it by default.
+    let requested: string | undefined;
+    let stop = (signal: string) => {
+      if (requested) process.exit(1);
+      requested = signal;
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
     const running =
       role === 'worker'
         ? await startWorkerProcess(config)
         : await startServer(config, { worker: role === 'serve' });
     const graceMs = config.worker.shutdownGraceMs;
     let stopping = false;
-    const stop = async (signal: string) => {
+    stop = (signal: string) => {
       if (stopping) {
         running.logger.warn({ signal, role }, 'second signal: exiting now');
         exitNow(running.logger, 1);
@@ -41,17 +50,15 @@ function runUntilSignal(role: Role) {
         running.logger.error({ role }, 'shutdown overran its deadline: exiting now');
         exitNow(running.logger, 1);
       }, graceMs + EXIT_DEADLINE_MARGIN_MS).unref();
-      let code = 0;
-      try {
-        await running.stop();
-      } catch (error) {
-        running.logger.error({ err: error }, 'shutdown failed');
-        code = 1;
-      }
-      process.exit(code);
+      running.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          running.logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
     };
-    process.on('SIGTERM', () => void stop('SIGTERM'));
-    process.on('SIGINT', () => void stop('SIGINT'));
+    if (requested) stop(requested);
   };
 }
 
