@@ -79,7 +79,7 @@ export function startServerProcess(
     const timer = setTimeout(() => {
       killGroup(child);
       reject(new Error(`${role} did not start:\n${output.join('\n')}`));
-    }, 20_000);
+    }, 60_000);
     const onLine = (line: string) => {
       output.push(line);
       if (!line.includes(READY[role])) return;
