@@ -4,8 +4,11 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Sized for a two-core machine running two suites at once: a test's own waits (waitFor, a
+    // process's start) must end before the test does, so that their message is the one reported.
+    // Multi-process tests set a longer timeout of their own.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     // Every test file gets its own database, so files run in parallel; this machine has two cores.
     maxWorkers: 2,
     // In CI a JSON report is written too; .ci/run turns it into its closing "N passed, N failed" line.

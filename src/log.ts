@@ -7,8 +7,8 @@ import { redactSecrets } from './domain/redact.js';
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   // Buffered, asynchronous writes to stdout: a synchronous write per log line costs the API a
-  // tenth of its throughput. Writes are batched while one is in flight; pino flushes at exit.
-  const target = destination ?? pino.destination({ dest: 1, sync: false });
+  // tenth of its throughput. Writes are batched while one is in flight.
+  const target = destination ?? stdoutDestination();
   return pino(
     {
       level,
@@ -46,6 +46,48 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 }
 
 export type { Logger };
+
+/** How long the synchronous flush at exit may wait for a destination that takes nothing. */
+const EXIT_FLUSH_MS = 1_000;
+
+/**
+ * Buffered, asynchronous writes to stdout, with a bounded flush at exit. Opening `process.stdout`
+ * makes a pipe's descriptor non-blocking, so a full pipe answers EAGAIN instead of stopping a
+ * libuv thread in write(2), which would stop the process's exit too. pino flushes synchronously at
+ * exit and retries EAGAIN until the destination takes everything: on a pipe nobody reads, for
+ * ever. Here it gives up after a while, and `exitNow` skips it.
+ */
+function stdoutDestination(): pino.DestinationStream {
+  let giveUpAt = Number.POSITIVE_INFINITY;
+  const destination = pino.destination({
+    dest: process.stdout.fd,
+    sync: false,
+    retryEAGAIN: () => Date.now() < giveUpAt,
+  });
+  const flushSync = destination.flushSync.bind(destination);
+  destination.flushSync = () => {
+    giveUpAt = Date.now() + EXIT_FLUSH_MS;
+    try {
+      flushSync();
+    } catch {
+      // The destination took nothing in time: its lines are lost, the exit is not.
+    }
+  };
+  return destination;
+}
+
+/**
+ * Ends the process at once, without the synchronous flush of the log lines still buffered: for a
+ * second signal and for an overrun shutdown deadline, when waiting on a stalled destination is
+ * what must not happen.
+ */
+export function exitNow(logger: Logger, code: number): never {
+  const destination = (logger as unknown as Record<symbol, { flushSync?: () => void } | undefined>)[
+    pino.symbols.streamSym
+  ];
+  if (typeof destination?.flushSync === 'function') destination.flushSync = () => {};
+  process.exit(code);
+}
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 type LogArguments = [object | string, ...unknown[]];

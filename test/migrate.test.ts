@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../src/store/db.js';
 import { createTestDatabase, testDialects } from './support/db.js';
+import { spawnInGroup } from './support/processes.js';
 
 const CLI = path.resolve('dist/cli/main.js');
 
@@ -13,14 +13,14 @@ function migrateInProcess(
   dataDir: string,
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'migrate', '--json'], {
+    const child = spawnInGroup(process.execPath, [CLI, 'migrate', '--json'], {
       env: { ...process.env, DATABASE_URL: databaseUrl, AGENTJOBS_DATA_DIR: dataDir },
     });
     let output = '';
-    child.stdout.on('data', (chunk) => {
+    child.stdout?.on('data', (chunk) => {
       output += chunk;
     });
-    child.stderr.on('data', (chunk) => {
+    child.stderr?.on('data', (chunk) => {
       output += chunk;
     });
     child.on('close', (code) => resolve({ code, output }));

@@ -160,19 +160,15 @@ describe('a hostile agent against the built server', () => {
     ]);
     const { job: created } = await api('POST', '/job', { prompt: 'Search hard' });
 
-    // Poll liveness the whole time the job runs; every answer must come within a generous bound.
-    let slowest = 0;
+    // Poll liveness the whole time the job runs: a blocked event loop would miss the deadline of
+    // a request (a deadline, not a latency: a pathological pattern without its bound never ends).
     let job = created;
     while (job.status === 'active') {
-      const started = Date.now();
       const health = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(30_000) });
       expect(health.status).toBe(200);
-      slowest = Math.max(slowest, Date.now() - started);
       job = (await api('GET', `/job/${created.id}`)).job;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    console.log(`slowest /healthz while the tools ran: ${slowest} ms`);
-    expect(slowest).toBeLessThan(5_000);
     expect(job).toMatchObject({ status: 'completed', error: null });
 
     const results = await toolResults(job.id);

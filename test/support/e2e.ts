@@ -70,7 +70,7 @@ export function jobApi(target: () => JobTarget, options: { timeoutMs?: number } 
   const waitUntil = async (
     jobId: string,
     done: (job: Job) => boolean,
-    timeoutMs = options.timeoutMs ?? 20_000,
+    timeoutMs = options.timeoutMs ?? 45_000,
   ) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {

@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import path from 'node:path';
+import { onTestFinished } from 'vitest';
 
 export const CLI = path.resolve('dist/cli/main.js');
 
@@ -26,7 +27,25 @@ process.once('exit', () => {
   for (const child of started) killGroup(child);
 });
 
-function killGroup(child: ChildProcess): void {
+/**
+ * Spawns a process in a process group of its own that dies with the test that started it (or,
+ * started outside a test, with the test process): a timed-out or failed test skips its own
+ * cleanup, and a grandchild (git, a server the child started) must not outlive it either.
+ */
+export function spawnInGroup(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
+  const child = spawn(command, args, { ...options, detached: true });
+  started.add(child);
+  child.on('exit', () => started.delete(child));
+  try {
+    onTestFinished(() => killGroup(child));
+  } catch {
+    // Not inside a test (a beforeAll): the exit hook above kills it.
+  }
+  return child;
+}
+
+/** Kills a process started here and everything it started (its process group). */
+export function killGroup(child: ChildProcess): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   try {
     process.kill(-child.pid, 'SIGKILL');
@@ -35,7 +54,8 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
-const READY: Record<Role, string> = {
+/** The log line that says a role is up. */
+export const READY: Record<Role, string> = {
   serve: 'agentjobs is listening',
   api: 'agentjobs is listening',
   worker: 'agentjobs worker is running',
@@ -49,24 +69,17 @@ export function startServerProcess(
   env: Record<string, string>,
   role: Role = 'serve',
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [CLI, role], {
+  const child = spawnInGroup(process.execPath, [CLI, role], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
   });
-  started.add(child);
   const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      started.delete(child);
-      resolve(code);
-    }),
-  );
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       killGroup(child);
       reject(new Error(`${role} did not start:\n${output.join('\n')}`));
-    }, 20_000);
+    }, 60_000);
     const onLine = (line: string) => {
       output.push(line);
       if (!line.includes(READY[role])) return;
@@ -109,7 +122,7 @@ export interface CliResult {
 /** Runs the built CLI to completion; `input`, when given, is its standard input. */
 export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawnInGroup(process.execPath, [CLI, ...args], {
       env: { ...process.env, ...env },
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });

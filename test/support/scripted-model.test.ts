@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateText, stepCountIs, streamText, tool } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { spawnInGroup } from './processes.js';
 import {
   heldUntil,
   type ScriptedModelServer,
@@ -387,7 +388,7 @@ describe('scripted model as a standalone process', () => {
 
   /** Spawns the CLI and resolves with the URL it prints. */
   function spawnCli(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+    const child = spawnInGroup(process.execPath, ['--import', 'tsx', entry, ...args], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { spawnInGroup } from '../support/processes.js';
 import {
   fakeAgent,
   git,
@@ -28,10 +29,14 @@ interface Call {
 
 /** A worker in another process (`child-worker.ts`); resolves once it runs. */
 function startChildWorker(env: Record<string, string>, calls: Call[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/worker/child-worker.ts')], {
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawnInGroup(
+    process.execPath,
+    ['--import', 'tsx', path.resolve('test/worker/child-worker.ts')],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk) => {
     stderr += chunk;

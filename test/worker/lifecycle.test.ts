@@ -77,28 +77,22 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
       (j) => j?.status === 'completed',
     );
 
-  it('claims a new job within ~100 ms of its creation, woken without the fallback poll', async () => {
+  it('claims each new job woken by its creation, without the fallback poll', async () => {
     const agent = fakeAgent();
-    const running = await startWorker(agent, { pollMs: 60_000 });
-    const latencies: number[] = [];
+    // The fallback poll comes long after the test's own deadline: only the wake-up can claim.
+    const running = await startWorker(agent, { pollMs: 10 * 60_000 });
     for (let i = 0; i < 5; i++) {
-      const before = Date.now();
       const job = await create(`wake ${i}`);
       await waitFor(
         () => row(job.id),
         (r) => Number(r.attempt) >= 1,
-        { everyMs: 2, timeoutMs: 2000 },
+        { timeoutMs: 60_000 },
       );
-      latencies.push(Date.now() - before);
       await completed(job);
     }
     await running.worker.stop({ graceMs: 0 });
-    latencies.sort((a, b) => a - b);
-    console.log(`${dialect}: create → claimed in ${latencies.join(', ')} ms`);
-    // The median, so one scheduling hiccup on a loaded machine does not fail the run.
-    expect(latencies[2]).toBeLessThan(100);
-    expect(latencies[4]).toBeLessThan(500);
-  });
+    expect(agent.calls.map((call) => call.prompts)).toEqual([0, 1, 2, 3, 4].map((i) => [`wake ${i}`]));
+  }, 120_000);
 
   it('refuses the writes of a taken-over attempt and aborts its run; the new attempt publishes alone', async () => {
     let releaseOld = () => {};
@@ -218,9 +212,8 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
       async () => slow.calls.length,
       (n) => n === 1,
     );
-    const stopAt = Date.now();
+    // The agent runs until aborted: stop resolving at all shows the grace period ended it.
     await first.worker.stop({ graceMs: 200 });
-    expect(Date.now() - stopAt).toBeLessThan(2000);
     const released = await row(job.id);
     expect(released).toMatchObject({
       status: 'active',
@@ -234,10 +227,8 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
     expect(fs.readdirSync(path.join(dir, `data-${next}`, 'worktrees'))).toEqual([]);
 
     const fast = fakeAgent(async () => ({ summary: 'taken over' }));
-    const takenAt = Date.now();
     await startWorker(fast);
     const done = await completed(job);
-    expect(Date.now() - takenAt).toBeLessThan(3000);
     expect(done).toMatchObject({ summary: 'taken over' });
     // The second run got the prompt again: the first never finished with it.
     expect(fast.calls[0]?.prompts).toEqual(['Outlive the grace']);

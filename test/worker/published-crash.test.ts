@@ -1,22 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { spawnInGroup } from '../support/processes.js';
 import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 import { realAgentConfig, startRealWorker } from './real-agent.js';
 import { fakeAgent, git, makeRepo, startTestWorker, tempDir, testConfig, waitFor } from './support.js';
 
 /** Starts `published-crash-child.ts` in its own process group; resolves with the job it stalled on. */
 function startDoomedWorker(env: Record<string, string>) {
-  const child = spawn(
+  const child = spawnInGroup(
     process.execPath,
     ['--import', 'tsx', path.resolve('test/worker/published-crash-child.ts')],
     {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
     },
   );
   let stderr = '';

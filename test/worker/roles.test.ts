@@ -68,10 +68,8 @@ describe.each(testDialects())('the agentjobs worker process on %s', (dialect) =>
       async () => model.requests.length,
       (n) => n >= 2,
     );
-    const stopAt = Date.now();
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
-    expect(Date.now() - stopAt).toBeLessThan(5000);
     const released = await store.db.kysely
       .selectFrom('jobs')
       .selectAll()

@@ -130,7 +130,7 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export async function waitFor<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
-  { timeoutMs = 15_000, everyMs = 10 } = {},
+  { timeoutMs = 30_000, everyMs = 10 } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -4,6 +4,9 @@ import { type OutputOptions, print } from '../output.js';
 
 type Role = 'serve' | 'api' | 'worker';
 
+/** How long after the grace period a stopping process may take before it exits regardless. */
+const EXIT_DEADLINE_MARGIN_MS = 5_000;
+
 /**
  * Runs a role until SIGTERM or SIGINT, then stops gracefully: the API finishes requests in flight,
  * the worker stops claiming, lets running jobs finish within AGENTJOBS_SHUTDOWN_GRACE_SECONDS and
@@ -14,29 +17,48 @@ function runUntilSignal(role: Role) {
     const config = loadConfig();
     // The server (Fastify, the model SDKs, the code-host clients) loads only for the roles that run
     // it, so the client commands of this CLI start in a fraction of the time.
-    const { startServer, startWorkerProcess } = await import('../../server.js');
+    const [{ startServer, startWorkerProcess }, { exitNow }] = await Promise.all([
+      import('../../server.js'),
+      import('../../log.js'),
+    ]);
+    // Listening before the start: the ready line is logged before startServer returns, and a
+    // SIGTERM right after it must stop the process gracefully, not kill it by default.
+    let requested: string | undefined;
+    let stop = (signal: string) => {
+      if (requested) process.exit(1);
+      requested = signal;
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
     const running =
       role === 'worker'
         ? await startWorkerProcess(config)
         : await startServer(config, { worker: role === 'serve' });
+    const graceMs = config.worker.shutdownGraceMs;
     let stopping = false;
-    const stop = async (signal: string) => {
+    stop = (signal: string) => {
       if (stopping) {
         running.logger.warn({ signal, role }, 'second signal: exiting now');
-        process.exit(1);
+        exitNow(running.logger, 1);
       }
       stopping = true;
       running.logger.info({ signal, role }, 'shutting down');
-      try {
-        await running.stop();
-        process.exit(0);
-      } catch (error) {
-        running.logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      }
+      // The deadline holds whatever shutdown is waiting on (a job that ignores its abort, a
+      // database that does not answer, a log destination that takes nothing); unref'd so that it
+      // never keeps a finished process alive.
+      setTimeout(() => {
+        running.logger.error({ role }, 'shutdown overran its deadline: exiting now');
+        exitNow(running.logger, 1);
+      }, graceMs + EXIT_DEADLINE_MARGIN_MS).unref();
+      running.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          running.logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
     };
-    process.on('SIGTERM', () => void stop('SIGTERM'));
-    process.on('SIGINT', () => void stop('SIGINT'));
+    if (requested) stop(requested);
   };
 }
 
