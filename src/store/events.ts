@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { compileStatement, type Db } from './db.js';
+import { compileStatement, type Db, type Transaction } from './db.js';
 import type { Unlisten } from './notify.js';
 import type { Database, JobEventRow } from './schema.js';
 
@@ -32,7 +32,7 @@ export interface JobEvent {
 }
 
 export type AppendEvent = (
-  trx: Kysely<Database>,
+  trx: Transaction,
   jobId: string,
   type: EventType,
   data: Record<string, unknown>,
@@ -67,7 +67,6 @@ export function eventAppender(db: Db): AppendEvent {
 }
 
 export function eventQueries(db: Db) {
-  const { kysely } = db;
   const appendEvent = eventAppender(db);
   const watchers = watchEvents(db);
   return {
@@ -78,7 +77,8 @@ export function eventQueries(db: Db) {
 
     /** Events with `seq > after`, oldest first, at most `limit`. */
     async list(jobId: string, after: number, limit: number): Promise<JobEvent[]> {
-      const rows = await kysely
+      const rows = await db
+        .read()
         .selectFrom('job_events')
         .selectAll()
         .where('job_id', '=', jobId)
@@ -91,7 +91,8 @@ export function eventQueries(db: Db) {
 
     /** The newest `limit` events, oldest first: the tail of a long job's activity. */
     async latest(jobId: string, limit: number): Promise<JobEvent[]> {
-      const rows = await kysely
+      const rows = await db
+        .read()
         .selectFrom('job_events')
         .selectAll()
         .where('job_id', '=', jobId)
@@ -103,7 +104,8 @@ export function eventQueries(db: Db) {
 
     /** Every event of the given types, oldest first (plans and commits, however long the job). */
     async ofTypes(jobId: string, types: EventType[], limit = 10_000): Promise<JobEvent[]> {
-      const rows = await kysely
+      const rows = await db
+        .read()
         .selectFrom('job_events')
         .selectAll()
         .where('job_id', '=', jobId)

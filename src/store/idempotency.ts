@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Db } from './db.js';
+import type { Db, Transaction } from './db.js';
 import type { Database } from './schema.js';
 
 /** How long a key protects a create. */
@@ -80,7 +80,7 @@ export function idempotencyQueries(db: Db) {
 
 /** Ties a reservation to the job it created, in the job's own transaction. */
 export async function completeReservation(
-  trx: Kysely<Database>,
+  trx: Transaction,
   projectId: string,
   key: string,
   jobId: string,
