@@ -54,17 +54,10 @@ describe.each(testDialects())('store on %s', (dialect) => {
     ]);
   });
 
-  it('gives back the same frozen job while it is unchanged on SQLite, and the new state once it changes', async () => {
+  it('gives back the job while it is unchanged, and the new state once it changes', async () => {
     const job = await newJob();
-    const first = await t.store.jobs.get(project.id, job.id);
-    const again = await t.store.jobs.get(project.id, job.id);
-    expect(again).toEqual(job);
-    if (dialect === 'sqlite') {
-      expect(again).toBe(first);
-      expect(Object.isFrozen(first) && Object.isFrozen(first?.usage) && Object.isFrozen(first?.source)).toBe(
-        true,
-      );
-    }
+    expect(await t.store.jobs.get(project.id, job.id)).toEqual(job);
+    expect(await t.store.jobs.get(project.id, job.id)).toEqual(job);
     const archived = await t.store.jobs.archive(project.id, job.id);
     const after = await t.store.jobs.get(project.id, job.id);
     expect(after).toEqual(archived);
