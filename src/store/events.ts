@@ -1,7 +1,7 @@
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import { compileStatement, type Db, type Transaction } from './db.js';
 import type { Unlisten } from './notify.js';
-import type { Database, JobEventRow } from './schema.js';
+import type { JobEventRow } from './schema.js';
 
 /**
  * Events were appended to a job. Payload: the job id. Live streams wait on it instead of polling

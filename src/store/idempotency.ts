@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
 import type { Db, Transaction } from './db.js';
-import type { Database } from './schema.js';
 
 /** How long a key protects a create. */
 const RETENTION_MS = 24 * 60 * 60 * 1000;

@@ -1,10 +1,10 @@
 import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { currentWrite, type Db, refuseInsideWrite, runInWrite, type Transaction } from '../handle.js';
-import { PostgresListener } from '../notify.js';
 import type { Database } from '../schema.js';
 import { isTransientDatabaseError, sleep, wasUnsent } from '../transient.js';
 import { ResilientPostgresDialect } from './driver.js';
+import { PostgresListener } from './listener.js';
 
 /**
  * How long PostgreSQL work waits for a database that went away (a restart, a failover) before it

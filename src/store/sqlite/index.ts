@@ -3,8 +3,8 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { currentWrite, type Db, refuseInsideWrite } from '../handle.js';
-import { listenOnBus, sqliteBus } from '../notify.js';
 import type { Database } from '../schema.js';
+import { listenOnBus, sqliteBus } from './bus.js';
 import { FairSqliteDialect, withStatementCache } from './driver.js';
 import { groupCommitWriter } from './group-commit.js';
 
