@@ -23,16 +23,16 @@ export function openDb(options: DbOptions): Db {
 }
 
 /**
- * Compiles a read once and runs it with fresh parameters through `Db.read` (inside a write, on
- * its transaction). Building and compiling a Kysely query costs more than running a small SQLite
+ * Compiles a read once and runs it with fresh parameters through `Db.readCompiled` (inside a
+ * write, on its transaction). Building and compiling a Kysely query costs more than running a small SQLite
  * lookup, so the few queries on every request's path (key lookup, job by id) skip that work.
  * `build` receives placeholders in the order the query binds them; the returned function takes
  * the real values in the same order.
  */
 export function precompile<Row>(db: Db, build: (kysely: Kysely<Database>) => Compilable<Row>) {
   const { sql: text } = build(db.kysely).compile();
-  return async (...parameters: unknown[]): Promise<Row[]> =>
-    (await db.read().executeQuery<Row>(CompiledQuery.raw(text, parameters))).rows;
+  return (...parameters: unknown[]): Promise<Row[]> =>
+    db.readCompiled(CompiledQuery.raw(text, parameters) as CompiledQuery<Row>);
 }
 
 /**

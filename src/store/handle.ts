@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { CompiledQuery, Kysely, SelectQueryBuilder } from 'kysely';
 import type { NotificationListener, Unlisten } from './notify.js';
 import type { Database } from './schema.js';
 
@@ -77,6 +77,12 @@ export interface Db {
    * a write runs; each read is a read transaction of its own), and on PostgreSQL the pool.
    */
   read(): Queryable;
+  /**
+   * Runs a compiled read (see `precompile`) where `read` would. On SQLite outside a write it goes
+   * straight to the read-only connection's prepared statement: Kysely's executor costs more than
+   * a small lookup, and the hottest reads (a key, a polled job) are small lookups.
+   */
+  readCompiled<Row>(query: CompiledQuery<Row>): Promise<Row[]>;
   /**
    * Runs one statement that changes data the cheapest way: inside a write, in it; on SQLite in the
    * group commit (a commit of its own costs more than the statement); on PostgreSQL alone, since

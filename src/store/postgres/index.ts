@@ -66,6 +66,7 @@ export function openPostgres(options: PostgresOptions): Db {
     capabilities: { serializedWrites: false, notifiesOtherProcesses: true },
     write,
     read: () => currentWrite() ?? kysely,
+    readCompiled: async (query) => (await (currentWrite() ?? kysely).executeQuery(query)).rows,
     // One statement commits by itself; a transaction around it would cost two more round trips.
     writeStatement: (fn) => fn(currentWrite() ?? kysely),
     lockForUpdate: (query, options = {}) => {

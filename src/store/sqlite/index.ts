@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely } from 'kysely';
+import { type CompiledQuery, Kysely } from 'kysely';
 import { currentWrite, type Db, refuseInsideWrite } from '../handle.js';
 import type { Database } from '../schema.js';
 import { listenOnBus, sqliteBus } from './bus.js';
@@ -35,12 +35,10 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Db {
     dialect: new FairSqliteDialect({ database: withStatementCache(database) }),
   });
   // An in-memory database exists only on its own connection, so it reads there too.
-  const reader =
-    file === ':memory:'
-      ? kysely
-      : new Kysely<Database>({
-          dialect: new FairSqliteDialect({ database: withStatementCache(connect(file, true)) }),
-        });
+  const readStatements = file === ':memory:' ? null : withStatementCache(connect(file, true));
+  const reader = readStatements
+    ? new Kysely<Database>({ dialect: new FairSqliteDialect({ database: readStatements }) })
+    : kysely;
   const bus = sqliteBus(file);
   const writer = groupCommitWriter(
     kysely,
@@ -61,6 +59,12 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Db {
     capabilities: { serializedWrites: true, notifiesOtherProcesses: false },
     write,
     read: () => currentWrite() ?? reader,
+    readCompiled: async <Row>(query: CompiledQuery<Row>) => {
+      const trx = currentWrite();
+      if (trx || !readStatements) return (await (trx ?? kysely).executeQuery(query)).rows;
+      // better-sqlite3 runs it at once, in a read transaction of its own.
+      return readStatements.prepare(query.sql).all(...query.parameters) as Row[];
+    },
     writeStatement: (fn) => {
       const trx = currentWrite();
       return trx ? fn(trx) : write(fn);
