@@ -38,8 +38,6 @@ export interface DbCapabilities {
    * another writer and rows need no locks. False: writes run side by side and lock what they read.
    */
   readonly serializedWrites: boolean;
-  /** Notifications reach every process on the database (PostgreSQL), not only this one. */
-  readonly notifiesOtherProcesses: boolean;
 }
 
 /** How `Db.lockForUpdate` locks the rows a query reads. */

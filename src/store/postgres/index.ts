@@ -63,7 +63,7 @@ export function openPostgres(options: PostgresOptions): Db {
 
   return {
     kysely,
-    capabilities: { serializedWrites: false, notifiesOtherProcesses: true },
+    capabilities: { serializedWrites: false },
     write,
     read: () => currentWrite() ?? kysely,
     readCompiled: async (query) => (await (currentWrite() ?? kysely).executeQuery(query)).rows,

@@ -56,7 +56,7 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Db {
   };
   return {
     kysely,
-    capabilities: { serializedWrites: true, notifiesOtherProcesses: false },
+    capabilities: { serializedWrites: true },
     write,
     read: () => currentWrite() ?? reader,
     readCompiled: async <Row>(query: CompiledQuery<Row>) => {
