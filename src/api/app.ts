@@ -14,7 +14,6 @@ import Fastify, {
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import secureJson from 'secure-json-parse';
 import type { Config } from '../config.js';
-import type { ApiKey } from '../domain/api-key.js';
 import { AppError } from '../domain/errors.js';
 import { redactSecrets } from '../domain/redact.js';
 import { clientErrorAnswer, installErrorHandling, sendError, toAppError } from '../http/errors.js';
@@ -107,11 +106,6 @@ function limitConnections(server: Server, maxConnections: number, logger: Logger
   });
 }
 
-/** `done(undefined)` would let a request through, so whatever was thrown becomes an Error. */
-const asError = (thrown: unknown) =>
-  thrown instanceof Error ? thrown : new Error(`Authentication failed: ${String(thrown)}`);
-const serialized = new WeakMap<object, string>();
-
 /**
  * Builds the JSON API (v2, health, OpenAPI) on a Fastify instance without listening, so tests can
  * `inject` into it. `server.ts` registers the dashboard beside it (`buildHttpApp`).
@@ -150,22 +144,11 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built from typed objects; validating them again on every request would cost
   // throughput for nothing. The schemas still describe them in OpenAPI, and tests check them.
-  // A frozen object never changes, so its JSON is kept: a polled job that has not changed since the
-  // last poll is the same frozen object (see `sharedJob`) and is not serialized again.
-  app.setSerializerCompiler(() => (data) => {
-    if (typeof data !== 'object' || data === null || !Object.isFrozen(data)) return JSON.stringify(data);
-    let json = serialized.get(data);
-    if (json === undefined) {
-      json = JSON.stringify(data);
-      serialized.set(data, json);
-    }
-    return json;
-  });
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   installErrorHandling(app);
 
   app.addHook('onRequest', (request, reply, done) => {
-    store.db.requestArrived?.();
     reply.header('x-request-id', request.id);
     done();
   });
@@ -256,31 +239,13 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
     // Declared, so that every request object has the field from birth: set on a request that
     // lacks it, V8 would have to change the object's shape on every authenticated request.
     v2.decorateRequest('apiKey', undefined);
-    // A callback hook, so that a request whose key is cached goes on without a trip through the
-    // microtask queue (see `authenticate`).
-    v2.addHook('onRequest', (request, _reply, done) => {
-      let key: ApiKey | Promise<ApiKey>;
-      try {
-        if (lifecycle.draining && request.method !== 'GET') {
-          throw new AppError('unavailable', 'The server is shutting down; retry against another instance.', {
-            retryAfterSeconds: 5,
-          });
-        }
-        key = authenticate(store, request);
-      } catch (error) {
-        return done(asError(error));
+    v2.addHook('onRequest', async (request) => {
+      if (lifecycle.draining && request.method !== 'GET') {
+        throw new AppError('unavailable', 'The server is shutting down; retry against another instance.', {
+          retryAfterSeconds: 5,
+        });
       }
-      if (!(key instanceof Promise)) {
-        request.apiKey = key;
-        return done();
-      }
-      key.then(
-        (found) => {
-          request.apiKey = found;
-          done();
-        },
-        (error) => done(asError(error)),
-      );
+      request.apiKey = await authenticate(store, request);
     });
     await v2.register(jobRoutes, { config, store });
     await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });

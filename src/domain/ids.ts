@@ -2,10 +2,10 @@ import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /**
- * ulid draws each of an id's 16 random characters with its own `crypto.getRandomValues` call,
- * and each call reaches OpenSSL, which makes a system call to check for a fork: a create spent
- * more on its ids than on its SQL. The same generator filling a pool 4 KiB at a time costs one
- * call per 256 ids. A byte over 256 picks one of ulid's 32 characters with no bias.
+ * ulid draws each of an id's random characters with its own `crypto.getRandomValues` call, and
+ * each call reaches OpenSSL, which makes a system call to check for a fork: a create spent more on
+ * its ids than on its SQL. The same generator filling a pool of bytes at a time makes one call per
+ * pool. A byte divided by 256 picks one of ulid's 32 characters with no bias.
  */
 const pool = new Uint8Array(4096);
 let used = pool.length;

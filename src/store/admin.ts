@@ -42,7 +42,8 @@ export function adminQueries(db: Db) {
       token: string,
       now = Date.now(),
     ): Promise<{ session: AdminSession; expired: boolean } | undefined> {
-      const row = await kysely
+      const row = await db
+        .read()
         .selectFrom('admin_sessions')
         .selectAll()
         .where('id', '=', digest(token))
@@ -62,7 +63,8 @@ export function adminQueries(db: Db) {
     },
 
     async getSetting(key: string): Promise<string | undefined> {
-      const row = await kysely
+      const row = await db
+        .read()
         .selectFrom('settings')
         .select('value')
         .where('key', '=', key)

@@ -35,10 +35,6 @@ export function apiKeyQueries(db: Db) {
   const cache = new Map<string, { key: ApiKeyWithHash; until: number }>();
   /** When this process last wrote each key's `last_used_at` (ms), so that it writes once a minute. */
   const touchedAt = new Map<string, number>();
-  const cachedByHash = (keyHash: string, now = Date.now()): ApiKeyWithHash | undefined => {
-    const cached = cache.get(keyHash);
-    return cached && cached.until > now ? cached.key : undefined;
-  };
   return {
     async create(input: NewApiKey): Promise<ApiKey> {
       const row: ApiKeyRow = {
@@ -64,8 +60,8 @@ export function apiKeyQueries(db: Db) {
      * another API instance) within KEY_CACHE_MS.
      */
     async findByHash(keyHash: string, now = Date.now()): Promise<ApiKeyWithHash | undefined> {
-      const cached = cachedByHash(keyHash, now);
-      if (cached) return cached;
+      const cached = cache.get(keyHash);
+      if (cached && cached.until > now) return cached.key;
       const [row] = await selectByHash(keyHash);
       const key = row && toApiKey(row);
       if (key) {
@@ -75,11 +71,9 @@ export function apiKeyQueries(db: Db) {
       return key;
     },
 
-    /** `findByHash`'s cached answer, without waiting: undefined when it would have to look. */
-    cachedByHash,
-
     async list(projectId: string): Promise<ApiKey[]> {
-      const rows = await kysely
+      const rows = await db
+        .read()
         .selectFrom('api_keys')
         .selectAll()
         .where('project_id', '=', projectId)
@@ -99,7 +93,8 @@ export function apiKeyQueries(db: Db) {
         .executeTakeFirst();
       cache.clear();
       if (result.numUpdatedRows > 0n) return true;
-      const exists = await kysely
+      const exists = await db
+        .read()
         .selectFrom('api_keys')
         .select('id')
         .where('id', '=', id)

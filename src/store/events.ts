@@ -1,8 +1,8 @@
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { EventType, JobEvent } from '../domain/events.js';
-import { compileStatement, type Db } from './db.js';
+import { compileStatement, type Db, type Transaction } from './db.js';
 import type { Unlisten } from './notify.js';
-import type { Database, JobEventRow } from './schema.js';
+import type { JobEventRow } from './schema.js';
 
 /**
  * Events were appended to a job. Payload: the job id. Live streams wait on it instead of polling
@@ -11,7 +11,7 @@ import type { Database, JobEventRow } from './schema.js';
 export const EVENTS_CHANNEL = 'agentjobs_events';
 
 export type AppendEvent = (
-  trx: Kysely<Database>,
+  trx: Transaction,
   jobId: string,
   type: EventType,
   data: Record<string, unknown>,
@@ -46,7 +46,6 @@ export function eventAppender(db: Db): AppendEvent {
 }
 
 export function eventQueries(db: Db) {
-  const { kysely } = db;
   const appendEvent = eventAppender(db);
   const watchers = watchEvents(db);
   return {
@@ -57,7 +56,8 @@ export function eventQueries(db: Db) {
 
     /** Events with `seq > after`, oldest first, at most `limit`. */
     async list(jobId: string, after: number, limit: number): Promise<JobEvent[]> {
-      const rows = await kysely
+      const rows = await db
+        .read()
         .selectFrom('job_events')
         .selectAll()
         .where('job_id', '=', jobId)
@@ -70,7 +70,8 @@ export function eventQueries(db: Db) {
 
     /** The newest `limit` events, oldest first: the tail of a long job's activity. */
     async latest(jobId: string, limit: number): Promise<JobEvent[]> {
-      const rows = await kysely
+      const rows = await db
+        .read()
         .selectFrom('job_events')
         .selectAll()
         .where('job_id', '=', jobId)
@@ -82,7 +83,8 @@ export function eventQueries(db: Db) {
 
     /** Every event of the given types, oldest first (plans and commits, however long the job). */
     async ofTypes(jobId: string, types: EventType[], limit = 10_000): Promise<JobEvent[]> {
-      const rows = await kysely
+      const rows = await db
+        .read()
         .selectFrom('job_events')
         .selectAll()
         .where('job_id', '=', jobId)

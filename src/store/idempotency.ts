@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Db } from './db.js';
-import type { Database } from './schema.js';
+import type { Db, Transaction } from './db.js';
 
 /** How long a key protects a create. */
 const RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -80,7 +78,7 @@ export function idempotencyQueries(db: Db) {
 
 /** Ties a reservation to the job it created, in the job's own transaction. */
 export async function completeReservation(
-  trx: Kysely<Database>,
+  trx: Transaction,
   projectId: string,
   key: string,
   jobId: string,

@@ -1,12 +1,11 @@
-import type { Kysely } from 'kysely';
 import { AppError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { type Job, type JobPhase, type JobStatus, jobBranch, transition } from '../domain/job.js';
 import { JOBS_CHANNEL } from './channels.js';
-import { compileStatement, type Db, precompile } from './db.js';
+import { compileStatement, type Db, precompile, type Transaction } from './db.js';
 import { eventAppender } from './events.js';
 import { completeReservation } from './idempotency.js';
-import type { Database, JobRow } from './schema.js';
+import type { JobRow } from './schema.js';
 
 export interface NewJob {
   projectId: string;
@@ -92,33 +91,8 @@ export function toJob(row: JobRow): Job {
   };
 }
 
-// Jobs made from shared (frozen) rows: an unchanged row gives back the same frozen job.
-const sharedJobs = new WeakMap<JobRow, Job>();
-
-/**
- * The job of a row. A frozen row comes from `precompile`'s reuse of unchanged rows, so its job is
- * made once and frozen too, and the API's serializer keeps its JSON (see `buildApp`).
- */
-function sharedJob(row: JobRow): Job {
-  if (!Object.isFrozen(row)) return toJob(row);
-  let job = sharedJobs.get(row);
-  if (!job) {
-    job = toJob(row);
-    Object.freeze(job.source);
-    Object.freeze(job.usage);
-    if (job.error) Object.freeze(job.error);
-    Object.freeze(job);
-    sharedJobs.set(row, job);
-  }
-  return job;
-}
-
 /** A project's active jobs, counted no further than `atMost` (all a cap check needs). */
-async function countActiveJobs(
-  executor: Kysely<Database>,
-  projectId: string,
-  atMost: number,
-): Promise<number> {
+async function countActiveJobs(executor: Transaction, projectId: string, atMost: number): Promise<number> {
   const { count } = await executor
     .selectFrom((eb) =>
       eb
@@ -135,11 +109,13 @@ async function countActiveJobs(
 }
 
 /** Throws `too_many_active_jobs` when the project is at its cap; runs in the create's transaction. */
-async function refuseOverCap(db: Db, trx: Kysely<Database>, projectId: string, cap: number): Promise<void> {
+async function refuseOverCap(db: Db, trx: Transaction, projectId: string, cap: number): Promise<void> {
   // SQLite serializes write transactions. PostgreSQL runs them side by side, so concurrent creates
   // for one project take turns on its row; the job inserts' foreign-key checks do not conflict.
-  if (db.dialect === 'postgres') {
-    await trx.selectFrom('projects').select('id').where('id', '=', projectId).forNoKeyUpdate().execute();
+  if (!db.capabilities.serializedWrites) {
+    await db
+      .lockForUpdate(trx.selectFrom('projects').select('id').where('id', '=', projectId), { noKey: true })
+      .execute();
   }
   if ((await countActiveJobs(trx, projectId, cap)) < cap) return;
   throw new AppError(
@@ -157,20 +133,18 @@ async function refuseOverCap(db: Db, trx: Kysely<Database>, projectId: string, c
  * the same moment waits (or is waited for) instead of racing a follow-up or an archive. SQLite's
  * `BEGIN IMMEDIATE` already serializes writers.
  */
-async function getRow(db: Db, trx: Kysely<Database>, projectId: string, jobId: string): Promise<JobRow> {
+async function getRow(db: Db, trx: Transaction, projectId: string, jobId: string): Promise<JobRow> {
   const query = trx
     .selectFrom('jobs')
     .selectAll()
     .where('id', '=', jobId)
     .where('project_id', '=', projectId);
-  const row = await (db.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  const row = await db.lockForUpdate(query).executeTakeFirst();
   if (!row) throw new AppError('job_not_found', `No job ${jobId} in this project.`);
   return row;
 }
 
 export function jobQueries(db: Db) {
-  const { kysely } = db;
-  // Polling clients call this more than anything else.
   const appendEvent = eventAppender(db);
   // A create is the hottest write; its inserts are compiled once (columns in JOB_COLUMNS order).
   const insertJob = compileStatement(db, (k) =>
@@ -181,7 +155,8 @@ export function jobQueries(db: Db) {
       .insertInto('job_messages')
       .values({ id: '?', job_id: '?', content: '?', created_at: '?', delivered_at: null }),
   );
-  const selectJob = precompile(db, (k) =>
+  // Polling clients call this more than anything else.
+  const selectJob = precompile<JobRow>(db, (k) =>
     k.selectFrom('jobs').selectAll().where('id', '=', '?').where('project_id', '=', '?'),
   );
   return {
@@ -232,12 +207,12 @@ export function jobQueries(db: Db) {
 
     async get(projectId: string, jobId: string): Promise<Job | undefined> {
       const [row] = await selectJob(jobId, projectId);
-      return row && sharedJob(row);
+      return row && toJob(row);
     },
 
     /** Newest first. Returns up to `limit + 1` rows' worth of knowledge: the page and whether more exist. */
     async list(projectId: string, options: ListJobsOptions): Promise<{ jobs: Job[]; more: boolean }> {
-      let query = kysely.selectFrom('jobs').selectAll().where('project_id', '=', projectId);
+      let query = db.read().selectFrom('jobs').selectAll().where('project_id', '=', projectId);
       if (options.status) query = query.where('status', '=', options.status);
       if (options.before) query = query.where('id', '<', options.before);
       const rows = await query
@@ -245,11 +220,6 @@ export function jobQueries(db: Db) {
         .limit(options.limit + 1)
         .execute();
       return { jobs: rows.slice(0, options.limit).map(toJob), more: rows.length > options.limit };
-    },
-
-    /** Active jobs of the project, counted up to `atMost`: the cap check never scans further. */
-    countActive(projectId: string, atMost: number): Promise<number> {
-      return countActiveJobs(kysely, projectId, atMost);
     },
 
     /**

@@ -92,7 +92,7 @@ export function projectQueries(db: Db) {
     },
 
     async list(): Promise<Project[]> {
-      const rows = await kysely.selectFrom('projects').selectAll().orderBy('id', 'desc').execute();
+      const rows = await db.read().selectFrom('projects').selectAll().orderBy('id', 'desc').execute();
       return rows.map(toProject);
     },
 
@@ -117,7 +117,8 @@ export function projectQueries(db: Db) {
      * only: the value must never reach a log, an event, an error or a response.
      */
     async hostToken(id: string, secrets: SecretBox): Promise<string | null> {
-      const row = await kysely
+      const row = await db
+        .read()
         .selectFrom('projects')
         .select('host_token_encrypted')
         .where('id', '=', id)

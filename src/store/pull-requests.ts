@@ -46,13 +46,12 @@ export function pullRequestQueries(db: Db) {
         try {
           return await db.write(async (trx) => {
             const at = new Date().toISOString();
-            let existing = trx
+            const existing = trx
               .selectFrom('pull_requests')
               .selectAll()
               .where('project_id', '=', input.projectId)
               .where('head_branch', '=', input.headBranch);
-            if (db.dialect === 'postgres') existing = existing.forUpdate();
-            const found = await existing.executeTakeFirst();
+            const found = await db.lockForUpdate(existing).executeTakeFirst();
             if (found) {
               const update = {
                 title: input.title,
@@ -125,7 +124,8 @@ export function pullRequestQueries(db: Db) {
     },
 
     async get(projectId: string, number: number): Promise<PullRequest | undefined> {
-      const row = await kysely
+      const row = await db
+        .read()
         .selectFrom('pull_requests')
         .selectAll()
         .where('project_id', '=', projectId)
@@ -135,7 +135,8 @@ export function pullRequestQueries(db: Db) {
     },
 
     async getByBranch(projectId: string, headBranch: string): Promise<PullRequest | undefined> {
-      const row = await kysely
+      const row = await db
+        .read()
         .selectFrom('pull_requests')
         .selectAll()
         .where('project_id', '=', projectId)
@@ -149,7 +150,7 @@ export function pullRequestQueries(db: Db) {
       projectId: string,
       options: { state?: PullRequestState; limit: number; before?: number },
     ): Promise<{ pullRequests: PullRequest[]; more: boolean }> {
-      let query = kysely.selectFrom('pull_requests').selectAll().where('project_id', '=', projectId);
+      let query = db.read().selectFrom('pull_requests').selectAll().where('project_id', '=', projectId);
       if (options.state) query = query.where('state', '=', options.state);
       if (options.before !== undefined) query = query.where('number', '<', options.before);
       const rows = await query

@@ -30,13 +30,7 @@ export function rateLimitQueries(db: Db) {
       const windowStart = Math.floor(now / windowMs) * windowMs;
       const windowEnd = windowStart + windowMs;
       const parameters = [`${bucket}@${windowStart}`, new Date(windowEnd).toISOString()];
-      // On SQLite the upsert joins the turn's shared transaction (see `groupCommitWriter`) rather
-      // than commit alone; on PostgreSQL one statement commits by itself, and a transaction
-      // around it would cost two more round trips.
-      const [row] =
-        db.dialect === 'sqlite'
-          ? await db.write((trx) => upsert(trx, ...parameters))
-          : await upsert(kysely, ...parameters);
+      const [row] = await db.writeStatement((executor) => upsert(executor, ...parameters));
       if (!row) throw new Error(`the rate-limit upsert for ${bucket} returned no row`);
       // Old windows are dead weight; sweeping now and then keeps the table small without a timer.
       if (++hitsSinceSweep >= 500) {

@@ -46,7 +46,7 @@ export function createStore(db: Db): Store {
     pullRequests: pullRequestQueries(db),
     admin: adminQueries(db),
     ping: async () => {
-      await sql`select 1`.execute(db.kysely);
+      await sql`select 1`.execute(db.read());
     },
     close: () => db.close(),
   };

@@ -27,14 +27,13 @@ export async function haystacksOfService(traces: ServiceTraces): Promise<[string
   }
   const db = openDb({ url: traces.databaseUrl });
   try {
-    const tables =
-      db.dialect === 'postgres'
-        ? await sql<{
-            name: string;
-          }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(
-            db.kysely,
-          )
-        : await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db.kysely);
+    const tables = traces.databaseUrl.startsWith('postgres')
+      ? await sql<{
+          name: string;
+        }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(
+          db.kysely,
+        )
+      : await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db.kysely);
     const names = tables.rows.map((table) => table.name);
     if (!names.includes('projects')) throw new Error(`no projects table among ${names.join(', ')}`);
     for (const name of names) {

@@ -1,12 +1,12 @@
 /**
  * The claim (DESIGN section 4): up to `limit` queued jobs, oldest first, whose project runs fewer
  * than `perProject` jobs, become `preparing` under a lease of this worker, with `attempt` raised.
- * One statement per dialect, the one place where they really differ:
- * - PostgreSQL: `with … for update skip locked … update … returning`. Claims take a transaction
- *   advisory lock first, so that two workers cannot both see a project below its limit and both
- *   claim (the count is a read, not a lock); claims are short, so serializing them costs nothing.
- * - SQLite: one `update … returning` inside the `BEGIN IMMEDIATE` of `Db.write`, which already
- *   serializes every writer on the file.
+ * One statement for each kind of database, the one place where they really differ:
+ * - where writes run side by side (PostgreSQL): `with … for update skip locked … update …
+ *   returning`. Claims are serialized first (`Db.serialize`), so that two workers cannot both see a
+ *   project below its limit and both claim (the count is a read, not a lock); claims are short, so
+ *   serializing them costs nothing.
+ * - where writes run one at a time (SQLite): one `update … returning` inside `Db.write`.
  * The queue position of a job inside its project (`row_number`) makes one claim of several jobs
  * respect the per-project limit too.
  */
@@ -18,7 +18,7 @@ import { toJob } from '../jobs.js';
 import type { JobRow } from '../schema.js';
 import { HELD_PHASES } from './lease.js';
 
-/** An arbitrary, fixed key for `pg_advisory_xact_lock`: "agentjobs claim". */
+/** An arbitrary, fixed key for `Db.serialize`: "agentjobs claim". */
 const CLAIM_LOCK_KEY = 0x61_6a_63_6c;
 
 export interface ClaimOptions {
@@ -50,8 +50,8 @@ export function claimQueries(db: Db) {
         const set = sql`phase = 'preparing', attempt = attempt + 1, lease_owner = ${options.owner},
           lease_expires_at = ${expires}, updated_at = ${at}`;
         let rows: JobRow[];
-        if (db.dialect === 'postgres') {
-          await sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`.execute(trx);
+        if (!db.capabilities.serializedWrites) {
+          await db.serialize(trx, CLAIM_LOCK_KEY);
           const result = await sql<JobRow>`
             with c as (${candidates}),
             picked as (

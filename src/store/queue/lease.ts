@@ -4,13 +4,12 @@
  * so a worker whose lease was taken over, or whose job was archived, changes nothing and learns
  * that it must stop.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { EventType } from '../../domain/events.js';
 import type { JobPhase } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
-import type { Db } from '../db.js';
+import type { Db, Queryable, Transaction } from '../db.js';
 import { eventAppender } from '../events.js';
-import type { Database } from '../schema.js';
 import { retryTransient } from '../transient.js';
 
 /** One claim of a job: the fence for every write of that run. */
@@ -43,7 +42,7 @@ export const isLeaseLost = (error: unknown): error is LeaseLostError => error in
 const now = () => new Date().toISOString();
 
 /** Why a fenced write matched no row. */
-async function lostError(executor: Kysely<Database>, lease: Lease): Promise<LeaseLostError> {
+async function lostError(executor: Queryable, lease: Lease): Promise<LeaseLostError> {
   const row = await executor
     .selectFrom('jobs')
     .select('status')
@@ -57,16 +56,15 @@ async function lostError(executor: Kysely<Database>, lease: Lease): Promise<Leas
  * so nothing can take the lease between this check and the caller's writes. On SQLite the
  * `BEGIN IMMEDIATE` of `Db.write` already excludes every other writer.
  */
-export async function fence(db: Db, trx: Kysely<Database>, lease: Lease): Promise<void> {
-  let query = trx
+export async function fence(db: Db, trx: Transaction, lease: Lease): Promise<void> {
+  const query = trx
     .selectFrom('jobs')
     .select('id')
     .where('id', '=', lease.jobId)
     .where('attempt', '=', lease.attempt)
     .where('lease_owner', '=', lease.owner)
     .where('status', '=', 'active');
-  if (db.dialect === 'postgres') query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+  const row = await db.lockForUpdate(query).executeTakeFirst();
   if (!row) throw await lostError(trx, lease);
 }
 
@@ -91,7 +89,7 @@ export function leaseQueries(db: Db) {
           .executeTakeFirst();
         return Number(result.numUpdatedRows) > 0;
       }, leaseMs);
-      if (!renewed) throw await lostError(db.kysely, lease);
+      if (!renewed) throw await lostError(db.read(), lease);
     },
 
     /** Moves the run to its next phase, with its `phase` event. */
@@ -140,7 +138,7 @@ export function leaseQueries(db: Db) {
 }
 
 /** `lost_attempts = 0` for a job whose run ended; used by complete, fail and reclaim. */
-export async function resetLostAttempts(trx: Kysely<Database>, jobId: string, at: string): Promise<void> {
+export async function resetLostAttempts(trx: Transaction, jobId: string, at: string): Promise<void> {
   await trx
     .updateTable('job_worker_state')
     .set({ lost_attempts: 0, updated_at: at })

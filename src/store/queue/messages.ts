@@ -14,8 +14,6 @@ export interface Prompt {
 }
 
 export function messageQueries(db: Db) {
-  const { kysely } = db;
-
   /** Marks and returns messages of the job, oldest first; `all`: also those handed to a run that never finished. */
   const take = (lease: Lease, all: boolean) =>
     db.write(async (trx) => {
@@ -58,7 +56,8 @@ export function messageQueries(db: Db) {
 
     /** The saved conversation (AI SDK `ModelMessage[]`), empty before the first completed run. */
     async conversation(jobId: string): Promise<unknown[]> {
-      const row = await kysely
+      const row = await db
+        .read()
         .selectFrom('job_worker_state')
         .select('conversation')
         .where('job_id', '=', jobId)
@@ -68,7 +67,8 @@ export function messageQueries(db: Db) {
 
     /** The commit last pushed for the job, or null. */
     async headSha(jobId: string): Promise<string | null> {
-      const row = await kysely
+      const row = await db
+        .read()
         .selectFrom('job_worker_state')
         .select('head_sha')
         .where('job_id', '=', jobId)

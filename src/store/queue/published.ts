@@ -59,7 +59,8 @@ export function publishedQueries(db: Db) {
 
     /** The published state of the job's current run, or null when it has none. */
     async published(jobId: string): Promise<PublishedRun | null> {
-      const row = await db.kysely
+      const row = await db
+        .read()
         .selectFrom('job_worker_state')
         .select('published')
         .where('job_id', '=', jobId)

@@ -25,7 +25,7 @@ export function reclaimQueries(db: Db) {
     async reclaimExpired(limit = 100): Promise<ReclaimResult> {
       const at = new Date().toISOString();
       return db.write(async (trx) => {
-        let query = trx
+        const query = trx
           .selectFrom('jobs')
           .select(['id', 'attempt'])
           .where('status', '=', 'active')
@@ -33,8 +33,7 @@ export function reclaimQueries(db: Db) {
           .where('lease_expires_at', '<', at)
           .orderBy('id')
           .limit(limit);
-        if (db.dialect === 'postgres') query = query.forUpdate().skipLocked();
-        const expired = await query.execute();
+        const expired = await db.lockForUpdate(query, { skipLocked: true }).execute();
         const result: ReclaimResult = { requeued: [], failed: [] };
         for (const { id, attempt } of expired) {
           const { lost_attempts } = await trx

@@ -12,7 +12,8 @@ import {
   PostgresDriver,
   type QueryResult,
 } from 'kysely';
-import { isTransientDatabaseError, normalized, sleep } from './transient.js';
+import { refuseInsideWrite } from '../handle.js';
+import { isTransientDatabaseError, normalized, sleep } from '../transient.js';
 
 export interface ResilientPostgresConfig extends PostgresDialectConfig {
   /** How long acquiring a connection keeps trying while the database is unreachable. */
@@ -42,6 +43,7 @@ class ResilientPostgresDriver extends PostgresDriver {
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
+    refuseInsideWrite('The root database handle was used');
     const deadline = Date.now() + this.#reconnectMs;
     let connection: DatabaseConnection;
     for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {

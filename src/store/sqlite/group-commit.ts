@@ -1,11 +1,12 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
-import type { Database } from './schema.js';
+import { runInWrite, type Transaction } from '../handle.js';
+import type { Database } from '../schema.js';
 
 export type Notification = [channel: string, payload: string];
 
 interface Unit {
-  fn: (trx: Kysely<Database>) => Promise<unknown>;
+  fn: (trx: Transaction) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -13,10 +14,13 @@ interface Unit {
 /** Writes queued together share one transaction, up to this many; more wait for the next. */
 const MAX_BATCH = 64;
 
+/** How many writes may wait for the connection; callers beyond wait to join the queue. */
+export const MAX_QUEUED = 1024;
+
 /**
  * SQLite's `Db.write` with group commit. A commit writes every page the transaction changed to
- * the WAL, two system calls a page, and a job create changes a dozen pages (the row, its
- * indexes, its message and event): that write costs more than the statements. Consecutive
+ * the WAL, system calls for each, and a job create changes many pages (the row, its indexes, its
+ * message and event): that write costs more than the statements. Consecutive
  * creates change the same pages (ids rise, so rows land side by side), so writes that queue while
  * one runs share the next transaction and its commit.
  *
@@ -28,8 +32,14 @@ export function groupCommitWriter(
   kysely: Kysely<Database>,
   database: SqliteDatabase.Database,
   emit: (notification: Notification) => void,
+  maxQueued = MAX_QUEUED,
 ) {
   let queue: Unit[] = [];
+  // Writes waiting for room in the queue, first come first served.
+  const waitingForRoom: Unit[] = [];
+  const makeRoom = () => {
+    while (waitingForRoom.length > 0 && queue.length < maxQueued) queue.push(waitingForRoom.shift() as Unit);
+  };
   let draining = false;
   // The notifications of the write now running; null when none is.
   let notes: Notification[] | null = null;
@@ -38,11 +48,15 @@ export function groupCommitWriter(
     try {
       while (queue.length > 0) {
         // Taken once the connection is ours, so the batch holds every write that waited for it.
-        await kysely.connection().execute((connection) => runBatch(connection, queue.splice(0, MAX_BATCH)));
+        await kysely.connection().execute((connection) => {
+          const batch = queue.splice(0, MAX_BATCH);
+          makeRoom();
+          return runBatch(connection, batch);
+        });
       }
     } catch (error) {
       // The connection itself failed (the database closed): nothing queued can run.
-      for (const unit of queue.splice(0)) unit.reject(error);
+      for (const unit of [...queue.splice(0), ...waitingForRoom.splice(0)]) unit.reject(error);
     } finally {
       draining = false;
     }
@@ -61,7 +75,7 @@ export function groupCommitWriter(
         notes = [];
         try {
           if (grouped) await sql`savepoint write`.execute(connection);
-          const result = await unit.fn(connection);
+          const result = await runInWrite(connection as unknown as Transaction, unit.fn);
           // A write that caught the error of a statement that made SQLite roll the transaction
           // back (and ran its later statements in autocommit) must not be reported as done.
           if (!database.inTransaction)
@@ -108,9 +122,13 @@ export function groupCommitWriter(
   }
 
   return {
-    write<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    write<T>(fn: (trx: Transaction) => Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+        const unit = { fn, resolve: resolve as (value: unknown) => void, reject };
+        // Bounded: a burst of writers waits for room rather than growing the queue without limit;
+        // the drain moves them in as batches leave.
+        if (queue.length < maxQueued && waitingForRoom.length === 0) queue.push(unit);
+        else waitingForRoom.push(unit);
         if (draining) return;
         draining = true;
         // better-sqlite3 runs statements synchronously, so one request's write would run to its
@@ -119,6 +137,8 @@ export function groupCommitWriter(
         setImmediate(drain);
       });
     },
+    /** How many writes wait for the connection now. */
+    queued: () => queue.length,
     /** Holds a notification made inside the running write until it commits; false if none runs. */
     defer(notification: Notification): boolean {
       if (!notes) return false;

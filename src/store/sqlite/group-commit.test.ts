@@ -2,9 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { sql } from 'kysely';
+import { CompiledQuery, Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Db, openDb } from './db.js';
+import { type Db, openDb, type Queryable } from '../db.js';
+import type { Database } from '../schema.js';
+import { FairSqliteDialect, withStatementCache } from './driver.js';
+import { groupCommitWriter } from './group-commit.js';
 
 describe('SQLite writes queued in one turn share a transaction', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-group-commit-'));
@@ -13,7 +16,7 @@ describe('SQLite writes queued in one turn share a transaction', () => {
   // Stands for another process: it sees only what has committed.
   let direct: SqliteDatabase.Database;
 
-  const insert = (trx: Db['kysely'], id: string) => sql`insert into t (id) values (${id})`.execute(trx);
+  const insert = (trx: Queryable, id: string) => sql`insert into t (id) values (${id})`.execute(trx);
   const ids = () =>
     (direct.prepare('select id from t order by id').all() as { id: string }[]).map((row) => row.id);
 
@@ -52,10 +55,11 @@ describe('SQLite writes queued in one turn share a transaction', () => {
   });
 
   it('resolves each write once it has committed, so reads after it see it', async () => {
-    const read = (id: string) => db.readRows?.('select "id" from "t" where "id" = ?', [id]);
-    expect(read('seen')).toEqual([]);
+    const read = async (id: string) =>
+      (await db.read().executeQuery(CompiledQuery.raw('select "id" from "t" where "id" = ?', [id]))).rows;
+    expect(await read('seen')).toEqual([]);
     await db.write(async (trx) => insert(trx, 'seen'));
-    expect(read('seen')).toEqual([{ id: 'seen' }]);
+    expect(await read('seen')).toEqual([{ id: 'seen' }]);
     expect(ids()).toEqual(['seen']);
   });
 
@@ -145,5 +149,40 @@ describe('SQLite writes queued in one turn share a transaction', () => {
     const many = Array.from({ length: 200 }, (_, i) => `m${String(i).padStart(3, '0')}`);
     await Promise.all(many.map((id) => db.write(async (trx) => insert(trx, id))));
     expect(ids()).toEqual(many);
+  });
+
+  it('bounds the queue: writers beyond it wait to join, and every one of them runs', async () => {
+    const database = new SqliteDatabase(file);
+    database.pragma('busy_timeout = 10000');
+    const kysely = new Kysely<Database>({
+      dialect: new FairSqliteDialect({ database: withStatementCache(database) }),
+    });
+    const writer = groupCommitWriter(kysely, database, () => {}, 3);
+    try {
+      let open = () => {};
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      // The first write holds the connection, so the rest queue behind it.
+      const first = writer.write(async (trx) => {
+        await gate;
+        await insert(trx, 'first');
+      });
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const most: number[] = [];
+      const rest = Array.from({ length: 10 }, (_, i) =>
+        writer.write(async (trx) => {
+          most.push(writer.queued());
+          await insert(trx, `w${i}`);
+        }),
+      );
+      expect(writer.queued()).toBe(3);
+      open();
+      await Promise.all([first, ...rest]);
+      expect(Math.max(...most)).toBeLessThanOrEqual(3);
+      expect(ids()).toEqual(['first', ...Array.from({ length: 10 }, (_, i) => `w${i}`)].sort());
+    } finally {
+      await kysely.destroy();
+    }
   });
 });

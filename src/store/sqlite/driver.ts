@@ -1,0 +1,70 @@
+import type SqliteDatabase from 'better-sqlite3';
+import {
+  type DatabaseConnection,
+  type Driver,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from 'kysely';
+import { refuseInsideWrite } from '../handle.js';
+
+/**
+ * Kysely's SQLite driver guards its one connection with a mutex that wakes every waiter on each
+ * release; all but one go back to sleep. Under many concurrent requests that herd costs more than
+ * the queries. Here waiters queue in order and the connection is handed to exactly one of them,
+ * so the driver's own mutex is never contended.
+ */
+class FairSqliteDriver extends SqliteDriver {
+  #waiting: (() => void)[] = [];
+  #held = false;
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    // A write holds this connection until it commits: waiting for it from inside would never end.
+    refuseInsideWrite('The root database handle was used');
+    if (this.#held) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#held = true;
+    return super.acquireConnection();
+  }
+
+  override async releaseConnection(): Promise<void> {
+    await super.releaseConnection();
+    const next = this.#waiting.shift();
+    // Handing over keeps #held true, so no newcomer can slip in between.
+    if (next) next();
+    else this.#held = false;
+  }
+}
+
+/** `SqliteDialect` with `FairSqliteDriver`. */
+export class FairSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new FairSqliteDriver(this.#config);
+  }
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs more than running our small
+ * queries. The set of distinct SQL strings the service issues is small and fixed, so a bounded
+ * cache of prepared statements keeps them all.
+ */
+export function withStatementCache(database: SqliteDatabase.Database, size = 500) {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => database.close(),
+    // Kysely's driver prepares each statement right before it runs it.
+    prepare(text: string): SqliteDatabase.Statement {
+      let statement = statements.get(text);
+      if (!statement) {
+        if (statements.size >= size) statements.clear();
+        statement = database.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
