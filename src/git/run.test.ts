@@ -93,7 +93,7 @@ describe('runGit', () => {
   });
 
   it('kills git on timeout and on abort', async () => {
-    const slow = ['-c', 'alias.slow=!sleep 5', 'slow'];
+    const slow = ['-c', 'alias.slow=!sleep 60', 'slow'];
     const started = performance.now();
     await expect(runGit(slow, { timeoutMs: 200 })).rejects.toMatchObject({
       reason: 'timeout',
@@ -102,7 +102,8 @@ describe('runGit', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     await expect(runGit(slow, { signal: controller.signal })).rejects.toMatchObject({ reason: 'aborted' });
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Killed, not waited for: a git left running would take a minute.
+    expect(performance.now() - started).toBeLessThan(30_000);
     await expect(runGit(['version'], { signal: AbortSignal.abort() })).rejects.toMatchObject({
       reason: 'aborted',
     });

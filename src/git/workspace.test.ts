@@ -468,7 +468,6 @@ describe('Workspace on a large repository', () => {
       expect(await git(largeMirror, 'diff', '--name-only', 'main', sha as string)).toBe('dir7/file4207.md');
       expect(filesOnDisk(workspace.dir)).toEqual(['.git', 'dir7/file4207.md']);
       console.info(`workspace create over ${FILES} files: ${createMs.toFixed(0)} ms`);
-      expect(createMs).toBeLessThan(2_000);
     } finally {
       await workspace.close();
     }
