@@ -1,6 +1,5 @@
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import path from 'node:path';
-import { onTestFinished } from 'vitest';
 
 export const CLI = path.resolve('dist/cli/main.js');
 
@@ -28,19 +27,15 @@ process.once('exit', () => {
 });
 
 /**
- * Spawns a process in a process group of its own that dies with the test that started it (or,
- * started outside a test, with the test process): a timed-out or failed test skips its own
- * cleanup, and a grandchild (git, a server the child started) must not outlive it either.
+ * Spawns a process in a process group of its own that dies with the test file that started it at
+ * the latest: a timed-out or failed test skips its own cleanup, and a grandchild (git, a server
+ * the child started) must not outlive it either. Not with the test: some files start a server in
+ * one test and use it in the next.
  */
 export function spawnInGroup(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
   const child = spawn(command, args, { ...options, detached: true });
   started.add(child);
   child.on('exit', () => started.delete(child));
-  try {
-    onTestFinished(() => killGroup(child));
-  } catch {
-    // Not inside a test (a beforeAll): the exit hook above kills it.
-  }
   return child;
 }
 
