@@ -92,20 +92,51 @@ export function startServerProcess(
         kill: () => killGroup(child),
       });
     };
-    for (const stream of [child.stdout, child.stderr]) {
-      let buffered = '';
-      stream?.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString();
-        const lines = buffered.split('\n');
-        buffered = lines.pop() ?? '';
-        for (const line of lines) onLine(line);
-      });
-    }
+    for (const stream of [child.stdout, child.stderr]) if (stream) eachLine(stream, onLine);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`${role} exited with ${code ?? signal}:\n${output.join('\n')}`));
     });
   });
+}
+
+/** Calls `onLine` for every whole line `stream` gives. */
+export function eachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let buffered = '';
+  stream.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) onLine(line);
+  });
+}
+
+/**
+ * Runs a TypeScript test entry (`test/worker/child-worker.ts`, …) with tsx in a process group of its
+ * own. The entry reports to the test in JSON lines on stdout (starting `{"`; the worker's own log
+ * lines are passed over), each handed to `onMessage`. `exited` rejects with the child's stderr.
+ */
+export function startTsxChild<Message>(
+  entry: string,
+  env: Record<string, string>,
+  onMessage: (message: Message) => void,
+): { child: ChildProcess; exited: Promise<never> } {
+  const child = spawnInGroup(process.execPath, ['--import', 'tsx', path.resolve(entry)], {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  if (child.stdout)
+    eachLine(child.stdout, (line) => {
+      if (line.startsWith('{"')) onMessage(JSON.parse(line) as Message);
+    });
+  const exited = new Promise<never>((_, reject) =>
+    child.on('exit', (code) => reject(new Error(`${entry} exited with ${code}: ${stderr}`))),
+  );
+  return { child, exited };
 }
 
 export interface CliResult {

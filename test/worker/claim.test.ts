@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import { spawnInGroup } from '../support/processes.js';
+import { startTsxChild } from '../support/processes.js';
 import {
   fakeAgent,
   git,
@@ -29,32 +29,16 @@ interface Call {
 
 /** A worker in another process (`child-worker.ts`); resolves once it runs. */
 function startChildWorker(env: Record<string, string>, calls: Call[]): Promise<ChildProcess> {
-  const child = spawnInGroup(
-    process.execPath,
-    ['--import', 'tsx', path.resolve('test/worker/child-worker.ts')],
-    {
-      env: { ...process.env, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
   return new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        if (!line.startsWith('{"')) continue; // the worker's own log lines
-        const message = JSON.parse(line) as { ready?: boolean; call?: Omit<Call, 'worker'> };
+    const { child, exited } = startTsxChild<{ ready?: boolean; call?: Omit<Call, 'worker'> }>(
+      'test/worker/child-worker.ts',
+      env,
+      (message) => {
         if (message.ready) resolve(child);
         if (message.call) calls.push({ ...message.call, worker: 'child' });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`child worker exited with ${code}: ${stderr}`)));
+      },
+    );
+    exited.catch(reject);
   });
 }
 

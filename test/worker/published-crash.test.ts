@@ -4,53 +4,28 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import { spawnInGroup } from '../support/processes.js';
+import { killGroup, startTsxChild } from '../support/processes.js';
 import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 import { realAgentConfig, startRealWorker } from './real-agent.js';
 import { fakeAgent, git, makeRepo, startTestWorker, tempDir, testConfig, waitFor } from './support.js';
 
 /** Starts `published-crash-child.ts` in its own process group; resolves with the job it stalled on. */
 function startDoomedWorker(env: Record<string, string>) {
-  const child = spawnInGroup(
-    process.execPath,
-    ['--import', 'tsx', path.resolve('test/worker/published-crash-child.ts')],
-    {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  let stalled: (jobId: string) => void = () => {};
+  const { child, exited } = startTsxChild<{ completing?: string }>(
+    'test/worker/published-crash-child.ts',
+    env,
+    (message) => {
+      if (message.completing) stalled(message.completing);
     },
   );
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
   const completing = new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        if (!line.startsWith('{"')) continue;
-        const message = JSON.parse(line) as { completing?: string };
-        if (message.completing) resolve(message.completing);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`the worker exited with ${code}: ${stderr}`)));
+    stalled = resolve;
+    exited.catch(reject);
   });
   return { child, completing };
 }
 
-function killGroup(child: ChildProcess | undefined): void {
-  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}
-
-// A worker killed after it pushed and opened the pull request, but before it recorded the job as
-// completed: the next attempt must finish the job from what was published, not run the agent again.
 describe.each(testDialects())('a worker killed between publishing and completing, on %s', (dialect) => {
   let t: TestStore | undefined;
   let dir: string | undefined;
@@ -59,7 +34,7 @@ describe.each(testDialects())('a worker killed between publishing and completing
   let stopWorker: (() => Promise<void>) | undefined;
 
   afterEach(async () => {
-    killGroup(child);
+    if (child) killGroup(child);
     await stopWorker?.();
     await model?.close();
     await t?.close();
