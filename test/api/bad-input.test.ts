@@ -320,6 +320,18 @@ const rows: Row[] = [
       headers: { ...bearer(t.key), 'content-type': 'application/x-www-form-urlencoded' },
     }),
   },
+  {
+    name: 'JSON in another charset',
+    status: 415,
+    code: 'unsupported_media_type',
+    request: (t) => create(t, { prompt: 'x' }, { 'content-type': 'application/json; charset=iso-8859-1' }),
+  },
+  {
+    name: 'JSON in UTF-16',
+    status: 415,
+    code: 'unsupported_media_type',
+    request: (t) => create(t, { prompt: 'x' }, { 'content-type': 'application/json;charset="UTF-16"' }),
+  },
   // 422
   {
     name: 'idempotency key reused with another body',
@@ -386,6 +398,21 @@ describe.each(testDialects())('bad input on %s', (dialect) => {
     // The service is still fine afterwards.
     const next = await t.app.inject(create(t, { prompt: 'a good request after a bad one' }));
     expect(next.statusCode).toBe(201);
+  });
+
+  it.each([
+    'application/json; charset=utf-8',
+    'application/json;charset=UTF-8',
+    'Application/JSON; Charset="utf-8"',
+    'application/json; charset=utf8',
+  ])('takes JSON sent as %s, for a create and a follow-up', async (contentType) => {
+    const created = await t.app.inject(create(t, { prompt: 'a job' }, { 'content-type': contentType }));
+    expect(created.statusCode).toBe(201);
+    const followUp = await t.app.inject({
+      ...create(t, { prompt: 'a follow-up' }, { 'content-type': contentType }),
+      url: `${jobs(t)}/${created.json().id}/message`,
+    });
+    expect(followUp.statusCode, followUp.body).toBeLessThan(300);
   });
 
   it('gives validation errors details with paths', async () => {
