@@ -40,7 +40,7 @@ export function eventAppender(db: Db): AppendEvent {
     if (!row) throw new Error(`job ${jobId} vanished while writing its event`);
     const seq = Number(row.event_seq);
     await insert(trx, jobId, seq, type, at, JSON.stringify(data));
-    await db.notify(EVENTS_CHANNEL, jobId, trx);
+    await db.notify(EVENTS_CHANNEL, jobId);
     return { seq, type, at, data };
   };
 }

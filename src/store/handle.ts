@@ -105,7 +105,7 @@ export interface Db {
    * Inside a write, the notification goes out when it commits and not at all when it rolls back
    * (PostgreSQL `pg_notify` semantics, kept by hand on SQLite).
    */
-  notify(channel: string, payload: string, executor?: Transaction): Promise<void>;
+  notify(channel: string, payload: string): Promise<void>;
   /** Calls `listener` for each notification on `channel`; resolves once listening. */
   listen(channel: string, listener: NotificationListener): Promise<Unlisten>;
   close(): Promise<void>;

@@ -200,7 +200,7 @@ export function jobQueries(db: Db) {
         await insertMessage(trx, newId(), id, input.prompt, now, null);
         await appendEvent(trx, id, 'status', { status: 'active', phase: 'queued' }, now);
         if (input.idempotencyKey) await completeReservation(trx, input.projectId, input.idempotencyKey, id);
-        await db.notify(JOBS_CHANNEL, id, trx);
+        await db.notify(JOBS_CHANNEL, id);
         return toJob({ ...row, event_seq: 1 });
       });
     },
@@ -251,7 +251,7 @@ export function jobQueries(db: Db) {
             .where('id', '=', jobId)
             .execute();
           await appendEvent(trx, jobId, 'status', { status, phase: 'queued' }, now);
-          await db.notify(JOBS_CHANNEL, jobId, trx);
+          await db.notify(JOBS_CHANNEL, jobId);
         } else {
           await trx.updateTable('jobs').set({ updated_at: now }).where('id', '=', jobId).execute();
         }

@@ -263,8 +263,8 @@ describe.each(testDialects())('job queue on %s', (dialect) => {
       await waitUntil(() => heard.includes(job.id));
       // A rolled-back transaction notifies nobody.
       await t.db
-        .write(async (trx) => {
-          await t.db.notify('agentjobs_jobs', 'rolled-back', trx);
+        .write(async () => {
+          await t.db.notify('agentjobs_jobs', 'rolled-back');
           throw new Error('roll back');
         })
         .catch(() => {});

@@ -76,8 +76,8 @@ export function openPostgres(options: PostgresOptions): Db {
     serialize: async (trx, key) => {
       await sql`select pg_advisory_xact_lock(${key})`.execute(trx);
     },
-    notify: async (channel, payload, executor) => {
-      await sql`select pg_notify(${channel}, ${payload})`.execute(executor ?? currentWrite() ?? kysely);
+    notify: async (channel, payload) => {
+      await sql`select pg_notify(${channel}, ${payload})`.execute(currentWrite() ?? kysely);
     },
     listen: (channel, fn) => listener.listen(channel, fn),
     close: async () => {

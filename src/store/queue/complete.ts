@@ -89,7 +89,7 @@ export function completeQueries(db: Db) {
           .execute();
         if (waiting) {
           await appendEvent(trx, lease.jobId, 'phase', { phase: 'queued', reason: 'follow_up' }, at);
-          await db.notify(JOBS_CHANNEL, lease.jobId, trx);
+          await db.notify(JOBS_CHANNEL, lease.jobId);
           return 'requeued';
         }
         await appendEvent(trx, lease.jobId, 'status', { status: change.to, prLink: outcome.prLink }, at);

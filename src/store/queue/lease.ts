@@ -131,7 +131,7 @@ export function leaseQueries(db: Db) {
           .where('id', '=', lease.jobId)
           .execute();
         await appendEvent(trx, lease.jobId, 'phase', { phase: 'queued', reason: 'released' }, at);
-        await db.notify(JOBS_CHANNEL, lease.jobId, trx);
+        await db.notify(JOBS_CHANNEL, lease.jobId);
       });
     },
   };

@@ -91,7 +91,7 @@ export function reclaimQueries(db: Db) {
             result.requeued.push(id);
           }
         }
-        if (result.requeued.length > 0) await db.notify(JOBS_CHANNEL, result.requeued.join(','), trx);
+        if (result.requeued.length > 0) await db.notify(JOBS_CHANNEL, result.requeued.join(','));
         return result;
       });
     },

@@ -96,10 +96,10 @@ describe('SQLite writes queued in one turn share a transaction', () => {
     await Promise.allSettled([
       db.write(async (trx) => {
         await insert(trx, 'a');
-        await db.notify('jobs', 'from a', trx);
+        await db.notify('jobs', 'from a');
       }),
-      db.write(async (trx) => {
-        await db.notify('jobs', 'from b', trx);
+      db.write(async () => {
+        await db.notify('jobs', 'from b');
         throw new Error('b fails');
       }),
     ]);
