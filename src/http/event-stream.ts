@@ -14,8 +14,14 @@ export function closedSignal(reply: FastifyReply): AbortSignal {
 const apiMessage = (event: JobEvent) =>
   `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 
+/** What a stream reads: a job's events, woken by their notifications, and whether it is still active. */
+export interface JobEventSource {
+  events: Pick<Store['events'], 'watch' | 'list'>;
+  jobs: Pick<Store['jobs'], 'get'>;
+}
+
 export interface StreamOptions {
-  store: Store;
+  store: JobEventSource;
   projectId: string;
   jobId: string;
   after: number;
