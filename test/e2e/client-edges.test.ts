@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
+import { createProjectAndKey } from '../support/e2e.js';
+import { type ServerProcess, startServerProcess } from '../support/processes.js';
+
+// fetch's json() is untyped; these tests check the shapes they read.
+const read = async <T = Record<string, unknown>>(response: Response) => (await response.json()) as T;
+
+// What a client of the hosted API meets when it moves over: the built server over real HTTP.
+describe.each(testDialects())('the edges a moving client hits, on %s', (dialect) => {
+  let dir: string;
+  let database: TestDatabase;
+  let server: ServerProcess;
+  let env: Record<string, string>;
+  let projectId: string;
+  let key: string;
+  const jobs = () => `${server.url}/v2/agent/${projectId}/job`;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-edges-'));
+    const repo = path.join(dir, 'docs');
+    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+    execFileSync('git', [
+      '-C',
+      repo,
+      '-c',
+      'user.name=t',
+      '-c',
+      'user.email=t@e',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'init',
+    ]);
+    database = await createTestDatabase(dialect);
+    // No model provider at all: nothing in the environment names one.
+    env = {
+      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
+      DATABASE_URL: database.url,
+      AGENTJOBS_MODEL: '',
+      ANTHROPIC_API_KEY: '',
+      OPENAI_API_KEY: '',
+      OPENAI_COMPATIBLE_BASE_URL: '',
+    };
+    server = await startServerProcess(env);
+    ({ projectId, key } = await createProjectAndKey(env, repo));
+  });
+
+  afterAll(async () => {
+    expect(await server?.stop()).toBe(0);
+    await database?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers 404 job_not_found for a UUID job id on every job route', async () => {
+    const uuid = '6f1c9a52-8d7e-4b1a-9c3e-2f6d5a4b7c81';
+    const authorization = `Bearer ${key}`;
+    const json = { authorization, 'content-type': 'application/json; charset=utf-8' };
+    const answers = [
+      await fetch(`${jobs()}/${uuid}`, { headers: { authorization } }),
+      await fetch(`${jobs()}/${uuid}/message`, { method: 'POST', headers: json, body: '{"prompt":"more"}' }),
+      await fetch(`${jobs()}/${uuid}/archive`, { method: 'POST', headers: { authorization } }),
+      await fetch(`${jobs()}/${uuid}/events`, { headers: { authorization } }),
+      await fetch(`${jobs()}/${uuid}/events`, { headers: { authorization, accept: 'text/event-stream' } }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(404);
+      const body = await read(answer);
+      expect(body).toMatchObject({ code: 'job_not_found', requestId: answer.headers.get('x-request-id') });
+    }
+  });
+
+  it('takes JSON sent with charset=utf-8 for a create and a follow-up', async () => {
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json; charset=utf-8' };
+    const created = await fetch(jobs(), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'Café' }),
+    });
+    expect(created.status).toBe(201);
+    const job = await read<{ id: string; prompt: string }>(created);
+    expect(job.prompt).toBe('Café');
+    const followed = await fetch(`${jobs()}/${job.id}/message`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'Also the naïve page' }),
+    });
+    expect(followed.status).toBe(200);
+  });
+});
