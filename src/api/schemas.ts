@@ -125,7 +125,7 @@ export const jobSchema = z
     id: z.string(),
     status: z.enum(JOB_STATUSES),
     source: z.object({ repository: z.string(), ref: z.string() }),
-    model: z.string().nullable(),
+    model: z.string(),
     prLink: z.string().nullable(),
     createdAt: z.string(),
     archivedAt: z.string().nullable(),

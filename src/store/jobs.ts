@@ -1,6 +1,13 @@
 import { AppError } from '../domain/errors.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
-import { type Job, type JobPhase, type JobStatus, jobBranch, transition } from '../domain/job.js';
+import {
+  DEFAULT_MODEL_ID,
+  type Job,
+  type JobPhase,
+  type JobStatus,
+  jobBranch,
+  transition,
+} from '../domain/job.js';
 import { JOBS_CHANNEL } from './channels.js';
 import { compileStatement, type Db, precompile, type Transaction } from './db.js';
 import { eventAppender } from './events.js';
@@ -10,7 +17,7 @@ import type { JobRow } from './schema.js';
 export interface NewJob {
   projectId: string;
   prompt: string;
-  model: string | null;
+  model: string;
   baseRef: string;
   repository: string;
   draft: boolean;
@@ -68,7 +75,8 @@ export function toJob(row: JobRow): Job {
     id: row.id,
     status: row.status as JobStatus,
     source: { repository: row.source_repository, ref: row.source_ref },
-    model: row.model,
+    // Jobs stored before the model was always recorded have none; they ran on the default.
+    model: row.model ?? DEFAULT_MODEL_ID,
     prLink: row.pr_link,
     createdAt: row.created_at,
     archivedAt: row.archived_at,

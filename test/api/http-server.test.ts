@@ -101,7 +101,7 @@ const createJob = (app: TestApp) =>
   app.store.jobs.create({
     projectId: app.project.id,
     prompt: 'A job',
-    model: null,
+    model: 'anthropic:claude-sonnet-4-5',
     baseRef: 'main',
     repository: app.project.repository,
     draft: false,

@@ -75,6 +75,40 @@ describe.each(testDialects())('the edges a moving client hits, on %s', (dialect)
     }
   });
 
+  it('names the documented default model with no provider configured, and fails at once with model_unavailable', async () => {
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const created = await fetch(jobs(), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'Hello' }),
+    });
+    expect(created.status).toBe(201);
+    const job = await read<{ id: string; model: string }>(created);
+    expect(job.model).toBe('anthropic:claude-sonnet-4-5');
+    interface Seen {
+      status: string;
+      model: string;
+      error: { code: string; message: string } | null;
+    }
+    const seen: Seen[] = [];
+    await expect
+      .poll(
+        async () => {
+          seen.push(await read<Seen>(await fetch(`${jobs()}/${job.id}`, { headers })));
+          return seen.at(-1)?.status;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe('failed');
+    const failed = seen.at(-1);
+    expect(failed).toMatchObject({
+      model: 'anthropic:claude-sonnet-4-5',
+      error: { code: 'model_unavailable' },
+    });
+    expect(failed?.error?.message).toMatch(/ANTHROPIC_API_KEY/);
+    expect(server.output.join('\n')).toMatch(/will fail with model_unavailable/);
+  });
+
   it('takes JSON sent with charset=utf-8 for a create and a follow-up', async () => {
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json; charset=utf-8' };
     const created = await fetch(jobs(), {
