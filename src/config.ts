@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_MODEL_ID } from './domain/job.js';
 
 /**
  * The service's configuration, read once from the environment and validated. Everything else
@@ -13,8 +14,8 @@ export interface Config {
   host: string;
   port: number;
   publicUrl: string;
-  /** `provider:model`, or null when no model is configured at all. */
-  defaultModel: string | null;
+  /** `provider:model`; `DEFAULT_MODEL_ID` when nothing names one, even with no provider configured. */
+  defaultModel: string;
   adminPassword: string | null;
   secretKey: string | null;
   providerKeys: { anthropic: string | null; openai: string | null; openaiCompatible: string | null };
@@ -264,11 +265,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return deepFreeze(config);
 }
 
-/** With no AGENTJOBS_MODEL, the first provider whose key is present decides. */
-function defaultModelFor(e: z.infer<typeof schema>): string | null {
-  if (e.ANTHROPIC_API_KEY) return 'anthropic:claude-sonnet-4-5';
+/** With no AGENTJOBS_MODEL, the first provider whose key is present decides; with none, the documented default. */
+function defaultModelFor(e: z.infer<typeof schema>): string {
+  if (e.ANTHROPIC_API_KEY) return DEFAULT_MODEL_ID;
   if (e.OPENAI_API_KEY) return 'openai:gpt-5';
-  return null;
+  return DEFAULT_MODEL_ID;
 }
 
 function deepFreeze<T>(value: T): T {

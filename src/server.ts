@@ -107,11 +107,15 @@ function withListeningPort(config: Config, address: string): Config {
   return Object.freeze({ ...config, publicUrl: url.toString().replace(/\/+$/, '') });
 }
 
+/** Says at start when the default model cannot be used (no provider configured, most often). */
 function warnWithoutModel(config: Config, logger: Logger): void {
-  if (config.defaultModel) return;
-  logger.warn(
-    'No model is configured: jobs will fail with model_unavailable. Set AGENTJOBS_MODEL, or ANTHROPIC_API_KEY, OPENAI_API_KEY, or OPENAI_COMPATIBLE_BASE_URL with AGENTJOBS_MODEL=openai-compatible:<model>.',
-  );
+  try {
+    resolveModel(config.defaultModel, config);
+  } catch (error) {
+    logger.warn(
+      `Jobs without a model of their own will fail with model_unavailable: ${(error as Error).message} Or set ANTHROPIC_API_KEY, OPENAI_API_KEY, or OPENAI_COMPATIBLE_BASE_URL with AGENTJOBS_MODEL=openai-compatible:<model>.`,
+    );
+  }
 }
 
 /**

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../domain/events.js';
-import { ID_PATTERN } from '../domain/ids.js';
 import { JOB_PHASES, JOB_STATUSES } from '../domain/job.js';
 
 /**
@@ -84,10 +83,23 @@ export function followUpBody(maxPromptChars: number) {
 /** Archive takes no options; an empty object (or no body) is fine. */
 export const archiveBody = z.strictObject({}).nullish();
 
-const idParam = (what: string) => z.string().regex(ID_PATTERN, `${what} is not a valid id`);
+/**
+ * The longest id the API takes in a path (the router's limit; see http-server.ts). Any job id up
+ * to it that names no job is 404 `job_not_found`, whatever its shape: a client moving over from
+ * another service may hold UUIDs or ids of its own form. No id scheme in use comes near this
+ * length; a longer path part is refused by the router as 414 `uri_too_long` before authentication.
+ */
+export const MAX_PATH_ID_CHARS = 1024;
 
 export const projectParams = z.strictObject({ projectId: z.string().min(1).max(100) });
-export const jobParams = z.strictObject({ projectId: z.string().min(1).max(100), jobId: idParam('jobId') });
+export const jobParams = z.strictObject({
+  projectId: z.string().min(1).max(100),
+  jobId: z
+    .string()
+    .min(1)
+    .max(MAX_PATH_ID_CHARS)
+    .describe('The job id; an id that names no job of the project answers 404 job_not_found'),
+});
 
 const integerParam = (min: number, max: number, fallback: number) =>
   z
@@ -113,7 +125,7 @@ export const jobSchema = z
     id: z.string(),
     status: z.enum(JOB_STATUSES),
     source: z.object({ repository: z.string(), ref: z.string() }),
-    model: z.string().nullable(),
+    model: z.string(),
     prLink: z.string().nullable(),
     createdAt: z.string(),
     archivedAt: z.string().nullable(),

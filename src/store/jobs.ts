@@ -1,6 +1,13 @@
 import { AppError } from '../domain/errors.js';
-import { newId } from '../domain/ids.js';
-import { type Job, type JobPhase, type JobStatus, jobBranch, transition } from '../domain/job.js';
+import { ID_PATTERN, newId } from '../domain/ids.js';
+import {
+  DEFAULT_MODEL_ID,
+  type Job,
+  type JobPhase,
+  type JobStatus,
+  jobBranch,
+  transition,
+} from '../domain/job.js';
 import { JOBS_CHANNEL } from './channels.js';
 import { compileStatement, type Db, precompile, type Transaction } from './db.js';
 import { eventAppender } from './events.js';
@@ -10,7 +17,7 @@ import type { JobRow } from './schema.js';
 export interface NewJob {
   projectId: string;
   prompt: string;
-  model: string | null;
+  model: string;
   baseRef: string;
   repository: string;
   draft: boolean;
@@ -68,7 +75,8 @@ export function toJob(row: JobRow): Job {
     id: row.id,
     status: row.status as JobStatus,
     source: { repository: row.source_repository, ref: row.source_ref },
-    model: row.model,
+    // Jobs stored before the model was always recorded have none; they ran on the default.
+    model: row.model ?? DEFAULT_MODEL_ID,
     prLink: row.pr_link,
     createdAt: row.created_at,
     archivedAt: row.archived_at,
@@ -128,19 +136,22 @@ async function refuseOverCap(db: Db, trx: Transaction, projectId: string, cap: n
   );
 }
 
+const jobNotFound = (jobId: string) => new AppError('job_not_found', `No job ${jobId} in this project.`);
+
 /**
  * Reads a job inside a write transaction, locked on PostgreSQL so that a worker completing it at
  * the same moment waits (or is waited for) instead of racing a follow-up or an archive. SQLite's
  * `BEGIN IMMEDIATE` already serializes writers.
  */
 async function getRow(db: Db, trx: Transaction, projectId: string, jobId: string): Promise<JobRow> {
+  if (!ID_PATTERN.test(jobId)) throw jobNotFound(jobId);
   const query = trx
     .selectFrom('jobs')
     .selectAll()
     .where('id', '=', jobId)
     .where('project_id', '=', projectId);
   const row = await db.lockForUpdate(query).executeTakeFirst();
-  if (!row) throw new AppError('job_not_found', `No job ${jobId} in this project.`);
+  if (!row) throw jobNotFound(jobId);
   return row;
 }
 
@@ -205,7 +216,13 @@ export function jobQueries(db: Db) {
       });
     },
 
+    /**
+     * The job, or undefined when `jobId` names none in the project. A string that is not an id we
+     * issue names no row and is answered without a query: callers pass ids straight from URLs, and
+     * PostgreSQL refuses some strings (a NUL byte) outright.
+     */
     async get(projectId: string, jobId: string): Promise<Job | undefined> {
+      if (!ID_PATTERN.test(jobId)) return undefined;
       const [row] = await selectJob(jobId, projectId);
       return row && toJob(row);
     },

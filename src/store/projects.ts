@@ -1,4 +1,4 @@
-import { newId } from '../domain/ids.js';
+import { ID_PATTERN, newId } from '../domain/ids.js';
 import type { CodeHostKind, NewProject, Project, PublishMode } from '../domain/project.js';
 import { type Db, precompile } from './db.js';
 import type { ProjectRow } from './schema.js';
@@ -56,7 +56,9 @@ export function projectQueries(db: Db) {
       return toProject(row);
     },
 
+    /** The project, or undefined; a string that is not an id we issue is answered without a query (see jobs.get). */
     async get(id: string): Promise<Project | undefined> {
+      if (!ID_PATTERN.test(id)) return undefined;
       const [row] = await selectProject(id);
       return row && toProject(row);
     },

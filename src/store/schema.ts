@@ -40,7 +40,8 @@ export interface ProjectsTable {
 
 export interface ApiKeysTable {
   id: string;
-  project_id: string;
+  /** Null for an instance key, which works on every project. */
+  project_id: string | null;
   name: string;
   /** `ajs_` and four characters, for lists. */
   prefix: string;

@@ -21,7 +21,7 @@ describe.each(testDialects())('dashboard pages on %s', (dialect) => {
         await t.store.jobs.create({
           projectId: t.project.id,
           prompt: i === 59 ? 'Fix <script>alert(1)</script> on the home page' : `Job number ${i}`,
-          model: null,
+          model: 'anthropic:claude-sonnet-4-5',
           baseRef: 'main',
           repository: t.project.repository,
           draft: false,

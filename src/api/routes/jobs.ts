@@ -39,7 +39,7 @@ function decodeCursor(cursor: string): string {
   return jobId;
 }
 
-function resolveModel(config: Config, project: Project, requested: string | undefined): string | null {
+function resolveModel(config: Config, project: Project, requested: string | undefined): string {
   if (requested === undefined) return project.defaultModel ?? config.defaultModel;
   const allowed = project.allowedModels;
   if (!KNOWN_PROVIDERS.test(requested) || (allowed && !allowed.includes(requested))) {
