@@ -77,6 +77,19 @@ export function createJobBody(maxPromptChars: number) {
   });
 }
 
+/**
+ * The create's headers, for the document: the route checks Idempotency-Key itself (with its own
+ * message), so any text passes here, and other headers are kept.
+ */
+export const createJobHeaders = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .describe(
+      'Makes the create safe to retry for 24 hours: 1 to 255 printable ASCII characters, e.g. a UUID. The same key with the same body returns the same job.',
+    ),
+});
+
 export function followUpBody(maxPromptChars: number) {
   return z.strictObject({ prompt: promptSchema(maxPromptChars) });
 }

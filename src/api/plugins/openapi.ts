@@ -63,16 +63,25 @@ const HEADERS: Record<string, OpenAPIV3_1.HeaderObject> = {
 };
 const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
+function admitsNull(schema: unknown): boolean {
+  const anyOf = (schema as { anyOf?: { type?: unknown }[] } | undefined)?.anyOf;
+  return anyOf?.some((branch) => branch.type === 'null') ?? false;
+}
+
 /**
  * The last touches to the generated document: response headers (Retry-After on 429 and 503, Location
- * on 201), and only the component schemas something references. The transform registers an input
+ * on 201), optional bodies, and only the component schemas something references. The transform registers an input
  * and an output copy of every schema in zod's registry (`JobInput` beside `Job`); the copies no
  * operation uses would only be noise for generators and linters.
  */
 function finish(document: OpenApiDocument): OpenApiDocument {
   for (const item of Object.values(document.paths ?? {})) {
     for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
-      const responses = item?.[method]?.responses ?? {};
+      const operation = item?.[method];
+      // @fastify/swagger marks every body required; one whose schema admits null may be left out.
+      const body = operation?.requestBody;
+      if (body && !('$ref' in body) && admitsNull(body.content['application/json']?.schema)) body.required = false;
+      const responses = operation?.responses ?? {};
       for (const [status, response] of Object.entries(responses)) {
         if ('$ref' in response) continue;
         if (status === '429' || status === '503')

@@ -10,6 +10,7 @@ import {
   bodyErrors,
   commonErrors,
   createJobBody,
+  createJobHeaders,
   errorResponse,
   followUpBody,
   jobListSchema,
@@ -87,6 +88,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         description:
           'Creates a job from a prompt and answers at once; the agent works in the background. Poll the job, follow its events, or get a webhook. With an Idempotency-Key header a create is safe to retry for 24 hours: the same key and body return the same job (Idempotent-Replayed: true).',
         params: projectParams,
+        headers: createJobHeaders,
         body: createJobBody(config.limits.maxPromptChars),
         response: {
           201: jobResponse('The job, active and queued (or the job an Idempotency-Key already made)'),
