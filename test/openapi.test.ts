@@ -67,7 +67,14 @@ describe('the OpenAPI document', () => {
       for (const tag of operation.tags) expect(tags.has(tag), `${where}: tag ${tag}`).toBe(true);
     }
     expect([...ids]).toEqual(
-      expect.arrayContaining(['createJob', 'getJob', 'listJobs', 'sendMessage', 'archiveJob', 'listJobEvents']),
+      expect.arrayContaining([
+        'createJob',
+        'getJob',
+        'listJobs',
+        'sendMessage',
+        'archiveJob',
+        'listJobEvents',
+      ]),
     );
   });
 
@@ -75,7 +82,8 @@ describe('the OpenAPI document', () => {
     for (const { method, path, operation } of operations(document)) {
       const where = `${method} ${path}`;
       const statuses = Object.keys(operation.responses);
-      if (path.startsWith('/v2/')) expect(statuses, where).toEqual(expect.arrayContaining(['401', '403', '503']));
+      if (path.startsWith('/v2/'))
+        expect(statuses, where).toEqual(expect.arrayContaining(['401', '403', '503']));
       if (path.includes('{jobId}')) expect(statuses, where).toContain('404');
       for (const status of statuses.filter((status) => Number(status) >= 400)) {
         const response = operation.responses[status];
@@ -83,7 +91,8 @@ describe('the OpenAPI document', () => {
         expect(response.content['application/json'].schema, `${where} ${status}`).toEqual({
           $ref: '#/components/schemas/Error',
         });
-        if (status === '429' || status === '503') expect(response.headers, where).toHaveProperty('Retry-After');
+        if (status === '429' || status === '503')
+          expect(response.headers, where).toHaveProperty('Retry-After');
       }
     }
     expect(document.paths['/v2/agent/{projectId}/job'].post.responses).toHaveProperty('429');

@@ -62,7 +62,8 @@ export function errorFromResponse(response: Response, body: unknown): AgentJobsE
   };
   const ours = typeof payload.code === 'string' && typeof payload.error === 'string';
   const requestId =
-    (typeof payload.requestId === 'string' ? payload.requestId : null) ?? response.headers.get('x-request-id');
+    (typeof payload.requestId === 'string' ? payload.requestId : null) ??
+    response.headers.get('x-request-id');
   return new AgentJobsError(
     ours ? (payload.error as string) : `HTTP ${response.status} ${response.statusText}`.trim(),
     {

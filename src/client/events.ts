@@ -31,7 +31,9 @@ const DEFAULT_RETRY_MS = 1000;
  * Last-Event-ID set to the last seq seen, and events at or below it are dropped, so each event
  * comes exactly once, in order.
  */
-export async function* streamJobEvents(context: EventStreamContext): AsyncGenerator<JobEvent, void, undefined> {
+export async function* streamJobEvents(
+  context: EventStreamContext,
+): AsyncGenerator<JobEvent, void, undefined> {
   const { options } = context;
   const { signal } = options;
   const maxReconnects = options.maxReconnects ?? 10;

@@ -8,7 +8,9 @@ export type JobEvent = components['schemas']['JobEvent'];
 export type ApiErrorBody = components['schemas']['Error'];
 
 /** What `createJob` sends: a prompt and the optional extensions (`model`, `baseRef`, `draft`). */
-export type CreateJobInput = NonNullable<operations['createJob']['requestBody']>['content']['application/json'];
+export type CreateJobInput = NonNullable<
+  operations['createJob']['requestBody']
+>['content']['application/json'];
 
 /** A page of `listJobs`. */
 export type JobPage = operations['listJobs']['responses'][200]['content']['application/json'];

@@ -108,7 +108,10 @@ export function webhookCalls(request: Requester, projectOf: (call: CallOptions) 
       return request('POST', base(call), { body: input, signal: call.signal });
     },
     async listWebhooks(call: CallOptions = {}): Promise<Webhook[]> {
-      const page: { webhooks: Webhook[] } = await request('GET', base(call), { signal: call.signal, retry: true });
+      const page: { webhooks: Webhook[] } = await request('GET', base(call), {
+        signal: call.signal,
+        retry: true,
+      });
       return page.webhooks;
     },
     getWebhook(webhookId: string, call: CallOptions = {}): Promise<Webhook> {
@@ -158,7 +161,11 @@ export type IncomingHeaders = Headers | Record<string, string | string[] | undef
  * must be the raw body as received, not parsed and serialised again. Throws
  * `WebhookVerificationError` when the request is not genuine.
  */
-export function verifyWebhook(body: string | Uint8Array, headers: IncomingHeaders, secret: string): WebhookPayload {
+export function verifyWebhook(
+  body: string | Uint8Array,
+  headers: IncomingHeaders,
+  secret: string,
+): WebhookPayload {
   const flat: Record<string, string> = {};
   const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
   for (const [name, value] of entries) {

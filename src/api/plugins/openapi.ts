@@ -80,7 +80,8 @@ function finish(document: OpenApiDocument): OpenApiDocument {
       const operation = item?.[method];
       // @fastify/swagger marks every body required; one whose schema admits null may be left out.
       const body = operation?.requestBody;
-      if (body && !('$ref' in body) && admitsNull(body.content['application/json']?.schema)) body.required = false;
+      if (body && !('$ref' in body) && admitsNull(body.content['application/json']?.schema))
+        body.required = false;
       const responses = operation?.responses ?? {};
       for (const [status, response] of Object.entries(responses)) {
         if ('$ref' in response) continue;
