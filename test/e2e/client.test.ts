@@ -7,7 +7,7 @@ import { AgentJobsError, createClient, type Job, type JobEvent } from '../../src
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { createProjectAndKey, git } from '../support/e2e.js';
 import { type FaultyProxy, startFaultyProxy } from '../support/faulty-proxy.js';
-import { type ServerProcess, startServerProcess } from '../support/processes.js';
+import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 
 // The typed client against the built server over real HTTP, directly and through a proxy that
@@ -222,6 +222,47 @@ describe('the typed client against the built server', () => {
     expect(followed.status).toBe(200);
     expect(((await followed.json()) as Job).status).toBe('active');
     await direct().waitForJob(job.id, fast);
+  });
+
+  it('follows a job from the CLI: job events --follow --json prints JSON lines until the job ends', async () => {
+    const client = direct();
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    model.setScript([
+      heldUntil(gate, { text: 'Followed\n\nDone.' }),
+      ...Array.from({ length: 50 }, () => ({ answer: done })),
+    ]);
+    const created = await client.createJob({ prompt: 'Follow me' });
+    // Through the proxy, to see when the CLI's stream is open: then the job may end.
+    const env = { AGENTJOBS_URL: proxy.url, AGENTJOBS_API_KEY: key, AGENTJOBS_PROJECT: projectId };
+    const following = runCli(['job', 'events', created.id, '--follow', '--json'], env);
+    const streaming = () =>
+      proxy.requests.some((r) => r.path.includes(`/job/${created.id}/events`) && r.answer === 200);
+    while (!streaming()) await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    const followed = await following;
+    expect(followed.code, followed.stderr).toBe(0);
+    const lines = followed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as JobEvent);
+    expect(lines.map((event) => event.seq)).toEqual(lines.map((_, index) => index + 1));
+    expect(lines.at(-1)).toMatchObject({
+      type: 'status',
+      data: expect.objectContaining({ status: 'completed' }),
+    });
+
+    const page = await runCli(['job', 'events', created.id, '--after', '1'], env);
+    expect(page.code, page.stderr).toBe(0);
+    const shown = page.stdout.trimEnd().split('\n');
+    expect(shown).toHaveLength(lines.length - 1);
+    expect(shown[0]).toMatch(/^\s+2\s+\d\d:\d\d:\d\d\s+\w+/);
+
+    const missing = await runCli(['job', 'get', '01ARZ3NDEKTSV4RRFFQ69G5FAV'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('(job_not_found)');
   });
 
   it('manages webhook endpoints (once the server has the webhook routes)', async (context) => {
