@@ -41,7 +41,7 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
   });
 
   await app.register(jsonBody);
-  await app.register(openApi);
+  await app.register(openApi, { publicUrl: config.publicUrl });
   await app.register(projectBudget, { store, requestsPerHour: config.limits.requestsPerHour });
   await app.register(healthRoutes, { store, lifecycle });
 
