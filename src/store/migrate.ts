@@ -37,5 +37,15 @@ function isCreationRace(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   const message = String((error as Error).message ?? '');
   // 23505 unique_violation, 42P07 duplicate_table (PostgreSQL); SQLITE_BUSY under contention.
-  return code === '23505' || code === '42P07' || code === 'SQLITE_BUSY' || /already exists/.test(message);
+  // SQLite takes no migration lock across processes (Kysely's adapter has none), so two may run
+  // one migration: the loser's record of it clashes with the winner's (a unique key), or its DDL
+  // finds the work done (a table or column that exists). The retry then finds nothing to do.
+  return (
+    code === '23505' ||
+    code === '42P07' ||
+    code === 'SQLITE_BUSY' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    /already exists|duplicate column/.test(message)
+  );
 }
