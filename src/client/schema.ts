@@ -155,8 +155,8 @@ export interface components {
                 /** @description The branch the agent works on (the pull request's head branch) */
                 ref: string;
             };
-            /** @description The model id used, e.g. anthropic:claude-sonnet-4-5 */
-            model: string | null;
+            /** @description The model id used, e.g. anthropic:claude-sonnet-4-5; never null */
+            model: string;
             /** @description The pull request URL; null while active and when no file changed */
             prLink: string | null;
             /** @description ISO 8601, UTC */
@@ -454,6 +454,7 @@ export interface operations {
             header?: never;
             path: {
                 projectId: string;
+                /** @description The job id; an id that names no job of the project answers 404 job_not_found */
                 jobId: string;
             };
             cookie?: never;
@@ -523,6 +524,7 @@ export interface operations {
             header?: never;
             path: {
                 projectId: string;
+                /** @description The job id; an id that names no job of the project answers 404 job_not_found */
                 jobId: string;
             };
             cookie?: never;
@@ -635,6 +637,7 @@ export interface operations {
             header?: never;
             path: {
                 projectId: string;
+                /** @description The job id; an id that names no job of the project answers 404 job_not_found */
                 jobId: string;
             };
             cookie?: never;
@@ -730,6 +733,7 @@ export interface operations {
             header?: never;
             path: {
                 projectId: string;
+                /** @description The job id; an id that names no job of the project answers 404 job_not_found */
                 jobId: string;
             };
             cookie?: never;
