@@ -20,7 +20,7 @@ const describe = (job: Job) =>
       ['status', job.phase ? `${job.status} (${job.phase})` : job.status],
       ['prompt', job.prompt.length > 80 ? `${job.prompt.slice(0, 77)}...` : job.prompt],
       ['branch', job.source.ref],
-      ['model', job.model ?? '(none configured)'],
+      ['model', job.model],
       ['pull request', job.prLink ?? '-'],
       job.error ? ['error', `${job.error.code}: ${job.error.message}`] : [],
       job.summary ? ['summary', job.summary] : [],
