@@ -22,6 +22,7 @@ import type { Store } from '../store/store.js';
 import { authenticate } from './auth.js';
 import { eventRoutes } from './routes/events.js';
 import { jobRoutes } from './routes/jobs.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppOptions {
   config: Config;
@@ -248,6 +249,7 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
       request.apiKey = await authenticate(store, request);
     });
     await v2.register(jobRoutes, { config, store });
+    await v2.register(webhookRoutes, { config, store });
     await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });
   });
 

@@ -1,0 +1,227 @@
+/**
+ * The webhook routes (DESIGN section 3, webhooks): a project's endpoints, their delivery log, and
+ * redelivery. Authentication and scopes are the v2 hook's (`read` to list, `write` to change); an
+ * endpoint of another project is 404 like one that does not exist.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Config } from '../../config.js';
+import { AppError } from '../../domain/errors.js';
+import { ID_PATTERN } from '../../domain/ids.js';
+import { createSecretBox, ensureSecretKey, type SecretBox } from '../../store/secrets.js';
+import type { Store } from '../../store/store.js';
+import { checkWebhookUrl, WebhookUrlError } from '../../webhooks/address.js';
+import { errorSchema, projectParams } from '../schemas.js';
+import {
+  createWebhookBody,
+  deliveryListSchema,
+  deliveryParams,
+  deliverySchema,
+  listDeliveriesQuery,
+  updateWebhookBody,
+  webhookListSchema,
+  webhookParams,
+  webhookSchema,
+  webhookWithSecretSchema,
+} from '../webhook-schemas.js';
+
+export interface WebhookRoutesOptions {
+  config: Config;
+  store: Store;
+}
+
+const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema };
+const tags = ['webhooks'];
+
+const encodeCursor = (id: string) => Buffer.from(id).toString('base64url');
+function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!ID_PATTERN.test(id)) {
+    throw new AppError('invalid_request', 'cursor is not valid; pass nextCursor from the previous page.', {
+      details: [{ path: 'querystring.cursor', message: 'is not a cursor this API issued' }],
+    });
+  }
+  return id;
+}
+
+const notFound = (webhookId: string) =>
+  new AppError('webhook_not_found', `No webhook ${webhookId} in this project.`);
+
+export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async (app, { config, store }) => {
+  let box: SecretBox | null = null;
+  const secrets = () => {
+    box ??= createSecretBox(ensureSecretKey(config));
+    return box;
+  };
+  const allowedUrl = async (url: string) => {
+    try {
+      await checkWebhookUrl(url, config.webhooks.allowPrivate);
+      return url;
+    } catch (error) {
+      if (!(error instanceof WebhookUrlError)) throw error;
+      throw new AppError('webhook_url_not_allowed', `This webhook URL is not allowed: ${error.message}.`, {
+        details: [{ path: 'body.url', message: error.message }],
+      });
+    }
+  };
+  const endpointOf = async (projectId: string, webhookId: string) => {
+    const endpoint = await store.webhooks.get(projectId, webhookId);
+    if (!endpoint) throw notFound(webhookId);
+    return endpoint;
+  };
+  const base = '/v2/agent/:projectId/webhooks';
+  const one = `${base}/:webhookId`;
+
+  app.post(
+    base,
+    {
+      schema: {
+        summary: 'Create a webhook endpoint',
+        tags,
+        params: projectParams,
+        body: createWebhookBody,
+        response: { 201: webhookWithSecretSchema, ...errors, 422: errorSchema },
+      },
+    },
+    async (request, reply) => {
+      const { projectId } = request.params;
+      if (!(await store.projects.get(projectId)))
+        throw new AppError('project_not_found', `No project ${projectId}.`);
+      const url = await allowedUrl(request.body.url);
+      const { endpoint, secret } = await store.webhooks.create(
+        { projectId, url, events: request.body.events ?? null, description: request.body.description ?? '' },
+        secrets(),
+      );
+      request.log.info({ projectId, webhookId: endpoint.id }, 'webhook endpoint created');
+      return reply
+        .code(201)
+        .header('location', `/v2/agent/${projectId}/webhooks/${endpoint.id}`)
+        .send({ ...endpoint, secret });
+    },
+  );
+
+  app.get(
+    base,
+    {
+      schema: {
+        summary: 'List webhook endpoints',
+        tags,
+        params: projectParams,
+        response: { 200: webhookListSchema, ...errors },
+      },
+    },
+    async (request) => ({ webhooks: await store.webhooks.list(request.params.projectId) }),
+  );
+
+  app.get(
+    one,
+    {
+      schema: {
+        summary: 'Get a webhook endpoint',
+        tags,
+        params: webhookParams,
+        response: { 200: webhookSchema, ...errors },
+      },
+    },
+    async (request) => endpointOf(request.params.projectId, request.params.webhookId),
+  );
+
+  app.patch(
+    one,
+    {
+      schema: {
+        summary: 'Change a webhook endpoint',
+        tags,
+        params: webhookParams,
+        body: updateWebhookBody,
+        response: { 200: webhookSchema, ...errors, 422: errorSchema },
+      },
+    },
+    async (request) => {
+      const { projectId, webhookId } = request.params;
+      const { url, ...rest } = request.body;
+      const change = { ...rest, ...(url !== undefined ? { url: await allowedUrl(url) } : {}) };
+      const endpoint = await store.webhooks.update(projectId, webhookId, change);
+      if (!endpoint) throw notFound(webhookId);
+      return endpoint;
+    },
+  );
+
+  app.delete(
+    one,
+    {
+      schema: {
+        summary: 'Delete a webhook endpoint',
+        tags,
+        params: webhookParams,
+        response: { 204: z.null().describe('Deleted'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { projectId, webhookId } = request.params;
+      if (!(await store.webhooks.remove(projectId, webhookId))) throw notFound(webhookId);
+      request.log.info({ projectId, webhookId }, 'webhook endpoint deleted');
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    `${one}/rotate-secret`,
+    {
+      schema: {
+        summary: 'Rotate the signing secret (the old one still signs for 24 hours)',
+        tags,
+        params: webhookParams,
+        response: { 200: webhookWithSecretSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { projectId, webhookId } = request.params;
+      const rotated = await store.webhooks.rotateSecret(projectId, webhookId, secrets());
+      if (!rotated) throw notFound(webhookId);
+      request.log.info({ projectId, webhookId }, 'webhook secret rotated');
+      return { ...rotated.endpoint, secret: rotated.secret };
+    },
+  );
+
+  app.get(
+    `${one}/deliveries`,
+    {
+      schema: {
+        summary: 'List deliveries with their attempts, newest first',
+        tags,
+        params: webhookParams,
+        querystring: listDeliveriesQuery,
+        response: { 200: deliveryListSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { projectId, webhookId } = request.params;
+      await endpointOf(projectId, webhookId);
+      const { limit, cursor } = request.query;
+      const before = cursor === undefined ? undefined : decodeCursor(cursor);
+      const page = await store.webhooks.listDeliveries(webhookId, { limit, ...(before ? { before } : {}) });
+      const last = page.deliveries.at(-1);
+      return { deliveries: page.deliveries, nextCursor: page.more && last ? encodeCursor(last.id) : null };
+    },
+  );
+
+  app.post(
+    `${one}/deliveries/:deliveryId/redeliver`,
+    {
+      schema: {
+        summary: 'Send a delivery again now',
+        tags,
+        params: deliveryParams,
+        response: { 202: deliverySchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { projectId, webhookId, deliveryId } = request.params;
+      await endpointOf(projectId, webhookId);
+      const delivery = await store.webhooks.redeliver(webhookId, deliveryId);
+      if (!delivery) throw new AppError('delivery_not_found', `No delivery ${deliveryId} of this webhook.`);
+      return reply.code(202).send(delivery);
+    },
+  );
+};
