@@ -17,8 +17,11 @@ import type { Resolve } from './address.js';
 import { sendWebhook } from './send.js';
 import { signatureHeaders } from './sign.js';
 
-/** Beyond the send's own deadline, so that a live deliverer never outlives its claim. */
-const LEASE_MARGIN_MS = 30_000;
+/**
+ * Beyond the send's own deadline, so that a live deliverer records its attempt before its claim
+ * runs out; short, since a deliverer that died holds its deliveries until then.
+ */
+const LEASE_MARGIN_MS = 10_000;
 
 export interface DelivererOptions {
   store: Store;
