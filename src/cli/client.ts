@@ -19,7 +19,7 @@ export class ApiClient {
   }
 
   async request<T>(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     path: string,
     body?: unknown,
     headers: Record<string, string> = {},

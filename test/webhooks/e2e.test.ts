@@ -8,7 +8,7 @@ import type { Job } from '../../src/domain/job.js';
 import type { WebhookDelivery } from '../../src/domain/webhook.js';
 import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
 import { createProjectAndKey, git, jobApi } from '../support/e2e.js';
-import { type ServerProcess, startServerProcess } from '../support/processes.js';
+import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
 import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 import { eventually, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
@@ -209,5 +209,52 @@ describe.each(testDialects())('webhooks end to end on %s', (dialect) => {
     expect(sameEvent.length).toBeGreaterThanOrEqual(2);
     expect(sameEvent.at(-1)?.verified).toMatchObject({ type: 'job.created', data: { job: { id: job.id } } });
     await current.stop();
+  }, 120_000);
+
+  it('manages endpoints with the CLI: create, list, deliveries, redeliver, delete (--json)', async () => {
+    const server = await serve();
+    const { projectId, key } = await createProjectAndKey(env, repo);
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const cliEnv = { AGENTJOBS_URL: server.url, AGENTJOBS_API_KEY: key, AGENTJOBS_PROJECT: projectId };
+    const cli = async (...args: string[]) => {
+      const result = await runCli(['webhook', ...args, '--json'], cliEnv);
+      expect(result.code, result.stderr + result.stdout).toBe(0);
+      return JSON.parse(result.stdout);
+    };
+    const created = await cli('create', '--url', receiver.url, '--events', 'job.created,job.archived');
+    expect(created).toMatchObject({ url: receiver.url, events: ['job.created', 'job.archived'] });
+    expect(created.secret).toMatch(/^whsec_/);
+    receiver.secrets = [created.secret];
+    const listed = await cli('list');
+    expect(listed.webhooks).toEqual([expect.objectContaining({ id: created.id, enabled: true })]);
+    expect(JSON.stringify(listed)).not.toContain('whsec_');
+
+    model.setScript([{ text: 'Done.' }]);
+    const { call } = jobApi(() => ({ url: server.url, projectId, key }));
+    await call('POST', '/job', { prompt: 'Anything' });
+    const [delivery] = await eventually(async () => {
+      const page = await cli('deliveries', created.id);
+      return page.deliveries.length === 1 && page.deliveries[0].status === 'succeeded'
+        ? page.deliveries
+        : undefined;
+    });
+    const again = await cli('redeliver', created.id, delivery.id);
+    expect(again).toMatchObject({ id: delivery.id, status: 'pending' });
+    await eventually(() => receiver.received.filter((r) => r.verified).length === 2);
+
+    const refused = await runCli(['webhook', 'create', '--url', 'http://169.254.169.254/', '--json'], cliEnv);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ code: 'webhook_url_not_allowed' });
+    const badEvents = await runCli(
+      ['webhook', 'create', '--url', receiver.url, '--events', 'job.boom'],
+      cliEnv,
+    );
+    expect(badEvents.code).toBe(1);
+    expect(badEvents.stderr).toContain('unknown: job.boom');
+
+    expect(await cli('delete', created.id)).toEqual({ deleted: created.id });
+    expect((await cli('list')).webhooks).toEqual([]);
+    await server.stop();
   }, 120_000);
 });
