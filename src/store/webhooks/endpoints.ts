@@ -2,6 +2,7 @@
  * A project's webhook endpoints. Secrets are made here, sealed with the server's key and bound to
  * the endpoint's id; the plain secret leaves only in the answer to a create or a rotation.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import {
@@ -158,6 +159,23 @@ export function endpointQueries(db: Db) {
           .executeTakeFirst(),
       );
       return Number(result.numDeletedRows) > 0;
+    },
+
+    /**
+     * Whether `secret` is the endpoint's current secret (compared in constant time): the dashboard
+     * checks the secret it carries to the next page before it shows it.
+     */
+    async isCurrentSecret(
+      projectId: string,
+      id: string,
+      secret: string,
+      secrets: SecretBox,
+    ): Promise<boolean> {
+      const found = await row(projectId, id);
+      if (!found?.secret_sealed) return false;
+      const current = Buffer.from(secrets.open(found.secret_sealed, id));
+      const given = Buffer.from(secret);
+      return current.length === given.length && timingSafeEqual(current, given);
     },
 
     /**
