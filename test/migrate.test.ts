@@ -48,6 +48,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0002_worker',
         '0003_dashboard',
         '0004_published',
+        '0005_webhooks',
         '0006_instance_keys',
       ]);
 

@@ -7,6 +7,7 @@ import { registerJobCommands } from './commands/job.js';
 import { registerKeyCommands } from './commands/key.js';
 import { registerProjectCommands } from './commands/project.js';
 import { registerServerCommands } from './commands/server.js';
+import { registerWebhookCommands } from './commands/webhook.js';
 import { CliError } from './output.js';
 
 const program = new Command()
@@ -20,6 +21,7 @@ registerServerCommands(program);
 registerProjectCommands(program);
 registerKeyCommands(program);
 registerJobCommands(program);
+registerWebhookCommands(program);
 registerAdminCommands(program);
 
 try {

@@ -17,7 +17,6 @@ export interface Project {
   publish: PublishMode;
   allowedModels: string[] | null;
   defaultModel: string | null;
-  webhookUrl: string | null;
   hostSettings: Record<string, unknown>;
   hasHostToken: boolean;
   createdAt: string;
@@ -33,6 +32,5 @@ export interface NewProject {
   publish?: PublishMode;
   allowedModels?: string[] | null;
   defaultModel?: string | null;
-  webhookUrl?: string | null;
   hostSettings?: Record<string, unknown>;
 }

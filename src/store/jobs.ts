@@ -13,6 +13,7 @@ import { compileStatement, type Db, precompile, type Transaction } from './db.js
 import { eventAppender } from './events.js';
 import { completeReservation } from './idempotency.js';
 import type { JobRow } from './schema.js';
+import { webhookOutbox } from './webhooks/outbox.js';
 
 export interface NewJob {
   projectId: string;
@@ -99,6 +100,11 @@ export function toJob(row: JobRow): Job {
   };
 }
 
+/** The job as it is inside `trx` (after the transaction's own changes): for the webhook events of a change. */
+export async function readJob(trx: Transaction, jobId: string): Promise<Job> {
+  return toJob(await trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow());
+}
+
 /** A project's active jobs, counted no further than `atMost` (all a cap check needs). */
 async function countActiveJobs(executor: Transaction, projectId: string, atMost: number): Promise<number> {
   const { count } = await executor
@@ -157,6 +163,7 @@ async function getRow(db: Db, trx: Transaction, projectId: string, jobId: string
 
 export function jobQueries(db: Db) {
   const appendEvent = eventAppender(db);
+  const emitWebhook = webhookOutbox(db);
   // A create is the hottest write; its inserts are compiled once (columns in JOB_COLUMNS order).
   const insertJob = compileStatement(db, (k) =>
     k.insertInto('jobs').values(Object.fromEntries(JOB_COLUMNS.map((column) => [column, '?'])) as never),
@@ -212,7 +219,9 @@ export function jobQueries(db: Db) {
         await appendEvent(trx, id, 'status', { status: 'active', phase: 'queued' }, now);
         if (input.idempotencyKey) await completeReservation(trx, input.projectId, input.idempotencyKey, id);
         await db.notify(JOBS_CHANNEL, id);
-        return toJob({ ...row, event_seq: 1 });
+        const job = toJob({ ...row, event_seq: 1 });
+        await emitWebhook(trx, 'job.created', job);
+        return job;
       });
     },
 
@@ -269,9 +278,11 @@ export function jobQueries(db: Db) {
             .execute();
           await appendEvent(trx, jobId, 'status', { status, phase: 'queued' }, now);
           await db.notify(JOBS_CHANNEL, jobId);
-        } else {
-          await trx.updateTable('jobs').set({ updated_at: now }).where('id', '=', jobId).execute();
+          const job = toJob(await getRow(db, trx, projectId, jobId));
+          await emitWebhook(trx, 'job.resumed', job);
+          return job;
         }
+        await trx.updateTable('jobs').set({ updated_at: now }).where('id', '=', jobId).execute();
         return toJob(await getRow(db, trx, projectId, jobId));
       });
     },
@@ -296,7 +307,9 @@ export function jobQueries(db: Db) {
           .where('id', '=', jobId)
           .execute();
         await appendEvent(trx, jobId, 'status', { status }, now);
-        return toJob(await getRow(db, trx, projectId, jobId));
+        const job = toJob(await getRow(db, trx, projectId, jobId));
+        await emitWebhook(trx, 'job.archived', job);
+        return job;
       });
     },
   };

@@ -20,7 +20,6 @@ export function toProject(row: ProjectRow): Project {
     publish: row.publish as PublishMode,
     allowedModels: row.allowed_models ? (JSON.parse(row.allowed_models) as string[]) : null,
     defaultModel: row.default_model,
-    webhookUrl: row.webhook_url,
     hostSettings: row.host_settings ? (JSON.parse(row.host_settings) as Record<string, unknown>) : {},
     hasHostToken: row.host_token_encrypted !== null,
     createdAt: row.created_at,
@@ -46,7 +45,6 @@ export function projectQueries(db: Db) {
         publish: input.publish ?? 'pull_request',
         allowed_models: input.allowedModels ? JSON.stringify(input.allowedModels) : null,
         default_model: input.defaultModel ?? null,
-        webhook_url: input.webhookUrl ?? null,
         host_settings: input.hostSettings ? JSON.stringify(input.hostSettings) : null,
         host_token_encrypted: hostToken ? hostToken.secrets.seal(hostToken.token, id) : null,
         created_at: now,
@@ -84,7 +82,6 @@ export function projectQueries(db: Db) {
       if (patch.allowedModels !== undefined)
         set.allowed_models = patch.allowedModels ? JSON.stringify(patch.allowedModels) : null;
       if (patch.defaultModel !== undefined) set.default_model = patch.defaultModel;
-      if (patch.webhookUrl !== undefined) set.webhook_url = patch.webhookUrl;
       if (patch.hostSettings !== undefined)
         set.host_settings = Object.keys(patch.hostSettings).length
           ? JSON.stringify(patch.hostSettings)

@@ -15,7 +15,6 @@ const valuesOf = (project: Project): ProjectFormValues => ({
   publish: project.publish,
   defaultModel: project.defaultModel ?? '',
   allowedModels: project.allowedModels?.join(', ') ?? '',
-  webhookUrl: project.webhookUrl ?? '',
   apiUrl: String(project.hostSettings.apiUrl ?? ''),
   appId: String(project.hostSettings.appId ?? ''),
   installationId: String(project.hostSettings.installationId ?? ''),
@@ -28,6 +27,8 @@ function projectForm(options: {
   errors: FieldErrors;
   hasToken: boolean;
   submit: string;
+  /** The project's Webhooks tab, once the project exists. */
+  webhooksHref?: string;
 }): Html {
   const { values, errors } = options;
   const field = (
@@ -51,7 +52,7 @@ function projectForm(options: {
     ${select('publish', 'Publish', PUBLISH_MODES, 'pull_request opens a pull request; push commits straight to the base branch.')}
     ${field('defaultModel', 'Default model', 'provider:model, e.g. anthropic:claude-sonnet-4-5. Empty: the server’s default.')}
     ${field('allowedModels', 'Allowed models', 'Comma-separated. Empty: any model the server is configured for.')}
-    ${field('webhookUrl', 'Webhook URL', 'Optional: receives job events.', { type: 'url' })}
+    ${options.webhooksHref ? html`<p class="hint">Webhooks (job events pushed to your receivers) are on the <a href="${options.webhooksHref}">Webhooks tab</a>.</p>` : ''}
     <fieldset><legend>Code host access (not for local)</legend>
       ${field('apiUrl', 'API base URL', 'Self-hosted servers only: GitHub Enterprise https://HOST/api/v3; GitLab or Gitea, the instance URL.', { type: 'url' })}
       ${field('appId', 'GitHub App id', 'GitHub only, to act as an App: the token below is then its private key.')}
@@ -148,7 +149,7 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
       `${project.name} settings`,
       (csrf) => html`${projectHeader(project, 'settings')}
         ${state.checks ? checkResults(state.checks) : ''}
-        <div class="card">${projectForm({ csrf, action: `/ui/projects/${project.id}/settings`, values: state.values ?? valuesOf(project), errors, hasToken: project.hasHostToken, submit: 'Save settings' })}</div>
+        <div class="card">${projectForm({ csrf, action: `/ui/projects/${project.id}/settings`, values: state.values ?? valuesOf(project), errors, hasToken: project.hasHostToken, submit: 'Save settings', webhooksHref: `/ui/projects/${project.id}/webhooks` })}</div>
         <section><h2>Check access</h2><form class="pad" method="post" action="/ui/projects/${project.id}/check">
           <input type="hidden" name="_csrf" value="${csrf}">
           <p>Tests what the worker will do: read the repository, push a branch, open a pull request.</p>

@@ -98,11 +98,11 @@ describe.each(testDialects())('dashboard pages on %s', (dialect) => {
       name: 'Docs',
       host: 'local',
       repository: t.project.repository,
-      webhookUrl: 'ftp://x',
+      apiUrl: 'ftp://x',
     });
     expect(bad.status).toBe(400);
     expect(bad.body).toContain('must be an http(s) URL');
-    expect((await t.store.projects.get(t.project.id))?.webhookUrl).toBeNull();
+    expect((await t.store.projects.get(t.project.id))?.hostSettings).toEqual({});
     const check = await browser.post(`/ui/projects/${t.project.id}/check`);
     expect(check.status).toBe(200);
     expect(check.body).toContain('Access check');

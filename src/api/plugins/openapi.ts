@@ -13,6 +13,7 @@ export interface OpenApiOptions {
 export const OPENAPI_TAGS = [
   { name: 'Jobs', description: 'Create jobs, follow them, send follow-ups, archive them.' },
   { name: 'Events', description: "A job's activity, as a JSON page or a live Server-Sent Events stream." },
+  { name: 'Webhooks', description: 'Endpoints that get job events pushed, and their delivery logs.' },
 ] as const;
 
 /**
