@@ -1,7 +1,7 @@
 // Webhook delivery latency: from the event (the job change that wrote it to the outbox) to the
 // receiver, for 1,000 jobs' events.
 //
-//   npm run build --silent && node bench/webhooks.mjs     (BENCH_JOBS=1000, BENCH_CONCURRENCY=10)
+//   npm run bench:webhooks       (BENCH_JOBS=1000, BENCH_CONCURRENCY=10)
 //
 // For each database (SQLite; PostgreSQL when BENCH_POSTGRES_URL or 127.0.0.1:5432 is reachable) it
 // starts the built `agentjobs api` (no worker, so each job makes one event, `job.created`), adds an

@@ -60,7 +60,7 @@ describe.each(testDialects())('the Webhooks tab on %s', (dialect) => {
     const job = await t.store.jobs.create({
       projectId: t.project.id,
       prompt: 'x',
-      model: null,
+      model: 'openai:gpt-5',
       baseRef: 'main',
       repository: '/r',
       draft: false,
@@ -72,7 +72,7 @@ describe.each(testDialects())('the Webhooks tab on %s', (dialect) => {
     await t.store.jobs.create({
       projectId: t.project.id,
       prompt: 'y',
-      model: null,
+      model: 'openai:gpt-5',
       baseRef: 'main',
       repository: '/r',
       draft: false,

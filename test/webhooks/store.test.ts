@@ -25,7 +25,7 @@ describe.each(testDialects())('the webhook outbox and endpoints in the store, on
       const input = {
         projectId: project.id,
         prompt: 'x',
-        model: null,
+        model: 'openai:gpt-5',
         baseRef: 'main',
         repository: '/r',
         draft: false,
