@@ -49,6 +49,8 @@ describe.each(testDialects())('the webhook outbox and endpoints in the store, on
   });
 
   it('turns the old project webhookUrl into a disabled endpoint that a rotation can enable', async () => {
+    // Project ids are ULIDs: the store answers other ids as unknown without a query.
+    const [P1, P2] = ['01JDQ2J7T0V5Y8G1ZK3M4N6P71', '01JDQ2J7T0V5Y8G1ZK3M4N6P72'];
     const database = await createTestDatabase(dialect);
     const db = openDb({ url: database.url });
     try {
@@ -78,32 +80,32 @@ describe.each(testDialects())('the webhook outbox and endpoints in the store, on
       await old
         .insertInto('projects')
         .values([
-          { ...base, id: 'P1', name: 'With', webhook_url: 'https://hooks.example.com/agentjobs' },
-          { ...base, id: 'P2', name: 'Without', webhook_url: null },
+          { ...base, id: P1, name: 'With', webhook_url: 'https://hooks.example.com/agentjobs' },
+          { ...base, id: P2, name: 'Without', webhook_url: null },
         ])
         .execute();
-      expect(await migrate(db)).toEqual(['0005_webhooks']);
+      expect(await migrate(db)).toEqual(['0005_webhooks', '0006_instance_keys']);
       const store = createStore(db);
-      const [migrated] = await store.webhooks.list('P1');
+      const [migrated] = await store.webhooks.list(P1);
       expect(migrated).toMatchObject({
         url: 'https://hooks.example.com/agentjobs',
         enabled: false,
         events: null,
       });
       expect(migrated?.disabledReason).toContain('rotate the secret');
-      expect(await store.webhooks.list('P2')).toEqual([]);
+      expect(await store.webhooks.list(P2)).toEqual([]);
       // Without a secret it cannot be enabled; a rotation gives it one.
-      await expect(store.webhooks.update('P1', migrated?.id ?? '', { enabled: true })).rejects.toMatchObject({
+      await expect(store.webhooks.update(P1, migrated?.id ?? '', { enabled: true })).rejects.toMatchObject({
         code: 'invalid_request',
       });
-      const rotated = await store.webhooks.rotateSecret('P1', migrated?.id ?? '', box);
+      const rotated = await store.webhooks.rotateSecret(P1, migrated?.id ?? '', box);
       expect(rotated?.secret).toMatch(/^whsec_/);
       expect(rotated?.endpoint.previousSecretExpiresAt).toBeNull();
-      expect(await store.webhooks.update('P1', migrated?.id ?? '', { enabled: true })).toMatchObject({
+      expect(await store.webhooks.update(P1, migrated?.id ?? '', { enabled: true })).toMatchObject({
         enabled: true,
       });
       // The column is gone: projects read as before, without it.
-      expect(await store.projects.get('P1')).not.toHaveProperty('webhookUrl');
+      expect(await store.projects.get(P1)).not.toHaveProperty('webhookUrl');
     } finally {
       await db.close();
       await database.drop();
