@@ -239,7 +239,7 @@ async function api(address, project, method, route, body) {
   return json;
 }
 
-/** POSTs `count` jobs at once over the projects, waits until none is active; returns them with their events. */
+/** POSTs `count` jobs at once over the projects and waits until none is active. */
 async function runBatch(address, projects, count, label) {
   const names = Array.from({ length: count }, (_, n) => `${label}-${n}`);
   const startedAt = Date.now();
@@ -262,9 +262,13 @@ async function runBatch(address, projects, count, label) {
         if (job.project === project && waiting.has(job.id) && !active.has(job.id)) waiting.delete(job.id);
     }
   }
-  const endedAt = Date.now();
+  return { startedAt, endedAt: Date.now(), posted };
+}
+
+/** Each job of a batch as it ended, with its events (read after the measurement, not counted in it). */
+async function collect(address, batch) {
   const jobs = [];
-  for (const job of posted) {
+  for (const job of batch.posted) {
     const record = await api(address, job.project, 'GET', `/job/${job.id}`);
     const events = [];
     let after = '';
@@ -276,7 +280,7 @@ async function runBatch(address, projects, count, label) {
     }
     jobs.push({ ...job, record, events });
   }
-  return { startedAt, endedAt, jobs };
+  return { ...batch, jobs };
 }
 
 function modelCalls() {
@@ -343,11 +347,12 @@ async function measuredBatch(address, projects, servicePids, count, label) {
   const batch = await runBatch(address, projects, count, label);
   const peaks = await stopSampling();
   const after = cpuTicks(servicePids);
+  const jobs = await collect(address, batch);
   const cpu = {
     service: ((after.service - before.service) * TICK_SECONDS) / count,
     children: ((after.children - before.children) * TICK_SECONDS) / count,
   };
-  const result = measure(batch, cpu, peaks);
+  const result = measure(jobs, cpu, peaks);
   for (const failure of result.failures.slice(0, 5)) log(`  ${failure}`);
   return result;
 }
