@@ -124,8 +124,19 @@ async function startModel() {
   return url;
 }
 
+/**
+ * With BENCH_TRACE_EXEC=<file>, each service process runs under `strace -f -e trace=execve`, which
+ * writes every program it starts to `<file>.<role>-<n>` (to count git processes per job; the CPU
+ * figures of such a run include strace and mean nothing).
+ */
+let traced = 0;
 async function startRole(role, env) {
-  const child = start(process.execPath, [CLI, role], env);
+  const trace = process.env.BENCH_TRACE_EXEC;
+  const command = trace ? 'strace' : process.execPath;
+  const prefix = trace
+    ? ['-f', '-qq', '-e', 'trace=execve', '-o', `${trace}.${role}-${traced++}`, process.execPath]
+    : [];
+  const child = start(command, [...prefix, CLI, role], env);
   const ready =
     role === 'worker' ? /agentjobs worker is running/ : /\{[^\n]*"agentjobs is listening"[^\n]*\}/;
   const [line] = await firstLine(child, ready);
