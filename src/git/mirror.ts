@@ -31,7 +31,7 @@ export class MirrorError extends Error {
 
 const chains = new Map<string, Promise<unknown>>();
 
-/** Shared tasks waiting for the mirror together (see `withMirrorLock`), not yet started. */
+/** Batched tasks waiting for the mirror together (see `withMirrorLock`), not yet started. */
 interface SharedGroup {
   tasks: {
     run: () => Promise<unknown>;
@@ -62,14 +62,15 @@ function enqueue<T>(key: string, locked: () => Promise<T>): Promise<T> {
  * lock file against other processes. Fetches and worktree creation go through it; reads never need
  * it. `signal` gives up waiting for another process.
  *
- * `shared: true` tasks exclude fetches but not each other (adding worktrees, which git makes safe
- * side by side): every shared task that arrives while a group waits for the mirror joins it, and the
- * group runs all at once under one holding of the lock, so a burst of jobs does not queue one by one.
+ * `batch: true` tasks (adding and removing worktrees: short, and many at once in a burst) that
+ * arrive while a batch waits for the mirror join it, and the batch runs them one after the other
+ * under one holding of the lock, so a burst pays for the lock once, not once per job. Not side by
+ * side: `git worktree add` reads every worktree's record, and one being written makes it fail.
  */
 export function withMirrorLock<T>(
   mirrorPath: string,
   task: () => Promise<T>,
-  options: { signal?: AbortSignal; shared?: boolean } = {},
+  options: { signal?: AbortSignal; batch?: boolean } = {},
 ): Promise<T> {
   const key = resolve(mirrorPath);
   const lockFile = `${key}.lock`;
@@ -77,7 +78,7 @@ export function withMirrorLock<T>(
     await mkdir(dirname(key), { recursive: true });
     return withFileLock(lockFile, inside, signal ? { signal } : {});
   };
-  if (!options.shared) return enqueue(key, () => holding(task, options.signal));
+  if (!options.batch) return enqueue(key, () => holding(task, options.signal));
 
   let group = openGroups.get(key);
   if (!group) {
@@ -85,12 +86,12 @@ export function withMirrorLock<T>(
     group = created;
     openGroups.set(key, created);
     void enqueue(key, async () => {
-      // Started: later shared tasks form the next group.
+      // Started: later tasks form the next batch.
       if (openGroups.get(key) === created) openGroups.delete(key);
       try {
-        await holding(() =>
-          Promise.all(created.tasks.map((entry) => entry.run().then(entry.resolve, entry.reject))),
-        );
+        await holding(async () => {
+          for (const entry of created.tasks) await entry.run().then(entry.resolve, entry.reject);
+        });
       } catch (error) {
         for (const entry of created.tasks) entry.reject(error);
       }

@@ -24,9 +24,9 @@ export interface WorktreeStart {
  * of milliseconds on a large repository, so `commitChanges` does that when there is something to
  * stage. `start` is a branch of the mirror, or a list of them: the first that exists.
  *
- * The start is resolved, and the worktree added, under the mirror's lock, shared with other
- * worktrees being added (git makes `worktree add` safe side by side) but not with a fetch, which
- * could otherwise prune or move the new branch. One `git worktree add` per job: the start comes
+ * The start is resolved, and the worktree added, under the mirror's lock (a fetch could otherwise
+ * prune or move the new branch), in a batch with the other worktrees being added or removed at
+ * that moment (`withMirrorLock`). One `git worktree add` per job: the start comes
  * from the mirror's object reader, names are checked by git only when it refuses one, and stale
  * worktrees are pruned only when one is in the way.
  */
@@ -84,7 +84,7 @@ export async function addWorktree(options: {
       }
       return { head: start.commit, tree: start.tree };
     },
-    { shared: true },
+    { batch: true },
   );
 }
 
@@ -101,11 +101,16 @@ export async function removeWorktree(mirrorPath: string, dir: string): Promise<v
   );
   await rm(dir, { recursive: true, force: true });
   const records = join(resolvePath(mirrorPath), 'worktrees');
-  if (record && resolvePath(record).startsWith(`${records}${sep}`)) {
-    await rm(resolvePath(record), { recursive: true, force: true });
-  } else {
-    await runGit(['worktree', 'prune'], { cwd: mirrorPath }).catch(() => {});
-  }
+  // Under the mirror's lock: `git worktree add` reads every record, and fails on one half removed.
+  await withMirrorLock(
+    mirrorPath,
+    async () => {
+      if (record && resolvePath(record).startsWith(`${records}${sep}`))
+        await rm(resolvePath(record), { recursive: true, force: true });
+      else await runGit(['worktree', 'prune'], { cwd: mirrorPath }).catch(() => {});
+    },
+    { batch: true },
+  );
 }
 
 /** A file the agent wrote: its mode and the blob holding its content, already in the object store. */
