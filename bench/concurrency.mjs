@@ -414,8 +414,12 @@ if (DATABASES.includes('sqlite') && BATCHES.length > 0) {
     log(`SQLite, ${count} at once: warming up`);
     await runBatch(server.address, projects, PROJECTS, `sqlite-${count}-warm`);
     log(`SQLite, ${count} at once`);
-    const result = await measuredBatch(server.address, projects, [server.pid], count, `sqlite-${count}`);
-    rows.push({ label: `SQLite, serve, ${count} at once`, ...result });
+    try {
+      const result = await measuredBatch(server.address, projects, [server.pid], count, `sqlite-${count}`);
+      rows.push({ label: `SQLite, serve, ${count} at once`, ...result });
+    } catch (error) {
+      log(`SQLite, ${count} at once failed: ${error.message}`);
+    }
     await stop(server.child);
   }
 }
@@ -448,6 +452,10 @@ if (DATABASES.includes('postgres') && WORKERS.length > 0) {
     };
     const projects = await makeProjects(env, dataDir);
     for (const workers of WORKERS) {
+      // A failed configuration is reported and skipped, so the table of the others still prints.
+      await pgRun(workers).catch((error) => log(`PostgreSQL, ${workers} worker(s) failed: ${error.message}`));
+    }
+    async function pgRun(workers) {
       const apiServer = await startRole('api', env);
       const started = [];
       for (let n = 0; n < workers; n++) started.push(await startRole('worker', env));
