@@ -50,6 +50,18 @@ export interface Config {
   agent: AgentConfig;
   /** The `/ui` dashboard: how long a sign-in lasts. */
   dashboard: { sessionMs: number };
+  /** `GET /metrics` (DESIGN section 3, "Metrics"). */
+  metrics: MetricsConfig;
+}
+
+export interface MetricsConfig {
+  /** When set, `/metrics` answers only requests with `Authorization: Bearer <token>`. */
+  token: string | null;
+  /**
+   * The port a `worker` process serves `/metrics` on (it has no other HTTP server); null for none.
+   * `serve` and `api` serve `/metrics` on their own port.
+   */
+  port: number | null;
 }
 
 export interface WorkerConfig {
@@ -191,6 +203,10 @@ const schema = z.object({
   AGENTJOBS_MODEL_STREAMING: boolean.default(true),
   AGENTJOBS_MODEL_OUTAGE_SECONDS: integer(0, 86_400).default(600),
   AGENTJOBS_SESSION_HOURS: integer(1, 24 * 90).default(12),
+  AGENTJOBS_METRICS_TOKEN: optionalString.pipe(
+    z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
+  ),
+  AGENTJOBS_METRICS_PORT: optionalString.pipe(integer(0, 65535).optional()),
 });
 
 /** A configuration problem, phrased as one line that names the variable. */
@@ -206,7 +222,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const variable = String(issue?.path[0] ?? 'environment');
     const value = env[variable];
     // Never echo a secret's value back; for the rest the value helps.
-    const shown = value === undefined || /KEY|PASSWORD|SECRET/.test(variable) ? '' : ` (got "${value}")`;
+    const shown =
+      value === undefined || /KEY|PASSWORD|SECRET|_TOKEN$/.test(variable) ? '' : ` (got "${value}")`;
     throw new ConfigError(`${variable}: ${issue?.message ?? 'invalid'}${shown}`);
   }
   const e = parsed.data;
@@ -260,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       modelOutageWaitMs: e.AGENTJOBS_MODEL_OUTAGE_SECONDS * 1000,
     },
     dashboard: { sessionMs: e.AGENTJOBS_SESSION_HOURS * 3_600_000 },
+    metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },
   };
   return deepFreeze(config);
 }
