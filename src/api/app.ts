@@ -10,11 +10,15 @@ import { apiKeyAuth } from './plugins/api-key-auth.js';
 import { healthRoutes } from './plugins/health.js';
 import { jsonBody } from './plugins/json-body.js';
 import type { Lifecycle } from './plugins/lifecycle.js';
+import { mcpRoutes } from './plugins/mcp.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openApi } from './plugins/openapi.js';
 import { projectBudget } from './plugins/project-budget.js';
 import { eventRoutes } from './routes/events.js';
 import { jobRoutes } from './routes/jobs.js';
+
+/** The version MCP clients are told. */
+const SERVER_VERSION = '0.1.0';
 
 export interface AppOptions {
   config: Config;
@@ -62,6 +66,8 @@ export async function buildApp({
     await v2.register(jobRoutes, { config, store });
     await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });
   });
+  // MCP beside the v2 routes: it checks the key itself, then calls them in process.
+  await app.register(mcpRoutes, { store, version: SERVER_VERSION });
 
   return app as unknown as FastifyInstance;
 }

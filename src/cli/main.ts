@@ -4,6 +4,7 @@ import { ConfigError } from '../config.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerJobCommands } from './commands/job.js';
 import { registerKeyCommands } from './commands/key.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerProjectCommands } from './commands/project.js';
 import { registerServerCommands } from './commands/server.js';
 import { CliError } from './output.js';
@@ -20,6 +21,7 @@ registerProjectCommands(program);
 registerKeyCommands(program);
 registerJobCommands(program);
 registerAdminCommands(program);
+registerMcpCommand(program);
 
 try {
   await program.parseAsync(process.argv);
