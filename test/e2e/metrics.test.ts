@@ -145,6 +145,13 @@ describe.each(testDialects())('metrics end to end on %s', (dialect) => {
     // Bounded labels: no id of a job, project or key, and no secret, anywhere in the answer.
     for (const secret of [job.id, projectId, key, TOKEN, PASSWORD]) expect(text).not.toContain(secret);
     for (const value of labelValues(families)) expect(value).not.toMatch(/ajs_|[0-9A-HJKMNP-TV-Z]{26}/);
+
+    // The Grafana dashboard in docs/ graphs only what the server exports.
+    const dashboard = fs.readFileSync(path.resolve('docs/grafana-dashboard.json'), 'utf8');
+    const graphed = new Set(dashboard.match(/\b(agentjobs|process|nodejs)_[a-z0-9_]+/g));
+    for (const name of graphed) {
+      expect(families.has(name.replace(/_(bucket|count|sum)$/, '')), name).toBe(true);
+    }
   });
 
   it('serves a worker process its own /metrics on AGENTJOBS_METRICS_PORT', async () => {
