@@ -54,6 +54,18 @@ export interface Config {
   dashboard: { sessionMs: number };
   /** How webhook events reach their receivers (DESIGN section 3, webhooks). */
   webhooks: WebhookConfig;
+  /** `GET /metrics` (DESIGN section 3, "Metrics"). */
+  metrics: MetricsConfig;
+}
+
+export interface MetricsConfig {
+  /** When set, `/metrics` answers only requests with `Authorization: Bearer <token>`. */
+  token: string | null;
+  /**
+   * The port a `worker` process serves `/metrics` on (it has no other HTTP server); null for none.
+   * `serve` and `api` serve `/metrics` on their own port.
+   */
+  port: number | null;
 }
 
 export interface WebhookConfig {
@@ -235,6 +247,10 @@ const schema = z.object({
   AGENTJOBS_WEBHOOK_TIMEOUT: duration(120_000).default(10_000),
   AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: boolean.default(false),
   AGENTJOBS_WEBHOOK_CONCURRENCY: integer(1, 1000).default(16),
+  AGENTJOBS_METRICS_TOKEN: optionalString.pipe(
+    z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
+  ),
+  AGENTJOBS_METRICS_PORT: optionalString.pipe(integer(0, 65535).optional()),
 });
 
 /** A configuration problem, phrased as one line that names the variable. */
@@ -250,7 +266,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const variable = String(issue?.path[0] ?? 'environment');
     const value = env[variable];
     // Never echo a secret's value back; for the rest the value helps.
-    const shown = value === undefined || /KEY|PASSWORD|SECRET/.test(variable) ? '' : ` (got "${value}")`;
+    const shown =
+      value === undefined || /KEY|PASSWORD|SECRET|_TOKEN$/.test(variable) ? '' : ` (got "${value}")`;
     throw new ConfigError(`${variable}: ${issue?.message ?? 'invalid'}${shown}`);
   }
   const e = parsed.data;
@@ -311,6 +328,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: e.AGENTJOBS_WEBHOOK_CONCURRENCY,
       disableAfterMs: WEBHOOK_DISABLE_AFTER_MS,
     },
+    metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },
   };
   return deepFreeze(config);
 }

@@ -11,6 +11,9 @@ import type { Config } from './config.js';
 import { ensureAdminPassword } from './domain/password.js';
 import { CodeHostError, type CodeHosts, createCodeHosts } from './hosts/index.js';
 import { createLogger, type Logger } from './log.js';
+import { Metrics } from './metrics/index.js';
+import { startJobCountRefresh } from './metrics/job-counts.js';
+import { type MetricsServer, startMetricsServer } from './metrics/server.js';
 import { openStore } from './store/open.js';
 import { createSecretBox, ensureSecretKey, type SecretBox, SecretError } from './store/secrets.js';
 import type { Store } from './store/store.js';
@@ -23,7 +26,7 @@ import { createWorker, type Worker } from './worker/worker.js';
  * The webhook deliverer of a process; every role runs one, so events go out while any process of a
  * deployment is up. Secrets are opened with the server's key, read on first use.
  */
-function makeDeliverer(config: Config, store: Store, logger: Logger): Deliverer {
+function makeDeliverer(config: Config, store: Store, logger: Logger, metrics: Metrics): Deliverer {
   let box: SecretBox | null = null;
   const deliverer = createDeliverer({
     store,
@@ -34,6 +37,7 @@ function makeDeliverer(config: Config, store: Store, logger: Logger): Deliverer 
       return box;
     },
     pollMs: config.worker.pollMs,
+    onAttempt: (outcome) => metrics.webhookDelivery(outcome),
   });
   return deliverer;
 }
@@ -76,6 +80,7 @@ export function createServerCodeHosts(
   config: Config,
   store: Store,
   publicUrl: () => string = () => config.publicUrl,
+  metrics?: Metrics,
 ): CodeHosts {
   let secrets: SecretBox | null = null;
   return createCodeHosts({
@@ -91,7 +96,22 @@ export function createServerCodeHosts(
     pullRequests: store.pullRequests,
     askpassDir: join(config.dataDir, 'askpass'),
     publicUrl,
+    ...(metrics ? { observeRequest: (host, outcome) => metrics.codeHostRequest(host, outcome) } : {}),
   });
+}
+
+/**
+ * The process's metrics, with the database-wide gauges kept fresh on a timer. One per process:
+ * `serve`, `api` and `worker` each serve their own (DESIGN section 3).
+ */
+function processMetrics(store: Store, logger: Logger) {
+  const metrics = new Metrics();
+  const stopRefresh = startJobCountRefresh({
+    metrics,
+    read: () => store.stats.jobCounts(),
+    onError: (error) => logger.warn({ err: error }, 'could not read the job counts for /metrics'),
+  });
+  return { metrics, stopRefresh };
 }
 
 /** What the HTTP app is built from: the API's options and the code hosts for the dashboard. */
@@ -165,17 +185,25 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const store = await openStore(config);
   const lifecycle = { draining: false };
   let worker: Worker | null = null;
-  const deliverer = makeDeliverer(config, store, logger);
+  const { metrics, stopRefresh } = processMetrics(store, logger);
+  const deliverer = makeDeliverer(config, store, logger, metrics);
   // Known once the server listens: with an ephemeral port, the port is part of it.
   let publicUrl = config.publicUrl;
-  const hosts = createServerCodeHosts(config, store, () => publicUrl);
+  const hosts = createServerCodeHosts(config, store, () => publicUrl, metrics);
   try {
-    const app = await buildHttpApp({ config, store, logger, lifecycle, hosts });
+    const app = await buildHttpApp({ config, store, logger, lifecycle, hosts, metrics });
     const address = await app.listen({ host: config.host, port: config.port });
     publicUrl = withListeningPort(config, address).publicUrl;
     if (options.worker) {
       const workerConfig = withListeningPort(config, address);
-      worker = createWorker({ config: workerConfig, store, logger, hosts, ...(options.agent ?? realAgent) });
+      worker = createWorker({
+        config: workerConfig,
+        store,
+        logger,
+        hosts,
+        metrics,
+        ...(options.agent ?? realAgent),
+      });
       await worker.start();
     }
     await deliverer.start();
@@ -191,10 +219,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       async stop() {
         lifecycle.draining = true;
         await Promise.all([app.close(), worker?.stop(), deliverer.stop()]);
+        stopRefresh();
         await store.close();
       },
     };
   } catch (error) {
+    stopRefresh();
     await Promise.all([worker?.stop({ graceMs: 0 }), deliverer.stop()]);
     await store.close();
     throw error;
@@ -209,32 +239,54 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** Starts a worker alone (`agentjobs worker`): no HTTP, only the database and the repositories. */
+/**
+ * Starts a worker alone (`agentjobs worker`): no API, only the database and the repositories; with
+ * AGENTJOBS_METRICS_PORT, a bare HTTP server for `/metrics` on that port.
+ */
 export async function startWorkerProcess(
   config: Config,
   options: { agent?: Agent } = {},
 ): Promise<RunningWorker> {
   const logger = createLogger(config.logLevel);
   const store = await openStore(config);
-  const deliverer = makeDeliverer(config, store, logger);
+  const { metrics, stopRefresh } = processMetrics(store, logger);
+  const deliverer = makeDeliverer(config, store, logger, metrics);
+  let metricsServer: MetricsServer | null = null;
   try {
-    const hosts = createServerCodeHosts(config, store);
-    const worker = createWorker({ config, store, logger, hosts, ...(options.agent ?? realAgent) });
+    const hosts = createServerCodeHosts(config, store, undefined, metrics);
+    const worker = createWorker({ config, store, logger, hosts, metrics, ...(options.agent ?? realAgent) });
+    if (config.metrics.port !== null) {
+      metricsServer = await startMetricsServer({
+        metrics,
+        host: config.host,
+        port: config.metrics.port,
+        token: config.metrics.token,
+      });
+    }
     await worker.start();
     await deliverer.start();
     warnWithoutModel(config, logger);
-    logger.info({ dataDir: config.dataDir, worker: worker.id }, 'agentjobs worker is running');
+    logger.info(
+      {
+        dataDir: config.dataDir,
+        worker: worker.id,
+        metrics: metricsServer ? `${metricsServer.url}/metrics` : null,
+      },
+      'agentjobs worker is running',
+    );
     return {
       worker,
       store,
       logger,
       async stop() {
-        await Promise.all([worker.stop(), deliverer.stop()]);
+        await Promise.all([worker.stop(), deliverer.stop(), metricsServer?.close()]);
+        stopRefresh();
         await store.close();
       },
     };
   } catch (error) {
-    await deliverer.stop();
+    stopRefresh();
+    await Promise.all([deliverer.stop(), metricsServer?.close()]);
     await store.close();
     throw error;
   }

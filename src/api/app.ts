@@ -3,17 +3,23 @@ import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-z
 import type { Config } from '../config.js';
 import { installErrorHandling } from '../http/errors.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/index.js';
 import type { Store } from '../store/store.js';
 import { limitConnections, serverOptions } from './http-server.js';
 import { apiKeyAuth } from './plugins/api-key-auth.js';
 import { healthRoutes } from './plugins/health.js';
 import { jsonBody } from './plugins/json-body.js';
 import type { Lifecycle } from './plugins/lifecycle.js';
+import { mcpRoutes } from './plugins/mcp.js';
+import { metricsPlugin } from './plugins/metrics.js';
 import { openApi } from './plugins/openapi.js';
 import { projectBudget } from './plugins/project-budget.js';
 import { eventRoutes } from './routes/events.js';
 import { jobRoutes } from './routes/jobs.js';
 import { webhookRoutes } from './routes/webhooks.js';
+
+/** The version MCP clients are told. */
+const SERVER_VERSION = '0.1.0';
 
 export interface AppOptions {
   config: Config;
@@ -21,13 +27,21 @@ export interface AppOptions {
   logger: Logger;
   /** Shared with the process: once draining, `/readyz` and new work answer 503. */
   lifecycle?: Lifecycle;
+  /** The process's metrics: served at `/metrics`, and every request is counted. None: neither. */
+  metrics?: Metrics;
 }
 
 /**
  * Builds the JSON API (v2, health, OpenAPI) on a Fastify instance without listening, so tests can
  * `inject` into it. `server.ts` registers the dashboard beside it (`buildHttpApp`).
  */
-export async function buildApp({ config, store, logger, lifecycle = { draining: false } }: AppOptions) {
+export async function buildApp({
+  config,
+  store,
+  logger,
+  lifecycle = { draining: false },
+  metrics,
+}: AppOptions) {
   const app = Fastify(serverOptions(config, logger)).withTypeProvider<ZodTypeProvider>();
   limitConnections(app.server, config.limits.maxConnections, logger);
 
@@ -41,6 +55,7 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
     done();
   });
 
+  if (metrics) await app.register(metricsPlugin, { metrics, token: config.metrics.token });
   await app.register(jsonBody);
   await app.register(openApi, { publicUrl: config.publicUrl });
   await app.register(projectBudget, { store, requestsPerHour: config.limits.requestsPerHour });
@@ -53,6 +68,8 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
     await v2.register(webhookRoutes, { config, store });
     await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });
   });
+  // MCP beside the v2 routes: it checks the key itself, then calls them in process.
+  await app.register(mcpRoutes, { store, version: SERVER_VERSION });
 
   return app as unknown as FastifyInstance;
 }

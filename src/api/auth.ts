@@ -44,8 +44,31 @@ const wellFormed = new Set<string>();
  * itself is missing or not good; 403 when a good key may not do this.
  */
 export async function authenticate(store: Store, request: FastifyRequest): Promise<ApiKey> {
+  const { projectId } = request.params as { projectId?: string };
+  const scope = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
+  return admit(store, request, { projectId, scope });
+}
+
+/** What a request needs of a key beyond being good: its project, its scope (each when known). */
+export interface Access {
+  projectId?: string | undefined;
+  scope?: 'read' | 'write' | undefined;
+}
+
+/**
+ * The key check of any request that carries an admin key (the v2 routes, `/mcp`): a good key
+ * (401 when not), used from an allowed address, with `access` when given (403 when not). The
+ * key's use is recorded once it is admitted.
+ */
+export async function admit(store: Store, request: FastifyRequest, access: Access): Promise<ApiKey> {
   const digest = presentedDigest(request);
-  return admit(store, request, await store.apiKeys.findByHash(digest), digest);
+  const key = identify(await store.apiKeys.findByHash(digest), digest);
+  await authorize(store, request, key, access);
+  const { keyHash: _hash, ...publicKey } = key;
+  store.apiKeys
+    .touch(publicKey)
+    ?.catch((error) => request.log.warn({ err: error }, 'could not record key use'));
+  return publicKey;
 }
 
 /** The digest of the key in the Authorization header; throws 401 when there is no good one. */
@@ -64,35 +87,27 @@ function presentedDigest(request: FastifyRequest): string {
   return digest;
 }
 
-/** The checks on the looked-up record. */
-async function admit(
-  store: Store,
-  request: FastifyRequest,
-  key: ApiKeyWithHash | undefined,
-  digest: string,
-): Promise<ApiKey> {
+/** The looked-up record, when it is a live key: 401 otherwise. */
+function identify(key: ApiKeyWithHash | undefined, digest: string): ApiKeyWithHash {
   // The lookup is by hash, so timing says nothing about the key; the comparison is constant-time anyway.
   if (!key || !sameHash(key.keyHash, digest)) throw unauthorized('The API key is not valid.');
   if (key.revokedAt) throw unauthorized('The API key has been revoked.');
   if (key.expiresAt && Date.parse(key.expiresAt) <= Date.now()) {
     throw unauthorized(`The API key expired at ${key.expiresAt}.`);
   }
+  return key;
+}
 
-  const { projectId } = request.params as { projectId?: string };
+/** What a live key may do here: its project, its address, its scope: 403 (or 404) otherwise. */
+async function authorize(store: Store, request: FastifyRequest, key: ApiKeyWithHash, access: Access) {
+  const { projectId, scope } = access;
   if (projectId !== undefined && projectId !== key.projectId) await refuseOtherProject(store, key, projectId);
   if (key.ipAllowlist && !allowlistAdmits(key.ipAllowlist, request.ip)) {
     throw new AppError('forbidden', `This API key may not be used from ${request.ip}.`);
   }
-  const needed = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
-  if (!key.scopes.includes(needed)) {
-    throw new AppError('forbidden', `This API key lacks the ${needed} scope.`);
+  if (scope !== undefined && !key.scopes.includes(scope)) {
+    throw new AppError('forbidden', `This API key lacks the ${scope} scope.`);
   }
-
-  const { keyHash: _hash, ...publicKey } = key;
-  store.apiKeys
-    .touch(publicKey)
-    ?.catch((error) => request.log.warn({ err: error }, 'could not record key use'));
-  return publicKey;
 }
 
 /**

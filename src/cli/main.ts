@@ -5,6 +5,7 @@ import { AgentJobsError, cliErrorOf } from './client.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerJobCommands } from './commands/job.js';
 import { registerKeyCommands } from './commands/key.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerProjectCommands } from './commands/project.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerWebhookCommands } from './commands/webhook.js';
@@ -23,6 +24,7 @@ registerKeyCommands(program);
 registerJobCommands(program);
 registerWebhookCommands(program);
 registerAdminCommands(program);
+registerMcpCommand(program);
 
 try {
   await program.parseAsync(process.argv);

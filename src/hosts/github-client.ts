@@ -28,12 +28,14 @@ export interface GithubRetryOptions {
    * paces them (3 s for pull requests). Default true; tests turn it off to stay quick.
    */
   pacing?: boolean;
+  /** What sends each request; the global fetch by default (the server's counts them, `counted-fetch.ts`). */
+  fetch?: typeof fetch;
 }
 
 type Plugin = (octokit: Pick<Octokit, 'hook'>) => void;
 
 /** Retries a plain 429 after its `Retry-After`; rate-limit 429s are the throttling plugin's. */
-function plainTooManyRequests(limits: Required<GithubRetryOptions>): Plugin {
+function plainTooManyRequests(limits: Required<Omit<GithubRetryOptions, 'fetch'>>): Plugin {
   return (octokit) => {
     octokit.hook.wrap('request', async (request, options) => {
       for (let attempt = 0; ; attempt++) {
@@ -74,7 +76,7 @@ export function createGithubClient(
   token: string | null,
   retryOptions: GithubRetryOptions = {},
 ): Octokit {
-  const limits: Required<GithubRetryOptions> = {
+  const limits: Required<Omit<GithubRetryOptions, 'fetch'>> = {
     retries: retryOptions.retries ?? 3,
     rateLimitRetries: retryOptions.rateLimitRetries ?? 2,
     maxWaitSeconds: retryOptions.maxWaitSeconds ?? 120,
@@ -90,6 +92,7 @@ export function createGithubClient(
     userAgent: 'agentjobs',
     // Octokit would print to the console; what matters reaches the job as a CodeHostError.
     log: quiet,
+    ...(retryOptions.fetch ? { request: { fetch: retryOptions.fetch } } : {}),
     retry: {
       retries: limits.retries,
       retryAfterBaseValue: limits.baseMs,

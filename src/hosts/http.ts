@@ -21,6 +21,8 @@ export interface HostRetryOptions {
   baseMs?: number;
   /** One attempt's time limit, in milliseconds. Default 30,000. */
   timeoutMs?: number;
+  /** What sends each attempt; the global fetch by default (the server's counts them, `counted-fetch.ts`). */
+  fetch?: typeof fetch;
 }
 
 const RETRYABLE = new Set([429, 500, 502, 503, 504]);
@@ -73,12 +75,13 @@ export async function sendWithRetry(
   const retries = retry.retries ?? 3;
   const baseMs = retry.baseMs ?? 1000;
   const maxWaitSeconds = retry.maxWaitSeconds ?? 120;
+  const send = retry.fetch ?? fetch;
   for (let attempt = 0; ; attempt++) {
     const timeout = AbortSignal.timeout(retry.timeoutMs ?? 30_000);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     let response: Response;
     try {
-      response = await fetch(url, {
+      response = await send(url, {
         method: options.method,
         headers: options.headers,
         ...(options.body === undefined ? {} : { body: options.body }),

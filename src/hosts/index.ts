@@ -4,6 +4,7 @@
  * naming the host.
  */
 import type { Project } from '../domain/project.js';
+import { countedFetch, type HostRequestObserver } from './counted-fetch.js';
 import { createGiteaHost } from './gitea.js';
 import { createGithubHost } from './github.js';
 import type { GithubRetryOptions } from './github-client.js';
@@ -19,6 +20,7 @@ import {
   type PullRequestRecords,
 } from './types.js';
 
+export { countedFetch, type HostRequestObserver, type HostRequestOutcome } from './counted-fetch.js';
 export { createGiteaHost, giteaTarget } from './gitea.js';
 export { createGithubHost, githubTarget } from './github.js';
 export { createGitlabHost, gitlabTarget } from './gitlab.js';
@@ -40,22 +42,31 @@ export interface CodeHostsOptions {
   githubRetry?: GithubRetryOptions;
   /** How the GitLab and Gitea clients retry; tests shrink the waits. */
   restRetry?: HostRetryOptions;
+  /** Told of every HTTP request the hosts' clients send (the server's metrics). */
+  observeRequest?: HostRequestObserver;
 }
 
 export function createCodeHosts(options: CodeHostsOptions): CodeHosts {
-  const { secret, askpassDir } = options;
+  const { secret, askpassDir, observeRequest } = options;
+  // Each host's client sends through a fetch that reports to the observer under the host's name.
+  const sending = (host: string, base?: typeof fetch) =>
+    observeRequest ? { fetch: countedFetch(host, observeRequest, base) } : {};
   const local = createLocalHost({ pullRequests: options.pullRequests, publicUrl: options.publicUrl });
   const github = createGithubHost({
     secret,
     askpassDir,
-    ...(options.githubRetry ? { retry: options.githubRetry } : {}),
+    retry: { ...options.githubRetry, ...sending('github', options.githubRetry?.fetch) },
   });
-  const rest = { secret, askpassDir, ...(options.restRetry ? { retry: options.restRetry } : {}) };
+  const rest = (host: string) => ({
+    secret,
+    askpassDir,
+    retry: { ...options.restRetry, ...sending(host, options.restRetry?.fetch) },
+  });
   const hosts = new Map<string, CodeHost>([
     ['local', local],
     ['github', github],
-    ['gitlab', createGitlabHost(rest)],
-    ['gitea', createGiteaHost(rest)],
+    ['gitlab', createGitlabHost(rest('gitlab'))],
+    ['gitea', createGiteaHost(rest('gitea'))],
   ]);
   return (kind) => {
     const host = hosts.get(kind);

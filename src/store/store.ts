@@ -9,6 +9,7 @@ import { projectQueries } from './projects.js';
 import { pullRequestQueries } from './pull-requests.js';
 import { queueQueries } from './queue/index.js';
 import { rateLimitQueries } from './rate-limits.js';
+import { statsQueries } from './stats.js';
 import { webhookQueries } from './webhooks/index.js';
 
 /**
@@ -31,6 +32,8 @@ export interface Store {
   admin: ReturnType<typeof adminQueries>;
   /** Webhook endpoints, their delivery log, and the deliverers' claim (see `webhooks/`). */
   webhooks: ReturnType<typeof webhookQueries>;
+  /** Database-wide figures for the metrics gauges. */
+  stats: ReturnType<typeof statsQueries>;
   /** Resolves when the database answers; used by `/readyz`. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -49,6 +52,7 @@ export function createStore(db: Db): Store {
     pullRequests: pullRequestQueries(db),
     admin: adminQueries(db),
     webhooks: webhookQueries(db),
+    stats: statsQueries(db),
     ping: async () => {
       await sql`select 1`.execute(db.read());
     },

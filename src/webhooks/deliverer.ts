@@ -33,6 +33,8 @@ export interface DelivererOptions {
   pollMs: number;
   /** Tests resolve names their own way. */
   resolve?: Resolve;
+  /** Counts each attempt by what came of it (`agentjobs_webhook_deliveries_total`). */
+  onAttempt?: (outcome: string) => void;
 }
 
 export interface Deliverer {
@@ -75,6 +77,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       ...(options.resolve ? { resolve: options.resolve } : {}),
     });
     const recorded = await store.webhooks.recordAttempt(claim, result, config);
+    options.onAttempt?.(recorded);
     const line = {
       deliveryId: claim.id,
       webhookId: claim.endpointId,

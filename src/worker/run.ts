@@ -20,6 +20,7 @@ import { Workspace } from '../git/workspace.js';
 import { removeWorktree } from '../git/worktree.js';
 import type { CodeHosts } from '../hosts/types.js';
 import type { Logger } from '../log.js';
+import type { Metrics, RunOutcome } from '../metrics/index.js';
 import { type ClaimedJob, isLeaseLost, type Lease } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
 import { isTransientDatabaseError, retryTransient } from '../store/transient.js';
@@ -35,6 +36,8 @@ export interface RunDependencies {
   resolveModel: ResolveModel;
   hosts: CodeHosts;
   workerId: string;
+  /** Records pickup and run times and the model's usage; none in some tests. */
+  metrics?: Metrics | undefined;
 }
 
 /** A run in progress, as the worker holds it. */
@@ -58,9 +61,20 @@ export function startRun(deps: RunDependencies, claimed: ClaimedJob, previous?: 
     if (!main.signal.aborted) main.abort(new RunStopped(reason));
     if (reason !== 'shutdown' && !publishing.signal.aborted) publishing.abort(new RunStopped(reason));
   };
-  const log = deps.logger.child({ jobId: claimed.job.id, attempt: claimed.attempt });
+  // Every line about the job names it and its project, so an operator can follow either.
+  const log = deps.logger.child({
+    jobId: claimed.job.id,
+    projectId: claimed.job.projectId,
+    attempt: claimed.attempt,
+  });
+  deps.metrics?.jobPickedUp((Date.now() - Date.parse(claimed.queuedAt)) / 1000);
   const done = (previous ?? Promise.resolve())
-    .then(() => runJob(deps, claimed, { main: main.signal, publishing: publishing.signal, stop, log }))
+    .then(() => {
+      const startedAt = performance.now();
+      const ended = (outcome: RunOutcome) =>
+        deps.metrics?.jobRunEnded(outcome, (performance.now() - startedAt) / 1000);
+      return runJob(deps, claimed, { main: main.signal, publishing: publishing.signal, stop, log, ended });
+    })
     .catch((error) => log.error({ err: error }, 'job run crashed'));
   const lease: Lease = { jobId: claimed.job.id, attempt: claimed.attempt, owner: deps.workerId };
   return { jobId: claimed.job.id, attempt: claimed.attempt, lease, stop, done };
@@ -71,6 +85,8 @@ interface RunControl {
   publishing: AbortSignal;
   stop(reason: StopReason): void;
   log: Logger;
+  /** Records how the run ended and how long it took. */
+  ended(outcome: RunOutcome): void;
 }
 
 async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunControl): Promise<void> {
@@ -98,7 +114,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
   };
 
   try {
-    log.info({ projectId: job.projectId }, 'job run started');
+    log.info('job run started');
     const project = await store.projects.get(job.projectId);
     if (!project) throw new Error(`project ${job.projectId} not found`);
     const host = deps.hosts(project.host);
@@ -124,6 +140,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
         filesChanged,
         headSha,
       });
+      control.ended('completed');
       log.info({ outcome, prLink: finished.prLink }, 'job run finished');
       return;
     }
@@ -185,6 +202,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
             onEvent: (type, data) => store.queue.appendEvent(lease, type, data),
             onEvents: (events) => store.queue.appendEvents(lease, events),
           });
+    deps.metrics?.modelUsage(result.usage);
     // A shutdown that came as the agent finished still publishes; a lost lease or an archive never.
     throwIfAborted(control.publishing);
     await store.queue.setPhase(lease, 'publishing');
@@ -213,6 +231,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
       ...(outcome.saved ? {} : { conversation, deliveredThrough }),
       headSha: outcome.headSha,
     });
+    control.ended('completed');
     log.info({ outcome: completed, prLink: outcome.prLink, usage: result.usage }, 'job run finished');
   } catch (error) {
     await cleanUp();
@@ -241,11 +260,14 @@ async function settle(
   try {
     if (isLeaseLost(error)) {
       control.stop(error.reason);
+      control.ended('stopped');
       log.warn({ reason: error.reason }, 'job run stopped: it no longer holds the job');
     } else if (stopped?.reason === 'shutdown') {
       await deps.store.queue.release(lease);
+      control.ended('released');
       log.info('job handed back to the queue for another worker');
     } else if (stopped) {
+      control.ended('stopped');
       log.warn({ reason: stopped.reason }, 'job run stopped');
     } else if (!jobErrorOf(error).expected && isTransientDatabaseError(error)) {
       // The database went away under the run (a restart, a failover): no fault of the job. Hand it
@@ -256,17 +278,20 @@ async function settle(
         'job run stopped: the database was unavailable; the job goes back to the queue',
       );
       await retryTransient(() => deps.store.queue.release(lease), deps.config.worker.leaseMs);
+      control.ended('released');
     } else {
       const { expected, ...described } = jobErrorOf(error);
       const jobError = { ...described, message: redact(described.message) };
       if (expected) log.warn({ error: jobError }, 'job failed');
       else log.error({ err: error }, 'job failed on an unexpected error');
       const partial = isAgentError(error) ? error.partial : null;
+      if (partial) deps.metrics?.modelUsage(partial.usage);
       await deps.store.queue.fail(
         lease,
         jobError,
         partial ? { conversation: partial.messages, usage: partial.usage, deliveredThrough } : undefined,
       );
+      control.ended('failed');
     }
   } catch (writeError) {
     if (isLeaseLost(writeError))

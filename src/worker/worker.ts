@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import type { Config } from '../config.js';
 import type { CodeHosts } from '../hosts/types.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/index.js';
 import { JOBS_CHANNEL } from '../store/channels.js';
 import type { Unlisten } from '../store/notify.js';
 import type { Store } from '../store/store.js';
@@ -29,6 +30,8 @@ export interface WorkerOptions {
   hosts: CodeHosts;
   /** Names the worker in leases and logs; unique by default. */
   id?: string;
+  /** Where pickup and run times, and the model's usage, are recorded. */
+  metrics?: Metrics;
 }
 
 export interface Worker {
@@ -56,6 +59,7 @@ export function createWorker(options: WorkerOptions): Worker {
     resolveModel: options.resolveModel,
     hosts: options.hosts,
     workerId: id,
+    metrics: options.metrics,
   };
   const { projectConcurrency, leaseMs, pollMs, heartbeatMs } = config.worker;
   // Admission: never more runs than the process's limits allow (capacity.ts); the rest wait queued.

@@ -32,6 +32,8 @@ export interface ClaimOptions {
 export interface ClaimedJob {
   job: Job;
   attempt: number;
+  /** When the job last entered the queue (created, followed up, handed back). */
+  queuedAt: string;
 }
 
 export function claimQueries(db: Db) {
@@ -82,7 +84,11 @@ export function claimQueries(db: Db) {
           await appendEvent(trx, row.id, 'phase', { phase: 'preparing', attempt: Number(row.attempt) }, at);
         }
         // The events raised event_seq after RETURNING; the API reads it fresh, the worker never.
-        return rows.map((row) => ({ job: toJob(row), attempt: Number(row.attempt) }));
+        return rows.map((row) => ({
+          job: toJob(row),
+          attempt: Number(row.attempt),
+          queuedAt: row.available_at,
+        }));
       });
     },
   };

@@ -1,0 +1,231 @@
+/**
+ * The agentjobs MCP tools (DESIGN section 3, "MCP"): the job API, for editors and chat assistants.
+ * Each tool is one call of the v2 API through `CallApi`, so a tool does exactly what the API does
+ * (validation, scopes, the hourly budget, the active-job cap, idempotency, the same errors): the
+ * server's `/mcp` calls its own routes in process, and nothing here knows about the store.
+ * Results are the API's JSON as `structuredContent` and as text; an API error is a tool error
+ * whose text is the API's error body (`{ error, code, requestId }`).
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+/** The API's answer to one call. */
+export interface ApiAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** Calls the v2 API with the caller's key: `path` starts with `/v2/`. */
+export type CallApi = (
+  method: 'GET' | 'POST',
+  path: string,
+  options?: { body?: unknown; headers?: Record<string, string> },
+) => Promise<ApiAnswer>;
+
+export interface McpToolsOptions {
+  callApi: CallApi;
+  /**
+   * The key's project: every tool works on it. Null for a key of the whole instance: then every
+   * tool takes a `projectId` argument.
+   */
+  projectId: string | null;
+  version: string;
+}
+
+const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
+
+// What a client may rely on; the API's other fields come along (the schemas are open).
+const job = z.looseObject({
+  id: z.string(),
+  status: z.enum(JOB_STATUSES),
+  phase: z.string().nullable(),
+  prLink: z.string().nullable(),
+  title: z.string().nullable(),
+  summary: z.string().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  createdAt: z.string(),
+});
+const jobList = z.object({ jobs: z.array(job), nextCursor: z.string().nullable() });
+const eventList = z.object({
+  events: z.array(z.looseObject({ seq: z.number(), type: z.string(), at: z.string(), data: z.unknown() })),
+  nextCursor: z.string().nullable(),
+});
+
+const jobId = z.string().min(1).describe('The job id, as create_job or list_jobs returned it.');
+const prompt = (what: string) => z.string().min(1).describe(what);
+
+const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
+const WRITES = { readOnlyHint: false, destructiveHint: false, openWorldHint: true } as const;
+
+/** Builds an MCP server with the six job tools for one caller. */
+export function createMcpServer({ callApi, projectId, version }: McpToolsOptions): McpServer {
+  const server = new McpServer(
+    { name: 'agentjobs', version },
+    {
+      instructions:
+        'agentjobs runs an AI agent on a documentation repository: create_job with a prompt, poll get_job until its status is completed, failed or archived (prLink is the pull request), send_message to follow up on the same pull request.',
+    },
+  );
+  // A project key's tools work on its project; an instance key's take the project as an argument.
+  // The argument is not in the handlers' types: `base` reads it when the key has no project.
+  const withProject = <Shape extends z.ZodRawShape>(shape: Shape): Shape =>
+    projectId === null
+      ? {
+          projectId: z.string().min(1).describe('The project to work on (this key serves every project).'),
+          ...shape,
+        }
+      : shape;
+  // Ids from a model go into the path encoded, so that no argument can reach another route.
+  const base = (args: object) =>
+    `/v2/agent/${encodeURIComponent(projectId ?? (args as { projectId?: string }).projectId ?? '')}/job`;
+  const jobPath = (args: { jobId: string }) => `${base(args)}/${encodeURIComponent(args.jobId)}`;
+
+  server.registerTool(
+    'create_job',
+    {
+      title: 'Create a job',
+      description:
+        "Hands a task to the agentjobs agent: it edits the project's repository in the background and opens a pull request. Returns the job at once, with status active; poll get_job until the status is completed (prLink is the pull request, or null when nothing changed), failed (error says why) or archived. Each create counts against the project's hourly budget.",
+      inputSchema: withProject({
+        prompt: prompt(
+          'What the agent should do, in plain language, e.g. "Document the new --dry-run flag in guide/cli.md".',
+        ),
+        model: z
+          .string()
+          .optional()
+          .describe('A model id allowed for the project, e.g. anthropic:claude-sonnet-4-5.'),
+        baseRef: z
+          .string()
+          .optional()
+          .describe("The branch the pull request targets; the project's base branch by default."),
+        draft: z.boolean().optional().describe('Open the pull request as a draft.'),
+        idempotencyKey: z
+          .string()
+          .optional()
+          .describe(
+            'Any unique string; retrying with the same one returns the same job instead of a second.',
+          ),
+      }),
+      outputSchema: job,
+      annotations: WRITES,
+    },
+    async (args) => {
+      const { idempotencyKey, projectId: _project, ...body } = args as typeof args & { projectId?: string };
+      return answer(
+        await callApi('POST', base(args), {
+          body,
+          ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
+        }),
+      );
+    },
+  );
+
+  server.registerTool(
+    'get_job',
+    {
+      title: 'Get a job',
+      description:
+        "Reads a job: status (active, completed, failed, archived), phase while active (queued, preparing, running, publishing), prLink, title, summary (the agent's final message), error, usage. Poll this after create_job or send_message, every few seconds.",
+      inputSchema: withProject({ jobId }),
+      outputSchema: job,
+      annotations: READ_ONLY,
+    },
+    async (args) => answer(await callApi('GET', jobPath(args))),
+  );
+
+  server.registerTool(
+    'list_jobs',
+    {
+      title: 'List jobs',
+      description:
+        "Lists the project's jobs, newest first, a page at a time. Pass nextCursor back as cursor for the next page; null means there is none.",
+      inputSchema: withProject({
+        status: z.enum(JOB_STATUSES).optional().describe('Only jobs with this status.'),
+        limit: z.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 20).'),
+        cursor: z.string().optional().describe('nextCursor from the previous page.'),
+      }),
+      outputSchema: jobList,
+      annotations: READ_ONLY,
+    },
+    async ({ status, limit, cursor, ...args }) => {
+      const query = new URLSearchParams();
+      if (status) query.set('status', status);
+      if (limit !== undefined) query.set('limit', String(limit));
+      if (cursor !== undefined) query.set('cursor', cursor);
+      const search = query.size > 0 ? `?${query}` : '';
+      return answer(await callApi('GET', `${base(args)}${search}`));
+    },
+  );
+
+  server.registerTool(
+    'send_message',
+    {
+      title: 'Follow up on a job',
+      description:
+        'Sends a follow-up instruction to a job. A completed or failed job becomes active again and the agent continues on the same branch, updating the same pull request; an active job gets it at its next step. Archived jobs refuse (job_archived). Counts against the hourly budget.',
+      inputSchema: withProject({
+        jobId,
+        prompt: prompt('The follow-up instruction, e.g. "Also add an example".'),
+      }),
+      outputSchema: job,
+      annotations: WRITES,
+    },
+    async ({ prompt: text, ...args }) =>
+      answer(await callApi('POST', `${jobPath(args)}/message`, { body: { prompt: text } })),
+  );
+
+  server.registerTool(
+    'archive_job',
+    {
+      title: 'Archive a job',
+      description:
+        'Archives a job: a running agent is stopped and its unpublished work dropped. Final: an archived job takes no follow-ups. Archiving twice returns the job unchanged.',
+      inputSchema: withProject({ jobId }),
+      outputSchema: job,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async (args) => answer(await callApi('POST', `${jobPath(args)}/archive`, { body: {} })),
+  );
+
+  server.registerTool(
+    'get_job_events',
+    {
+      title: "Read a job's activity",
+      description:
+        "The agent's activity on a job, oldest first: status and phase changes, its messages, tool calls and results, its plan, commits, the pull request, usage, errors. Each event has a seq; pass the last seq you saw as after (or nextCursor, when not null) to read only newer ones.",
+      inputSchema: withProject({
+        jobId,
+        after: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe('Only events with a greater seq (default 0: from the start).'),
+        limit: z.number().int().min(1).max(1000).optional().describe('Page size, 1 to 1000 (default 200).'),
+      }),
+      outputSchema: eventList,
+      annotations: READ_ONLY,
+    },
+    async ({ after, limit, ...args }) => {
+      const query = new URLSearchParams();
+      if (after !== undefined) query.set('after', String(after));
+      if (limit !== undefined) query.set('limit', String(limit));
+      const search = query.size > 0 ? `?${query}` : '';
+      return answer(await callApi('GET', `${jobPath(args)}/events${search}`));
+    },
+  );
+
+  return server;
+}
+
+/**
+ * The tool result of an API answer: the JSON as structured content and as text, or, for an error
+ * status, a tool error whose text is the API's error body, so that the code and message are the
+ * API's own.
+ */
+function answer({ status, body }: ApiAnswer): CallToolResult {
+  const text = JSON.stringify(body);
+  if (status >= 400) return { isError: true, content: [{ type: 'text', text }] };
+  return { content: [{ type: 'text', text }], structuredContent: body as Record<string, unknown> };
+}
