@@ -38,6 +38,7 @@ beforeAll(async () => {
     mirrorsDir: join(root, 'mirrors'),
     projectId: 'p1',
     repository: upstream,
+    env: {},
   });
 });
 
