@@ -50,6 +50,15 @@ export interface Config {
   agent: AgentConfig;
   /** The `/ui` dashboard: how long a sign-in lasts. */
   dashboard: { sessionMs: number };
+  /** Checks before publishing (DESIGN section 5). */
+  checks: ChecksConfig;
+}
+
+export interface ChecksConfig {
+  /** More rounds the agent gets to fix what the checks found, after its first answer. */
+  repairRounds: number;
+  /** Writable memory per process of a project's check command, in MiB. */
+  commandMemoryMb: number;
 }
 
 export interface WorkerConfig {
@@ -191,6 +200,8 @@ const schema = z.object({
   AGENTJOBS_MODEL_STREAMING: boolean.default(true),
   AGENTJOBS_MODEL_OUTAGE_SECONDS: integer(0, 86_400).default(600),
   AGENTJOBS_SESSION_HOURS: integer(1, 24 * 90).default(12),
+  AGENTJOBS_CHECK_REPAIR_ROUNDS: integer(0, 20).default(2),
+  AGENTJOBS_CHECK_MEMORY_MB: integer(64, 1_048_576).default(2048),
 });
 
 /** A configuration problem, phrased as one line that names the variable. */
@@ -260,6 +271,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       modelOutageWaitMs: e.AGENTJOBS_MODEL_OUTAGE_SECONDS * 1000,
     },
     dashboard: { sessionMs: e.AGENTJOBS_SESSION_HOURS * 3_600_000 },
+    checks: {
+      repairRounds: e.AGENTJOBS_CHECK_REPAIR_ROUNDS,
+      commandMemoryMb: e.AGENTJOBS_CHECK_MEMORY_MB,
+    },
   };
   return deepFreeze(config);
 }

@@ -108,6 +108,24 @@ export const listEventsQuery = z.strictObject({
   limit: integerParam(1, 1000, 200),
 });
 
+const checkStatus = z.enum(['passed', 'failed', 'error']);
+
+/** The latest run of a job's checks (DESIGN section 5). */
+export const checkRunSchema = z
+  .object({
+    status: checkStatus,
+    ranAt: z.string(),
+    results: z.array(
+      z.object({
+        name: z.string(),
+        status: checkStatus,
+        message: z.string(),
+        problems: z.array(z.object({ path: z.string(), line: z.number().nullable(), message: z.string() })),
+      }),
+    ),
+  })
+  .meta({ id: 'CheckRun' });
+
 export const jobSchema = z
   .object({
     id: z.string(),
@@ -128,6 +146,7 @@ export const jobSchema = z
     completedAt: z.string().nullable(),
     usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), steps: z.number() }),
     filesChanged: z.number(),
+    checks: checkRunSchema.nullable(),
     draft: z.boolean(),
   })
   .meta({ id: 'Job' });

@@ -1,3 +1,4 @@
+import { type CheckFailurePolicy, DEFAULT_CHECK_TIMEOUT_SECONDS } from '../domain/checks.js';
 import { newId } from '../domain/ids.js';
 import type { CodeHostKind, NewProject, Project, PublishMode } from '../domain/project.js';
 import { type Db, precompile } from './db.js';
@@ -23,6 +24,10 @@ export function toProject(row: ProjectRow): Project {
     webhookUrl: row.webhook_url,
     hostSettings: row.host_settings ? (JSON.parse(row.host_settings) as Record<string, unknown>) : {},
     hasHostToken: row.host_token_encrypted !== null,
+    builtInChecks: Number(row.built_in_checks) === 1,
+    checkCommand: row.check_command,
+    checkTimeoutSeconds: row.check_timeout_seconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS,
+    onCheckFailure: row.on_check_failure as CheckFailurePolicy,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -49,6 +54,10 @@ export function projectQueries(db: Db) {
         webhook_url: input.webhookUrl ?? null,
         host_settings: input.hostSettings ? JSON.stringify(input.hostSettings) : null,
         host_token_encrypted: hostToken ? hostToken.secrets.seal(hostToken.token, id) : null,
+        built_in_checks: input.builtInChecks === false ? 0 : 1,
+        check_command: input.checkCommand ?? null,
+        check_timeout_seconds: input.checkTimeoutSeconds ?? null,
+        on_check_failure: input.onCheckFailure ?? 'draft',
         created_at: now,
         updated_at: now,
       };
@@ -83,6 +92,10 @@ export function projectQueries(db: Db) {
         set.allowed_models = patch.allowedModels ? JSON.stringify(patch.allowedModels) : null;
       if (patch.defaultModel !== undefined) set.default_model = patch.defaultModel;
       if (patch.webhookUrl !== undefined) set.webhook_url = patch.webhookUrl;
+      if (patch.builtInChecks !== undefined) set.built_in_checks = patch.builtInChecks ? 1 : 0;
+      if (patch.checkCommand !== undefined) set.check_command = patch.checkCommand;
+      if (patch.checkTimeoutSeconds !== undefined) set.check_timeout_seconds = patch.checkTimeoutSeconds;
+      if (patch.onCheckFailure !== undefined) set.on_check_failure = patch.onCheckFailure;
       if (patch.hostSettings !== undefined)
         set.host_settings = Object.keys(patch.hostSettings).length
           ? JSON.stringify(patch.hostSettings)

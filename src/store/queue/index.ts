@@ -3,6 +3,7 @@
  * writes, messages, complete, fail), assembled here into `store.queue`.
  */
 import type { Db } from '../db.js';
+import { checkQueries } from './checks.js';
 import { claimQueries } from './claim.js';
 import { completeQueries } from './complete.js';
 import { failQueries } from './fail.js';
@@ -28,6 +29,7 @@ export function queueQueries(db: Db) {
     ...publishedQueries(db),
     ...completeQueries(db),
     ...failQueries(db),
+    ...checkQueries(db),
   };
 }
 
