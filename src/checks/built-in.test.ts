@@ -79,6 +79,18 @@ describe('markdown', () => {
     ]);
   });
 
+  it('still checks the links of a page that does not compile, so every problem is told at once', async () => {
+    const root = site({
+      ...MINTLIFY,
+      'quickstart.mdx': '---\ntitle: Q\n---\n\n<Note>\nSee [x](/missing-page).\n',
+    });
+    const found = await problems(root, modified('quickstart.mdx'));
+    expect(found.map((problem) => [problem.line, problem.message.slice(0, 40)])).toEqual([
+      [5, '`<Note>` opened on line 5 is never close'],
+      [6, 'Link `/missing-page` leads to no page of'],
+    ]);
+  });
+
   it('reports a stray brace and a bad import with their lines', async () => {
     const root = site({
       ...MINTLIFY,

@@ -65,7 +65,7 @@ export async function runBuiltInChecks(input: BuiltInInput): Promise<CheckResult
     if (!page) continue;
     if (page.fault) faults.push(page.fault);
     if (enabled.has('markdown')) found.markdown.push(...page.problems);
-    // A page that does not parse has no front matter or links to speak of until it is fixed.
+    // A page that could not be read at all (not even as Markdown) has nothing more to check.
     if (page.anchors === null) continue;
     if (enabled.has('frontmatter')) found.frontmatter.push(...checkFrontmatter(page, map.siteOf(path)));
     if (enabled.has('links')) found.links.push(...(await checkLinks(page, contextFor(path))));

@@ -37,6 +37,18 @@ export interface ParsedPage {
 }
 
 const markdown = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']);
+/**
+ * MDX that does not parse, read as Markdown the way MDX reads it: without HTML and indented code
+ * (micromark's switches for that), so text inside an unclosed `<Note>` is still paragraphs and links.
+ */
+const lenientMdx = unified()
+  .use(function withoutHtml(this: { data(): { micromarkExtensions?: unknown[] } }) {
+    const data = this.data();
+    data.micromarkExtensions ??= [];
+    data.micromarkExtensions.push({ disable: { null: ['htmlFlow', 'htmlText', 'codeIndented'] } });
+  })
+  .use(remarkParse)
+  .use(remarkFrontmatter, ['yaml']);
 const mdx = createProcessor({ format: 'mdx', remarkPlugins: [[remarkFrontmatter, ['yaml']]] });
 
 /**
@@ -55,6 +67,12 @@ export async function parsePage(
     tree = (isMdx ? mdx.parse(text) : markdown.parse(text)) as Root;
   } catch (error) {
     recordFailure(page, error, 'parse');
+    if (!isMdx) return page;
+    // MDX that does not parse is still read as Markdown for its front matter, links and headings,
+    // so that every problem of the page is reported at once, not one after the other.
+    try {
+      collect(page, lenientMdx.parse(text) as Root, false);
+    } catch {}
     return page;
   }
   try {
