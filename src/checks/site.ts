@@ -93,40 +93,53 @@ export function resolvePage(files: ReadonlySet<string>, root: string, path: stri
 
 function mintlifySite(config: string, root: string, text: string, files: ReadonlySet<string>): Site {
   const site: Site = { kind: 'mintlify', config, root, navigation: null, redirects: new Set() };
-  const parsed = parseWithLines(text);
-  if (!parsed) return site;
-  const { document, lineOf } = parsed;
+  // JSON.parse, not a parser that keeps positions: a navigation of thousands of pages would cost
+  // hundreds of milliseconds that way. The line of an entry is looked up only when it is reported.
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return site;
+  }
+  if (!isObject(parsed)) return site;
   const entries: NavigationEntry[] = [];
+  const add = (page: string) => {
+    if (isExternal(page)) return;
+    const file = resolveNavigationPage(files, root, page);
+    entries.push({
+      page,
+      file,
+      get line() {
+        const at = text.indexOf(JSON.stringify(page));
+        return at < 0 ? 1 : text.slice(0, at).split('\n').length;
+      },
+    });
+  };
   // Pages are the strings of every `pages` array (and a group's `root`), however deep the tabs,
   // anchors, versions, languages and groups around them are.
   const visit = (node: unknown, key: string | null) => {
-    if (isMap(node)) {
-      for (const pair of node.items) {
-        if (isPair(pair) && isScalar(pair.key)) visit(pair.value, String(pair.key.value));
-      }
-    } else if (isSeq(node)) {
-      for (const item of node.items) {
-        if (key === 'pages' && isScalar(item) && typeof item.value === 'string') add(item);
+    if (Array.isArray(node)) {
+      for (const item of node) {
+        if (key === 'pages' && typeof item === 'string') add(item);
         else visit(item, null);
       }
-    } else if (key === 'root' && isScalar(node) && typeof node.value === 'string') add(node);
+    } else if (isObject(node)) {
+      for (const [name, value] of Object.entries(node)) visit(value, name);
+    } else if (key === 'root' && typeof node === 'string') add(node);
   };
-  const add = (node: Node & { value: unknown }) => {
-    const page = String(node.value);
-    if (isExternal(page)) return;
-    entries.push({ page, line: lineOf(node), file: resolveNavigationPage(files, root, page) });
-  };
-  visit(document.get('navigation', true), 'navigation');
+  visit(parsed.navigation, 'navigation');
   site.navigation = entries;
-  const redirects = document.get('redirects', true);
-  if (isSeq(redirects)) {
-    for (const item of redirects.items) {
-      const source = isMap(item) ? item.get('source') : null;
-      if (typeof source === 'string') site.redirects.add(source.replace(/^\/+|\/+$/g, ''));
+  if (Array.isArray(parsed.redirects)) {
+    for (const redirect of parsed.redirects) {
+      if (isObject(redirect) && typeof redirect.source === 'string')
+        site.redirects.add(redirect.source.replace(/^\/+|\/+$/g, ''));
     }
   }
   return site;
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function mkdocsSite(config: string, folder: string, text: string, files: ReadonlySet<string>): Site {
   const parsed = parseWithLines(text);
