@@ -18,6 +18,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 
 /** Whether commands can be sandboxed on this machine, and if not, why. */
 export interface SandboxStatus {
@@ -128,6 +129,13 @@ export function sandboxStatus(): Promise<SandboxStatus> {
 }
 
 async function probe(): Promise<SandboxStatus> {
+  const missing = ['bwrap', 'prlimit'].filter((program) => !onPath(program));
+  if (missing.length > 0) {
+    return {
+      available: false,
+      reason: `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not installed: install the bubblewrap package (Debian/Ubuntu: apt-get install bubblewrap; prlimit is in util-linux).`,
+    };
+  }
   const run = await runSandboxed({
     command: 'true',
     dir: '/tmp',
@@ -149,6 +157,12 @@ async function probe(): Promise<SandboxStatus> {
     available: false,
     reason: `bubblewrap cannot create its namespaces here (${run.output.trim().split('\n').at(-1) || `exit code ${run.exitCode}`}); allow unprivileged user namespaces, or run the service where it can.`,
   };
+}
+
+function onPath(program: string): boolean {
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .some((folder) => folder && existsSync(join(folder, program)));
 }
 
 /**
