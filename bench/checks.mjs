@@ -43,8 +43,12 @@ function makeSite(pages) {
     fs.writeFileSync(path.join(dir, `${name}.mdx`), page(i, pages));
   }
   const groups = [];
-  for (let i = 0; i < names.length; i += 100) groups.push({ group: `Area ${i / 100}`, pages: names.slice(i, i + 100) });
-  fs.writeFileSync(path.join(dir, 'docs.json'), JSON.stringify({ name: 'Bench', navigation: { groups } }, null, 2));
+  for (let i = 0; i < names.length; i += 100)
+    groups.push({ group: `Area ${i / 100}`, pages: names.slice(i, i + 100) });
+  fs.writeFileSync(
+    path.join(dir, 'docs.json'),
+    JSON.stringify({ name: 'Bench', navigation: { groups } }, null, 2),
+  );
   const git = (...args) => execFileSync('git', ['-C', dir, ...args], { stdio: 'ignore' });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
@@ -73,9 +77,19 @@ async function time(runs, setup, measure) {
 const rows = [];
 for (const pages of [50, 5000]) {
   const site = makeSite(pages);
-  const mirrorPath = await ensureMirror({ mirrorsDir: path.join(temp, 'mirrors'), projectId: `p${pages}`, repository: site, env: {} });
+  const mirrorPath = await ensureMirror({
+    mirrorsDir: path.join(temp, 'mirrors'),
+    projectId: `p${pages}`,
+    repository: site,
+    env: {},
+  });
   const open = async (run) =>
-    Workspace.create({ mirrorPath, dir: path.join(temp, 'work', `${pages}-${run}`), branch: `job-${run}`, baseRef: 'main' });
+    Workspace.create({
+      mirrorPath,
+      dir: path.join(temp, 'work', `${pages}-${run}`),
+      branch: `job-${run}`,
+      baseRef: 'main',
+    });
   const target = pageName(Math.floor(pages / 2));
   const check = async ({ workspace }) => {
     const changes = await workspaceChanges(workspace, 'main');
@@ -102,7 +116,11 @@ for (const pages of [50, 5000]) {
     check,
   );
   rows.push([`${pages.toLocaleString('en')} pages`, 'built-in checks, one page changed', ms(changed)]);
-  rows.push([`${pages.toLocaleString('en')} pages`, 'built-in checks, one page deleted (referrers searched)', ms(deleted)]);
+  rows.push([
+    `${pages.toLocaleString('en')} pages`,
+    'built-in checks, one page deleted (referrers searched)',
+    ms(deleted),
+  ]);
 
   const status = await sandboxStatus();
   if (status.available) {
@@ -121,7 +139,11 @@ for (const pages of [50, 5000]) {
         if (result.status !== 'passed') throw new Error(JSON.stringify(result));
       },
     );
-    rows.push([`${pages.toLocaleString('en')} pages`, 'check command `true`: checkout + sandbox', ms(command)]);
+    rows.push([
+      `${pages.toLocaleString('en')} pages`,
+      'check command `true`: checkout + sandbox',
+      ms(command),
+    ]);
   }
 }
 
@@ -131,7 +153,14 @@ if (status.available) {
   const start = await time(
     RUNS,
     async () => ({}),
-    async () => runSandboxed({ command: 'true', dir: empty, timeoutMs: 10_000, memoryBytes: 256 * 1024 * 1024, maxOutputBytes: 4096 }),
+    async () =>
+      runSandboxed({
+        command: 'true',
+        dir: empty,
+        timeoutMs: 10_000,
+        memoryBytes: 256 * 1024 * 1024,
+        maxOutputBytes: 4096,
+      }),
   );
   const bare = await time(
     RUNS,
