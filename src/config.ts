@@ -56,6 +56,15 @@ export interface Config {
   webhooks: WebhookConfig;
   /** `GET /metrics` (DESIGN section 3, "Metrics"). */
   metrics: MetricsConfig;
+  /** Checks before publishing (DESIGN section 5). */
+  checks: ChecksConfig;
+}
+
+export interface ChecksConfig {
+  /** More rounds the agent gets to fix what the checks found, after its first answer. */
+  repairRounds: number;
+  /** Writable memory per process of a project's check command, in MiB. */
+  commandMemoryMb: number;
 }
 
 export interface MetricsConfig {
@@ -251,6 +260,8 @@ const schema = z.object({
     z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
   ),
   AGENTJOBS_METRICS_PORT: optionalString.pipe(integer(0, 65535).optional()),
+  AGENTJOBS_CHECK_REPAIR_ROUNDS: integer(0, 20).default(2),
+  AGENTJOBS_CHECK_MEMORY_MB: integer(64, 1_048_576).default(2048),
 });
 
 /** A configuration problem, phrased as one line that names the variable. */
@@ -329,6 +340,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       disableAfterMs: WEBHOOK_DISABLE_AFTER_MS,
     },
     metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },
+    checks: {
+      repairRounds: e.AGENTJOBS_CHECK_REPAIR_ROUNDS,
+      commandMemoryMb: e.AGENTJOBS_CHECK_MEMORY_MB,
+    },
   };
   return deepFreeze(config);
 }

@@ -94,6 +94,8 @@ export interface RunAgentOptions {
   redact?: Redactor;
   /** Stream the model's answers (default true); false waits for each whole answer instead. */
   stream?: boolean;
+  /** Runs the project's checks for the `run_checks` tool (the worker's); absent: no checks to run. */
+  runChecks?: () => Promise<string>;
 }
 
 /** A finished run. */
@@ -163,6 +165,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     onPlan: () => {},
     // Tools still running in the background after an abort must not change the workspace.
     checkChange: (paths) => (signal.aborted ? 'The run was stopped.' : guard.check(paths)),
+    ...(options.runChecks ? { runChecks: options.runChecks } : {}),
   });
 
   try {

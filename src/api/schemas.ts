@@ -159,8 +159,27 @@ const JOB_EXAMPLE = {
   completedAt: '2026-11-22T10:01:12.000Z',
   usage: { inputTokens: 18250, outputTokens: 940, steps: 6 },
   filesChanged: 1,
+  checks: null,
   draft: false,
 };
+
+const checkStatus = z.enum(['passed', 'failed', 'error']);
+
+/** The latest run of a job's checks (DESIGN section 5). */
+export const checkRunSchema = z
+  .object({
+    status: checkStatus,
+    ranAt: z.string(),
+    results: z.array(
+      z.object({
+        name: z.string(),
+        status: checkStatus,
+        message: z.string(),
+        problems: z.array(z.object({ path: z.string(), line: z.number().nullable(), message: z.string() })),
+      }),
+    ),
+  })
+  .meta({ id: 'CheckRun' });
 
 export const jobSchema = z
   .object({
@@ -192,6 +211,9 @@ export const jobSchema = z
     completedAt: z.string().nullable(),
     usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), steps: z.number() }),
     filesChanged: z.number(),
+    checks: checkRunSchema
+      .nullable()
+      .describe("The latest run of the checks on the job's work; null before the first"),
     draft: z.boolean().describe('Whether the pull request was asked for as a draft'),
   })
   .meta({

@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   'tool_call',
   'tool_result',
   'plan',
+  'check',
   'commit',
   'pull_request',
   'usage',

@@ -1,3 +1,4 @@
+import type { CheckRun } from './checks.js';
 import { AppError } from './errors.js';
 
 export const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
@@ -87,6 +88,8 @@ export interface Job {
   completedAt: string | null;
   usage: JobUsage;
   filesChanged: number;
+  /** The latest run of the job's checks; null before any ran. */
+  checks: CheckRun | null;
   draft: boolean;
 }
 

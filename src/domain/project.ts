@@ -1,4 +1,5 @@
 /** Projects: a content repository on a code host, and how a job's work reaches it. */
+import { type CheckFailurePolicy, DEFAULT_CHECK_TIMEOUT_SECONDS } from './checks.js';
 
 export const CODE_HOSTS = ['local', 'github', 'gitlab', 'gitea'] as const;
 export type CodeHostKind = (typeof CODE_HOSTS)[number];
@@ -7,8 +8,29 @@ export type CodeHostKind = (typeof CODE_HOSTS)[number];
 export const PUBLISH_MODES = ['pull_request', 'push'] as const;
 export type PublishMode = (typeof PUBLISH_MODES)[number];
 
+/**
+ * What checks a project's jobs pass before publishing (DESIGN section 5). Set by an admin only
+ * (CLI or dashboard), never through the job API, a prompt or the repository.
+ */
+export interface ProjectChecks {
+  /** Whether the built-in checks run. */
+  builtInChecks: boolean;
+  /** A shell command line run in the sandbox on a checkout of the job's tree, or null. */
+  checkCommand: string | null;
+  checkTimeoutSeconds: number;
+  onCheckFailure: CheckFailurePolicy;
+}
+
+/** The check settings of a new project. */
+export const DEFAULT_PROJECT_CHECKS: Readonly<ProjectChecks> = {
+  builtInChecks: true,
+  checkCommand: null,
+  checkTimeoutSeconds: DEFAULT_CHECK_TIMEOUT_SECONDS,
+  onCheckFailure: 'draft',
+};
+
 /** A project as the rest of the service sees it. The host token stays encrypted and out of here. */
-export interface Project {
+export interface Project extends ProjectChecks {
   id: string;
   name: string;
   repository: string;
@@ -33,4 +55,8 @@ export interface NewProject {
   allowedModels?: string[] | null;
   defaultModel?: string | null;
   hostSettings?: Record<string, unknown>;
+  builtInChecks?: boolean;
+  checkCommand?: string | null;
+  checkTimeoutSeconds?: number | null;
+  onCheckFailure?: CheckFailurePolicy;
 }

@@ -10,6 +10,7 @@
 import { mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, posix, resolve as resolvePath } from 'node:path';
 import { type CatFile, type MirrorReader, openMirrorReader } from './cat-file.js';
+import { checkoutTree } from './checkout.js';
 import { filterByPattern } from './glob.js';
 import { resolveRepoPath, WorkspaceError } from './paths.js';
 import { compareMatches, grepTree, type SearchResult } from './search.js';
@@ -283,6 +284,19 @@ export class Workspace {
     this.head = result.commit;
     this.rootTree = result.tree;
     return result.commit;
+  }
+
+  /**
+   * Writes the whole tree as it is now (the commits and the agent's unsaved changes) into `target`,
+   * an existing empty folder outside the worktree, without `.git`: a real checkout, made only for a
+   * step that needs files on disk (a project's check command).
+   */
+  async materialize(target: string): Promise<void> {
+    this.assertOpen();
+    await checkoutTree(
+      { dir: this.dir, head: this.head, written: this.written, deleted: this.deleted },
+      target,
+    );
   }
 
   /** Lets go of the object reader and removes the worktree; the branch stays in the mirror, to be pushed. Idempotent. */

@@ -1,3 +1,4 @@
+import type { CheckRun } from '../domain/checks.js';
 import { AppError } from '../domain/errors.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
 import {
@@ -60,6 +61,7 @@ const JOB_COLUMNS = [
   'output_tokens',
   'steps',
   'files_changed',
+  'checks',
   'event_seq',
   'attempt',
   'lease_owner',
@@ -96,6 +98,7 @@ export function toJob(row: JobRow): Job {
       steps: Number(row.steps),
     },
     filesChanged: Number(row.files_changed),
+    checks: row.checks ? (JSON.parse(row.checks) as CheckRun) : null,
     draft: Number(row.draft) === 1,
   };
 }
@@ -202,6 +205,7 @@ export function jobQueries(db: Db) {
         output_tokens: 0,
         steps: 0,
         files_changed: 0,
+        checks: null,
         event_seq: 0,
         attempt: 0,
         lease_owner: null,

@@ -1,3 +1,4 @@
+import { type CheckFailurePolicy, DEFAULT_CHECK_TIMEOUT_SECONDS } from '../domain/checks.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
 import type { CodeHostKind, NewProject, Project, PublishMode } from '../domain/project.js';
 import { type Db, precompile } from './db.js';
@@ -22,6 +23,10 @@ export function toProject(row: ProjectRow): Project {
     defaultModel: row.default_model,
     hostSettings: row.host_settings ? (JSON.parse(row.host_settings) as Record<string, unknown>) : {},
     hasHostToken: row.host_token_encrypted !== null,
+    builtInChecks: Number(row.built_in_checks) === 1,
+    checkCommand: row.check_command,
+    checkTimeoutSeconds: row.check_timeout_seconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS,
+    onCheckFailure: row.on_check_failure as CheckFailurePolicy,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -47,6 +52,10 @@ export function projectQueries(db: Db) {
         default_model: input.defaultModel ?? null,
         host_settings: input.hostSettings ? JSON.stringify(input.hostSettings) : null,
         host_token_encrypted: hostToken ? hostToken.secrets.seal(hostToken.token, id) : null,
+        built_in_checks: input.builtInChecks === false ? 0 : 1,
+        check_command: input.checkCommand ?? null,
+        check_timeout_seconds: input.checkTimeoutSeconds ?? null,
+        on_check_failure: input.onCheckFailure ?? 'draft',
         created_at: now,
         updated_at: now,
       };
@@ -82,6 +91,10 @@ export function projectQueries(db: Db) {
       if (patch.allowedModels !== undefined)
         set.allowed_models = patch.allowedModels ? JSON.stringify(patch.allowedModels) : null;
       if (patch.defaultModel !== undefined) set.default_model = patch.defaultModel;
+      if (patch.builtInChecks !== undefined) set.built_in_checks = patch.builtInChecks ? 1 : 0;
+      if (patch.checkCommand !== undefined) set.check_command = patch.checkCommand;
+      if (patch.checkTimeoutSeconds !== undefined) set.check_timeout_seconds = patch.checkTimeoutSeconds;
+      if (patch.onCheckFailure !== undefined) set.on_check_failure = patch.onCheckFailure;
       if (patch.hostSettings !== undefined)
         set.host_settings = Object.keys(patch.hostSettings).length
           ? JSON.stringify(patch.hostSettings)

@@ -37,6 +37,14 @@ export interface ProjectsTable {
   host_settings: string | null;
   /** AES-256-GCM ciphertext of the code-host token; never plaintext. */
   host_token_encrypted: string | null;
+  /** 1: the built-in checks run on every job; 0: they do not. */
+  built_in_checks: Generated<number>;
+  /** The project's own check command, run in the sandbox; null for none. */
+  check_command: string | null;
+  /** Its time limit; null for the default. */
+  check_timeout_seconds: number | null;
+  /** `draft` | `fail` | `publish`. */
+  on_check_failure: Generated<string>;
   created_at: string;
   updated_at: string;
 }
@@ -79,6 +87,8 @@ export interface JobsTable {
   output_tokens: Generated<number>;
   steps: Generated<number>;
   files_changed: Generated<number>;
+  /** JSON `CheckRun`: the latest run of the job's checks; null before any ran. */
+  checks: string | null;
   /** The last event sequence number handed out for this job. */
   event_seq: Generated<number>;
   /** Raised by every claim; the worker fences its writes with it. */

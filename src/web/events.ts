@@ -29,6 +29,16 @@ export function renderEvent(event: JobEvent): Html {
       );
     case 'plan':
       return line('plan', `updated (${Array.isArray(d.items) ? d.items.length : 0} items)`);
+    case 'check': {
+      const count = Array.isArray(d.results)
+        ? (d.results as { problems?: unknown[] }[]).reduce((sum, r) => sum + (r.problems?.length ?? 0), 0)
+        : 0;
+      return line(
+        'checks',
+        `${str(d.status)}${count ? ` · ${count} problem${count === 1 ? '' : 's'}` : ''}`,
+        d.status === 'failed',
+      );
+    }
     case 'commit':
       return line(
         'commit',
@@ -46,4 +56,4 @@ export function renderEvent(event: JobEvent): Html {
 }
 
 /** Events after which the job's summary (status, plan, diff, pull request) is worth fetching again. */
-export const REFRESHES = new Set(['status', 'phase', 'plan', 'commit', 'pull_request', 'error']);
+export const REFRESHES = new Set(['status', 'phase', 'plan', 'check', 'commit', 'pull_request', 'error']);

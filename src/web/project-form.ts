@@ -1,5 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import { CheckSettingsError, MAX_CHECK_COMMAND_CHARS, parseCheckSettings } from '../checks/settings.js';
+import { CHECK_FAILURE_POLICIES } from '../domain/checks.js';
 import { CODE_HOSTS, type NewProject, PUBLISH_MODES } from '../domain/project.js';
 import { checkHostSettings, ProjectSettingsError, resolveRepository } from '../hosts/project-settings.js';
 
@@ -42,6 +44,10 @@ const schema = z.object({
   apiUrl: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000)),
   appId: optional(z.string().regex(/^\d{1,12}$/, 'must be a number')),
   installationId: optional(z.string().regex(/^\d{1,15}$/, 'must be a number')),
+  builtInChecks: z.enum(['on', 'off']).default('on'),
+  checkCommand: z.string().trim().max(MAX_CHECK_COMMAND_CHARS).default(''),
+  checkTimeoutSeconds: optional(z.string().regex(/^\d{1,6}$/, 'must be a number of seconds')),
+  onCheckFailure: z.enum(CHECK_FAILURE_POLICIES).default('draft'),
   // Write-only: never rendered back into the form. Empty means "keep the stored one".
   token: z.string().trim().max(20_000).default(''),
 });
@@ -94,6 +100,17 @@ export async function parseProjectForm(
       errors.repository = error.message;
     }
   }
+  let checks: Awaited<ReturnType<typeof parseCheckSettings>> = {};
+  try {
+    checks = await parseCheckSettings({
+      checkCommand: form.checkCommand,
+      checkTimeoutSeconds: form.checkTimeoutSeconds ? Number(form.checkTimeoutSeconds) : null,
+      onCheckFailure: form.onCheckFailure,
+    });
+  } catch (error) {
+    if (!(error instanceof CheckSettingsError)) throw error;
+    errors[error.field] = error.message;
+  }
   if (form.defaultModel && form.allowedModels.length && !form.allowedModels.includes(form.defaultModel))
     errors.defaultModel = 'must be one of the allowed models';
   if (Object.keys(errors).length) return { ok: false, errors };
@@ -109,6 +126,8 @@ export async function parseProjectForm(
         defaultModel: form.defaultModel ?? null,
         allowedModels: form.allowedModels.length ? form.allowedModels : null,
         hostSettings,
+        builtInChecks: form.builtInChecks === 'on',
+        ...checks,
       },
       token: form.host === 'local' || form.token === '' ? null : form.token,
     },

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { CHECK_FAILURE_POLICIES } from '../domain/checks.js';
 import { CODE_HOSTS, type NewProject, type Project, PUBLISH_MODES } from '../domain/project.js';
 import { checkProject, type HostCheck } from '../hosts/index.js';
 import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
@@ -18,6 +19,10 @@ const valuesOf = (project: Project): ProjectFormValues => ({
   apiUrl: String(project.hostSettings.apiUrl ?? ''),
   appId: String(project.hostSettings.appId ?? ''),
   installationId: String(project.hostSettings.installationId ?? ''),
+  builtInChecks: project.builtInChecks ? 'on' : 'off',
+  checkCommand: project.checkCommand ?? '',
+  checkTimeoutSeconds: String(project.checkTimeoutSeconds),
+  onCheckFailure: project.onCheckFailure,
 });
 
 function projectForm(options: {
@@ -39,7 +44,12 @@ function projectForm(options: {
   ) => html`<div><label for="f-${name}">${label}</label>
       <input type="${attrs.type ?? 'text'}" id="f-${name}" name="${name}" value="${values[name] ?? ''}"${attrs.required ? html` required` : ''}${attrs.placeholder ? html` placeholder="${attrs.placeholder}"` : ''} aria-describedby="h-${name}"${errors[name] ? html` aria-invalid="true"` : ''}>
       ${fieldHint(`h-${name}`, errors[name], hint)}</div>`;
-  const select = (name: 'host' | 'publish', label: string, choices: readonly string[], hint: string) =>
+  const select = (
+    name: 'host' | 'publish' | 'builtInChecks' | 'onCheckFailure',
+    label: string,
+    choices: readonly string[],
+    hint: string,
+  ) =>
     html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}" aria-describedby="h-${name}">${choices.map(
       (c) => html`<option value="${c}"${values[name] === c ? html` selected` : ''}>${c}</option>`,
     )}</select>${fieldHint(`h-${name}`, errors[name], hint)}</div>`;
@@ -53,6 +63,12 @@ function projectForm(options: {
     ${field('defaultModel', 'Default model', 'provider:model, e.g. anthropic:claude-sonnet-4-5. Empty: the server’s default.')}
     ${field('allowedModels', 'Allowed models', 'Comma-separated. Empty: any model the server is configured for.')}
     ${options.webhooksHref ? html`<p class="hint">Webhooks (job events pushed to your receivers) are on the <a href="${options.webhooksHref}">Webhooks tab</a>.</p>` : ''}
+    <fieldset><legend>Checks before publishing</legend>
+      ${select('builtInChecks', 'Built-in checks', ['on', 'off'], 'MDX and Markdown parse, front matter, links, navigation, JSON and YAML, on what each job changed.')}
+      ${field('checkCommand', 'Check command', 'Optional, e.g. vale . or npx mint broken-links: runs in a sandbox (no network, only the checkout writable) on a checkout of the job’s work; a non-zero exit is a failure the agent is asked to fix.')}
+      ${field('checkTimeoutSeconds', 'Check command time limit (seconds)', 'Default 300.', { type: 'number' })}
+      ${select('onCheckFailure', 'When checks still fail', CHECK_FAILURE_POLICIES, 'draft: the pull request opens as a draft listing the problems; fail: the job fails and nothing is published; publish: it is published anyway, with the problems listed.')}
+    </fieldset>
     <fieldset><legend>Code host access (not for local)</legend>
       ${field('apiUrl', 'API base URL', 'Self-hosted servers only: GitHub Enterprise https://HOST/api/v3; GitLab or Gitea, the instance URL.', { type: 'url' })}
       ${field('appId', 'GitHub App id', 'GitHub only, to act as an App: the token below is then its private key.')}

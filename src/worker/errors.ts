@@ -11,6 +11,7 @@ import { WorkspaceError } from '../git/paths.js';
 import { GitError } from '../git/run.js';
 import { CodeHostError } from '../hosts/types.js';
 import { isAgentError } from './agent-port.js';
+import { ChecksFailedError } from './checks.js';
 
 export type StopReason = 'shutdown' | 'lost' | 'archived';
 
@@ -40,6 +41,8 @@ const MESSAGE_LIMIT = 1000;
 /** The job error for a failure, and whether it was expected (else it is logged as an error). */
 export function jobErrorOf(error: unknown): JobError & { expected: boolean } {
   if (isAgentError(error)) return { code: error.code, message: short(error.message), expected: true };
+  if (error instanceof ChecksFailedError)
+    return { code: 'checks_failed', message: short(error.message), expected: true };
   if (error instanceof CodeHostError)
     return { code: error.code, message: short(error.message), expected: true };
   if (

@@ -12,7 +12,9 @@
  * A retry of a run that died after that point finishes from the record (`finishPublished`) instead
  * of running the agent again.
  */
+import { checkSummary } from '../checks/report.js';
 import type { Config } from '../config.js';
+import type { CheckFailurePolicy, CheckRun } from '../domain/checks.js';
 import type { Job } from '../domain/job.js';
 import type { Project } from '../domain/project.js';
 import { pushBranch } from '../git/mirror.js';
@@ -38,6 +40,8 @@ export interface PublishInput {
   result: AgentResult;
   /** The conversation to save with the published state, so the completion need not carry it. */
   saved: SavedConversation;
+  /** The last run of the job's checks and the project's policy for failures; null when none ran. */
+  checks?: { run: CheckRun; policy: CheckFailurePolicy } | null;
   signal: AbortSignal;
 }
 
@@ -109,7 +113,12 @@ export async function publish(input: PublishInput): Promise<Published> {
       throw explainProtectedBranch(error, job.source.ref);
     },
   );
-  const pullRequest = { title, body: pullRequestBody(result.summary, job), draft: job.draft };
+  // Failed checks under the `draft` policy open the pull request as a draft; the summary says why.
+  const checks = input.checks;
+  const failedDraft = checks?.run.status === 'failed' && checks.policy === 'draft';
+  const body =
+    pullRequestBody(result.summary, job) + (checks ? `\n\n${checkSummary(checks.run, checks.policy)}` : '');
+  const pullRequest = { title, body, draft: job.draft || failedDraft };
   const published: PublishedRun = {
     summary: result.summary,
     title,

@@ -14,6 +14,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ModelMessage } from 'ai';
 import type { Config } from '../config.js';
+import type { CheckRun } from '../domain/checks.js';
 import { createRedactor, type Redactor } from '../domain/redact.js';
 import { ensureMirror } from '../git/mirror.js';
 import { Workspace } from '../git/workspace.js';
@@ -24,7 +25,14 @@ import type { Metrics, RunOutcome } from '../metrics/index.js';
 import { type ClaimedJob, isLeaseLost, type Lease } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
 import { isTransientDatabaseError, retryTransient } from '../store/transient.js';
-import { type AgentResult, isAgentError, type ResolveModel, type RunAgent } from './agent-port.js';
+import {
+  type AgentResult,
+  isAgentError,
+  type ResolveModel,
+  type RunAgent,
+  type RunAgentOptions,
+} from './agent-port.js';
+import { ChecksFailedError, checkAndRepair, checkRunner } from './checks.js';
 import { jobErrorOf, RunStopped, type StopReason } from './errors.js';
 import { finishPublished, publish } from './publish.js';
 
@@ -174,7 +182,38 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
     const history = (await store.queue.conversation(job.id)) as ModelMessage[];
     const prompts = await store.queue.takePrompts(lease);
     deliveredThrough = prompts.at(-1)?.id ?? null;
-    const result: AgentResult =
+    const checkLoop = {
+      store,
+      lease,
+      job,
+      project,
+      workspace,
+      dataDir: config.dataDir,
+      ...config.checks,
+      redact,
+      signal: control.main,
+    };
+    const checks = checkRunner(checkLoop);
+    const startedAt = Date.now();
+    const agentOptions = (options: Pick<RunAgentOptions, 'history' | 'prompts'>): RunAgentOptions => ({
+      model,
+      workspace: workspace as Workspace,
+      ...options,
+      takePendingPrompts: async () => {
+        const more = await store.queue.takePending(lease);
+        if (more.length > 0) deliveredThrough = more.at(-1)?.id ?? deliveredThrough;
+        return more.map((prompt) => prompt.content);
+      },
+      limits: { ...config.jobLimits },
+      stream: config.agent.modelStreaming,
+      modelOutageWaitMs: config.agent.modelOutageWaitMs,
+      redact,
+      signal: control.main,
+      onEvent: (type, data) => store.queue.appendEvent(lease, type, data),
+      onEvents: (events) => store.queue.appendEvents(lease, events),
+      ...(checks.enabled ? { runChecks: checks.forAgent } : {}),
+    });
+    let result: AgentResult =
       prompts.length === 0
         ? // Nothing new to do (every message is already answered): keep what the job has.
           {
@@ -184,24 +223,22 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
             usage: { inputTokens: 0, outputTokens: 0, steps: 0 },
             filesChanged: [],
           }
-        : await deps.runAgent({
-            model,
-            workspace,
-            history,
-            prompts: prompts.map((prompt) => prompt.content),
-            takePendingPrompts: async () => {
-              const more = await store.queue.takePending(lease);
-              if (more.length > 0) deliveredThrough = more.at(-1)?.id ?? deliveredThrough;
-              return more.map((prompt) => prompt.content);
-            },
-            limits: { ...config.jobLimits },
-            stream: config.agent.modelStreaming,
-            modelOutageWaitMs: config.agent.modelOutageWaitMs,
-            redact,
-            signal: control.main,
-            onEvent: (type, data) => store.queue.appendEvent(lease, type, data),
-            onEvents: (events) => store.queue.appendEvents(lease, events),
-          });
+        : await deps.runAgent(agentOptions({ history, prompts: prompts.map((prompt) => prompt.content) }));
+    let checkRun: CheckRun | null = null;
+    if (prompts.length > 0) {
+      ({ result, run: checkRun } = await checkAndRepair(checkLoop, checks, result, {
+        limits: config.jobLimits,
+        startedAt,
+        run: ({ limits, ...options }) => deps.runAgent({ ...agentOptions(options), limits: { ...limits } }),
+      }));
+      // Push mode has no drafts: under `draft`, failing work is not pushed onto the base either.
+      const policy = project.onCheckFailure;
+      if (
+        checkRun?.status === 'failed' &&
+        (policy === 'fail' || (policy === 'draft' && project.publish === 'push'))
+      )
+        throw new ChecksFailedError(checkRun, { messages: result.messages, usage: result.usage });
+    }
     deps.metrics?.modelUsage(result.usage);
     // A shutdown that came as the agent finished still publishes; a lost lease or an archive never.
     throwIfAborted(control.publishing);
@@ -219,6 +256,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
       workspace,
       result,
       saved: { conversation, deliveredThrough },
+      checks: checkRun && { run: checkRun, policy: project.onCheckFailure },
       signal: control.publishing,
     });
     await cleanUp();
@@ -284,7 +322,7 @@ async function settle(
       const jobError = { ...described, message: redact(described.message) };
       if (expected) log.warn({ error: jobError }, 'job failed');
       else log.error({ err: error }, 'job failed on an unexpected error');
-      const partial = isAgentError(error) ? error.partial : null;
+      const partial = isAgentError(error) || error instanceof ChecksFailedError ? error.partial : null;
       if (partial) deps.metrics?.modelUsage(partial.usage);
       await deps.store.queue.fail(
         lease,

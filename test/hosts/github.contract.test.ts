@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Job } from '../../src/domain/job.js';
-import type { Project } from '../../src/domain/project.js';
+import { DEFAULT_PROJECT_CHECKS, type Project } from '../../src/domain/project.js';
 import { createGithubHost } from '../../src/hosts/github.js';
 import { startGithubDouble } from '../support/github-double.js';
 import { tempDir } from '../worker/support.js';
@@ -26,6 +26,7 @@ codeHostContract('github against its double', async () => {
     defaultModel: null,
     hostSettings: { apiUrl: double.url },
     hasHostToken: true,
+    ...DEFAULT_PROJECT_CHECKS,
     createdAt: now,
     updatedAt: now,
   };

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import type { Project } from '../../src/domain/project.js';
+import { DEFAULT_PROJECT_CHECKS, type Project } from '../../src/domain/project.js';
 import { createGithubHost, githubTarget } from '../../src/hosts/github.js';
 import { CodeHostError } from '../../src/hosts/types.js';
 import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
@@ -25,6 +25,7 @@ function projectOf(settings: Record<string, unknown>, repository = 'https://gith
     defaultModel: null,
     hostSettings: settings,
     hasHostToken: true,
+    ...DEFAULT_PROJECT_CHECKS,
     createdAt: now,
     updatedAt: now,
   };

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Project } from '../../src/domain/project.js';
+import { DEFAULT_PROJECT_CHECKS, type Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
 import type { PullRequestRecords } from '../../src/hosts/types.js';
 
@@ -29,6 +29,7 @@ const project = (repository: string, overrides: Partial<Project> = {}): Project 
   defaultModel: null,
   hostSettings: {},
   hasHostToken: false,
+  ...DEFAULT_PROJECT_CHECKS,
   createdAt: '',
   updatedAt: '',
   ...overrides,

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CodeHostKind, Project } from '../../src/domain/project.js';
+import { type CodeHostKind, DEFAULT_PROJECT_CHECKS, type Project } from '../../src/domain/project.js';
 
 /** A project on `host` as the code hosts receive it, without a database. */
 export function hostProject(
@@ -20,6 +20,7 @@ export function hostProject(
     defaultModel: null,
     hostSettings,
     hasHostToken: true,
+    ...DEFAULT_PROJECT_CHECKS,
     createdAt: now,
     updatedAt: now,
   };

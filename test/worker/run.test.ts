@@ -102,6 +102,7 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
       'status',
       'phase',
       'phase',
+      'check',
       'phase',
       'commit',
       'pull_request',

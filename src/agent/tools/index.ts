@@ -1,5 +1,5 @@
 /**
- * The agent's eight tools (DESIGN §5), one file each. Their names and input shapes are a contract:
+ * The agent's nine tools (DESIGN §5), one file each. Their names and input shapes are a contract:
  * other systems drive them, so they are spelled exactly as the design says.
  *
  * A refused call (a path outside the repository, a binary or oversized file, text that does not
@@ -14,6 +14,7 @@ import { editFileTool } from './edit-file.js';
 import { listFilesTool } from './list-files.js';
 import { moveFileTool } from './move-file.js';
 import { readFileTool } from './read-file.js';
+import { type CheckRunner, runChecksTool } from './run-checks.js';
 import { searchFilesTool } from './search-files.js';
 import { type PlanItem, updatePlanTool } from './update-plan.js';
 import { writeFileTool } from './write-file.js';
@@ -27,6 +28,8 @@ export interface ToolHooks {
    * move. Returns a refusal the model will read (e.g. the files-changed limit), or null to go ahead.
    */
   checkChange(paths: string[]): string | null;
+  /** Runs the project's checks for `run_checks`; without it, the tool says there are none. */
+  runChecks?: CheckRunner;
 }
 
 /** Builds the tool set for one run over `workspace`. */
@@ -41,6 +44,7 @@ export function createTools(workspace: Workspace, hooks: ToolHooks) {
     delete_file: deleteFileTool(context),
     move_file: moveFileTool(context),
     update_plan: updatePlanTool(context, (items) => hooks.onPlan(items)),
+    run_checks: runChecksTool(context, hooks.runChecks),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
+import { CHECK_FAILURE_POLICIES, DEFAULT_CHECK_TIMEOUT_SECONDS } from '../../domain/checks.js';
 import {
   CODE_HOSTS,
   type CodeHostKind,
@@ -11,7 +12,7 @@ import { createSecretBox, ensureSecretKey } from '../../store/secrets.js';
 import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 
-interface CreateOptions extends OutputOptions {
+interface CreateOptions extends OutputOptions, CheckOptions {
   name: string;
   repo: string;
   host: CodeHostKind;
@@ -24,6 +25,20 @@ interface CreateOptions extends OutputOptions {
   installationId?: string;
   tokenEnv?: string;
   tokenStdin?: boolean;
+}
+
+/** The check options of `project create` and `project update`. */
+interface CheckOptions {
+  checkCommand?: string;
+  checkTimeout?: string;
+  onCheckFailure?: string;
+  builtInChecks?: boolean;
+}
+
+interface UpdateOptions extends CheckOptions, OutputOptions {
+  name?: string;
+  base?: string;
+  publish?: string;
 }
 
 interface TokenOptions {
@@ -72,6 +87,52 @@ function hostSettingsOf(options: CreateOptions): Record<string, unknown> {
   return settings;
 }
 
+/** The check settings given on the command line, checked (a command needs a working sandbox). */
+async function checkSettingsOf(options: CheckOptions) {
+  const { CheckSettingsError, parseCheckSettings } = await import('../../checks/settings.js');
+  const timeout = options.checkTimeout;
+  try {
+    const parsed = await parseCheckSettings({
+      ...(options.checkCommand !== undefined ? { checkCommand: options.checkCommand } : {}),
+      ...(timeout !== undefined
+        ? { checkTimeoutSeconds: /^\d+$/.test(timeout) ? Number(timeout) : Number.NaN }
+        : {}),
+      ...(options.onCheckFailure !== undefined ? { onCheckFailure: options.onCheckFailure } : {}),
+    });
+    return {
+      ...parsed,
+      ...(options.builtInChecks !== undefined ? { builtInChecks: options.builtInChecks } : {}),
+    };
+  } catch (error) {
+    if (!(error instanceof CheckSettingsError)) throw error;
+    const flag = {
+      checkCommand: '--check-command',
+      checkTimeoutSeconds: '--check-timeout',
+      onCheckFailure: '--on-check-failure',
+    }[error.field];
+    throw new CliError(`${flag} ${error.message}.`);
+  }
+}
+
+/** Adds the check options to a command. */
+function withCheckOptions(command: Command): Command {
+  return command
+    .option(
+      '--check-command <command>',
+      'a command run in the sandbox on a checkout of each job\'s work before it is published, e.g. "vale ." ("" removes it)',
+    )
+    .option(
+      '--check-timeout <seconds>',
+      `time limit of the check command (default ${DEFAULT_CHECK_TIMEOUT_SECONDS})`,
+    )
+    .option(
+      '--on-check-failure <policy>',
+      `when checks still fail: ${CHECK_FAILURE_POLICIES.join(', ')} (default draft)`,
+    )
+    .option('--built-in-checks', 'run the built-in checks (the default)')
+    .option('--no-built-in-checks', 'do not run the built-in checks');
+}
+
 /** Where each remote host finds the repository; throws `CodeHostError` when the settings cannot say. */
 const describe = (project: Project) =>
   table([
@@ -81,14 +142,32 @@ const describe = (project: Project) =>
     ['host', project.host],
     ['base branch', project.baseBranch],
     ['publish', project.publish],
+    ['built-in checks', project.builtInChecks ? 'on' : 'off'],
+    [
+      'check command',
+      project.checkCommand ? `${project.checkCommand} (limit ${project.checkTimeoutSeconds} s)` : 'none',
+    ],
+    ['on check failure', project.onCheckFailure],
     ...(project.host === 'local' ? [] : [['token', project.hasHostToken ? 'stored, encrypted' : 'none']]),
   ]);
+
+/** Whether the project's check command can run here: the sandbox it needs. */
+async function sandboxCheck() {
+  const { sandboxStatus } = await import('../../checks/sandbox.js');
+  const status = await sandboxStatus();
+  return {
+    name: 'sandbox',
+    ok: status.available,
+    detail: status.available
+      ? 'The check command can run in the sandbox (bubblewrap) on this machine.'
+      : `The check command cannot run: ${status.reason}`,
+  };
+}
 
 export function registerProjectCommands(program: Command) {
   const project = program.command('project').description('Manage projects (works on the local database)');
 
-  project
-    .command('create')
+  withCheckOptions(project.command('create'))
     .description('Create a project on a content repository')
     .requiredOption('--name <name>', 'a name for people')
     .requiredOption('--repo <urlOrPath>', 'the repository: a local path, file:// or https:// URL')
@@ -120,6 +199,7 @@ export function registerProjectCommands(program: Command) {
       const name = options.name.trim();
       if (!name) throw new CliError('--name must not be empty.');
       const hostSettings = hostSettingsOf(options);
+      const checks = await checkSettingsOf(options);
       // The code-host clients load only for the commands that need them (see commands/server.ts).
       const { checkHostSettings, ProjectSettingsError, resolveRepository } = await import(
         '../../hosts/project-settings.js'
@@ -149,12 +229,41 @@ export function registerProjectCommands(program: Command) {
                 .filter(Boolean)
             : null,
           ...(Object.keys(hostSettings).length ? { hostSettings } : {}),
+          ...checks,
         });
         if (token === null) return made;
         await store.projects.setHostToken(made.id, token, createSecretBox(ensureSecretKey(loadConfig())));
         return (await store.projects.get(made.id)) ?? made;
       });
       print(options, created, () => `Created project ${created.id}\n${describe(created)}`);
+    });
+
+  withCheckOptions(
+    project
+      .command('update <id>')
+      .description("Change a project's name, base branch, publish mode or checks")
+      .option('--name <name>', 'a name for people')
+      .option('--base <branch>', 'the branch pull requests target')
+      .option('--publish <mode>', `how changes land: ${PUBLISH_MODES.join(', ')}`),
+  )
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, options: UpdateOptions) => {
+      if (options.publish !== undefined && !PUBLISH_MODES.includes(options.publish as PublishMode))
+        throw new CliError(`--publish must be one of ${PUBLISH_MODES.join(', ')}.`);
+      if (options.name !== undefined && !options.name.trim()) throw new CliError('--name must not be empty.');
+      const checks = await checkSettingsOf(options);
+      const updated = await withStore(async (store) => {
+        const found = await requireProject(store, id);
+        return (
+          (await store.projects.update(found.id, {
+            ...(options.name !== undefined ? { name: options.name.trim() } : {}),
+            ...(options.base !== undefined ? { baseBranch: options.base } : {}),
+            ...(options.publish !== undefined ? { publish: options.publish as PublishMode } : {}),
+            ...checks,
+          })) ?? found
+        );
+      });
+      print(options, updated, () => `Updated project ${updated.id}\n${describe(updated)}`);
     });
 
   project
@@ -204,6 +313,7 @@ export function registerProjectCommands(program: Command) {
       const result = await withStore(async (store) => {
         const found = await requireProject(store, id);
         const checks = await checkProject(createServerCodeHosts(config, store), found);
+        if (found.checkCommand) checks.push(await sandboxCheck());
         return { projectId: found.id, host: found.host, ok: checks.every((check) => check.ok), checks };
       });
       print(options, result, () =>

@@ -3,6 +3,7 @@
  * writes, messages, complete, fail, why a job waits), assembled here into `store.queue`.
  */
 import type { Db } from '../db.js';
+import { checkQueries } from './checks.js';
 import { claimQueries } from './claim.js';
 import { completeQueries } from './complete.js';
 import { failQueries } from './fail.js';
@@ -30,6 +31,7 @@ export function queueQueries(db: Db) {
     ...completeQueries(db),
     ...failQueries(db),
     ...waitingQueries(db),
+    ...checkQueries(db),
   };
 }
 

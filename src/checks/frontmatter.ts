@@ -1,0 +1,71 @@
+/**
+ * The `frontmatter` check: a page's front matter is valid YAML holding a mapping, and carries the
+ * fields its site requires (a Mintlify page needs `title`; MkDocs and plain Markdown need none).
+ */
+import { isMap, LineCounter, parseDocument } from 'yaml';
+import type { CheckProblem } from '../domain/checks.js';
+import type { ParsedPage } from './page.js';
+import type { Site } from './site.js';
+
+/** Fields a site's pages must have in their front matter. */
+const REQUIRED_FIELDS: Record<Site['kind'], string[]> = { mintlify: ['title'], mkdocs: [], plain: [] };
+
+/** Folders of a Mintlify site whose files are included into pages, not pages themselves. */
+export const MINTLIFY_SNIPPETS = 'snippets/';
+
+export function checkFrontmatter(page: ParsedPage, site: Site): CheckProblem[] {
+  const required = isSnippet(page.path, site) ? [] : REQUIRED_FIELDS[site.kind];
+  const front = page.frontmatter;
+  if (!front) {
+    if (required.length === 0) return [];
+    return [
+      {
+        path: page.path,
+        line: 1,
+        message: `The page has no front matter; this site needs ${fields(required)}. Start the file with a block like:\n---\ntitle: "…"\n---`,
+      },
+    ];
+  }
+  const lines = new LineCounter();
+  const document = parseDocument(front.text, { lineCounter: lines, prettyErrors: false });
+  const [error] = document.errors;
+  if (error) {
+    const line = front.line + lines.linePos(error.pos[0]).line - 1;
+    return [
+      {
+        path: page.path,
+        line,
+        message: `The front matter is not valid YAML: ${error.message.split('\n')[0]}. Quote values that hold \`:\`, \`#\`, \`{\` or start with a special character.`,
+      },
+    ];
+  }
+  const contents = document.contents;
+  if (contents !== null && !isMap(contents)) {
+    return [
+      {
+        path: page.path,
+        line: front.line,
+        message: 'The front matter must be a list of `key: value` fields.',
+      },
+    ];
+  }
+  const missing = required.filter((field) => {
+    const value = contents?.get(field);
+    return value === undefined || value === null || String(value).trim() === '';
+  });
+  if (missing.length === 0) return [];
+  return [
+    {
+      path: page.path,
+      line: front.line - 1,
+      message: `The front matter lacks ${fields(missing)}, which this site needs on every page. Add it.`,
+    },
+  ];
+}
+
+export function isSnippet(path: string, site: Site): boolean {
+  const inSite = site.root ? path.slice(site.root.length + 1) : path;
+  return site.kind === 'mintlify' && inSite.startsWith(MINTLIFY_SNIPPETS);
+}
+
+const fields = (names: string[]) => names.map((name) => `\`${name}\``).join(' and ');

@@ -1,0 +1,63 @@
+/**
+ * A run of a job's checks (DESIGN section 5): the built-in checks on what the job changed, then
+ * the project's own command in the sandbox, into one `CheckRun`. The worker runs it before
+ * publishing; the agent's `run_checks` tool runs the same.
+ */
+import { type CheckResult, type CheckRun, runStatus } from '../domain/checks.js';
+import type { Redactor } from '../domain/redact.js';
+import type { Workspace } from '../git/workspace.js';
+import { runBuiltInChecks } from './built-in.js';
+import { runCommandCheck } from './command.js';
+import { workspaceChanges, workspaceTree } from './workspace-tree.js';
+
+export { runBuiltInChecks } from './built-in.js';
+export { checkSummary, describeForAgent } from './report.js';
+export { sandboxStatus } from './sandbox.js';
+export { directoryTree, type SiteTree } from './tree.js';
+
+/** A project's check settings, as the worker reads them from the project. */
+export interface CheckSettings {
+  builtIn: boolean;
+  /** The project's own command, or null. */
+  command: string | null;
+  timeoutSeconds: number;
+}
+
+/** What a run of a job's checks needs. */
+export interface JobCheckOptions {
+  workspace: Workspace;
+  baseRef: string;
+  settings: CheckSettings;
+  /** Where a checkout for the command is made and removed. */
+  scratchDir: string;
+  /** Writable memory per process of the command. */
+  memoryBytes: number;
+  redact: Redactor;
+  signal?: AbortSignal;
+}
+
+/** Whether a project has any check to run. */
+export const hasChecks = (settings: CheckSettings) => settings.builtIn || settings.command !== null;
+
+export async function runJobChecks(options: JobCheckOptions): Promise<CheckRun> {
+  const { workspace, settings } = options;
+  const results: CheckResult[] = [];
+  if (settings.builtIn) {
+    const changes = await workspaceChanges(workspace, options.baseRef);
+    results.push(...(await runBuiltInChecks({ tree: workspaceTree(workspace), changes })));
+  }
+  if (settings.command) {
+    results.push(
+      await runCommandCheck({
+        command: settings.command,
+        timeoutSeconds: settings.timeoutSeconds,
+        memoryBytes: options.memoryBytes,
+        materialize: (target) => workspace.materialize(target),
+        scratchDir: options.scratchDir,
+        redact: options.redact,
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+    );
+  }
+  return { status: runStatus(results), ranAt: new Date().toISOString(), results };
+}

@@ -1,0 +1,216 @@
+/**
+ * A page as the checks read it: Markdown parsed by remark (CommonMark), MDX parsed and compiled by
+ * the MDX compiler (`@mdx-js/mdx`), so what fails here fails the site's build the same way. From
+ * the syntax tree come the page's front matter, its links (Markdown links and images, reference
+ * definitions, `href`/`src` of components, ESM imports) and the anchors its headings make. Code
+ * blocks and inline code are nodes of their own, so a `<Tag>` or a link inside them is never seen.
+ */
+import { createProcessor } from '@mdx-js/mdx';
+import GithubSlugger from 'github-slugger';
+import type { Heading, Root, RootContent } from 'mdast';
+import { toString as textOf } from 'mdast-util-to-string';
+import remarkFrontmatter from 'remark-frontmatter';
+import remarkParse from 'remark-parse';
+import { unified } from 'unified';
+import { visit } from 'unist-util-visit';
+import type { CheckProblem } from '../domain/checks.js';
+
+/** A link, image or import found in a page. */
+export interface PageLink {
+  url: string;
+  line: number;
+  kind: 'link' | 'image' | 'import';
+}
+
+/** What the checks need of one page. */
+export interface ParsedPage {
+  path: string;
+  /** Syntax errors, each with its line and what to do. */
+  problems: CheckProblem[];
+  /** The compiler failed on something other than the page's syntax (a fault to report, not to fix). */
+  fault: string | null;
+  /** The YAML front matter's text and the line its first line is on, or null when there is none. */
+  frontmatter: { text: string; line: number } | null;
+  links: PageLink[];
+  /** Anchors a link may point at: heading slugs, explicit ids. Null when the page did not parse. */
+  anchors: Set<string> | null;
+}
+
+const markdown = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']);
+/**
+ * MDX that does not parse, read as Markdown the way MDX reads it: without HTML and indented code
+ * (micromark's switches for that), so text inside an unclosed `<Note>` is still paragraphs and links.
+ */
+const lenientMdx = unified()
+  .use(function withoutHtml(this: { data(): { micromarkExtensions?: unknown[] } }) {
+    const data = this.data();
+    data.micromarkExtensions ??= [];
+    data.micromarkExtensions.push({ disable: { null: ['htmlFlow', 'htmlText', 'codeIndented'] } });
+  })
+  .use(remarkParse)
+  .use(remarkFrontmatter, ['yaml']);
+const mdx = createProcessor({ format: 'mdx', remarkPlugins: [[remarkFrontmatter, ['yaml']]] });
+
+/**
+ * Parses (and, for MDX, compiles unless `compile: false`, which is enough to read a link target's
+ * anchors) a page. Never throws: failures are problems or a fault.
+ */
+export async function parsePage(
+  path: string,
+  text: string,
+  options: { compile?: boolean } = {},
+): Promise<ParsedPage> {
+  const page: ParsedPage = { path, problems: [], fault: null, frontmatter: null, links: [], anchors: null };
+  const isMdx = path.endsWith('.mdx');
+  let tree: Root;
+  try {
+    tree = (isMdx ? mdx.parse(text) : markdown.parse(text)) as Root;
+  } catch (error) {
+    recordFailure(page, error, 'parse');
+    if (!isMdx) return page;
+    // MDX that does not parse is still read as Markdown for its front matter, links and headings,
+    // so that every problem of the page is reported at once, not one after the other.
+    try {
+      collect(page, lenientMdx.parse(text) as Root, false);
+    } catch {}
+    return page;
+  }
+  try {
+    collect(page, tree, isMdx);
+  } catch (error) {
+    // A page nested deeper than the stack allows, say: the checks cannot read it, the site may.
+    recordFailure(page, error, 'parse');
+    return page;
+  }
+  if (isMdx && options.compile !== false) {
+    try {
+      // Compiling (to JavaScript, not run) finds what the parser lets through, e.g. duplicate exports.
+      await mdx.run(tree as never);
+    } catch (error) {
+      recordFailure(page, error, 'compile');
+    }
+  }
+  return page;
+}
+
+/** A compiler message about the page becomes a problem; anything else is a fault of the compiler. */
+function recordFailure(page: ParsedPage, error: unknown, stage: 'parse' | 'compile'): void {
+  if (!isCompilerMessage(error)) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const tool = page.path.endsWith('.mdx') ? 'The MDX compiler' : 'The Markdown parser';
+    page.fault = `${tool} failed on ${page.path} (${stage}): ${reason.split('\n')[0]}`;
+    return;
+  }
+  page.problems.push(syntaxProblem(page.path, error));
+}
+
+interface CompilerMessage {
+  reason: string;
+  line?: number;
+  ruleId?: string;
+  source?: string;
+}
+
+/** The compiler's own messages (vfile-message) carry the rule and the parser that raised them. */
+function isCompilerMessage(error: unknown): error is CompilerMessage {
+  return (
+    error instanceof Error &&
+    typeof (error as { reason?: unknown }).reason === 'string' &&
+    typeof (error as { source?: unknown }).source === 'string'
+  );
+}
+
+function syntaxProblem(path: string, error: CompilerMessage): CheckProblem {
+  const reason = error.reason;
+  // An unclosed tag is reported at the end of its parent with the opening tag's place in the text.
+  const unclosed = /^Expected a closing tag for `<([^>`]*)>` \((\d+):\d+/.exec(reason);
+  if (unclosed) {
+    const [, name, line] = unclosed;
+    return {
+      path,
+      line: Number(line),
+      message: `\`<${name}>\` opened on line ${line} is never closed: add \`</${name}>\` where its content ends, or write \`<${name} />\` if it has none.`,
+    };
+  }
+  let advice = 'Fix the MDX syntax here.';
+  if (error.source?.includes('expression'))
+    advice =
+      'In MDX, `{` starts a JavaScript expression: close it, or write `\\{` for a literal brace (in code, use backticks).';
+  else if (error.source?.includes('esm'))
+    advice = 'Fix the import/export statement: it must be valid JavaScript.';
+  else if (error.ruleId === 'end-tag-mismatch')
+    advice = 'Close components in the order they were opened, with the same name.';
+  else if (error.source?.includes('jsx'))
+    advice =
+      'In MDX, `<` starts a component or HTML tag: close it, write `&lt;` for a literal `<`, and use `{/* … */}` for comments.';
+  return { path, line: error.line ?? null, message: `MDX does not compile: ${reason}. ${advice}` };
+}
+
+function collect(page: ParsedPage, tree: Root, isMdx: boolean): void {
+  const first = tree.children[0];
+  if (first?.type === 'yaml')
+    page.frontmatter = { text: first.value, line: (first.position?.start.line ?? 1) + 1 };
+  const slugger = new GithubSlugger();
+  const anchors = new Set<string>();
+  const add = (
+    url: string | null | undefined,
+    node: { position?: { start: { line: number } } },
+    kind: PageLink['kind'],
+  ) => {
+    if (typeof url === 'string' && url.trim() !== '')
+      page.links.push({ url: url.trim(), line: node.position?.start.line ?? 1, kind });
+  };
+  visit(tree, (node: RootContent | Root) => {
+    switch (node.type) {
+      case 'link':
+      case 'definition':
+        add(node.url, node, 'link');
+        break;
+      case 'image':
+        add(node.url, node, 'image');
+        break;
+      case 'heading':
+        addHeading(anchors, slugger, node, isMdx);
+        break;
+      case 'mdxJsxFlowElement':
+      case 'mdxJsxTextElement':
+        for (const attribute of node.attributes) {
+          if (attribute.type !== 'mdxJsxAttribute' || typeof attribute.value !== 'string') continue;
+          if (attribute.name === 'href') add(attribute.value, node, 'link');
+          else if (attribute.name === 'src') add(attribute.value, node, 'image');
+          else if (attribute.name === 'id') anchors.add(normalizeAnchor(attribute.value));
+        }
+        break;
+      case 'mdxjsEsm':
+        for (const statement of node.data?.estree?.body ?? []) {
+          if (statement.type === 'ImportDeclaration' && typeof statement.source.value === 'string')
+            add(statement.source.value, node, 'import');
+        }
+        break;
+    }
+  });
+  page.anchors = anchors;
+}
+
+/** A heading's anchor: its slug (and an explicit `{#id}` in Markdown, as MkDocs' attr_list writes it). */
+function addHeading(anchors: Set<string>, slugger: GithubSlugger, heading: Heading, isMdx: boolean): void {
+  let text = textOf(heading);
+  const explicit = isMdx ? null : /\s*\{#([^}\s]+)\}\s*$/.exec(text);
+  if (explicit) {
+    anchors.add(normalizeAnchor(explicit[1] as string));
+    text = text.slice(0, explicit.index);
+  }
+  anchors.add(normalizeAnchor(slugger.slug(text)));
+}
+
+/**
+ * Anchors compared loosely: site generators slug `A & B` as `a--b` or `a-b`, so runs of dashes
+ * count as one, and case and URL escapes do not count.
+ */
+export function normalizeAnchor(anchor: string): string {
+  let decoded = anchor;
+  try {
+    decoded = decodeURIComponent(anchor);
+  } catch {}
+  return decoded.toLowerCase().replace(/-+/g, '-').replace(/^-|-$/g, '');
+}

@@ -1,0 +1,78 @@
+/**
+ * A project's check settings as an admin gives them (`agentjobs project create|update`, the
+ * dashboard's project settings), checked in one place so both accept and refuse the same things.
+ * A command is refused where the sandbox cannot run: it would never run unsandboxed.
+ */
+import {
+  CHECK_FAILURE_POLICIES,
+  type CheckFailurePolicy,
+  MAX_CHECK_TIMEOUT_SECONDS,
+} from '../domain/checks.js';
+import { sandboxStatus } from './sandbox.js';
+
+/** Longest command line accepted. */
+export const MAX_CHECK_COMMAND_CHARS = 2000;
+
+/** A check setting that cannot be used; `field` names it, the message says why. */
+export class CheckSettingsError extends Error {
+  override name = 'CheckSettingsError';
+  constructor(
+    readonly field: 'checkCommand' | 'checkTimeoutSeconds' | 'onCheckFailure',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The settings as given; absent fields are left as they are. */
+export interface CheckSettingsInput {
+  /** '' or null removes the command. */
+  checkCommand?: string | null;
+  checkTimeoutSeconds?: number | null;
+  onCheckFailure?: string;
+}
+
+/** The settings to store, or a `CheckSettingsError`. */
+export async function parseCheckSettings(input: CheckSettingsInput): Promise<{
+  checkCommand?: string | null;
+  checkTimeoutSeconds?: number | null;
+  onCheckFailure?: CheckFailurePolicy;
+}> {
+  const out: Awaited<ReturnType<typeof parseCheckSettings>> = {};
+  if (input.onCheckFailure !== undefined) {
+    if (!CHECK_FAILURE_POLICIES.includes(input.onCheckFailure as CheckFailurePolicy))
+      throw new CheckSettingsError('onCheckFailure', `must be one of ${CHECK_FAILURE_POLICIES.join(', ')}`);
+    out.onCheckFailure = input.onCheckFailure as CheckFailurePolicy;
+  }
+  if (input.checkTimeoutSeconds !== undefined) {
+    const seconds = input.checkTimeoutSeconds;
+    if (
+      seconds !== null &&
+      (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_CHECK_TIMEOUT_SECONDS)
+    )
+      throw new CheckSettingsError(
+        'checkTimeoutSeconds',
+        `must be a whole number of seconds from 1 to ${MAX_CHECK_TIMEOUT_SECONDS}`,
+      );
+    out.checkTimeoutSeconds = seconds;
+  }
+  if (input.checkCommand !== undefined) {
+    const command = input.checkCommand?.trim() ?? '';
+    if (command === '') out.checkCommand = null;
+    else {
+      if (command.length > MAX_CHECK_COMMAND_CHARS || /[\0\r\n]/.test(command))
+        throw new CheckSettingsError(
+          'checkCommand',
+          `must be one line of at most ${MAX_CHECK_COMMAND_CHARS} characters`,
+        );
+      const sandbox = await sandboxStatus();
+      if (!sandbox.available)
+        throw new CheckSettingsError(
+          'checkCommand',
+          `cannot be set: commands run only in the sandbox, and it is not available here. ${sandbox.reason}`,
+        );
+      out.checkCommand = command;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,27 @@
+/**
+ * A run's check results (DESIGN section 5): the job's `checks` field takes the latest run and a
+ * `check` event records it, in one fenced transaction.
+ */
+import type { CheckRun } from '../../domain/checks.js';
+import type { Db } from '../db.js';
+import { eventAppender } from '../events.js';
+import { fence, type Lease } from './lease.js';
+
+export function checkQueries(db: Db) {
+  const appendEvent = eventAppender(db);
+  return {
+    /** Stores `run` as the job's latest checks, with its `check` event. Throws `LeaseLostError`. */
+    async recordChecks(lease: Lease, run: CheckRun, data: Record<string, unknown> = {}): Promise<void> {
+      await db.write(async (trx) => {
+        await fence(db, trx, lease);
+        const at = new Date().toISOString();
+        await trx
+          .updateTable('jobs')
+          .set({ checks: JSON.stringify(run), updated_at: at })
+          .where('id', '=', lease.jobId)
+          .execute();
+        await appendEvent(trx, lease.jobId, 'check', { ...data, ...run }, at);
+      });
+    },
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * Checks before publishing (DESIGN section 5): after the agent's answer, the worker runs the
+ * project's checks on the job's tree; when they fail, the agent is given every problem in one
+ * message and another round, up to `AGENTJOBS_CHECK_REPAIR_ROUNDS` times, within what is left of
+ * the run's limits. Every run of the checks (the agent's own `run_checks` included) becomes the
+ * job's `checks` and a `check` event. What happens when they still fail is the project's
+ * `onCheckFailure`: the publishing step reads the last run (publish.ts), and `fail` ends the job
+ * here with `checks_failed`.
+ */
+import { join } from 'node:path';
+import { describeForAgent, hasChecks, runJobChecks } from '../checks/index.js';
+import type { CheckRun } from '../domain/checks.js';
+import type { Job } from '../domain/job.js';
+import type { Project } from '../domain/project.js';
+import type { Redactor } from '../domain/redact.js';
+import { runGit } from '../git/run.js';
+import type { Workspace } from '../git/workspace.js';
+import type { Lease } from '../store/queue/index.js';
+import type { Store } from '../store/store.js';
+import type { AgentLimits, AgentResult, RunAgentOptions } from './agent-port.js';
+import { isAgentError } from './agent-port.js';
+
+/** The checks failed and the project's policy is `fail`: nothing is published. */
+export class ChecksFailedError extends Error {
+  override name = 'ChecksFailedError';
+  constructor(
+    readonly run: CheckRun,
+    /** The run's conversation and usage, kept for a follow-up. */
+    readonly partial: { messages: AgentResult['messages']; usage: AgentResult['usage'] },
+  ) {
+    const count = run.results.reduce((sum, result) => sum + result.problems.length, 0);
+    super(
+      `The checks still failed after the agent's repair rounds (${count} problem${count === 1 ? '' : 's'}; see the job's checks), and the project publishes nothing when they fail.`,
+    );
+  }
+}
+
+/** What the check loop needs from the run. */
+export interface CheckLoopInput {
+  store: Store;
+  lease: Lease;
+  job: Job;
+  project: Project;
+  workspace: Workspace;
+  dataDir: string;
+  repairRounds: number;
+  commandMemoryMb: number;
+  redact: Redactor;
+  signal: AbortSignal;
+}
+
+/** The checks of a project, run for the agent's `run_checks` and for the loop. */
+export type CheckRunner = ReturnType<typeof checkRunner>;
+
+/** The checks of a project as a runner for the agent's `run_checks` and for the loop. */
+export function checkRunner(input: CheckLoopInput) {
+  const { project } = input;
+  const settings = {
+    builtIn: project.builtInChecks,
+    command: project.checkCommand,
+    timeoutSeconds: project.checkTimeoutSeconds,
+  };
+  const run = async (data: Record<string, unknown>): Promise<CheckRun> => {
+    const checked = await runJobChecks({
+      workspace: input.workspace,
+      baseRef: input.job.baseRef,
+      settings,
+      scratchDir: join(input.dataDir, 'checks', input.job.id),
+      memoryBytes: input.commandMemoryMb * 1024 * 1024,
+      redact: input.redact,
+      signal: input.signal,
+    });
+    await input.store.queue.recordChecks(input.lease, checked, data);
+    return checked;
+  };
+  return {
+    enabled: hasChecks(settings),
+    run,
+    /** For `run_checks`: the problems in words. */
+    forAgent: async () => describeForAgent(await run({ by: 'agent' })),
+  };
+}
+
+/**
+ * Checks `result`'s work and lets the agent repair it. Returns the last result (usage summed over
+ * the rounds) and the last check run, or null when nothing was checked (no checks, no change).
+ */
+export async function checkAndRepair(
+  input: CheckLoopInput,
+  runner: CheckRunner,
+  first: AgentResult,
+  agent: {
+    limits: AgentLimits;
+    startedAt: number;
+    /** Runs the agent again on the conversation so far with one more prompt. */
+    run(options: Pick<RunAgentOptions, 'history' | 'prompts' | 'limits'>): Promise<AgentResult>;
+  },
+): Promise<{ result: AgentResult; run: CheckRun | null }> {
+  if (!runner.enabled || !(await hasChanges(input))) return { result: first, run: null };
+  let result = first;
+  for (let round = 0; ; round++) {
+    const checked = await runner.run({ by: 'worker', round });
+    const limits = remaining(agent.limits, result.usage, agent.startedAt);
+    if (checked.status !== 'failed' || round >= input.repairRounds || !limits)
+      return { result, run: checked };
+    const prompt = `${describeForAgent(checked)}\n\nFix every problem above (they were found by the project's checks on your changes), then answer with your summary again. Call run_checks to confirm.`;
+    let next: AgentResult;
+    try {
+      next = await agent.run({ history: result.messages, prompts: [prompt], limits });
+    } catch (error) {
+      // The job records what the whole run used, not only this round.
+      if (isAgentError(error) && error.partial)
+        error.partial.usage = addUsage(result.usage, error.partial.usage);
+      throw error;
+    }
+    result = {
+      ...next,
+      summary: next.summary || result.summary,
+      title: next.title ?? result.title,
+      usage: addUsage(result.usage, next.usage),
+    };
+  }
+}
+
+/** Whether the job has anything to check: a change against its base, committed or not. */
+async function hasChanges(input: CheckLoopInput): Promise<boolean> {
+  if (input.workspace.changedPaths().length > 0) return true;
+  const { stdout } = await runGit(['rev-list', '--count', `refs/heads/${input.job.baseRef}..HEAD`], {
+    cwd: input.workspace.dir,
+  });
+  return Number(stdout.toString('utf8').trim()) > 0;
+}
+
+/** What is left of the run's limits after `used`; null when a repair round could not do anything. */
+function remaining(limits: AgentLimits, used: AgentResult['usage'], startedAt: number): AgentLimits | null {
+  const left = {
+    ...limits,
+    maxSteps: limits.maxSteps - used.steps,
+    maxTokens: limits.maxTokens - used.inputTokens - used.outputTokens,
+    maxWallMs: limits.maxWallMs - (Date.now() - startedAt),
+  };
+  if (left.maxSteps < 1 || left.maxTokens < 1000 || left.maxWallMs < 5000) return null;
+  return left;
+}
+
+/** Usage of two rounds: every count summed. */
+function addUsage<T extends AgentResult['usage']>(a: T, b: T): T {
+  const sum: Record<string, unknown> = { ...b };
+  for (const [key, value] of Object.entries(a)) {
+    const other = (b as Record<string, unknown>)[key];
+    if (typeof value === 'number' && typeof other === 'number') sum[key] = value + other;
+  }
+  return sum as T;
+}

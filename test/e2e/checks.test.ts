@@ -1,0 +1,170 @@
+/**
+ * Checks end to end: the built server, a Mintlify-style repository, a scripted model. A job that
+ * writes a broken page is told every problem and fixes it; one that does not gets a draft pull
+ * request listing them; with `onCheckFailure: fail` nothing is published.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/domain/job.js';
+import { openDb } from '../../src/store/db.js';
+import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
+import { createProjectAndKey, git, type JobTarget, jobApi } from '../support/e2e.js';
+import { type ServerProcess, startServerProcess } from '../support/processes.js';
+import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+
+const BROKEN =
+  '---\ntitle: Quickstart\n---\n\n# Quickstart\n\n<Note>\nRead [the setup](/setup-guide) first.\n';
+const FIXED =
+  '---\ntitle: Quickstart\n---\n\n# Quickstart\n\n<Note>\nRead [the setup](/guides/setup) first.\n</Note>\n';
+
+describe.each(testDialects())('checks end to end on %s', (dialect) => {
+  let dir: string;
+  let repo: string;
+  let database: TestDatabase;
+  let model: ScriptedModelServer;
+  let server: ServerProcess;
+  let draftTarget: JobTarget;
+  let failTarget: JobTarget;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-checks-e2e-'));
+    repo = path.join(dir, 'docs');
+    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+    const files: Record<string, string> = {
+      'docs.json': JSON.stringify(
+        { name: 'Acme', navigation: { pages: ['index', 'quickstart', 'guides/setup'] } },
+        null,
+        2,
+      ),
+      'index.mdx': '---\ntitle: Home\n---\n\nWelcome.\n',
+      'quickstart.mdx': '---\ntitle: Quickstart\n---\n\n# Quickstart\n\nInstall it.\n',
+      'guides/setup.mdx': '---\ntitle: Setup\n---\n\n# Setup\n',
+    };
+    for (const [file, content] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
+      fs.writeFileSync(path.join(repo, file), content);
+    }
+    git(repo, 'add', '-A');
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
+
+    model = await startScriptedModel();
+    database = await createTestDatabase(dialect);
+    const env = {
+      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
+      DATABASE_URL: database.url,
+      AGENTJOBS_MODEL: 'openai-compatible:scripted',
+      OPENAI_COMPATIBLE_BASE_URL: model.url,
+      AGENTJOBS_CHECK_REPAIR_ROUNDS: '1',
+    };
+    server = await startServerProcess(env);
+    const draft = await createProjectAndKey(env, repo);
+    const fail = await createProjectAndKey(env, repo, ['--on-check-failure', 'fail']);
+    draftTarget = { url: server.url, ...draft };
+    failTarget = { url: server.url, ...fail };
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await model?.close();
+    await database?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const finished = (job: Job) => job.status !== 'active';
+  const writeBroken = {
+    toolCalls: [{ name: 'write_file', input: { path: 'quickstart.mdx', content: BROKEN } }],
+  };
+  /** The user message the agent got after its first answer: the checks' findings. */
+  const repairPrompt = () =>
+    JSON.stringify(
+      model.requests.find((request) => JSON.stringify(request.body).includes('The checks found'))?.body,
+    );
+
+  async function pullRequest(prLink: string | null) {
+    const number = Number(prLink?.split('/').at(-1));
+    const db = openDb({ url: database.url });
+    try {
+      return await db.kysely
+        .selectFrom('pull_requests')
+        .select(['draft', 'body', 'job_id'])
+        .where('number', '=', number)
+        .where('project_id', '=', draftTarget.projectId)
+        .executeTakeFirstOrThrow();
+    } finally {
+      await db.close();
+    }
+  }
+
+  it('tells the agent every problem; it fixes them and the pull request is ready for review', async () => {
+    model.requests.length = 0;
+    model.setScript([
+      writeBroken,
+      { text: 'Add a note to the quickstart' },
+      { toolCalls: [{ name: 'write_file', input: { path: 'quickstart.mdx', content: FIXED } }] },
+      { toolCalls: [{ name: 'run_checks', input: {} }] },
+      { text: 'Add a note to the quickstart\n\nFixed the unclosed Note and the link.' },
+    ]);
+    const { call, waitUntil } = jobApi(() => draftTarget);
+    const { job: created } = await call('POST', '/job', { prompt: 'Add a note to the quickstart' });
+    const job = await waitUntil(created.id, finished);
+
+    expect(job).toMatchObject({ status: 'completed', error: null, checks: { status: 'passed' } });
+    const told = repairPrompt();
+    expect(told).toContain('`<Note>` opened on line 7 is never closed');
+    expect(told).toContain('/setup-guide');
+    // The run_checks call answered the agent with the checks' verdict.
+    expect(JSON.stringify(model.requests.at(-1)?.body)).toContain('All checks passed.');
+
+    const { events } = await (
+      await fetch(`${server.url}/v2/agent/${draftTarget.projectId}/job/${job.id}/events`, {
+        headers: { authorization: `Bearer ${draftTarget.key}` },
+      })
+    ).json();
+    const checks = events.filter((event: { type: string }) => event.type === 'check');
+    expect(
+      checks.map((event: { data: { status: string; by: string } }) => [event.data.by, event.data.status]),
+    ).toEqual([
+      ['worker', 'failed'],
+      ['agent', 'passed'],
+      ['worker', 'passed'],
+    ]);
+
+    const pull = await pullRequest(job.prLink);
+    expect(Number(pull.draft)).toBe(0);
+    expect(pull.body).toContain('**Checks:** passed');
+    expect(git(repo, 'show', `${job.source.ref}:quickstart.mdx`)).toBe(FIXED.trimEnd());
+  });
+
+  it('opens a draft listing the problems when the agent leaves them', async () => {
+    model.setScript([writeBroken, { text: 'Add a note' }, { text: 'I could not fix the page.' }]);
+    const { call, waitUntil } = jobApi(() => draftTarget);
+    const { job: created } = await call('POST', '/job', { prompt: 'Add a note' });
+    const job = await waitUntil(created.id, finished);
+
+    expect(job).toMatchObject({ status: 'completed', error: null, checks: { status: 'failed' } });
+    const problems = job.checks?.results.flatMap((result) =>
+      result.problems.map((p) => `${result.name} ${p.path}:${p.line}`),
+    );
+    expect(problems).toEqual(['markdown quickstart.mdx:7', 'links quickstart.mdx:8']);
+    const pull = await pullRequest(job.prLink);
+    expect(Number(pull.draft)).toBe(1);
+    expect(pull.body).toContain('**Checks:** failed');
+    expect(pull.body).toContain('This pull request is a draft until they are fixed.');
+    expect(pull.body).toContain('`quickstart.mdx:7` (markdown) `<Note>` opened on line 7 is never closed');
+    expect(pull.body).toContain('`quickstart.mdx:8` (links)');
+  });
+
+  it('publishes nothing when the project says checks must pass', async () => {
+    model.setScript([writeBroken, { text: 'Add a note' }, { text: 'Still broken.' }]);
+    const { call, waitUntil } = jobApi(() => failTarget);
+    const { job: created } = await call('POST', '/job', { prompt: 'Add a broken note' });
+    const job = await waitUntil(created.id, finished);
+
+    expect(job).toMatchObject({ status: 'failed', prLink: null, checks: { status: 'failed' } });
+    expect(job.error?.code).toBe('checks_failed');
+    expect(git(repo, 'branch', '--list', job.source.ref)).toBe('');
+  });
+});
