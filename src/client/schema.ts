@@ -221,6 +221,22 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        CheckRun: {
+            /** @enum {string} */
+            status: "passed" | "failed" | "error";
+            ranAt: string;
+            results: {
+                name: string;
+                /** @enum {string} */
+                status: "passed" | "failed" | "error";
+                message: string;
+                problems: {
+                    path: string;
+                    line: number | null;
+                    message: string;
+                }[];
+            }[];
+        };
         /**
          * @description A job: one prompt (and its follow-ups) worked on by the agent. Every field is always present.
          * @example {
@@ -249,6 +265,7 @@ export interface components {
          *         "steps": 6
          *       },
          *       "filesChanged": 1,
+         *       "checks": null,
          *       "draft": false
          *     }
          */
@@ -298,6 +315,8 @@ export interface components {
                 steps: number;
             };
             filesChanged: number;
+            /** @description The latest run of the checks on the job's work; null before the first */
+            checks: components["schemas"]["CheckRun"] | null;
             /** @description Whether the pull request was asked for as a draft */
             draft: boolean;
         };
@@ -315,7 +334,7 @@ export interface components {
         JobEvent: {
             seq: number;
             /** @enum {string} */
-            type: "status" | "phase" | "message" | "tool_call" | "tool_result" | "plan" | "commit" | "pull_request" | "usage" | "error";
+            type: "status" | "phase" | "message" | "tool_call" | "tool_result" | "plan" | "check" | "commit" | "pull_request" | "usage" | "error";
             at: string;
             data: {
                 [key: string]: unknown;
