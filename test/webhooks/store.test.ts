@@ -84,7 +84,8 @@ describe.each(testDialects())('the webhook outbox and endpoints in the store, on
           { ...base, id: P2, name: 'Without', webhook_url: null },
         ])
         .execute();
-      expect(await migrate(db)).toEqual(['0005_webhooks', '0006_instance_keys']);
+      // The migrations after 0004 run, this one first.
+      expect((await migrate(db))[0]).toBe('0005_webhooks');
       const store = createStore(db);
       const [migrated] = await store.webhooks.list(P1);
       expect(migrated).toMatchObject({
