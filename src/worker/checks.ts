@@ -15,6 +15,7 @@ import type { Project } from '../domain/project.js';
 import type { Redactor } from '../domain/redact.js';
 import { runGit } from '../git/run.js';
 import type { Workspace } from '../git/workspace.js';
+import type { Metrics } from '../metrics/index.js';
 import type { Lease } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
 import type { AgentLimits, AgentResult, RunAgentOptions } from './agent-port.js';
@@ -47,6 +48,8 @@ export interface CheckLoopInput {
   commandMemoryMb: number;
   redact: Redactor;
   signal: AbortSignal;
+  /** Counts each check's outcome (`agentjobs_checks_total`). */
+  metrics?: Pick<Metrics, 'checkRan'> | undefined;
 }
 
 /** The checks of a project, run for the agent's `run_checks` and for the loop. */
@@ -71,6 +74,7 @@ export function checkRunner(input: CheckLoopInput) {
       signal: input.signal,
     });
     await input.store.queue.recordChecks(input.lease, checked, data);
+    for (const result of checked.results) input.metrics?.checkRan(result.name, result.status);
     return checked;
   };
   return {

@@ -192,6 +192,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
       ...config.checks,
       redact,
       signal: control.main,
+      metrics: deps.metrics,
     };
     const checks = checkRunner(checkLoop);
     const startedAt = Date.now();
