@@ -85,6 +85,8 @@ export interface AgentConfig {
    * (429, 5xx, network) before the job fails with `model_error`; 0 fails at once.
    */
   modelOutageWaitMs: number;
+  /** The context window, in tokens, of models the table in `agent/windows.ts` does not know; null: its default. */
+  contextTokens: number | null;
 }
 
 const integer = (min: number, max: number) =>
@@ -190,6 +192,7 @@ const schema = z.object({
   AGENTJOBS_MAX_FILES_CHANGED: integer(1, 1_000_000).default(200),
   AGENTJOBS_MODEL_STREAMING: boolean.default(true),
   AGENTJOBS_MODEL_OUTAGE_SECONDS: integer(0, 86_400).default(600),
+  AGENTJOBS_CONTEXT_TOKENS: optionalString.pipe(integer(1000, 100_000_000).optional()),
   AGENTJOBS_SESSION_HOURS: integer(1, 24 * 90).default(12),
 });
 
@@ -258,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     agent: {
       modelStreaming: e.AGENTJOBS_MODEL_STREAMING,
       modelOutageWaitMs: e.AGENTJOBS_MODEL_OUTAGE_SECONDS * 1000,
+      contextTokens: e.AGENTJOBS_CONTEXT_TOKENS ?? null,
     },
     dashboard: { sessionMs: e.AGENTJOBS_SESSION_HOURS * 3_600_000 },
   };

@@ -18,7 +18,9 @@
  *   estimate of what was sent (system prompt and messages), plus the provider's output count, so a
  *   provider that reports too little (or nothing) cannot let a run escape `maxTokens`. The reported
  *   `usage` stays the provider's own, as it is what the provider bills.
- * - The conversation sent and kept leaves out oversized and refused tool inputs (conversation.ts).
+ * - The conversation sent and kept leaves out oversized and refused tool inputs (conversation.ts),
+ *   and, once it nears the model's window, older tool results (context.ts; a `context` event says
+ *   so). A provider that refuses a step as too long gets one compaction and one more try of it.
  * - A model outage (a retryable provider failure: 429, 5xx, a network error, after the SDK's own
  *   retries) does not end the run: it waits with backoff, in process, and tries the step again,
  *   for at most `modelOutageWaitMs` in a row; a `phase` event (reason `model_unavailable`) says
@@ -27,11 +29,12 @@
  *   The wait counts against the wall-time limit.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AISDKError, type LanguageModel, type ModelMessage, stepCountIs } from 'ai';
+import { AISDKError, asSchema, type LanguageModel, type ModelMessage, stepCountIs, type ToolSet } from 'ai';
 import type { EventType } from '../domain/events.js';
 import { type Redactor, redactSecrets } from '../domain/redact.js';
 import type { Workspace } from '../git/workspace.js';
-import { compactToolInputs, estimateTokens } from './conversation.js';
+import { contextKeeper, estimateTokens, isContextOverflow } from './context.js';
+import { compactToolInputs } from './conversation.js';
 import { AgentError, type AgentErrorCode } from './errors.js';
 import { outageOf, outageWait } from './outage.js';
 import { buildSystemPrompt } from './prompt.js';
@@ -39,6 +42,7 @@ import { modelError, retryAfterMs, stepEvents, titleOf } from './report.js';
 import { runRound } from './round.js';
 import { filesChangedGuard } from './tools/files-changed.js';
 import { createTools } from './tools/index.js';
+import { DEFAULT_CONTEXT_TOKENS } from './windows.js';
 
 export { AgentError, type AgentErrorCode, type AgentPartial } from './errors.js';
 
@@ -89,6 +93,8 @@ export interface RunAgentOptions {
   redact?: Redactor;
   /** Stream the model's answers (default true); false waits for each whole answer instead. */
   stream?: boolean;
+  /** The model's context window in tokens (`contextWindowOf`); default `DEFAULT_CONTEXT_TOKENS`. */
+  contextTokens?: number;
 }
 
 /** A finished run. */
@@ -163,6 +169,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   try {
     if (signal.aborted) throw new AgentError('aborted', 'The run was stopped.');
     const system = await buildSystemPrompt(workspace);
+    const keeper = contextKeeper({
+      windowTokens: options.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+      fixedTokens: estimateTokens(system) + (await toolTokens(tools)),
+    });
+    /** Whether the step being tried was already refused once as too long. */
+    let overflowRetried = false;
     for (;;) {
       const remaining = limits.maxSteps - usage.steps;
       if (remaining <= 0) throw limitError('step_limit', limits);
@@ -194,10 +206,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           const responses = compact(messages.slice(base.length));
           const arrived = await external(() => options.takePendingPrompts());
           if (arrived.length > 0) injected.push({ at: responses.length, messages: arrived.map(userMessage) });
-          const sent = [...base, ...splice(responses, injected)];
+          const prepared = keeper.prepare([...base, ...splice(responses, injected)]);
+          const sent = prepared.messages;
           // Kept in the conversation at once, so a failing step does not lose the follow-up.
-          if (injected.length > 0) conversation = sent;
-          state.sentTokens = estimateTokens(system) + estimateTokens(JSON.stringify(sent));
+          if (injected.length > 0 || prepared.compaction) conversation = sent;
+          if (prepared.compaction)
+            await external(() => options.onEvent('context', { ...prepared.compaction }));
+          state.sentTokens = keeper.estimate(sent);
           return { messages: sent };
         },
         onStepFinish: (step) =>
@@ -206,6 +221,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
             // a failed call for a whole answer, the step adds nothing to the run.
             if (state.settled || step.finishReason === 'error') return;
             outage.reset();
+            overflowRetried = false;
+            keeper.calibrate(state.sentTokens, step.usage.inputTokens);
             state.lastProgressAt = Date.now();
             usage.steps += 1;
             usage.inputTokens += step.usage.inputTokens ?? 0;
@@ -213,7 +230,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
             countedTokens +=
               Math.max(step.usage.inputTokens ?? 0, state.sentTokens) + (step.usage.outputTokens ?? 0);
             if (step.text.trim() !== '') state.lastText = step.text;
-            conversation = [...base, ...splice(compact(step.response.messages), injected)];
+            conversation = keeper.apply([...base, ...splice(compact(step.response.messages), injected)]);
             const events = [...stepEvents(step, redact), { type: 'usage' as const, data: { ...usage } }];
             for (const event of events) {
               // A run that already ended (aborted while this step finished) reports nothing more.
@@ -227,6 +244,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       try {
         result = await untilAborted(round, signal);
       } catch (caught) {
+        // Refused as too long: compact (the next round's first `prepareStep` does) and try once more.
+        const free = !signal.aborted && !state.callbackError && !state.stopReason;
+        if (
+          free &&
+          !overflowRetried &&
+          isContextOverflow(caught) &&
+          keeper.overflow(conversation, state.sentTokens)
+        ) {
+          overflowRetried = true;
+          continue;
+        }
         const unavailable = !signal.aborted && !state.callbackError && !state.stopReason && outageOf(caught);
         if (!unavailable) throw caught;
         const delay = outage.next(state.lastProgressAt, retryAfterMs(unavailable.cause));
@@ -244,7 +272,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         await sleep(delay, undefined, { signal });
         continue;
       }
-      conversation = [...base, ...splice(compact(result.responseMessages), injected)];
+      conversation = keeper.apply([...base, ...splice(compact(result.responseMessages), injected)]);
       if (state.callbackError) throw state.callbackError.error;
       if (state.stopReason) throw limitError(state.stopReason, limits);
       // Stopped by the step count while the model still wanted to use tools: it did not finish.
@@ -295,6 +323,16 @@ function splice(responses: ModelMessage[], injections: Injection[]): ModelMessag
   }
   out.push(...responses.slice(from));
   return out;
+}
+
+/** Estimated tokens of the tools' names, descriptions and input schemas, sent with every step. */
+async function toolTokens(tools: ToolSet): Promise<number> {
+  let tokens = 0;
+  for (const [name, definition] of Object.entries(tools)) {
+    const schema = definition.inputSchema ? await asSchema(definition.inputSchema).jsonSchema : {};
+    tokens += estimateTokens(name + (definition.description ?? '') + JSON.stringify(schema));
+  }
+  return tokens;
 }
 
 function userMessage(text: string): ModelMessage {

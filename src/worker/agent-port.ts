@@ -4,6 +4,9 @@
  * the workspace and returns a result.
  */
 import { AgentError, type runAgent } from '../agent/loop.js';
+
+export { contextWindowOf } from '../agent/windows.js';
+
 import type { resolveModel } from '../agent/models.js';
 
 export {

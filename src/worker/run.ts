@@ -23,7 +23,13 @@ import type { Logger } from '../log.js';
 import { type ClaimedJob, isLeaseLost, type Lease } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
 import { isTransientDatabaseError, retryTransient } from '../store/transient.js';
-import { type AgentResult, isAgentError, type ResolveModel, type RunAgent } from './agent-port.js';
+import {
+  type AgentResult,
+  contextWindowOf,
+  isAgentError,
+  type ResolveModel,
+  type RunAgent,
+} from './agent-port.js';
 import { jobErrorOf, RunStopped, type StopReason } from './errors.js';
 import { finishPublished, publish } from './publish.js';
 
@@ -175,6 +181,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
             },
             limits: { ...config.jobLimits },
             stream: config.agent.modelStreaming,
+            contextTokens: contextWindowOf(job.model, config.agent.contextTokens),
             modelOutageWaitMs: config.agent.modelOutageWaitMs,
             redact,
             signal: control.main,
