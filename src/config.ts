@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import type { PriceOverrides } from './agent/prices.js';
 
 /**
  * The service's configuration, read once from the environment and validated. Everything else
@@ -19,6 +20,8 @@ export interface Config {
   secretKey: string | null;
   providerKeys: { anthropic: string | null; openai: string | null; openaiCompatible: string | null };
   openaiCompatibleBaseUrl: string | null;
+  /** Where the Anthropic and OpenAI clients send requests (a gateway, a proxy); null: the provider's own API. */
+  providerBaseUrls: { anthropic: string | null; openai: string | null };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /**
    * Which proxies' X-Forwarded-For to believe (Fastify's `trustProxy`): none (false), any (true),
@@ -48,6 +51,8 @@ export interface Config {
   jobLimits: JobLimits;
   /** How the agent talks to its model. */
   agent: AgentConfig;
+  /** Prices added to or overriding the agent's table (`agent/prices.ts`), by model id. */
+  modelPrices: PriceOverrides;
   /** The `/ui` dashboard: how long a sign-in lasts. */
   dashboard: { sessionMs: number };
 }
@@ -75,6 +80,8 @@ export interface JobLimits {
   maxWallMs: number;
   maxTokens: number;
   maxFilesChanged: number;
+  /** USD one run may spend; null for no limit (a project's daily budget may still stop it). */
+  maxCostUsd: number | null;
 }
 
 export interface AgentConfig {
@@ -144,6 +151,42 @@ const optionalString = z
   .optional()
   .transform((value) => (value === undefined || value === '' ? undefined : value));
 
+const dollars = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'must be an amount in US dollars, e.g. 2.50')
+  .transform(Number)
+  .pipe(z.number().positive('must be more than 0'));
+
+const perMillion = z.number().min(0);
+/** `{"provider:model": {"input": 3, "output": 15, "cachedInput"?: 0.3, "cacheWrite"?: 3.75}}`, USD per million tokens. */
+const modelPrices = z.string().transform((text, context) => {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    context.addIssue({ code: 'custom', message: 'must be JSON' });
+    return z.NEVER;
+  }
+  const parsed = z
+    .record(
+      modelId,
+      z.strictObject({
+        input: perMillion,
+        output: perMillion,
+        cachedInput: perMillion.optional(),
+        cacheWrite: perMillion.optional(),
+      }),
+    )
+    .safeParse(value);
+  if (parsed.success) return parsed.data as PriceOverrides;
+  const issue = parsed.error.issues[0];
+  context.addIssue({
+    code: 'custom',
+    message: `must map model ids to { input, output, cachedInput?, cacheWrite? } in USD per million tokens (${issue?.path.join('.')}: ${issue?.message})`,
+  });
+  return z.NEVER;
+});
+
 const schema = z.object({
   AGENTJOBS_DATA_DIR: z.string().min(1).default('./.agentjobs'),
   DATABASE_URL: optionalString.pipe(
@@ -164,6 +207,8 @@ const schema = z.object({
   OPENAI_API_KEY: optionalString,
   OPENAI_COMPATIBLE_BASE_URL: optionalString.pipe(httpUrl.optional()),
   OPENAI_COMPATIBLE_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalString.pipe(httpUrl.optional()),
+  OPENAI_BASE_URL: optionalString.pipe(httpUrl.optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   AGENTJOBS_TRUST_PROXY: trustProxy.default(false),
   AGENTJOBS_RATE_LIMIT_PER_HOUR: integer(1, 10_000_000).default(100),
@@ -193,6 +238,8 @@ const schema = z.object({
   AGENTJOBS_MODEL_STREAMING: boolean.default(true),
   AGENTJOBS_MODEL_OUTAGE_SECONDS: integer(0, 86_400).default(600),
   AGENTJOBS_CONTEXT_TOKENS: optionalString.pipe(integer(1000, 100_000_000).optional()),
+  AGENTJOBS_MAX_JOB_COST_USD: optionalString.pipe(dollars.optional()),
+  AGENTJOBS_MODEL_PRICES: optionalString.pipe(modelPrices.optional()),
   AGENTJOBS_SESSION_HOURS: integer(1, 24 * 90).default(12),
 });
 
@@ -230,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       openaiCompatible: e.OPENAI_COMPATIBLE_API_KEY ?? null,
     },
     openaiCompatibleBaseUrl: e.OPENAI_COMPATIBLE_BASE_URL ?? null,
+    providerBaseUrls: { anthropic: e.ANTHROPIC_BASE_URL ?? null, openai: e.OPENAI_BASE_URL ?? null },
     logLevel: e.LOG_LEVEL,
     trustProxy: e.AGENTJOBS_TRUST_PROXY,
     limits: {
@@ -257,7 +305,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxWallMs: e.AGENTJOBS_MAX_JOB_MINUTES * 60_000,
       maxTokens: e.AGENTJOBS_MAX_TOKENS,
       maxFilesChanged: e.AGENTJOBS_MAX_FILES_CHANGED,
+      maxCostUsd: e.AGENTJOBS_MAX_JOB_COST_USD ?? null,
     },
+    modelPrices: e.AGENTJOBS_MODEL_PRICES ?? {},
     agent: {
       modelStreaming: e.AGENTJOBS_MODEL_STREAMING,
       modelOutageWaitMs: e.AGENTJOBS_MODEL_OUTAGE_SECONDS * 1000,

@@ -41,6 +41,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0002_worker',
         '0003_dashboard',
         '0004_published',
+        '0008_usage_cost',
       ]);
 
       const db = openDb({ url: database.url });

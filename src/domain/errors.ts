@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'model_not_allowed'
   | 'rate_limited'
   | 'too_many_active_jobs'
+  | 'budget_exceeded'
   | 'headers_too_large'
   | 'unavailable'
   | 'internal_error';

@@ -20,6 +20,8 @@ export interface Project {
   webhookUrl: string | null;
   hostSettings: Record<string, unknown>;
   hasHostToken: boolean;
+  /** USD the project's jobs may spend per UTC day; past it, new runs are refused until the day ends. */
+  dailyBudgetUsd: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -35,4 +37,5 @@ export interface NewProject {
   defaultModel?: string | null;
   webhookUrl?: string | null;
   hostSettings?: Record<string, unknown>;
+  dailyBudgetUsd?: number | null;
 }

@@ -4,6 +4,7 @@ import * as m0001 from './migrations/0001_initial.js';
 import * as m0002 from './migrations/0002_worker.js';
 import * as m0003 from './migrations/0003_dashboard.js';
 import * as m0004 from './migrations/0004_published.js';
+import * as m0008 from './migrations/0008_usage_cost.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0002_worker': m0002,
   '0003_dashboard': m0003,
   '0004_published': m0004,
+  '0008_usage_cost': m0008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -23,6 +23,7 @@ export function toProject(row: ProjectRow): Project {
     webhookUrl: row.webhook_url,
     hostSettings: row.host_settings ? (JSON.parse(row.host_settings) as Record<string, unknown>) : {},
     hasHostToken: row.host_token_encrypted !== null,
+    dailyBudgetUsd: row.daily_budget_usd === null ? null : Number(row.daily_budget_usd),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -49,6 +50,7 @@ export function projectQueries(db: Db) {
         webhook_url: input.webhookUrl ?? null,
         host_settings: input.hostSettings ? JSON.stringify(input.hostSettings) : null,
         host_token_encrypted: hostToken ? hostToken.secrets.seal(hostToken.token, id) : null,
+        daily_budget_usd: input.dailyBudgetUsd ?? null,
         created_at: now,
         updated_at: now,
       };
@@ -83,6 +85,7 @@ export function projectQueries(db: Db) {
         set.allowed_models = patch.allowedModels ? JSON.stringify(patch.allowedModels) : null;
       if (patch.defaultModel !== undefined) set.default_model = patch.defaultModel;
       if (patch.webhookUrl !== undefined) set.webhook_url = patch.webhookUrl;
+      if (patch.dailyBudgetUsd !== undefined) set.daily_budget_usd = patch.dailyBudgetUsd;
       if (patch.hostSettings !== undefined)
         set.host_settings = Object.keys(patch.hostSettings).length
           ? JSON.stringify(patch.hostSettings)

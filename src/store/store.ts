@@ -9,6 +9,7 @@ import { projectQueries } from './projects.js';
 import { pullRequestQueries } from './pull-requests.js';
 import { queueQueries } from './queue/index.js';
 import { rateLimitQueries } from './rate-limits.js';
+import { spendQueries } from './spend.js';
 
 /**
  * Everything the API and the worker read or write, grouped by table. One implementation serves
@@ -28,6 +29,8 @@ export interface Store {
   pullRequests: ReturnType<typeof pullRequestQueries>;
   /** The dashboard's sessions and server-wide settings. */
   admin: ReturnType<typeof adminQueries>;
+  /** What projects spend per day, against their daily budgets. */
+  spend: ReturnType<typeof spendQueries>;
   /** Resolves when the database answers; used by `/readyz`. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -45,6 +48,7 @@ export function createStore(db: Db): Store {
     queue: queueQueries(db),
     pullRequests: pullRequestQueries(db),
     admin: adminQueries(db),
+    spend: spendQueries(db),
     ping: async () => {
       await sql`select 1`.execute(db.read());
     },

@@ -5,6 +5,7 @@
  */
 import { AgentError, type runAgent } from '../agent/loop.js';
 
+export { type ModelPrice, priceOf } from '../agent/prices.js';
 export { contextWindowOf } from '../agent/windows.js';
 
 import type { resolveModel } from '../agent/models.js';
@@ -12,6 +13,7 @@ import type { resolveModel } from '../agent/models.js';
 export {
   AgentError,
   type AgentErrorCode,
+  type AgentEventSink,
   type AgentLimits,
   type AgentPartial,
   type AgentResult,

@@ -31,7 +31,9 @@ import {
   type RunAgent,
 } from './agent-port.js';
 import { jobErrorOf, RunStopped, type StopReason } from './errors.js';
+import { keepWorkOnBranch } from './keep-work.js';
 import { finishPublished, publish } from './publish.js';
+import { liveUsage, spending } from './usage.js';
 
 export interface RunDependencies {
   config: Config;
@@ -88,6 +90,9 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
   let workspace: Workspace | null = null;
   // The newest message handed to the agent: what a saved conversation covers.
   let deliveredThrough: string | null = null;
+  const usage = liveUsage(store, lease);
+  /** Set once there is a workspace: keeps its changes on the branch when the run hits its cost limit. */
+  let keepWork: (() => Promise<string | null>) | null = null;
   const cleanUp = async () => {
     const open = workspace;
     workspace = null;
@@ -154,6 +159,18 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
       startFrom: continues ? 'branch' : 'base',
     });
     throwIfAborted(control.main);
+    const [open, mirror] = [workspace, mirrorPath];
+    keepWork = () =>
+      keepWorkOnBranch({
+        config,
+        store,
+        lease,
+        job,
+        workspace: open,
+        mirrorPath: mirror,
+        env,
+        signal: control.publishing,
+      });
     await store.queue.setPhase(lease, 'running');
 
     const history = (await store.queue.conversation(job.id)) as ModelMessage[];
@@ -166,7 +183,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
             summary: job.summary ?? '',
             title: job.title,
             messages: history,
-            usage: { inputTokens: 0, outputTokens: 0, steps: 0 },
+            usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, steps: 0, costUsd: null },
             filesChanged: [],
           }
         : await deps.runAgent({
@@ -179,14 +196,18 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
               if (more.length > 0) deliveredThrough = more.at(-1)?.id ?? deliveredThrough;
               return more.map((prompt) => prompt.content);
             },
-            limits: { ...config.jobLimits },
+            ...(await spending(config, store, job).then(({ price, maxCostUsd }) => ({
+              price,
+              limits: { ...config.jobLimits, maxCostUsd },
+            }))),
             stream: config.agent.modelStreaming,
             contextTokens: contextWindowOf(job.model, config.agent.contextTokens),
             modelOutageWaitMs: config.agent.modelOutageWaitMs,
             redact,
             signal: control.main,
-            onEvent: (type, data) => store.queue.appendEvent(lease, type, data),
+            onEvent: usage.sink,
           });
+    result.usage = usage.remainder(result.usage) as AgentResult['usage'];
     // A shutdown that came as the agent finished still publishes; a lost lease or an archive never.
     throwIfAborted(control.publishing);
     await store.queue.setPhase(lease, 'publishing');
@@ -217,6 +238,16 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
     });
     log.info({ outcome: completed, prLink: outcome.prLink, usage: result.usage }, 'job run finished');
   } catch (error) {
+    // What the run's steps recorded is on the job already; the failure adds only the rest.
+    if (isAgentError(error) && error.partial)
+      error.partial.usage = usage.remainder(error.partial.usage) as typeof error.partial.usage;
+    if (keepWork && isAgentError(error) && error.code === 'budget_exceeded') {
+      const kept = await keepWork().catch((keepError: unknown) => {
+        log.warn({ err: keepError }, 'could not keep the work on the branch');
+        return null;
+      });
+      if (kept) error.message = `${error.message} ${kept}`;
+    }
     await cleanUp();
     await settle(deps, lease, control, error, deliveredThrough, redact);
   } finally {

@@ -27,6 +27,7 @@ codeHostContract('github against its double', async () => {
     webhookUrl: null,
     hostSettings: { apiUrl: double.url },
     hasHostToken: true,
+    dailyBudgetUsd: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -26,6 +26,7 @@ function projectOf(settings: Record<string, unknown>, repository = 'https://gith
     webhookUrl: null,
     hostSettings: settings,
     hasHostToken: true,
+    dailyBudgetUsd: null,
     createdAt: now,
     updatedAt: now,
   };

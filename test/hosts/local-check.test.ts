@@ -30,6 +30,7 @@ const project = (repository: string, overrides: Partial<Project> = {}): Project 
   webhookUrl: null,
   hostSettings: {},
   hasHostToken: false,
+  dailyBudgetUsd: null,
   createdAt: '',
   updatedAt: '',
   ...overrides,

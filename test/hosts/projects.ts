@@ -21,6 +21,7 @@ export function hostProject(
     webhookUrl: null,
     hostSettings,
     hasHostToken: true,
+    dailyBudgetUsd: null,
     createdAt: now,
     updatedAt: now,
   };

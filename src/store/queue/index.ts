@@ -10,6 +10,7 @@ import { leaseQueries } from './lease.js';
 import { messageQueries } from './messages.js';
 import { publishedQueries } from './published.js';
 import { reclaimQueries } from './reclaim.js';
+import { usageQueries } from './usage.js';
 
 export type { ClaimedJob, ClaimOptions } from './claim.js';
 export type { RunOutcome } from './complete.js';
@@ -28,6 +29,7 @@ export function queueQueries(db: Db) {
     ...publishedQueries(db),
     ...completeQueries(db),
     ...failQueries(db),
+    ...usageQueries(db),
   };
 }
 
