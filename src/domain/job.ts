@@ -76,6 +76,12 @@ export interface RunUsage {
   costUsd?: number | null;
 }
 
+/** A cost for people: `$0.0123` under a dollar (runs are often cents), `$12.34` above; null: `unknown`. */
+export function formatUsd(costUsd: number | null): string {
+  if (costUsd === null) return 'unknown';
+  return costUsd < 1 ? `$${costUsd.toFixed(4)}` : `$${costUsd.toFixed(2)}`;
+}
+
 /** The job as the API shows it (DESIGN section 3): every field present, `null` where it does not apply. */
 export interface Job {
   id: string;

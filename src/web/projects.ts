@@ -16,6 +16,7 @@ const valuesOf = (project: Project): ProjectFormValues => ({
   defaultModel: project.defaultModel ?? '',
   allowedModels: project.allowedModels?.join(', ') ?? '',
   webhookUrl: project.webhookUrl ?? '',
+  dailyBudgetUsd: project.dailyBudgetUsd === null ? '' : String(project.dailyBudgetUsd),
   apiUrl: String(project.hostSettings.apiUrl ?? ''),
   appId: String(project.hostSettings.appId ?? ''),
   installationId: String(project.hostSettings.installationId ?? ''),
@@ -52,6 +53,7 @@ function projectForm(options: {
     ${field('defaultModel', 'Default model', 'provider:model, e.g. anthropic:claude-sonnet-4-5. Empty: the server’s default.')}
     ${field('allowedModels', 'Allowed models', 'Comma-separated. Empty: any model the server is configured for.')}
     ${field('webhookUrl', 'Webhook URL', 'Optional: receives job events.', { type: 'url' })}
+    ${field('dailyBudgetUsd', 'Daily budget (USD)', 'What this project’s jobs may spend per UTC day; past it, new runs are refused until the day ends. Empty: no budget.', { placeholder: '20.00' })}
     <fieldset><legend>Code host access (not for local)</legend>
       ${field('apiUrl', 'API base URL', 'Self-hosted servers only: GitHub Enterprise https://HOST/api/v3; GitLab or Gitea, the instance URL.', { type: 'url' })}
       ${field('appId', 'GitHub App id', 'GitHub only, to act as an App: the token below is then its private key.')}

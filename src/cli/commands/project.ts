@@ -24,6 +24,7 @@ interface CreateOptions extends OutputOptions {
   installationId?: string;
   tokenEnv?: string;
   tokenStdin?: boolean;
+  dailyBudgetUsd?: string;
 }
 
 interface TokenOptions {
@@ -82,7 +83,22 @@ const describe = (project: Project) =>
     ['base branch', project.baseBranch],
     ['publish', project.publish],
     ...(project.host === 'local' ? [] : [['token', project.hasHostToken ? 'stored, encrypted' : 'none']]),
+    [
+      'daily budget',
+      project.dailyBudgetUsd === null ? 'none' : `$${project.dailyBudgetUsd.toFixed(2)} a day (UTC)`,
+    ],
   ]);
+
+/** `--daily-budget-usd`: an amount in US dollars, or `none` to remove the budget. */
+function dailyBudgetOf(value: string): number | null {
+  if (/^none$/i.test(value.trim())) return null;
+  const amount = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(amount > 0))
+    throw new CliError(
+      `--daily-budget-usd: expected an amount in US dollars such as 20 or 2.50, or none; got "${value}".`,
+    );
+  return amount;
+}
 
 export function registerProjectCommands(program: Command) {
   const project = program.command('project').description('Manage projects (works on the local database)');
@@ -111,8 +127,14 @@ export function registerProjectCommands(program: Command) {
       'read the host token from this environment variable (default GITHUB_TOKEN, GITLAB_TOKEN or GITEA_TOKEN)',
     )
     .option('--token-stdin', 'read the host token from standard input')
+    .option(
+      '--daily-budget-usd <usd>',
+      'what the project’s jobs may spend per UTC day; past it, new runs get 429',
+    )
     .option('--json', 'machine-readable output')
     .action(async (options: CreateOptions) => {
+      const dailyBudgetUsd =
+        options.dailyBudgetUsd === undefined ? null : dailyBudgetOf(options.dailyBudgetUsd);
       if (!CODE_HOSTS.includes(options.host))
         throw new CliError(`--host must be one of ${CODE_HOSTS.join(', ')}.`);
       if (!PUBLISH_MODES.includes(options.publish))
@@ -149,6 +171,7 @@ export function registerProjectCommands(program: Command) {
                 .filter(Boolean)
             : null,
           ...(Object.keys(hostSettings).length ? { hostSettings } : {}),
+          dailyBudgetUsd,
         });
         if (token === null) return made;
         await store.projects.setHostToken(made.id, token, createSecretBox(ensureSecretKey(loadConfig())));
@@ -171,6 +194,22 @@ export function registerProjectCommands(program: Command) {
             ])
           : 'No projects yet. Create one with: agentjobs project create --name Docs --repo ./docs',
       );
+    });
+
+  project
+    .command('update <id>')
+    .description('Change a project’s settings')
+    .option('--daily-budget-usd <usd>', 'what the project’s jobs may spend per UTC day, or none')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, options: OutputOptions & { dailyBudgetUsd?: string }) => {
+      if (options.dailyBudgetUsd === undefined)
+        throw new CliError('Nothing to change: give --daily-budget-usd.');
+      const dailyBudgetUsd = dailyBudgetOf(options.dailyBudgetUsd);
+      const updated = await withStore(async (store) => {
+        const found = await requireProject(store, id);
+        return (await store.projects.update(found.id, { dailyBudgetUsd })) ?? found;
+      });
+      print(options, updated, () => `Updated project ${updated.id}\n${describe(updated)}`);
     });
 
   project
