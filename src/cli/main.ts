@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { registerAdminCommands } from './commands/admin.js';
+import { registerEvalCommand } from './commands/eval.js';
 import { registerJobCommands } from './commands/job.js';
 import { registerKeyCommands } from './commands/key.js';
 import { registerProjectCommands } from './commands/project.js';
@@ -20,6 +21,7 @@ registerProjectCommands(program);
 registerKeyCommands(program);
 registerJobCommands(program);
 registerAdminCommands(program);
+registerEvalCommand(program);
 
 try {
   await program.parseAsync(process.argv);
