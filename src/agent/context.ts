@@ -84,13 +84,17 @@ export function contextKeeper(options: { windowTokens: number; fixedTokens: numb
       overflowed = false;
       if (!reason) return { messages: current, compaction: null };
       const target = windowTokens * COMPACT_TO;
-      let count = 0;
-      for (const id of replaceable(current)) {
-        replaced.add(id);
-        count += 1;
-        current = applyNotes(current, new Set([id]));
-        if (estimate(current) <= target) break;
+      // Each replacement saves about its result's size less the note's; one estimate at the end.
+      let tokens = before;
+      const chosen = new Set<string>();
+      for (const [id, length] of replaceable(current)) {
+        if (tokens <= target) break;
+        chosen.add(id);
+        tokens -= (Math.max(0, length - NOTE_CHARS) / 4) * ratio;
       }
+      for (const id of chosen) replaced.add(id);
+      current = applyNotes(current, chosen);
+      const count = chosen.size;
       const compaction = {
         reason,
         replacedResults: count,
@@ -116,8 +120,11 @@ export function contextKeeper(options: { windowTokens: number; fixedTokens: numb
 
 export type ContextKeeper = ReturnType<typeof contextKeeper>;
 
-/** Ids of the tool results that may be replaced, oldest first. */
-function replaceable(messages: ModelMessage[]): string[] {
+/** About how long a note is, in characters (JSON included). */
+const NOTE_CHARS = 160;
+
+/** The tool results that may be replaced, oldest first: their ids and serialised lengths. */
+function replaceable(messages: ModelMessage[]): [id: string, length: number][] {
   let recentFrom = messages.length;
   let seen = 0;
   for (let index = messages.length - 1; index >= 0 && seen < KEEP_RECENT_STEPS; index--) {
@@ -126,16 +133,16 @@ function replaceable(messages: ModelMessage[]): string[] {
       recentFrom = index;
     }
   }
-  const ids: string[] = [];
+  const found: [string, number][] = [];
   messages.slice(0, recentFrom).forEach((message) => {
     if (message.role !== 'tool') return;
     for (const part of (message as ToolModelMessage).content) {
-      if (part.type !== 'tool-result' || KEPT_TOOLS.has(part.toolName)) continue;
-      if (isNote(part.output) || outputLength(part.output) < MIN_REPLACED_CHARS) continue;
-      ids.push(part.toolCallId);
+      if (part.type !== 'tool-result' || KEPT_TOOLS.has(part.toolName) || isNote(part.output)) continue;
+      const length = outputLength(part.output);
+      if (length >= MIN_REPLACED_CHARS) found.push([part.toolCallId, length]);
     }
   });
-  return ids;
+  return found;
 }
 
 const NOTE_MARK = '[Removed to save context:';
