@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
-import type { PriceOverrides } from './agent/prices.js';
 
 /**
  * The service's configuration, read once from the environment and validated. Everything else
@@ -242,6 +241,15 @@ const schema = z.object({
   AGENTJOBS_MODEL_PRICES: optionalString.pipe(modelPrices.optional()),
   AGENTJOBS_SESSION_HOURS: integer(1, 24 * 90).default(12),
 });
+
+/**
+ * Model prices as `AGENTJOBS_MODEL_PRICES` gives them, USD per million tokens by model id; the
+ * cache prices default to the input price (`agent/prices.ts`).
+ */
+export type PriceOverrides = Record<
+  string,
+  { input: number; output: number; cachedInput?: number; cacheWrite?: number }
+>;
 
 /** A configuration problem, phrased as one line that names the variable. */
 export class ConfigError extends Error {

@@ -6,7 +6,10 @@
  * their family's price. `AGENTJOBS_MODEL_PRICES` adds models or overrides these, by whole model id.
  * A model with no price has `costUsd` null: an unknown price is not a price of zero.
  */
+import type { PriceOverrides } from '../config.js';
 import { parseModelId } from './models.js';
+
+export type { PriceOverrides } from '../config.js';
 
 /** When the table was last checked against the providers' published list prices. */
 export const PRICES_DATE = '2025-11';
@@ -20,12 +23,6 @@ export interface ModelPrice {
   cacheWrite: number;
   output: number;
 }
-
-/** Prices as `AGENTJOBS_MODEL_PRICES` gives them: the cache prices default to the input price. */
-export type PriceOverrides = Record<
-  string,
-  { input: number; output: number; cachedInput?: number; cacheWrite?: number }
->;
 
 const anthropic = (input: number, output: number): ModelPrice => ({
   input,
