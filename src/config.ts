@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_MODEL_ID } from './domain/job.js';
+import { WEBHOOK_DISABLE_AFTER_MS } from './domain/webhook.js';
 
 /**
  * The service's configuration, read once from the environment and validated. Everything else
@@ -13,8 +15,8 @@ export interface Config {
   host: string;
   port: number;
   publicUrl: string;
-  /** `provider:model`, or null when no model is configured at all. */
-  defaultModel: string | null;
+  /** `provider:model`; `DEFAULT_MODEL_ID` when nothing names one, even with no provider configured. */
+  defaultModel: string;
   adminPassword: string | null;
   secretKey: string | null;
   providerKeys: { anthropic: string | null; openai: string | null; openaiCompatible: string | null };
@@ -54,6 +56,21 @@ export interface Config {
   modelPrices: PriceOverrides;
   /** The `/ui` dashboard: how long a sign-in lasts. */
   dashboard: { sessionMs: number };
+  /** How webhook events reach their receivers (DESIGN section 3, webhooks). */
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** The waits before each retry of a failed delivery; after the last one it fails. */
+  retryDelaysMs: number[];
+  /** How long one attempt may take, from the DNS lookup to the response's first bytes. */
+  timeoutMs: number;
+  /** Let receivers on loopback and private addresses be saved and sent to (never link-local or metadata). */
+  allowPrivate: boolean;
+  /** Deliveries one process sends at once. */
+  concurrency: number;
+  /** An endpoint whose every attempt failed this long is disabled. */
+  disableAfterMs: number;
 }
 
 export interface WorkerConfig {
@@ -142,6 +159,29 @@ const modelId = z
     /^(anthropic|openai|openai-compatible):\S+$/,
     'must look like provider:model, e.g. anthropic:claude-sonnet-4-5',
   );
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `500ms`, `5s`, `5m`, `2h`, `1d` in milliseconds, or null when it is not one. */
+function parseDuration(text: string): number | null {
+  const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(text.trim());
+  return match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 0) : null;
+}
+
+const duration = (maxMs: number) =>
+  z.string().transform((text, context) => {
+    const ms = parseDuration(text);
+    if (ms !== null && ms > 0 && ms <= maxMs) return ms;
+    context.addIssue({ code: 'custom', message: 'must be a duration such as 500ms, 10s or 1m, above 0' });
+    return z.NEVER;
+  });
+
+const durationList = z.string().transform((text, context) => {
+  const delays = text.split(',').map(parseDuration);
+  if (delays.length <= 20 && delays.every((ms) => ms !== null)) return delays as number[];
+  context.addIssue({ code: 'custom', message: 'must be durations separated by commas, e.g. 5s,5m,30m,2h' });
+  return z.NEVER;
+});
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
@@ -240,6 +280,10 @@ const schema = z.object({
   AGENTJOBS_MAX_JOB_COST_USD: optionalString.pipe(dollars.optional()),
   AGENTJOBS_MODEL_PRICES: optionalString.pipe(modelPrices.optional()),
   AGENTJOBS_SESSION_HOURS: integer(1, 24 * 90).default(12),
+  AGENTJOBS_WEBHOOK_RETRY_DELAYS: durationList.default(durationList.parse('5s,5m,30m,2h,5h,10h,10h')),
+  AGENTJOBS_WEBHOOK_TIMEOUT: duration(120_000).default(10_000),
+  AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: boolean.default(false),
+  AGENTJOBS_WEBHOOK_CONCURRENCY: integer(1, 1000).default(16),
 });
 
 /**
@@ -322,15 +366,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       contextTokens: e.AGENTJOBS_CONTEXT_TOKENS ?? null,
     },
     dashboard: { sessionMs: e.AGENTJOBS_SESSION_HOURS * 3_600_000 },
+    webhooks: {
+      retryDelaysMs: e.AGENTJOBS_WEBHOOK_RETRY_DELAYS,
+      timeoutMs: e.AGENTJOBS_WEBHOOK_TIMEOUT,
+      allowPrivate: e.AGENTJOBS_WEBHOOK_ALLOW_PRIVATE,
+      concurrency: e.AGENTJOBS_WEBHOOK_CONCURRENCY,
+      disableAfterMs: WEBHOOK_DISABLE_AFTER_MS,
+    },
   };
   return deepFreeze(config);
 }
 
-/** With no AGENTJOBS_MODEL, the first provider whose key is present decides. */
-function defaultModelFor(e: z.infer<typeof schema>): string | null {
-  if (e.ANTHROPIC_API_KEY) return 'anthropic:claude-sonnet-4-5';
+/** With no AGENTJOBS_MODEL, the first provider whose key is present decides; with none, the documented default. */
+function defaultModelFor(e: z.infer<typeof schema>): string {
+  if (e.ANTHROPIC_API_KEY) return DEFAULT_MODEL_ID;
   if (e.OPENAI_API_KEY) return 'openai:gpt-5';
-  return null;
+  return DEFAULT_MODEL_ID;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -15,8 +15,28 @@ import { openStore } from './store/open.js';
 import { createSecretBox, ensureSecretKey, type SecretBox, SecretError } from './store/secrets.js';
 import type { Store } from './store/store.js';
 import { dashboard } from './web/dashboard.js';
+import { createDeliverer, type Deliverer } from './webhooks/deliverer.js';
 import type { ResolveModel, RunAgent } from './worker/agent-port.js';
 import { createWorker, type Worker } from './worker/worker.js';
+
+/**
+ * The webhook deliverer of a process; every role runs one, so events go out while any process of a
+ * deployment is up. Secrets are opened with the server's key, read on first use.
+ */
+function makeDeliverer(config: Config, store: Store, logger: Logger): Deliverer {
+  let box: SecretBox | null = null;
+  const deliverer = createDeliverer({
+    store,
+    logger,
+    config: config.webhooks,
+    secrets: () => {
+      box ??= createSecretBox(ensureSecretKey(config));
+      return box;
+    },
+    pollMs: config.worker.pollMs,
+  });
+  return deliverer;
+}
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -107,11 +127,15 @@ function withListeningPort(config: Config, address: string): Config {
   return Object.freeze({ ...config, publicUrl: url.toString().replace(/\/+$/, '') });
 }
 
+/** Says at start when the default model cannot be used (no provider configured, most often). */
 function warnWithoutModel(config: Config, logger: Logger): void {
-  if (config.defaultModel) return;
-  logger.warn(
-    'No model is configured: jobs will fail with model_unavailable. Set AGENTJOBS_MODEL, or ANTHROPIC_API_KEY, OPENAI_API_KEY, or OPENAI_COMPATIBLE_BASE_URL with AGENTJOBS_MODEL=openai-compatible:<model>.',
-  );
+  try {
+    resolveModel(config.defaultModel, config);
+  } catch (error) {
+    logger.warn(
+      `Jobs without a model of their own will fail with model_unavailable: ${(error as Error).message} Or set ANTHROPIC_API_KEY, OPENAI_API_KEY, or OPENAI_COMPATIBLE_BASE_URL with AGENTJOBS_MODEL=openai-compatible:<model>.`,
+    );
+  }
 }
 
 /**
@@ -141,6 +165,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const store = await openStore(config);
   const lifecycle = { draining: false };
   let worker: Worker | null = null;
+  const deliverer = makeDeliverer(config, store, logger);
   // Known once the server listens: with an ephemeral port, the port is part of it.
   let publicUrl = config.publicUrl;
   const hosts = createServerCodeHosts(config, store, () => publicUrl);
@@ -153,6 +178,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       worker = createWorker({ config: workerConfig, store, logger, hosts, ...(options.agent ?? realAgent) });
       await worker.start();
     }
+    await deliverer.start();
     warnWithoutModel(config, logger);
     logger.info({ address, dataDir: config.dataDir, worker: worker !== null }, 'agentjobs is listening');
     await announceAdminPassword(config, store, address);
@@ -164,12 +190,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       worker,
       async stop() {
         lifecycle.draining = true;
-        await Promise.all([app.close(), worker?.stop()]);
+        await Promise.all([app.close(), worker?.stop(), deliverer.stop()]);
         await store.close();
       },
     };
   } catch (error) {
-    await worker?.stop({ graceMs: 0 });
+    await Promise.all([worker?.stop({ graceMs: 0 }), deliverer.stop()]);
     await store.close();
     throw error;
   }
@@ -190,10 +216,12 @@ export async function startWorkerProcess(
 ): Promise<RunningWorker> {
   const logger = createLogger(config.logLevel);
   const store = await openStore(config);
+  const deliverer = makeDeliverer(config, store, logger);
   try {
     const hosts = createServerCodeHosts(config, store);
     const worker = createWorker({ config, store, logger, hosts, ...(options.agent ?? realAgent) });
     await worker.start();
+    await deliverer.start();
     warnWithoutModel(config, logger);
     logger.info({ dataDir: config.dataDir, worker: worker.id }, 'agentjobs worker is running');
     return {
@@ -201,11 +229,12 @@ export async function startWorkerProcess(
       store,
       logger,
       async stop() {
-        await worker.stop();
+        await Promise.all([worker.stop(), deliverer.stop()]);
         await store.close();
       },
     };
   } catch (error) {
+    await deliverer.stop();
     await store.close();
     throw error;
   }

@@ -77,7 +77,7 @@ describe.each(testDialects())('store on %s', (dialect) => {
       const job = await t.store.jobs.create({
         projectId: fresh.id,
         prompt: `job ${i}`,
-        model: null,
+        model: 'anthropic:claude-sonnet-4-5',
         baseRef: 'main',
         repository: '/tmp/p',
         draft: false,
@@ -101,7 +101,7 @@ describe.each(testDialects())('store on %s', (dialect) => {
       t.store.jobs.create({
         projectId: fresh.id,
         prompt,
-        model: null,
+        model: 'anthropic:claude-sonnet-4-5',
         baseRef: 'main',
         repository: '/tmp/c',
         draft: false,
@@ -181,7 +181,7 @@ describe.each(testDialects())('store on %s', (dialect) => {
     const job = await t.store.jobs.create({
       projectId: project.id,
       prompt: 'x',
-      model: null,
+      model: 'anthropic:claude-sonnet-4-5',
       baseRef: 'main',
       repository: '/tmp/docs',
       draft: false,

@@ -23,7 +23,7 @@ describe.each(testDialects())('transactions on %s', (dialect) => {
     t.store.jobs.create({
       projectId: project.id,
       prompt,
-      model: null,
+      model: 'anthropic:claude-sonnet-4-5',
       baseRef: 'main',
       repository: project.repository,
       draft: false,

@@ -88,6 +88,11 @@ export interface RunAgentOptions {
   limits: AgentLimits;
   signal: AbortSignal;
   onEvent: AgentEventSink;
+  /**
+   * Receives the events of one finished step together, in order, instead of `onEvent` one by one:
+   * the worker writes them in one transaction. Optional; same contract as `onEvent`.
+   */
+  onEvents?: (events: { type: EventType; data: Record<string, unknown> }[]) => Promise<void>;
   /** Retries of a failed model call (429, 5xx). Default `DEFAULT_MAX_RETRIES`. */
   maxRetries?: number;
   /** How long to wait out a model outage before failing. Default `DEFAULT_MODEL_OUTAGE_WAIT_MS`. */
@@ -243,8 +248,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
             if (step.text.trim() !== '') state.lastText = step.text;
             conversation = keeper.apply([...base, ...splice(compact(step.response.messages), injected)]);
             const events = [...stepEvents(step, redact), { type: 'usage' as const, data: { ...usage } }];
+            // A run that already ended (aborted while this step finished) reports nothing more.
+            if (options.onEvents) {
+              if (!state.settled) await options.onEvents(events);
+              return;
+            }
             for (const event of events) {
-              // A run that already ended (aborted while this step finished) reports nothing more.
               if (state.settled) return;
               await options.onEvent(event.type, event.data);
             }

@@ -27,17 +27,11 @@ export function parseModelId(modelId: string): { provider: Provider; model: stri
 /**
  * The language model for `modelId` (a job's model, else the server default).
  *
- * @throws AgentError `model_unavailable` when no model is configured, the id is not
+ * @throws AgentError `model_unavailable` when the id is not
  * `provider:model` with a known provider, or the provider's key (or base URL) is missing; the
  * message names the variable to set.
  */
-export function resolveModel(modelId: string | null, config: Config): LanguageModel {
-  if (!modelId) {
-    throw new AgentError(
-      'model_unavailable',
-      'No model is configured. Set AGENTJOBS_MODEL (e.g. anthropic:claude-sonnet-4-5), or a provider key such as ANTHROPIC_API_KEY or OPENAI_API_KEY.',
-    );
-  }
+export function resolveModel(modelId: string, config: Config): LanguageModel {
   const parsed = parseModelId(modelId);
   if (!parsed) {
     throw new AgentError(
@@ -77,6 +71,6 @@ export function resolveModel(modelId: string | null, config: Config): LanguageMo
 function missing(modelId: string, variable: string): AgentError {
   return new AgentError(
     'model_unavailable',
-    `The model ${modelId} cannot be used. Set ${variable} on the server to use it.`,
+    `The model ${modelId} cannot be used. Set ${variable} on the server to use it, or choose another model with AGENTJOBS_MODEL.`,
   );
 }

@@ -13,6 +13,7 @@ import { openApi } from './plugins/openapi.js';
 import { projectBudget } from './plugins/project-budget.js';
 import { eventRoutes } from './routes/events.js';
 import { jobRoutes } from './routes/jobs.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppOptions {
   config: Config;
@@ -41,7 +42,7 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
   });
 
   await app.register(jsonBody);
-  await app.register(openApi);
+  await app.register(openApi, { publicUrl: config.publicUrl });
   await app.register(projectBudget, { store, requestsPerHour: config.limits.requestsPerHour });
   await app.register(healthRoutes, { store, lifecycle });
 
@@ -49,6 +50,7 @@ export async function buildApp({ config, store, logger, lifecycle = { draining: 
   await app.register(async (v2) => {
     await v2.register(apiKeyAuth, { store, lifecycle });
     await v2.register(jobRoutes, { config, store });
+    await v2.register(webhookRoutes, { config, store });
     await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });
   });
 

@@ -40,7 +40,7 @@ const wellFormed = new Set<string>();
 
 /**
  * Authenticates a `/v2/agent/{projectId}/…` request: a well-formed, known, live key of this
- * project, used from an allowed address, with the scope the method needs. 401 when the key
+ * project or an instance key (any existing project), used from an allowed address, with the scope the method needs. 401 when the key
  * itself is missing or not good; 403 when a good key may not do this.
  */
 export async function authenticate(store: Store, request: FastifyRequest): Promise<ApiKey> {
@@ -79,7 +79,7 @@ async function admit(
   }
 
   const { projectId } = request.params as { projectId?: string };
-  if (projectId !== undefined && projectId !== key.projectId) await refuseOtherProject(store, projectId);
+  if (projectId !== undefined && projectId !== key.projectId) await refuseOtherProject(store, key, projectId);
   if (key.ipAllowlist && !allowlistAdmits(key.ipAllowlist, request.ip)) {
     throw new AppError('forbidden', `This API key may not be used from ${request.ip}.`);
   }
@@ -95,9 +95,12 @@ async function admit(
   return publicKey;
 }
 
-/** A good key used on another project's path: 404 when there is no such project, else 403. */
-async function refuseOtherProject(store: Store, projectId: string): Promise<never> {
+/**
+ * A good key on a path of a project it does not belong to: 404 when there is no such project; an
+ * instance key (no project of its own) is admitted on any other, a project key refused (403).
+ */
+async function refuseOtherProject(store: Store, key: ApiKey, projectId: string): Promise<void> {
   const project = await store.projects.get(projectId);
   if (!project) throw new AppError('project_not_found', `No project ${projectId}.`);
-  throw new AppError('forbidden', 'This API key belongs to another project.');
+  if (key.projectId !== null) throw new AppError('forbidden', 'This API key belongs to another project.');
 }

@@ -13,6 +13,7 @@ import type { Config } from '../config.js';
 import { redactSecrets } from '../domain/redact.js';
 import { clientErrorAnswer, sendError, toAppError } from '../http/errors.js';
 import { type Logger, requestLogger } from '../log.js';
+import { MAX_PATH_ID_CHARS } from './schemas.js';
 
 /**
  * One log line per request, when it completes, with what an operator needs (method, path,
@@ -112,6 +113,10 @@ export function serverOptions(config: Config, logger: Logger): FastifyHttpOption
       reply.header('x-request-id', request.id);
       return sendError(request, reply, toAppError(error));
     },
+    // A longer path part is 414 uri_too_long. Not the router's default of 100: a client moving over
+    // from another service may hold job ids of any shape, and those must reach the job routes to
+    // get their 404.
+    routerOptions: { maxParamLength: MAX_PATH_ID_CHARS },
     genReqId: nextRequestId,
     logController: new OneLinePerRequest(),
     childLoggerFactory: (parent, bindings, options) =>

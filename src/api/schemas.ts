@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../domain/events.js';
-import { ID_PATTERN } from '../domain/ids.js';
 import { JOB_PHASES, JOB_STATUSES } from '../domain/job.js';
 
 /**
@@ -77,6 +76,19 @@ export function createJobBody(maxPromptChars: number) {
   });
 }
 
+/**
+ * The create's headers, for the document: the route checks Idempotency-Key itself (with its own
+ * message), so any text passes here, and other headers are kept.
+ */
+export const createJobHeaders = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .describe(
+      'Makes the create safe to retry for 24 hours: 1 to 255 printable ASCII characters, e.g. a UUID. The same key with the same body returns the same job.',
+    ),
+});
+
 export function followUpBody(maxPromptChars: number) {
   return z.strictObject({ prompt: promptSchema(maxPromptChars) });
 }
@@ -84,15 +96,34 @@ export function followUpBody(maxPromptChars: number) {
 /** Archive takes no options; an empty object (or no body) is fine. */
 export const archiveBody = z.strictObject({}).nullish();
 
-const idParam = (what: string) => z.string().regex(ID_PATTERN, `${what} is not a valid id`);
+/**
+ * The longest id the API takes in a path (the router's limit; see http-server.ts). Any job id up
+ * to it that names no job is 404 `job_not_found`, whatever its shape: a client moving over from
+ * another service may hold UUIDs or ids of its own form. No id scheme in use comes near this
+ * length; a longer path part is refused by the router as 414 `uri_too_long` before authentication.
+ */
+export const MAX_PATH_ID_CHARS = 1024;
 
 export const projectParams = z.strictObject({ projectId: z.string().min(1).max(100) });
-export const jobParams = z.strictObject({ projectId: z.string().min(1).max(100), jobId: idParam('jobId') });
+export const jobParams = z.strictObject({
+  projectId: z.string().min(1).max(100),
+  jobId: z
+    .string()
+    .min(1)
+    .max(MAX_PATH_ID_CHARS)
+    .describe('The job id; an id that names no job of the project answers 404 job_not_found'),
+});
 
+/**
+ * A whole number in the query string. Validated as text (so that `1e3`, ` 5` or `0x10` are refused
+ * rather than coerced) and described in OpenAPI as the integer it stands for, so that generated
+ * clients take a number.
+ */
 const integerParam = (min: number, max: number, fallback: number) =>
   z
     .string()
-    .regex(/^\d+$/, 'must be a whole number')
+    .refine((value) => /^\d+$/.test(value), 'must be a whole number')
+    .meta({ type: 'integer', minimum: min, maximum: max, default: fallback })
     .transform(Number)
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
     .default(fallback);
@@ -108,22 +139,55 @@ export const listEventsQuery = z.strictObject({
   limit: integerParam(1, 1000, 200),
 });
 
+/** A job as it looks in examples of the OpenAPI document: one that finished with a pull request. */
+const JOB_EXAMPLE = {
+  id: '01JDQ2J7T0V5Y8G1ZK3M4N6P7R',
+  status: 'completed',
+  source: { repository: 'https://github.com/acme/docs', ref: 'agentjobs/01JDQ2J7T0V5Y8G1ZK3M4N6P7R' },
+  model: 'anthropic:claude-sonnet-4-5',
+  prLink: 'https://github.com/acme/docs/pull/42',
+  createdAt: '2026-11-22T10:00:00.000Z',
+  archivedAt: null,
+  projectId: 'docs',
+  prompt: 'Document the --verbose flag of the CLI on the install page.',
+  baseRef: 'main',
+  phase: null,
+  title: 'Document the --verbose flag',
+  summary: 'Document the --verbose flag\n\nI added a section on --verbose to guide/install.md.',
+  error: null,
+  updatedAt: '2026-11-22T10:01:12.000Z',
+  completedAt: '2026-11-22T10:01:12.000Z',
+  usage: { inputTokens: 18250, outputTokens: 940, steps: 6 },
+  filesChanged: 1,
+  draft: false,
+};
+
 export const jobSchema = z
   .object({
-    id: z.string(),
-    status: z.enum(JOB_STATUSES),
-    source: z.object({ repository: z.string(), ref: z.string() }),
-    model: z.string().nullable(),
-    prLink: z.string().nullable(),
-    createdAt: z.string(),
+    id: z.string().describe('Opaque, URL-safe, unique and time-sortable'),
+    status: z
+      .enum(JOB_STATUSES)
+      .describe('active until the agent is done; completed, failed or archived after'),
+    source: z
+      .object({
+        repository: z.string().describe("The project's repository URL"),
+        ref: z.string().describe("The branch the agent works on (the pull request's head branch)"),
+      })
+      .describe('Where the work goes'),
+    model: z.string().describe('The model id used, e.g. anthropic:claude-sonnet-4-5; never null'),
+    prLink: z
+      .string()
+      .nullable()
+      .describe('The pull request URL; null while active and when no file changed'),
+    createdAt: z.string().describe('ISO 8601, UTC'),
     archivedAt: z.string().nullable(),
     projectId: z.string(),
-    prompt: z.string(),
-    baseRef: z.string(),
-    phase: z.enum(JOB_PHASES).nullable(),
-    title: z.string().nullable(),
-    summary: z.string().nullable(),
-    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    prompt: z.string().describe('The first prompt'),
+    baseRef: z.string().describe('The branch the pull request targets'),
+    phase: z.enum(JOB_PHASES).nullable().describe('Where an active job is; null when not active'),
+    title: z.string().nullable().describe('The pull request title'),
+    summary: z.string().nullable().describe("The agent's final message to the user"),
+    error: z.object({ code: z.string(), message: z.string() }).nullable().describe('Why a failed job failed'),
     updatedAt: z.string(),
     completedAt: z.string().nullable(),
     usage: z.object({
@@ -134,11 +198,19 @@ export const jobSchema = z
       costUsd: z.number().nullable(),
     }),
     filesChanged: z.number(),
-    draft: z.boolean(),
+    draft: z.boolean().describe('Whether the pull request was asked for as a draft'),
   })
-  .meta({ id: 'Job' });
+  .meta({
+    id: 'Job',
+    description:
+      'A job: one prompt (and its follow-ups) worked on by the agent. Every field is always present.',
+    examples: [JOB_EXAMPLE],
+  });
 
-export const jobListSchema = z.object({ jobs: z.array(jobSchema), nextCursor: z.string().nullable() });
+export const jobListSchema = z.object({
+  jobs: z.array(jobSchema),
+  nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page'),
+});
 
 export const eventSchema = z
   .object({
@@ -147,9 +219,16 @@ export const eventSchema = z
     at: z.string(),
     data: z.record(z.string(), z.unknown()),
   })
-  .meta({ id: 'JobEvent' });
+  .meta({
+    id: 'JobEvent',
+    description: "One entry of a job's activity; seq rises by one per job.",
+    examples: [{ seq: 3, type: 'phase', at: '2026-11-22T10:00:01.000Z', data: { phase: 'running' } }],
+  });
 
-export const eventListSchema = z.object({ events: z.array(eventSchema), nextCursor: z.string().nullable() });
+export const eventListSchema = z.object({
+  events: z.array(eventSchema),
+  nextCursor: z.string().nullable().describe('The last seq on the page when there are more; pass as after'),
+});
 
 export const errorSchema = z
   .object({
@@ -158,4 +237,46 @@ export const errorSchema = z
     requestId: z.string(),
     details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })
-  .meta({ id: 'Error' });
+  .meta({
+    id: 'Error',
+    description: 'Every error answer. The code is stable; the message is for people.',
+    examples: [
+      {
+        error: 'No job 01JDQ2J7T0V5Y8G1ZK3M4N6P7R in this project.',
+        code: 'job_not_found',
+        requestId: 'req-1a',
+      },
+    ],
+  });
+
+/** An error answer of an operation in the OpenAPI document, with what it means there. */
+export function errorResponse(description: string) {
+  return { description, content: { 'application/json': { schema: errorSchema } } };
+}
+
+/** A success answer with a description (API tools show it; the default says nothing). */
+export function jsonResponse<Schema extends z.ZodType>(description: string, schema: Schema) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+/** The errors every v2 operation can answer. */
+export const commonErrors = {
+  400: errorResponse(
+    'invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor',
+  ),
+  401: errorResponse('unauthorized: no key, or a malformed, unknown, revoked or expired key'),
+  403: errorResponse("forbidden: another project's key, a missing scope, or an address not allowed"),
+  503: errorResponse(
+    'unavailable: the database is unreachable or the server is shutting down; see Retry-After',
+  ),
+};
+
+/** 404 of an operation on one job. */
+export const jobNotFound = errorResponse(
+  'project_not_found, job_not_found: no such project, or no such job in it',
+);
+/** 413 and 415 of an operation that takes a JSON body. */
+export const bodyErrors = {
+  413: errorResponse('payload_too_large: the body is over the limit (64 KiB by default)'),
+  415: errorResponse('unsupported_media_type: the body is not application/json'),
+};

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
+import { AgentJobsError, cliErrorOf } from './client.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerEvalCommand } from './commands/eval.js';
 import { registerJobCommands } from './commands/job.js';
 import { registerKeyCommands } from './commands/key.js';
 import { registerProjectCommands } from './commands/project.js';
 import { registerServerCommands } from './commands/server.js';
+import { registerWebhookCommands } from './commands/webhook.js';
 import { CliError } from './output.js';
 
 const program = new Command()
@@ -20,17 +22,20 @@ registerServerCommands(program);
 registerProjectCommands(program);
 registerKeyCommands(program);
 registerJobCommands(program);
+registerWebhookCommands(program);
 registerAdminCommands(program);
 registerEvalCommand(program);
 
 try {
   await program.parseAsync(process.argv);
-} catch (error) {
-  if (error instanceof CommanderError) {
+} catch (caught) {
+  if (caught instanceof CommanderError) {
     // Help and version exit 0; usage errors were already printed by commander.
-    process.exit(error.exitCode);
+    process.exit(caught.exitCode);
   }
   const json = process.argv.includes('--json');
+  // The job commands' API errors, said as the command line says its own.
+  const error = caught instanceof AgentJobsError ? cliErrorOf(caught) : caught;
   if (error instanceof CliError || error instanceof ConfigError) {
     const code = error instanceof CliError ? error.code : 'config_error';
     if (json) process.stdout.write(`${JSON.stringify({ error: error.message, code }, null, 2)}\n`);

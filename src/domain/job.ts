@@ -82,12 +82,20 @@ export function formatUsd(costUsd: number | null): string {
   return costUsd < 1 ? `$${costUsd.toFixed(4)}` : `$${costUsd.toFixed(2)}`;
 }
 
+/**
+ * The model a job names when neither the request, its project nor the server's configuration
+ * chose one (README, configuration): the hosted API's schema has no job without a model. A server
+ * with no provider configured still names it, and the job fails at once with `model_unavailable`.
+ */
+export const DEFAULT_MODEL_ID = 'anthropic:claude-sonnet-4-5';
+
 /** The job as the API shows it (DESIGN section 3): every field present, `null` where it does not apply. */
 export interface Job {
   id: string;
   status: JobStatus;
   source: { repository: string; ref: string };
-  model: string | null;
+  /** Never null, as in the hosted API's schema: with nothing configured, `DEFAULT_MODEL_ID`. */
+  model: string;
   prLink: string | null;
   createdAt: string;
   archivedAt: string | null;

@@ -17,7 +17,6 @@ export interface Project {
   publish: PublishMode;
   allowedModels: string[] | null;
   defaultModel: string | null;
-  webhookUrl: string | null;
   hostSettings: Record<string, unknown>;
   hasHostToken: boolean;
   /** USD the project's jobs may spend per UTC day; past it, new runs are refused until the day ends. */
@@ -35,7 +34,6 @@ export interface NewProject {
   publish?: PublishMode;
   allowedModels?: string[] | null;
   defaultModel?: string | null;
-  webhookUrl?: string | null;
   hostSettings?: Record<string, unknown>;
   dailyBudgetUsd?: number | null;
 }

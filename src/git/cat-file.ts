@@ -1,6 +1,10 @@
 /**
- * One long-lived `git cat-file --batch` process: the workspace reads every tree and blob through
- * it, so a read costs a pipe round trip instead of a process start, and nothing is checked out.
+ * One long-lived `git cat-file --batch` process: workspaces read every tree and blob through it, so
+ * a read costs a pipe round trip instead of a process start, and nothing is checked out. Objects
+ * are shared by a mirror and all its worktrees, so one process per mirror serves every workspace
+ * on it (`openMirrorReader`). Names such as `refs/heads/main^{commit}` are resolved afresh on each
+ * request (git reads loose and packed refs from disk every time), and objects written after it
+ * started (a fetch, `hash-object -w`) are found too: git looks for new packs when an object is missing.
  *
  * Protocol: we write `<object>\n`; git answers `<sha> <type> <size>\n<content>\n`, or
  * `<object> missing\n` (`ambiguous` for a short sha). Answers come in request order, so pending
@@ -32,6 +36,12 @@ interface Body {
   chunks: Buffer[];
 }
 
+/** A commit and its tree, as `resolveCommit` finds them. */
+export interface CommitAndTree {
+  commit: string;
+  tree: string;
+}
+
 /** Reads objects of the repository at `cwd` through a single `git cat-file --batch`. */
 export class CatFile {
   private child: ChildProcessWithoutNullStreams | null = null;
@@ -56,6 +66,17 @@ export class CatFile {
       this.pending.push({ maxBytes, resolve, reject });
       child.stdin.write(`${object}\n`);
     });
+  }
+
+  /**
+   * The commit `rev` names (`refs/heads/main`, a sha) and its tree, or null when there is none. The
+   * tree is the first line of the commit object (`tree <sha>`).
+   */
+  async resolveCommit(rev: string): Promise<CommitAndTree | null> {
+    const object = await this.read(`${rev}^{commit}`, 1024 * 1024);
+    const tree = object?.content ? /^tree ([0-9a-f]{40,64})\n/.exec(object.content.toString('latin1')) : null;
+    if (!object || !tree) return null;
+    return { commit: object.sha, tree: tree[1] as string };
   }
 
   /** Ends the process (closing its stdin is how cat-file is told to stop) and waits for it. */
@@ -133,4 +154,40 @@ export class CatFile {
       };
     }
   }
+}
+
+const mirrorReaders = new Map<string, { reader: CatFile; users: number }>();
+
+/** A shared reader of a mirror's objects, held until `release`. */
+export interface MirrorReader {
+  reader: CatFile;
+  /** Ends the reader's process once its last user released it. Idempotent. */
+  release(): Promise<void>;
+}
+
+/**
+ * The `git cat-file --batch` of the mirror at `mirrorPath` (absolute), shared by every user in this
+ * process: a burst of jobs on one project runs one reader, not one each. Its process ends when the
+ * last user releases it, so an idle service holds none.
+ */
+export function openMirrorReader(mirrorPath: string): MirrorReader {
+  let entry = mirrorReaders.get(mirrorPath);
+  if (!entry) {
+    entry = { reader: new CatFile(mirrorPath), users: 0 };
+    mirrorReaders.set(mirrorPath, entry);
+  }
+  entry.users += 1;
+  const held = entry;
+  let released = false;
+  return {
+    reader: held.reader,
+    async release() {
+      if (released) return;
+      released = true;
+      held.users -= 1;
+      if (held.users > 0) return;
+      if (mirrorReaders.get(mirrorPath) === held) mirrorReaders.delete(mirrorPath);
+      await held.reader.close();
+    },
+  };
 }

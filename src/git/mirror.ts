@@ -31,22 +31,18 @@ export class MirrorError extends Error {
 
 const chains = new Map<string, Promise<unknown>>();
 
-/**
- * Runs `task` alone on the mirror: after every earlier task of this process for it has settled (a
- * promise chain per mirror, so one waiter per process polls the file), and while holding the mirror's
- * lock file against other processes. Fetches and worktree creation go through it; reads never need
- * it. `signal` gives up waiting for another process.
- */
-export function withMirrorLock<T>(
-  mirrorPath: string,
-  task: () => Promise<T>,
-  options: { signal?: AbortSignal } = {},
-): Promise<T> {
-  const key = resolve(mirrorPath);
-  const locked = async () => {
-    await mkdir(dirname(key), { recursive: true });
-    return withFileLock(`${key}.lock`, task, options);
-  };
+/** Batched tasks waiting for the mirror together (see `withMirrorLock`), not yet started. */
+interface SharedGroup {
+  tasks: {
+    run: () => Promise<unknown>;
+    resolve: (value: unknown) => void;
+    reject: (error: unknown) => void;
+  }[];
+}
+const openGroups = new Map<string, SharedGroup>();
+
+/** Appends `locked` to the mirror's promise chain in this process. */
+function enqueue<T>(key: string, locked: () => Promise<T>): Promise<T> {
   const previous = chains.get(key) ?? Promise.resolve();
   const run = previous.then(locked, locked);
   const tail = run.then(
@@ -58,6 +54,53 @@ export function withMirrorLock<T>(
     if (chains.get(key) === tail) chains.delete(key);
   });
   return run;
+}
+
+/**
+ * Runs `task` alone on the mirror: after every earlier task of this process for it has settled (a
+ * promise chain per mirror, so one waiter per process polls the file), and while holding the mirror's
+ * lock file against other processes. Fetches and worktree creation go through it; reads never need
+ * it. `signal` gives up waiting for another process.
+ *
+ * `batch: true` tasks (adding and removing worktrees: short, and many at once in a burst) that
+ * arrive while a batch waits for the mirror join it, and the batch runs them one after the other
+ * under one holding of the lock, so a burst pays for the lock once, not once per job. Not side by
+ * side: `git worktree add` reads every worktree's record, and one being written makes it fail.
+ */
+export function withMirrorLock<T>(
+  mirrorPath: string,
+  task: () => Promise<T>,
+  options: { signal?: AbortSignal; batch?: boolean } = {},
+): Promise<T> {
+  const key = resolve(mirrorPath);
+  const lockFile = `${key}.lock`;
+  const holding = async <R>(inside: () => Promise<R>, signal?: AbortSignal) => {
+    await mkdir(dirname(key), { recursive: true });
+    return withFileLock(lockFile, inside, signal ? { signal } : {});
+  };
+  if (!options.batch) return enqueue(key, () => holding(task, options.signal));
+
+  let group = openGroups.get(key);
+  if (!group) {
+    const created: SharedGroup = { tasks: [] };
+    group = created;
+    openGroups.set(key, created);
+    void enqueue(key, async () => {
+      // Started: later tasks form the next batch.
+      if (openGroups.get(key) === created) openGroups.delete(key);
+      try {
+        await holding(async () => {
+          for (const entry of created.tasks) await entry.run().then(entry.resolve, entry.reject);
+        });
+      } catch (error) {
+        for (const entry of created.tasks) entry.reject(error);
+      }
+    });
+  }
+  const joined = group;
+  return new Promise<T>((resolveTask, rejectTask) => {
+    joined.tasks.push({ run: task, resolve: resolveTask as (value: unknown) => void, reject: rejectTask });
+  });
 }
 
 /**
@@ -107,15 +150,32 @@ export interface EnsureMirrorOptions {
   repository: string;
   /** Credentials for the fetch, from `askpassEnv`; `{}` for none. */
   env: Record<string, string>;
+  /**
+   * The mirror must reflect upstream as of this moment (`performance.now()`) or later: a fetch of
+   * this process that started then or since serves, one that started earlier does not. A worker
+   * passes the moment its run began. Default: the moment of the call.
+   */
+  freshSince?: number;
   timeoutMs?: number;
+  /** Stops waiting (the shared fetch goes on for the others waiting on it). */
   signal?: AbortSignal;
 }
+
+/** Per mirror: the last fetch that started, and the next one, while it still waits for the lock. */
+interface FetchState {
+  last: { startedAt: number; done: Promise<string> } | null;
+  next: Promise<string> | null;
+}
+const fetches = new Map<string, FetchState>();
 
 /**
  * Makes the project's bare mirror exist and be up to date with upstream, and returns its path.
  * The first call creates it in a temporary folder and renames it into place only once the first
  * fetch succeeded, so a crash never leaves a half-made mirror; later calls `fetch --prune`.
- * Concurrent calls for the same project run one after the other.
+ *
+ * One fetch serves every caller it is fresh enough for (see `freshSince`): a burst of jobs on one
+ * project waits for at most the fetch under way and the one after it, not for one fetch each.
+ * Callers that arrive while a fetch runs share the next one; a failed fetch serves nobody after it.
  */
 export async function ensureMirror(options: EnsureMirrorOptions): Promise<string> {
   if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(options.projectId)) {
@@ -123,41 +183,79 @@ export async function ensureMirror(options: EnsureMirrorOptions): Promise<string
   }
   const url = normalizeRepository(options.repository);
   const mirrorPath = resolve(options.mirrorsDir, `${options.projectId}.git`);
-  const run = { env: options.env, timeoutMs: options.timeoutMs, signal: options.signal };
+  const since = options.freshSince ?? performance.now();
+  let state = fetches.get(mirrorPath);
+  if (!state) {
+    state = { last: null, next: null };
+    fetches.set(mirrorPath, state);
+  }
+  const current = state;
+  if (current.last && current.last.startedAt >= since) return untilAborted(current.last.done, options.signal);
+  if (!current.next) {
+    // No signal: one caller giving up must not end the fetch the others wait for.
+    const run = { env: options.env, timeoutMs: options.timeoutMs, signal: undefined };
+    const next = withMirrorLock(mirrorPath, async () => {
+      current.next = null;
+      const done = createOrFetch(mirrorPath, url, run);
+      const started = { startedAt: performance.now(), done };
+      current.last = started;
+      done.catch(() => {
+        if (current.last === started) current.last = null;
+      });
+      return done;
+    });
+    current.next = next;
+    // A fetch that could not even wait for the lock lets the next caller try again.
+    next.catch(() => {
+      if (current.next === next) current.next = null;
+    });
+  }
+  return untilAborted(current.next as Promise<string>, options.signal);
+}
 
-  return withMirrorLock(
-    mirrorPath,
-    async () => {
-      if (!(await exists(mirrorPath))) {
-        const temporary = `${mirrorPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-        try {
-          await runGit(['init', '--bare', '--quiet', temporary], run);
-          await runGit(['config', 'remote.origin.url', url], { ...run, cwd: temporary });
-          await runGit(['config', 'remote.origin.fetch', MIRROR_REFSPEC], { ...run, cwd: temporary });
-          await fetch(temporary, run);
-          try {
-            await rename(temporary, mirrorPath);
-            return mirrorPath;
-          } catch {
-            // The mirror appeared meanwhile, made by something that does not take the lock: use it.
-          }
-        } finally {
-          await rm(temporary, { recursive: true, force: true });
-        }
+async function createOrFetch(
+  mirrorPath: string,
+  url: string,
+  run: { env: Record<string, string>; timeoutMs: number | undefined; signal: undefined },
+): Promise<string> {
+  if (!(await exists(mirrorPath))) {
+    const temporary = `${mirrorPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      await runGit(['init', '--bare', '--quiet', temporary], run);
+      await runGit(['config', 'remote.origin.url', url], { ...run, cwd: temporary });
+      await runGit(['config', 'remote.origin.fetch', MIRROR_REFSPEC], { ...run, cwd: temporary });
+      await fetch(temporary, run);
+      try {
+        await rename(temporary, mirrorPath);
+        return mirrorPath;
+      } catch {
+        // The mirror appeared meanwhile, made by something that does not take the lock: use it.
       }
-      // The project's repository setting may have changed since the mirror was made.
-      await runGit(['config', 'remote.origin.url', url], { ...run, cwd: mirrorPath });
-      await fetch(mirrorPath, run);
-      return mirrorPath;
-    },
-    { signal: options.signal },
-  );
+    } finally {
+      await rm(temporary, { recursive: true, force: true });
+    }
+  }
+  // The project's repository setting may have changed since the mirror was made.
+  await runGit(['config', 'remote.origin.url', url], { ...run, cwd: mirrorPath });
+  await fetch(mirrorPath, run);
+  return mirrorPath;
+}
+
+/** `promise`, or the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolveValue, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolveValue, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** `fetch --prune`, leaving alone the branches that worktrees have checked out (see the module doc). */
 async function fetch(
   mirrorPath: string,
-  run: { env: Record<string, string>; timeoutMs: number | undefined; signal: AbortSignal | undefined },
+  run: { env: Record<string, string>; timeoutMs: number | undefined; signal: undefined },
 ): Promise<void> {
   // Forget worktrees whose folder is gone, so their branches are not kept out of the fetch forever.
   await runGit(['worktree', 'prune'], { cwd: mirrorPath });

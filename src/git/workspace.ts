@@ -1,14 +1,15 @@
 /**
  * The lazy workspace of one job (DESIGN §4): a worktree of the project's mirror on the job branch,
  * made without a checkout or an index, so its cost barely grows with the repository; reads come
- * from the object store through one `git cat-file --batch`; what the agent writes is stored as a
+ * from the object store through the mirror's `git cat-file --batch`, shared by every workspace on
+ * that mirror; what the agent writes is stored as a
  * blob at once (git is asked then whether it would commit the path) and kept in an overlay (and on
  * disk in the worktree, for later steps that need real files); and the commit stages exactly the
  * paths the agent wrote, moved or deleted, by blob id.
  */
 import { mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, posix, resolve as resolvePath } from 'node:path';
-import { CatFile } from './cat-file.js';
+import { type CatFile, type MirrorReader, openMirrorReader } from './cat-file.js';
 import { filterByPattern } from './glob.js';
 import { resolveRepoPath, WorkspaceError } from './paths.js';
 import { compareMatches, grepTree, type SearchResult } from './search.js';
@@ -38,8 +39,12 @@ export interface WorkspaceOptions {
   branch: string;
   /** The base branch, e.g. `main`. */
   baseRef: string;
-  /** 'base' (default): start the job branch at `baseRef`; 'branch': continue the existing job branch (a follow-up). */
-  startFrom?: 'base' | 'branch';
+  /**
+   * 'base' (default): start the job branch at `baseRef`; 'branch': continue the existing job branch
+   * (a follow-up); 'branch-or-base': continue the job branch when the mirror has it (an earlier run
+   * pushed it), else start at `baseRef`.
+   */
+  startFrom?: 'base' | 'branch' | 'branch-or-base';
   /** Largest file the agent may read or write, in bytes. Default `DEFAULT_MAX_FILE_BYTES`. */
   maxFileBytes?: number;
 }
@@ -81,32 +86,53 @@ export class Workspace {
   /** Committed paths the agent deleted (or moved away). */
   private readonly deleted = new Set<string>();
   private readonly overlay: Overlay = { written: this.written, deleted: this.deleted };
+  /** The mirror's object reader, shared with the other workspaces on it (cat-file.ts). */
+  private readonly objects: MirrorReader;
   private readonly catFile: CatFile;
   private readonly trees: TreeReader;
   private closed = false;
 
-  private constructor(options: WorkspaceOptions, dir: string, head: string, rootTree: string) {
+  private constructor(
+    options: WorkspaceOptions,
+    dir: string,
+    start: { head: string; tree: string },
+    objects: MirrorReader,
+  ) {
     this.mirrorPath = options.mirrorPath;
     this.dir = dir;
     this.branch = options.branch;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-    this.head = head;
-    this.rootTree = rootTree;
-    this.catFile = new CatFile(dir);
+    this.head = start.head;
+    this.rootTree = start.tree;
+    this.objects = objects;
+    this.catFile = objects.reader;
     this.trees = new TreeReader(this.catFile);
   }
 
   /** Adds the worktree (`--no-checkout`) on the job branch; no file is written and no index is filled. */
   static async create(options: WorkspaceOptions): Promise<Workspace> {
     const dir = resolvePath(options.dir);
-    const start = options.startFrom === 'branch' ? options.branch : options.baseRef;
-    const { head, tree } = await addWorktree({
-      mirrorPath: options.mirrorPath,
-      dir,
-      branch: options.branch,
-      start,
-    });
-    return new Workspace(options, dir, head, tree);
+    const { branch, baseRef } = options;
+    const start =
+      options.startFrom === 'branch'
+        ? branch
+        : options.startFrom === 'branch-or-base'
+          ? [branch, baseRef]
+          : baseRef;
+    const objects = openMirrorReader(resolvePath(options.mirrorPath));
+    try {
+      const head = await addWorktree({
+        mirrorPath: options.mirrorPath,
+        dir,
+        branch,
+        start,
+        reader: objects.reader,
+      });
+      return new Workspace(options, dir, head, objects);
+    } catch (error) {
+      await objects.release();
+      throw error;
+    }
   }
 
   /** The commit the workspace reads from: the start, then each new commit. */
@@ -259,11 +285,11 @@ export class Workspace {
     return result.commit;
   }
 
-  /** Ends cat-file and removes the worktree; the branch stays in the mirror, to be pushed. Idempotent. */
+  /** Lets go of the object reader and removes the worktree; the branch stays in the mirror, to be pushed. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.catFile.close();
+    await this.objects.release();
     await removeWorktree(this.mirrorPath, this.dir);
   }
 

@@ -4,9 +4,10 @@
  * `update-ref`): nothing here reads or writes the files of the repository.
  */
 import { randomUUID } from 'node:crypto';
-import { rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath, sep } from 'node:path';
+import type { CatFile, CommitAndTree } from './cat-file.js';
 import { assertBranchName, withMirrorLock } from './mirror.js';
 import { WorkspaceError } from './paths.js';
 import { runGit } from './run.js';
@@ -18,60 +19,98 @@ export interface WorktreeStart {
 }
 
 /**
- * Adds a worktree at `dir` on `branch` (created, or reset, at `start`) without a checkout. Its
- * index stays empty: only a commit needs it, and filling it (`read-tree`) costs tens of
- * milliseconds on a large repository, so `commitChanges` does that when there is something to stage.
+ * Adds a worktree at `dir` on `branch` (created, or reset, at the commit `start` names) without a
+ * checkout. Its index stays empty: only a commit needs it, and filling it (`read-tree`) costs tens
+ * of milliseconds on a large repository, so `commitChanges` does that when there is something to
+ * stage. `start` is a branch of the mirror, or a list of them: the first that exists.
+ *
+ * The start is resolved, and the worktree added, under the mirror's lock (a fetch could otherwise
+ * prune or move the new branch), in a batch with the other worktrees being added or removed at
+ * that moment (`withMirrorLock`). One `git worktree add` per job: the start comes
+ * from the mirror's object reader, names are checked by git only when it refuses one, and stale
+ * worktrees are pruned only when one is in the way.
  */
 export async function addWorktree(options: {
   mirrorPath: string;
   dir: string;
   branch: string;
-  start: string;
+  start: string | string[];
+  reader: CatFile;
 }): Promise<WorktreeStart> {
-  const { mirrorPath, dir, branch, start } = options;
-  await assertBranchName(branch);
-  await assertBranchName(start);
-  const startRef = `refs/heads/${start}`;
-  // Under the mirror's lock: a fetch running meanwhile could otherwise prune the new branch.
-  await withMirrorLock(mirrorPath, async () => {
-    const found = await runGit(['rev-parse', '--verify', '--quiet', `${startRef}^{commit}`], {
-      cwd: mirrorPath,
-    }).then(
-      () => true,
-      () => false,
-    );
-    if (!found) throw new WorkspaceError('not_found', `The branch ${start} does not exist in the mirror.`);
-    const exists = await stat(dir).then(
-      () => true,
-      () => false,
-    );
-    // A run that crashed left its worktree; a retry takes its place. Anything else stays and fails below.
-    if (exists) await runGit(['worktree', 'remove', '--force', dir], { cwd: mirrorPath }).catch(() => {});
-    await runGit(['worktree', 'prune'], { cwd: mirrorPath });
-    // --no-track: the job branch must not follow the base (no branch.* config piling up in the mirror).
-    await runGit(['worktree', 'add', '--quiet', '--no-checkout', '--no-track', '-B', branch, dir, startRef], {
-      cwd: mirrorPath,
-    });
-  });
-  try {
-    const { stdout } = await runGit(['rev-parse', 'HEAD', 'HEAD^{tree}'], { cwd: dir });
-    const [head, tree] = stdout.toString('utf8').trim().split('\n');
-    return { head: head as string, tree: tree as string };
-  } catch (error) {
-    await removeWorktree(mirrorPath, dir);
-    throw error;
-  }
+  const { mirrorPath, dir, branch, reader } = options;
+  const starts = typeof options.start === 'string' ? [options.start] : options.start;
+  // Names are never passed where git could read them as options; the rest git checks itself.
+  for (const name of [branch, ...starts]) if (name.startsWith('-')) await assertBranchName(name);
+  return withMirrorLock(
+    mirrorPath,
+    async () => {
+      let start: CommitAndTree | null = null;
+      for (const name of starts) {
+        start = /[\s~^:?*[\\]|@\{|\.\./.test(name) ? null : await reader.resolveCommit(`refs/heads/${name}`);
+        if (start) break;
+      }
+      if (!start) {
+        const last = starts.at(-1) as string;
+        await assertBranchName(last);
+        throw new WorkspaceError('not_found', `The branch ${last} does not exist in the mirror.`);
+      }
+      const exists = await stat(dir).then(
+        () => true,
+        () => false,
+      );
+      // A run that crashed left its worktree; a retry takes its place. Anything else stays and fails below.
+      if (exists) await runGit(['worktree', 'remove', '--force', dir], { cwd: mirrorPath }).catch(() => {});
+      // --no-track: the job branch must not follow the base (no branch.* config piling up in the mirror).
+      const add = [
+        'worktree',
+        'add',
+        '--quiet',
+        '--no-checkout',
+        '--no-track',
+        '-B',
+        branch,
+        dir,
+        start.commit,
+      ];
+      try {
+        await runGit(add, { cwd: mirrorPath });
+      } catch (error) {
+        await assertBranchName(branch);
+        // A worktree whose folder is gone may still hold the branch: forget such worktrees, try again.
+        await runGit(['worktree', 'prune'], { cwd: mirrorPath });
+        await runGit(add, { cwd: mirrorPath }).catch(() => {
+          throw error;
+        });
+      }
+      return { head: start.commit, tree: start.tree };
+    },
+    { batch: true },
+  );
 }
 
-/** Removes the worktree (and whatever was written into it); the branch stays in the mirror. */
+/**
+ * Removes the worktree (and whatever was written into it); the branch stays in the mirror. What
+ * `git worktree remove --force` does, without a process: the folder, then git's record of it
+ * (`<mirror>/worktrees/<name>`, which the folder's `.git` file names). When the folder is already
+ * half gone, `git worktree prune` forgets it.
+ */
 export async function removeWorktree(mirrorPath: string, dir: string): Promise<void> {
-  try {
-    await runGit(['worktree', 'remove', '--force', dir], { cwd: mirrorPath });
-  } catch {
-    // Already half gone (deleted by hand, or a crash): finish the job and let git forget it.
-    await rm(dir, { recursive: true, force: true });
-    await runGit(['worktree', 'prune'], { cwd: mirrorPath }).catch(() => {});
-  }
+  const record = await readFile(join(dir, '.git'), 'utf8').then(
+    (text) => /^gitdir: (.+)$/m.exec(text)?.[1]?.trim() ?? null,
+    () => null,
+  );
+  await rm(dir, { recursive: true, force: true });
+  const records = join(resolvePath(mirrorPath), 'worktrees');
+  // Under the mirror's lock: `git worktree add` reads every record, and fails on one half removed.
+  await withMirrorLock(
+    mirrorPath,
+    async () => {
+      if (record && resolvePath(record).startsWith(`${records}${sep}`))
+        await rm(resolvePath(record), { recursive: true, force: true });
+      else await runGit(['worktree', 'prune'], { cwd: mirrorPath }).catch(() => {});
+    },
+    { batch: true },
+  );
 }
 
 /** A file the agent wrote: its mode and the blob holding its content, already in the object store. */

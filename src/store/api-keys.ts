@@ -1,5 +1,5 @@
 import type { ApiKey, ApiKeyWithHash, NewApiKey } from '../domain/api-key.js';
-import { newId } from '../domain/ids.js';
+import { ID_PATTERN, newId } from '../domain/ids.js';
 import { displayPrefix, hashKey, type KeyScope } from '../domain/keys.js';
 import { type Db, precompile } from './db.js';
 import type { ApiKeyRow } from './schema.js';
@@ -71,24 +71,31 @@ export function apiKeyQueries(db: Db) {
       return key;
     },
 
-    async list(projectId: string): Promise<ApiKey[]> {
+    /** A project's keys, or with null the instance keys (not those of every project). */
+    async list(projectId: string | null): Promise<ApiKey[]> {
       const rows = await db
         .read()
         .selectFrom('api_keys')
         .selectAll()
-        .where('project_id', '=', projectId)
+        .where('project_id', projectId === null ? 'is' : '=', projectId)
         .orderBy('id', 'desc')
         .execute();
       return rows.map((row) => withoutHash(toApiKey(row)));
     },
 
-    /** Marks a key revoked. Returns false when there is no such key in that project. */
-    async revoke(projectId: string, id: string): Promise<boolean> {
+    /**
+     * Marks a key revoked. Returns false when there is no such key in that project (with null:
+     * no such instance key).
+     */
+    async revoke(projectId: string | null, id: string): Promise<boolean> {
+      // An id we never issued names no key; PostgreSQL would refuse some strings (a NUL byte).
+      if (!ID_PATTERN.test(id)) return false;
+      const ofOwner = projectId === null ? 'is' : '=';
       const result = await kysely
         .updateTable('api_keys')
         .set({ revoked_at: new Date().toISOString() })
         .where('id', '=', id)
-        .where('project_id', '=', projectId)
+        .where('project_id', ofOwner, projectId)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
       cache.clear();
@@ -98,7 +105,7 @@ export function apiKeyQueries(db: Db) {
         .selectFrom('api_keys')
         .select('id')
         .where('id', '=', id)
-        .where('project_id', '=', projectId)
+        .where('project_id', ofOwner, projectId)
         .executeTakeFirst();
       return exists !== undefined;
     },

@@ -5,3 +5,6 @@
 
 /** A job became claimable: created, followed up, released by a stopping worker, or reclaimed. Payload: the job id. */
 export const JOBS_CHANNEL = 'agentjobs_jobs';
+
+/** A webhook delivery became due: an event was written to the outbox, or one was redelivered. Payload: an id. */
+export const WEBHOOKS_CHANNEL = 'agentjobs_webhooks';

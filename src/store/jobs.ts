@@ -1,17 +1,25 @@
 import { AppError } from '../domain/errors.js';
-import { newId } from '../domain/ids.js';
-import { type Job, type JobPhase, type JobStatus, jobBranch, transition } from '../domain/job.js';
+import { ID_PATTERN, newId } from '../domain/ids.js';
+import {
+  DEFAULT_MODEL_ID,
+  type Job,
+  type JobPhase,
+  type JobStatus,
+  jobBranch,
+  transition,
+} from '../domain/job.js';
 import { JOBS_CHANNEL } from './channels.js';
 import { compileStatement, type Db, precompile, type Transaction } from './db.js';
 import { eventAppender } from './events.js';
 import { completeReservation } from './idempotency.js';
 import type { JobRow } from './schema.js';
 import { refuseOverDailyBudget } from './spend.js';
+import { webhookOutbox } from './webhooks/outbox.js';
 
 export interface NewJob {
   projectId: string;
   prompt: string;
-  model: string | null;
+  model: string;
   baseRef: string;
   repository: string;
   draft: boolean;
@@ -71,7 +79,8 @@ export function toJob(row: JobRow): Job {
     id: row.id,
     status: row.status as JobStatus,
     source: { repository: row.source_repository, ref: row.source_ref },
-    model: row.model,
+    // Jobs stored before the model was always recorded have none; they ran on the default.
+    model: row.model ?? DEFAULT_MODEL_ID,
     prLink: row.pr_link,
     createdAt: row.created_at,
     archivedAt: row.archived_at,
@@ -94,6 +103,11 @@ export function toJob(row: JobRow): Job {
     filesChanged: Number(row.files_changed),
     draft: Number(row.draft) === 1,
   };
+}
+
+/** The job as it is inside `trx` (after the transaction's own changes): for the webhook events of a change. */
+export async function readJob(trx: Transaction, jobId: string): Promise<Job> {
+  return toJob(await trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow());
 }
 
 /** A project's active jobs, counted no further than `atMost` (all a cap check needs). */
@@ -133,24 +147,28 @@ async function refuseOverCap(db: Db, trx: Transaction, projectId: string, cap: n
   );
 }
 
+const jobNotFound = (jobId: string) => new AppError('job_not_found', `No job ${jobId} in this project.`);
+
 /**
  * Reads a job inside a write transaction, locked on PostgreSQL so that a worker completing it at
  * the same moment waits (or is waited for) instead of racing a follow-up or an archive. SQLite's
  * `BEGIN IMMEDIATE` already serializes writers.
  */
 async function getRow(db: Db, trx: Transaction, projectId: string, jobId: string): Promise<JobRow> {
+  if (!ID_PATTERN.test(jobId)) throw jobNotFound(jobId);
   const query = trx
     .selectFrom('jobs')
     .selectAll()
     .where('id', '=', jobId)
     .where('project_id', '=', projectId);
   const row = await db.lockForUpdate(query).executeTakeFirst();
-  if (!row) throw new AppError('job_not_found', `No job ${jobId} in this project.`);
+  if (!row) throw jobNotFound(jobId);
   return row;
 }
 
 export function jobQueries(db: Db) {
   const appendEvent = eventAppender(db);
+  const emitWebhook = webhookOutbox(db);
   // A create is the hottest write; its inserts are compiled once (columns in JOB_COLUMNS order).
   const insertJob = compileStatement(db, (k) =>
     k.insertInto('jobs').values(Object.fromEntries(JOB_COLUMNS.map((column) => [column, '?'])) as never),
@@ -209,11 +227,19 @@ export function jobQueries(db: Db) {
         await appendEvent(trx, id, 'status', { status: 'active', phase: 'queued' }, now);
         if (input.idempotencyKey) await completeReservation(trx, input.projectId, input.idempotencyKey, id);
         await db.notify(JOBS_CHANNEL, id);
-        return toJob({ ...row, event_seq: 1 });
+        const job = toJob({ ...row, event_seq: 1 });
+        await emitWebhook(trx, 'job.created', job);
+        return job;
       });
     },
 
+    /**
+     * The job, or undefined when `jobId` names none in the project. A string that is not an id we
+     * issue names no row and is answered without a query: callers pass ids straight from URLs, and
+     * PostgreSQL refuses some strings (a NUL byte) outright.
+     */
     async get(projectId: string, jobId: string): Promise<Job | undefined> {
+      if (!ID_PATTERN.test(jobId)) return undefined;
       const [row] = await selectJob(jobId, projectId);
       return row && toJob(row);
     },
@@ -262,9 +288,11 @@ export function jobQueries(db: Db) {
             .execute();
           await appendEvent(trx, jobId, 'status', { status, phase: 'queued' }, now);
           await db.notify(JOBS_CHANNEL, jobId);
-        } else {
-          await trx.updateTable('jobs').set({ updated_at: now }).where('id', '=', jobId).execute();
+          const job = toJob(await getRow(db, trx, projectId, jobId));
+          await emitWebhook(trx, 'job.resumed', job);
+          return job;
         }
+        await trx.updateTable('jobs').set({ updated_at: now }).where('id', '=', jobId).execute();
         return toJob(await getRow(db, trx, projectId, jobId));
       });
     },
@@ -289,7 +317,9 @@ export function jobQueries(db: Db) {
           .where('id', '=', jobId)
           .execute();
         await appendEvent(trx, jobId, 'status', { status }, now);
-        return toJob(await getRow(db, trx, projectId, jobId));
+        const job = toJob(await getRow(db, trx, projectId, jobId));
+        await emitWebhook(trx, 'job.archived', job);
+        return job;
       });
     },
   };

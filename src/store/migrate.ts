@@ -4,6 +4,8 @@ import * as m0001 from './migrations/0001_initial.js';
 import * as m0002 from './migrations/0002_worker.js';
 import * as m0003 from './migrations/0003_dashboard.js';
 import * as m0004 from './migrations/0004_published.js';
+import * as m0005 from './migrations/0005_webhooks.js';
+import * as m0006 from './migrations/0006_instance_keys.js';
 import * as m0008 from './migrations/0008_usage_cost.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
@@ -12,6 +14,8 @@ const migrations: Record<string, Migration> = {
   '0002_worker': m0002,
   '0003_dashboard': m0003,
   '0004_published': m0004,
+  '0005_webhooks': m0005,
+  '0006_instance_keys': m0006,
   '0008_usage_cost': m0008,
 };
 
@@ -37,5 +41,15 @@ function isCreationRace(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   const message = String((error as Error).message ?? '');
   // 23505 unique_violation, 42P07 duplicate_table (PostgreSQL); SQLITE_BUSY under contention.
-  return code === '23505' || code === '42P07' || code === 'SQLITE_BUSY' || /already exists/.test(message);
+  // SQLite takes no migration lock across processes (Kysely's adapter has none), so two may run
+  // one migration: the loser's record of it clashes with the winner's (a unique key), or its DDL
+  // finds the work done (a table or column that exists). The retry then finds nothing to do.
+  return (
+    code === '23505' ||
+    code === '42P07' ||
+    code === 'SQLITE_BUSY' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    /already exists|duplicate column/.test(message)
+  );
 }

@@ -1,4 +1,4 @@
-import { newId } from '../domain/ids.js';
+import { ID_PATTERN, newId } from '../domain/ids.js';
 import type { CodeHostKind, NewProject, Project, PublishMode } from '../domain/project.js';
 import { type Db, precompile } from './db.js';
 import type { ProjectRow } from './schema.js';
@@ -20,7 +20,6 @@ export function toProject(row: ProjectRow): Project {
     publish: row.publish as PublishMode,
     allowedModels: row.allowed_models ? (JSON.parse(row.allowed_models) as string[]) : null,
     defaultModel: row.default_model,
-    webhookUrl: row.webhook_url,
     hostSettings: row.host_settings ? (JSON.parse(row.host_settings) as Record<string, unknown>) : {},
     hasHostToken: row.host_token_encrypted !== null,
     dailyBudgetUsd: row.daily_budget_usd === null ? null : Number(row.daily_budget_usd),
@@ -47,7 +46,6 @@ export function projectQueries(db: Db) {
         publish: input.publish ?? 'pull_request',
         allowed_models: input.allowedModels ? JSON.stringify(input.allowedModels) : null,
         default_model: input.defaultModel ?? null,
-        webhook_url: input.webhookUrl ?? null,
         host_settings: input.hostSettings ? JSON.stringify(input.hostSettings) : null,
         host_token_encrypted: hostToken ? hostToken.secrets.seal(hostToken.token, id) : null,
         daily_budget_usd: input.dailyBudgetUsd ?? null,
@@ -58,7 +56,9 @@ export function projectQueries(db: Db) {
       return toProject(row);
     },
 
+    /** The project, or undefined; a string that is not an id we issue is answered without a query (see jobs.get). */
     async get(id: string): Promise<Project | undefined> {
+      if (!ID_PATTERN.test(id)) return undefined;
       const [row] = await selectProject(id);
       return row && toProject(row);
     },
@@ -84,7 +84,6 @@ export function projectQueries(db: Db) {
       if (patch.allowedModels !== undefined)
         set.allowed_models = patch.allowedModels ? JSON.stringify(patch.allowedModels) : null;
       if (patch.defaultModel !== undefined) set.default_model = patch.defaultModel;
-      if (patch.webhookUrl !== undefined) set.webhook_url = patch.webhookUrl;
       if (patch.dailyBudgetUsd !== undefined) set.daily_budget_usd = patch.dailyBudgetUsd;
       if (patch.hostSettings !== undefined)
         set.host_settings = Object.keys(patch.hostSettings).length

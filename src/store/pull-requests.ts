@@ -66,6 +66,11 @@ export function pullRequestQueries(db: Db) {
               await trx.updateTable('pull_requests').set(update).where('id', '=', found.id).execute();
               return { pullRequest: toPullRequest({ ...found, ...update }), created: false };
             }
+            // Numbers are handed out one writer at a time per project (the project row's lock): with
+            // many runs opening pull requests at once, retrying on a taken number would not end.
+            await db
+              .lockForUpdate(trx.selectFrom('projects').select('id').where('id', '=', input.projectId))
+              .execute();
             const { last } = await trx
               .selectFrom('pull_requests')
               .select((eb) => eb.fn.max('number').as('last'))

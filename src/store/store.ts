@@ -10,6 +10,7 @@ import { pullRequestQueries } from './pull-requests.js';
 import { queueQueries } from './queue/index.js';
 import { rateLimitQueries } from './rate-limits.js';
 import { spendQueries } from './spend.js';
+import { webhookQueries } from './webhooks/index.js';
 
 /**
  * Everything the API and the worker read or write, grouped by table. One implementation serves
@@ -31,6 +32,8 @@ export interface Store {
   admin: ReturnType<typeof adminQueries>;
   /** What projects spend per day, against their daily budgets. */
   spend: ReturnType<typeof spendQueries>;
+  /** Webhook endpoints, their delivery log, and the deliverers' claim (see `webhooks/`). */
+  webhooks: ReturnType<typeof webhookQueries>;
   /** Resolves when the database answers; used by `/readyz`. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -49,6 +52,7 @@ export function createStore(db: Db): Store {
     pullRequests: pullRequestQueries(db),
     admin: adminQueries(db),
     spend: spendQueries(db),
+    webhooks: webhookQueries(db),
     ping: async () => {
       await sql`select 1`.execute(db.read());
     },

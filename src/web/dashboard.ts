@@ -15,6 +15,7 @@ import { cookieOptions, type DashboardOptions, SESSION_COOKIE, SIGNED_OUT, sendP
 import { projectPages } from './projects.js';
 import { pullRequestPages } from './pulls.js';
 import { signInPages } from './sign-in.js';
+import { webhookPages } from './webhooks.js';
 
 const CSRF_COOKIE = 'agentjobs_csrf';
 /** Routes that answer without a session. */
@@ -138,6 +139,6 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
   await app.register(assetRoutes);
   // Not `options` itself: it carries the `/ui` prefix, which would apply a second time.
   const pages = { config: options.config, store, hosts: options.hosts };
-  for (const plugin of [signInPages, projectPages, keyPages, jobPages, pullRequestPages])
+  for (const plugin of [signInPages, projectPages, keyPages, webhookPages, jobPages, pullRequestPages])
     await app.register(plugin, pages);
 };

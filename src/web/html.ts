@@ -45,7 +45,7 @@ export interface PageOptions {
 export function page(title: string, body: Html, options: PageOptions = {}): string {
   const nav = options.csrf
     ? html`<header class="top"><nav aria-label="Main">
-        <a href="/ui/projects">agentjobs</a><a href="/ui/projects">Projects</a><span class="spacer"></span>
+        <a href="/ui/projects">agentjobs</a><a href="/ui/projects">Projects</a><a href="/ui/keys">Instance keys</a><span class="spacer"></span>
         <form method="post" action="/ui/sign-out"><input type="hidden" name="_csrf" value="${options.csrf}"><button type="submit">Sign out</button></form>
       </nav></header>`
     : '';

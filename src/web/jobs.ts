@@ -87,7 +87,7 @@ async function summary(store: Store, project: Project, job: Job): Promise<Html> 
       ${job.summary ? html`<dt>Summary</dt><dd class="pre">${job.summary}</dd>` : ''}
       ${job.error ? html`<dt>Error</dt><dd class="bad"><code>${job.error.code}</code> ${job.error.message}</dd>` : ''}
       <dt>Branch</dt><dd><code>${job.source.ref}</code> → <code>${job.baseRef}</code></dd>
-      <dt>Model</dt><dd>${job.model ?? 'server default'}</dd>
+      <dt>Model</dt><dd>${job.model}</dd>
       <dt>Usage</dt><dd>${job.usage.steps} steps · ${job.usage.inputTokens} tokens in (${job.usage.cachedInputTokens} cached) · ${job.usage.outputTokens} out · ${job.filesChanged} files changed</dd>
       <dt>Cost</dt><dd id="job-cost">${formatUsd(job.usage.costUsd)}</dd>
       <dt>Created</dt><dd>${time(job.createdAt)}${job.completedAt ? html` · finished ${time(job.completedAt)}` : ''}</dd>

@@ -39,7 +39,6 @@ const schema = z.object({
       .max(200),
   ),
   allowedModels: modelList.default([]),
-  webhookUrl: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000)),
   dailyBudgetUsd: optional(
     z.string().regex(/^\d{1,9}(\.\d{1,4})?$/, 'must be an amount in US dollars, e.g. 20 or 2.50'),
   ),
@@ -112,7 +111,6 @@ export async function parseProjectForm(
         publish: form.publish,
         defaultModel: form.defaultModel ?? null,
         allowedModels: form.allowedModels.length ? form.allowedModels : null,
-        webhookUrl: form.webhookUrl ?? null,
         dailyBudgetUsd:
           form.dailyBudgetUsd && Number(form.dailyBudgetUsd) > 0 ? Number(form.dailyBudgetUsd) : null,
         hostSettings,

@@ -15,7 +15,6 @@ const valuesOf = (project: Project): ProjectFormValues => ({
   publish: project.publish,
   defaultModel: project.defaultModel ?? '',
   allowedModels: project.allowedModels?.join(', ') ?? '',
-  webhookUrl: project.webhookUrl ?? '',
   dailyBudgetUsd: project.dailyBudgetUsd === null ? '' : String(project.dailyBudgetUsd),
   apiUrl: String(project.hostSettings.apiUrl ?? ''),
   appId: String(project.hostSettings.appId ?? ''),
@@ -29,6 +28,8 @@ function projectForm(options: {
   errors: FieldErrors;
   hasToken: boolean;
   submit: string;
+  /** The project's Webhooks tab, once the project exists. */
+  webhooksHref?: string;
 }): Html {
   const { values, errors } = options;
   const field = (
@@ -52,8 +53,8 @@ function projectForm(options: {
     ${select('publish', 'Publish', PUBLISH_MODES, 'pull_request opens a pull request; push commits straight to the base branch.')}
     ${field('defaultModel', 'Default model', 'provider:model, e.g. anthropic:claude-sonnet-4-5. Empty: the server’s default.')}
     ${field('allowedModels', 'Allowed models', 'Comma-separated. Empty: any model the server is configured for.')}
-    ${field('webhookUrl', 'Webhook URL', 'Optional: receives job events.', { type: 'url' })}
     ${field('dailyBudgetUsd', 'Daily budget (USD)', 'What this project’s jobs may spend per UTC day; past it, new runs are refused until the day ends. Empty: no budget.', { placeholder: '20.00' })}
+    ${options.webhooksHref ? html`<p class="hint">Webhooks (job events pushed to your receivers) are on the <a href="${options.webhooksHref}">Webhooks tab</a>.</p>` : ''}
     <fieldset><legend>Code host access (not for local)</legend>
       ${field('apiUrl', 'API base URL', 'Self-hosted servers only: GitHub Enterprise https://HOST/api/v3; GitLab or Gitea, the instance URL.', { type: 'url' })}
       ${field('appId', 'GitHub App id', 'GitHub only, to act as an App: the token below is then its private key.')}
@@ -150,7 +151,7 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
       `${project.name} settings`,
       (csrf) => html`${projectHeader(project, 'settings')}
         ${state.checks ? checkResults(state.checks) : ''}
-        <div class="card">${projectForm({ csrf, action: `/ui/projects/${project.id}/settings`, values: state.values ?? valuesOf(project), errors, hasToken: project.hasHostToken, submit: 'Save settings' })}</div>
+        <div class="card">${projectForm({ csrf, action: `/ui/projects/${project.id}/settings`, values: state.values ?? valuesOf(project), errors, hasToken: project.hasHostToken, submit: 'Save settings', webhooksHref: `/ui/projects/${project.id}/webhooks` })}</div>
         <section><h2>Check access</h2><form class="pad" method="post" action="/ui/projects/${project.id}/check">
           <input type="hidden" name="_csrf" value="${csrf}">
           <p>Tests what the worker will do: read the repository, push a branch, open a pull request.</p>

@@ -95,7 +95,8 @@ export async function publish(input: PublishInput): Promise<Published> {
   }
 
   const base = `refs/heads/${job.baseRef}`;
-  const ahead = Number(await git(workspace.dir, ['rev-list', '--count', `${base}..HEAD`]));
+  // A commit just made is on the branch and not on the base: only without one can there be nothing to propose.
+  const ahead = sha ? 1 : Number(await git(workspace.dir, ['rev-list', '--count', `${base}..HEAD`]));
   // Nothing to propose. A follow-up of a job whose branch was merged and deleted keeps its old link.
   if (ahead === 0) return { prLink: job.prLink, headSha: null, filesChanged: 0, title, saved: false };
 

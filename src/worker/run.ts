@@ -1,7 +1,8 @@
 /**
  * One run of a claimed job: preparing (mirror, workspace) → running (the agent) → publishing
  * (commit, push, pull request) → completed; or failed, or stopped. Every store write is fenced by
- * the lease (`store.queue`), and a heartbeat renews it; when the lease is lost or the job archived,
+ * the lease (`store.queue`), and the worker's heartbeat renews it (worker.ts, one statement for all
+ * its runs); when the lease is lost or the job archived,
  * the run's signal aborts and nothing more is written or published. The workspace is removed
  * before the outcome is written, so the job can be claimed again at once without finding it.
  * An attempt that finds its job already published by an earlier attempt (which died before
@@ -15,7 +16,6 @@ import type { ModelMessage } from 'ai';
 import type { Config } from '../config.js';
 import { createRedactor, type Redactor } from '../domain/redact.js';
 import { ensureMirror } from '../git/mirror.js';
-import { runGit } from '../git/run.js';
 import { Workspace } from '../git/workspace.js';
 import { removeWorktree } from '../git/worktree.js';
 import type { CodeHosts } from '../hosts/types.js';
@@ -49,6 +49,8 @@ export interface RunDependencies {
 export interface ActiveRun {
   jobId: string;
   attempt: number;
+  /** What the worker's heartbeat renews. */
+  lease: Lease;
   /** Stops the run: `shutdown` hands the job back; `lost` and `archived` write nothing more. */
   stop(reason: StopReason): void;
   /** Settles when the run is over and its workspace removed; never rejects. */
@@ -68,7 +70,8 @@ export function startRun(deps: RunDependencies, claimed: ClaimedJob, previous?: 
   const done = (previous ?? Promise.resolve())
     .then(() => runJob(deps, claimed, { main: main.signal, publishing: publishing.signal, stop, log }))
     .catch((error) => log.error({ err: error }, 'job run crashed'));
-  return { jobId: claimed.job.id, attempt: claimed.attempt, stop, done };
+  const lease: Lease = { jobId: claimed.job.id, attempt: claimed.attempt, owner: deps.workerId };
+  return { jobId: claimed.job.id, attempt: claimed.attempt, lease, stop, done };
 }
 
 interface RunControl {
@@ -82,9 +85,10 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
   const { config, store } = deps;
   const { job, attempt } = claimed;
   const { log } = control;
+  // The mirror must be at least as new as upstream was when the run began (git/mirror.ts).
+  const began = performance.now();
   const lease: Lease = { jobId: job.id, attempt, owner: deps.workerId };
   const redact = redactorFor(config);
-  const heartbeat = startHeartbeat(deps, lease, control);
   const worktreeDir = join(config.dataDir, 'worktrees', job.id);
   let mirrorPath: string | null = null;
   let workspace: Workspace | null = null;
@@ -147,16 +151,16 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
       projectId: project.id,
       repository: project.repository,
       env,
+      freshSince: began,
       signal: control.main,
     });
     // The branch exists after the fetch when an earlier run pushed it: a follow-up or a retry continues it.
-    const continues = await branchExists(mirrorPath, job.source.ref);
     workspace = await Workspace.create({
       mirrorPath,
       dir: worktreeDir,
       branch: job.source.ref,
       baseRef: job.baseRef,
-      startFrom: continues ? 'branch' : 'base',
+      startFrom: 'branch-or-base',
     });
     throwIfAborted(control.main);
     const [open, mirror] = [workspace, mirrorPath];
@@ -206,6 +210,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
             redact,
             signal: control.main,
             onEvent: usage.sink,
+            onEvents: usage.sinkMany,
           });
     result.usage = usage.remainder(result.usage) as AgentResult['usage'];
     // A shutdown that came as the agent finished still publishes; a lost lease or an archive never.
@@ -251,7 +256,6 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
     await cleanUp();
     await settle(deps, lease, control, error, deliveredThrough, redact);
   } finally {
-    heartbeat.stop();
     await cleanUp();
   }
 }
@@ -309,34 +313,6 @@ async function settle(
   }
 }
 
-/** Renews the lease every `heartbeatMs`; a lost lease or an archive stops the run. */
-function startHeartbeat(deps: RunDependencies, lease: Lease, control: RunControl) {
-  const { heartbeatMs, leaseMs } = deps.config.worker;
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = false;
-  const beat = async () => {
-    try {
-      await deps.store.queue.heartbeat(lease, leaseMs);
-    } catch (error) {
-      if (isLeaseLost(error)) {
-        control.log.warn({ reason: error.reason }, 'heartbeat: the run no longer holds the job');
-        control.stop(error.reason);
-        return;
-      }
-      // The database may be back before the lease runs out; keep trying.
-      control.log.warn({ err: error }, 'heartbeat failed');
-    }
-    if (!stopped) timer = setTimeout(beat, heartbeatMs);
-  };
-  timer = setTimeout(beat, heartbeatMs);
-  return {
-    stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-    },
-  };
-}
-
 /** The redactor of a run's output: key shapes, and the server's own keys and passwords. */
 function redactorFor(config: Config): Redactor {
   const { anthropic, openai, openaiCompatible } = config.providerKeys;
@@ -355,15 +331,6 @@ export function conversationOf(history: ModelMessage[], messages: ModelMessage[]
 
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason;
-}
-
-async function branchExists(mirrorPath: string, branch: string): Promise<boolean> {
-  return runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], {
-    cwd: mirrorPath,
-  }).then(
-    () => true,
-    () => false,
-  );
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -13,6 +13,7 @@ import { JOBS_CHANNEL } from '../store/channels.js';
 import type { Unlisten } from '../store/notify.js';
 import type { Store } from '../store/store.js';
 import type { ResolveModel, RunAgent } from './agent-port.js';
+import { runCapacity } from './capacity.js';
 import { type ActiveRun, startRun } from './run.js';
 
 /** The first retry of a failed claim; each next waits twice as long, up to the poll interval. */
@@ -56,7 +57,10 @@ export function createWorker(options: WorkerOptions): Worker {
     hosts: options.hosts,
     workerId: id,
   };
-  const { concurrency, projectConcurrency, leaseMs, pollMs } = config.worker;
+  const { projectConcurrency, leaseMs, pollMs, heartbeatMs } = config.worker;
+  // Admission: never more runs than the process's limits allow (capacity.ts); the rest wait queued.
+  const concurrency = runCapacity(config.worker.concurrency);
+  const waitingMessage = `Waiting for a free worker slot: every slot is taken (${concurrency} jobs at once per worker).`;
   // Expired leases are rare; looking for them on every wake-up would cost a write transaction each.
   const reclaimEveryMs = Math.min(pollMs, 1000);
 
@@ -65,13 +69,50 @@ export function createWorker(options: WorkerOptions): Worker {
   let ticking: Promise<void> | null = null;
   let again = false;
   let pollTimer: NodeJS.Timeout | null = null;
+  let heartbeatTimer: NodeJS.Timeout | null = null;
   let unlisten: Unlisten | null = null;
   let lastReclaim = 0;
+  let lastWaitingNote = 0;
   let stopping: Promise<void> | null = null;
   // Claiming while the database is away: since when, and the next retry.
   let failingSince: number | null = null;
   let retryDelay = RETRY_MIN_MS;
   let retryTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * Renews the leases of every run in one statement (store.queue.renewLeases), every `heartbeatMs`;
+   * a run whose lease no longer holds (lost, or its job archived) is stopped. While the database is
+   * away it keeps trying for up to a lease's length, then warns and tries again at the next beat.
+   */
+  async function beat(): Promise<void> {
+    const held = [...runs.values()];
+    if (held.length === 0) return;
+    try {
+      const lost = await store.queue.renewLeases(
+        id,
+        held.map((run) => run.lease),
+        leaseMs,
+      );
+      for (const { lease, reason } of lost) {
+        const run = runs.get(`${lease.jobId}:${lease.attempt}`);
+        if (!run) continue; // ended meanwhile
+        logger.warn(
+          { jobId: lease.jobId, attempt: lease.attempt, reason },
+          'heartbeat: the run no longer holds the job',
+        );
+        run.stop(reason);
+      }
+    } catch (error) {
+      logger.warn({ err: error }, 'heartbeat failed');
+    }
+  }
+
+  function scheduleBeat(): void {
+    heartbeatTimer = setTimeout(async () => {
+      await beat();
+      if (state === 'running' || state === 'stopping') scheduleBeat();
+    }, heartbeatMs);
+  }
 
   /** One round: reclaim (now and then), then claim up to the free slots and start the runs. */
   async function claimRound(): Promise<void> {
@@ -81,13 +122,20 @@ export function createWorker(options: WorkerOptions): Worker {
       if (requeued.length + failed.length > 0) logger.warn({ requeued, failed }, 'reclaimed expired leases');
     }
     const free = concurrency - runs.size;
-    if (free <= 0) return;
-    const claimed = await store.queue.claim({
-      owner: id,
-      limit: free,
-      perProject: projectConcurrency,
-      leaseMs,
-    });
+    const claimed =
+      free <= 0
+        ? []
+        : await store.queue.claim({
+            owner: id,
+            limit: free,
+            perProject: projectConcurrency,
+            leaseMs,
+          });
+    // Full: jobs left in the queue are told why they wait (once each; at most once a second here).
+    if (claimed.length === Math.max(free, 0) && Date.now() - lastWaitingNote >= reclaimEveryMs) {
+      lastWaitingNote = Date.now();
+      await store.queue.noteWaiting('capacity', waitingMessage);
+    }
     for (const job of claimed) {
       const key = `${job.job.id}:${job.attempt}`;
       // This worker still runs an older attempt (its lease expired and came back to us): that
@@ -186,6 +234,12 @@ export function createWorker(options: WorkerOptions): Worker {
       state = 'running';
       await subscribe();
       schedulePoll();
+      scheduleBeat();
+      if (concurrency < config.worker.concurrency)
+        logger.warn(
+          { configured: config.worker.concurrency, concurrency },
+          "AGENTJOBS_WORKER_CONCURRENCY is more than this process's limits allow (open files, processes); holding fewer jobs at once",
+        );
       logger.info({ concurrency, projectConcurrency }, 'worker started');
       await tick();
     },
@@ -211,6 +265,7 @@ export function createWorker(options: WorkerOptions): Worker {
           await allDone();
         }
         state = 'stopped';
+        if (heartbeatTimer) clearTimeout(heartbeatTimer);
         logger.info('worker stopped');
       })();
       return stopping;

@@ -34,6 +34,46 @@ const get = (t: TestApp, url: string, key = t.key): InjectOptions => ({
   headers: bearer(key),
 });
 
+/**
+ * Ids that name no job, of every shape a client may hold or an attacker may try: each is 404
+ * job_not_found on every job route, and none reaches the database as anything but a parameter.
+ */
+const unknownJobIds: [string, string][] = [
+  ['a ULID', '01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+  ['a UUID', '3f1c9a52-8d7e-4b1a-9c3e-2f6d5a4b7c81'],
+  ['a word', 'does-not-exist'],
+  ['a 1,024-character id', 'x'.repeat(1024)],
+  ['unicode', encodeURIComponent('tâche-😀-任务')],
+  ['a NUL byte', 'job%00id'],
+  ['SQL', encodeURIComponent("x' OR '1'='1")],
+  ['HTML', 'job%20%3Cscript%3E'],
+  ['a dot-dot path', '..%2F..%2Fetc'],
+];
+
+function unknownJobRows(): Row[] {
+  const routes: [string, (t: TestApp, id: string) => InjectOptions][] = [
+    ['GET job', (t, id) => get(t, `${jobs(t)}/${id}`)],
+    ['message', (t, id) => ({ ...create(t, { prompt: 'more' }), url: `${jobs(t)}/${id}/message` })],
+    ['archive', (t, id) => ({ ...create(t, {}), url: `${jobs(t)}/${id}/archive` })],
+    ['events', (t, id) => get(t, `${jobs(t)}/${id}/events`)],
+    [
+      'events SSE',
+      (t, id) => ({
+        ...get(t, `${jobs(t)}/${id}/events`),
+        headers: { ...bearer(t.key), accept: 'text/event-stream' },
+      }),
+    ],
+  ];
+  return routes.flatMap(([route, request]) =>
+    unknownJobIds.map(([shape, id]) => ({
+      name: `${route} with ${shape} that names no job`,
+      status: 404,
+      code: 'job_not_found',
+      request: (t: TestApp) => request(t, id),
+    })),
+  );
+}
+
 // Every row of the DESIGN errors table, and the extra cases the service-core issue names.
 const rows: Row[] = [
   // 400 invalid_json
@@ -157,18 +197,6 @@ const rows: Row[] = [
     code: 'invalid_request',
     request: (t, c) => get(t, `${jobs(t)}/${c.jobId}/events?after=-1`),
   },
-  {
-    name: 'job id with odd characters',
-    status: 400,
-    code: 'invalid_request',
-    request: (t) => get(t, `${jobs(t)}/job%20%3Cscript%3E`),
-  },
-  {
-    name: 'job id with a dot-dot',
-    status: 400,
-    code: 'invalid_request',
-    request: (t) => get(t, `${jobs(t)}/..%2F..%2Fetc`),
-  },
   // 401 unauthorized
   {
     name: 'no key',
@@ -257,16 +285,24 @@ const rows: Row[] = [
     request: (t) => get(t, '/v2/agent/no-such-project/job'),
   },
   {
-    name: 'unknown job',
+    name: 'project id with a NUL byte',
     status: 404,
-    code: 'job_not_found',
-    request: (t) => get(t, `${jobs(t)}/01ARZ3NDEKTSV4RRFFQ69G5FAV`),
+    code: 'project_not_found',
+    request: (t) => get(t, '/v2/agent/no%00such/job'),
   },
+  ...unknownJobRows(),
   {
     name: 'unknown route',
     status: 404,
     code: 'not_found',
     request: () => ({ method: 'GET', url: '/v2/nothing/here' }),
+  },
+  // 414: longer than any id, refused by the router before authentication
+  {
+    name: 'job id over 1,024 characters',
+    status: 414,
+    code: 'uri_too_long',
+    request: (t) => get(t, `${jobs(t)}/${'a'.repeat(1025)}`),
   },
   // 405
   {
@@ -368,7 +404,11 @@ describe.each(testDialects())('bad input on %s', (dialect) => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp(dialect);
+    // Every row creates a job afterwards: more than the default hourly budget allows.
+    t = await startTestApp(dialect, {
+      AGENTJOBS_RATE_LIMIT_PER_HOUR: '100000',
+      AGENTJOBS_MAX_ACTIVE_JOBS: '0',
+    });
     context.jobId = (await t.app.inject(create(t, { prompt: 'a job' }))).json().id;
     context.archivedJobId = (await t.app.inject(create(t, { prompt: 'an archived job' }))).json().id;
     await t.app.inject({

@@ -101,7 +101,7 @@ const createJob = (app: TestApp) =>
   app.store.jobs.create({
     projectId: app.project.id,
     prompt: 'A job',
-    model: null,
+    model: 'anthropic:claude-sonnet-4-5',
     baseRef: 'main',
     repository: app.project.repository,
     draft: false,
@@ -217,7 +217,7 @@ describe("answers of Node's HTTP parser over real sockets", () => {
     const { app, port } = await listen({});
     const raw = await send(
       port,
-      `GET /v2/agent/${'p'.repeat(150)}/job HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${app.key}\r\nConnection: close\r\n\r\n`,
+      `GET /v2/agent/${'p'.repeat(1025)}/job HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${app.key}\r\nConnection: close\r\n\r\n`,
     );
     expectErrorAnswer(raw, 414, 'uri_too_long');
   });

@@ -134,6 +134,22 @@ describe.each(testDialects())('jobs API on %s', (dialect) => {
     expect(refused.json().code).toBe('model_not_allowed');
   });
 
+  it('never answers a null model: with no provider configured the job names the documented default', async () => {
+    // startTestApp's configuration names no model and no provider key.
+    const created = await call('POST', base(), { prompt: 'Which model?' });
+    expect(jobSchema.parse(created.json()).model).toBe('anthropic:claude-sonnet-4-5');
+    // A job stored before the model was always recorded shows the default too.
+    await t.store.db.kysely
+      .updateTable('jobs')
+      .set({ model: null })
+      .where('id', '=', created.json().id)
+      .execute();
+    const got = await call('GET', `${base()}/${created.json().id}`);
+    expect(got.json().model).toBe('anthropic:claude-sonnet-4-5');
+    const listed = jobListSchema.parse((await call('GET', base())).json());
+    expect(listed.jobs.every((job) => typeof job.model === 'string')).toBe(true);
+  });
+
   it('makes creates safe to retry with Idempotency-Key', async () => {
     const headers = { 'idempotency-key': `retry-${dialect}` };
     const first = await call('POST', base(), { prompt: 'Once only', draft: true }, headers);

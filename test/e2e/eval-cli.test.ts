@@ -80,8 +80,13 @@ describe('agentjobs eval', () => {
     const badTask = await runCli(['eval', bad, '--model', 'openai-compatible:scripted'], env());
     expect(badTask.code).not.toBe(0);
     expect(badTask.stderr).toContain('bad.yaml: name: must be lower-case words joined by "-"');
-    const noModel = await runCli(['eval', tasks[0] as string], { ...env(), OPENAI_COMPATIBLE_BASE_URL: '' });
+    const noModel = await runCli(['eval', tasks[0] as string], {
+      ...env(),
+      OPENAI_COMPATIBLE_BASE_URL: '',
+      ANTHROPIC_API_KEY: '',
+    });
     expect(noModel.code).not.toBe(0);
-    expect(noModel.stderr).toContain('No model is configured');
+    // With nothing configured the default model is named, and refused for want of its key.
+    expect(noModel.stderr).toContain('cannot be used');
   });
 });

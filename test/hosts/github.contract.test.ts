@@ -24,7 +24,6 @@ codeHostContract('github against its double', async () => {
     publish: 'pull_request',
     allowedModels: null,
     defaultModel: null,
-    webhookUrl: null,
     hostSettings: { apiUrl: double.url },
     hasHostToken: true,
     dailyBudgetUsd: null,

@@ -23,7 +23,6 @@ function projectOf(settings: Record<string, unknown>, repository = 'https://gith
     publish: 'pull_request',
     allowedModels: null,
     defaultModel: null,
-    webhookUrl: null,
     hostSettings: settings,
     hasHostToken: true,
     dailyBudgetUsd: null,

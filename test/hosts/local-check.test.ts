@@ -27,7 +27,6 @@ const project = (repository: string, overrides: Partial<Project> = {}): Project 
   publish: 'pull_request',
   allowedModels: null,
   defaultModel: null,
-  webhookUrl: null,
   hostSettings: {},
   hasHostToken: false,
   dailyBudgetUsd: null,

@@ -22,7 +22,7 @@ for (const dialect of testDialects()) {
         (await t.store.jobs.create({
           projectId: project.id,
           prompt: title,
-          model: null,
+          model: 'anthropic:claude-sonnet-4-5',
           baseRef: 'main',
           repository: project.repository,
           draft: false,

@@ -18,7 +18,6 @@ export function hostProject(
     publish: 'pull_request',
     allowedModels: null,
     defaultModel: null,
-    webhookUrl: null,
     hostSettings,
     hasHostToken: true,
     dailyBudgetUsd: null,

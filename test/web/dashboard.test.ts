@@ -194,7 +194,6 @@ describe.each(testDialects())('dashboard over HTTP on %s', (dialect) => {
       baseBranch: '',
       allowedModels: '',
       defaultModel: '',
-      webhookUrl: '',
     });
     expect(created.status).toBe(303);
     const projectId = /\/ui\/projects\/([^/]+)\/keys/.exec(created.location ?? '')?.[1] ?? '';

@@ -21,7 +21,7 @@ describe.each(testDialects())('dashboard pages on %s', (dialect) => {
         await t.store.jobs.create({
           projectId: t.project.id,
           prompt: i === 59 ? 'Fix <script>alert(1)</script> on the home page' : `Job number ${i}`,
-          model: null,
+          model: 'anthropic:claude-sonnet-4-5',
           baseRef: 'main',
           repository: t.project.repository,
           draft: false,
@@ -98,11 +98,11 @@ describe.each(testDialects())('dashboard pages on %s', (dialect) => {
       name: 'Docs',
       host: 'local',
       repository: t.project.repository,
-      webhookUrl: 'ftp://x',
+      apiUrl: 'ftp://x',
     });
     expect(bad.status).toBe(400);
     expect(bad.body).toContain('must be an http(s) URL');
-    expect((await t.store.projects.get(t.project.id))?.webhookUrl).toBeNull();
+    expect((await t.store.projects.get(t.project.id))?.hostSettings).toEqual({});
     const check = await browser.post(`/ui/projects/${t.project.id}/check`);
     expect(check.status).toBe(200);
     expect(check.body).toContain('Access check');

@@ -33,7 +33,7 @@ describe('dashboard without a session (sqlite)', () => {
     job = await t.store.jobs.create({
       projectId: t.project.id,
       prompt: 'A job',
-      model: null,
+      model: 'anthropic:claude-sonnet-4-5',
       baseRef: 'main',
       repository: t.project.repository,
       draft: false,

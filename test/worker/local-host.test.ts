@@ -49,7 +49,7 @@ describe.each(testDialects())('local code host on %s', (dialect) => {
     const job = await t.store.jobs.create({
       projectId: projectOf.id,
       prompt: title,
-      model: null,
+      model: 'anthropic:claude-sonnet-4-5',
       baseRef: 'main',
       repository: projectOf.repository,
       draft: false,
@@ -138,7 +138,7 @@ describe.each(testDialects())('local code host on %s', (dialect) => {
     const job = await t.store.jobs.create({
       projectId: copyProject.id,
       prompt: 'x',
-      model: null,
+      model: 'anthropic:claude-sonnet-4-5',
       baseRef: 'main',
       repository: copy,
       draft: false,

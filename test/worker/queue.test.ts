@@ -276,6 +276,38 @@ describe.each(testDialects())('job queue on %s', (dialect) => {
     }
     await drain();
   });
+
+  it('renews the leases of many runs in one call and names those that no longer hold', async () => {
+    await drain();
+    const other = await newProject();
+    for (let n = 0; n < 3; n++) await newJob(other.id);
+    const claimed = await claim(3, lease.owner, 3);
+    expect(claimed).toHaveLength(3);
+    const [held, archived, lost] = claimed.map((job) => leaseOf(job)) as [Lease, Lease, Lease];
+    await t.store.jobs.archive(other.id, archived.jobId);
+    const stale = { ...lost, attempt: lost.attempt + 1 };
+    expect(await t.store.queue.renewLeases(lease.owner, [held, archived, stale], 60_000)).toEqual([
+      { lease: archived, reason: 'archived' },
+      { lease: stale, reason: 'lost' },
+    ]);
+    await drain();
+  });
+
+  it('tells waiting jobs once why they wait', async () => {
+    await drain();
+    const waiting = await newJob();
+    const note = () => t.store.queue.noteWaiting('capacity', 'Waiting for a free worker slot.');
+    expect(await note()).toBe(1);
+    expect(await note()).toBe(0);
+    const events = await t.store.events.list(waiting.id, 0, 100);
+    expect(events.filter((event) => event.data.reason === 'capacity')).toHaveLength(1);
+    expect(events.at(-1)?.data).toEqual({
+      phase: 'queued',
+      reason: 'capacity',
+      message: 'Waiting for a free worker slot.',
+    });
+    await drain();
+  });
 });
 
 async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {

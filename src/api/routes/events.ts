@@ -1,8 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { AppError } from '../../domain/errors.js';
 import { closedSignal, streamJobEvents } from '../../http/event-stream.js';
 import type { Store } from '../../store/store.js';
-import { errorSchema, eventListSchema, jobParams, listEventsQuery } from '../schemas.js';
+import {
+  commonErrors,
+  errorResponse,
+  eventListSchema,
+  jobNotFound,
+  jobParams,
+  listEventsQuery,
+} from '../schemas.js';
 
 export interface EventRoutesOptions {
   store: Store;
@@ -34,16 +42,26 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
     '/v2/agent/:projectId/job/:jobId/events',
     {
       schema: {
-        summary: "The agent's activity (JSON, or a live SSE stream with Accept: text/event-stream)",
+        operationId: 'listJobEvents',
+        tags: ['Events'],
+        summary: "A job's activity",
+        description:
+          "The agent's activity, oldest first: a JSON page of events after a seq, or with Accept: text/event-stream a live Server-Sent Events stream. Each SSE message has `id: <seq>`, `event: <type>` and the event as JSON in `data`; reconnect with Last-Event-ID to resume exactly. The stream ends when the job is no longer active and every event was sent.",
         params: jobParams,
         querystring: listEventsQuery,
         response: {
-          200: eventListSchema,
-          400: errorSchema,
-          401: errorSchema,
-          403: errorSchema,
-          404: errorSchema,
-          429: errorSchema,
+          200: {
+            description: 'A page of events, or a live event stream',
+            content: {
+              'application/json': { schema: eventListSchema },
+              'text/event-stream': {
+                schema: z.string().describe('Server-Sent Events; each data line holds a JobEvent as JSON'),
+              },
+            },
+          },
+          ...commonErrors,
+          404: jobNotFound,
+          429: errorResponse('rate_limited: this key holds the most live streams allowed; see Retry-After'),
         },
       },
     },

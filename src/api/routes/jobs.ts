@@ -7,12 +7,17 @@ import type { Project } from '../../domain/project.js';
 import type { Store } from '../../store/store.js';
 import {
   archiveBody,
+  bodyErrors,
+  commonErrors,
   createJobBody,
-  errorSchema,
+  createJobHeaders,
+  errorResponse,
   followUpBody,
   jobListSchema,
+  jobNotFound,
   jobParams,
   jobSchema,
+  jsonResponse,
   listJobsQuery,
   projectParams,
 } from '../schemas.js';
@@ -25,7 +30,7 @@ export interface JobRoutesOptions {
 const KNOWN_PROVIDERS = /^(anthropic|openai|openai-compatible):\S+$/;
 const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 
-const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema };
+const jobResponse = (description: string) => jsonResponse(description, jobSchema);
 
 /** `nextCursor` is opaque to clients: base64url of the last job id on the page. */
 const encodeCursor = (jobId: string) => Buffer.from(jobId).toString('base64url');
@@ -39,7 +44,7 @@ function decodeCursor(cursor: string): string {
   return jobId;
 }
 
-function resolveModel(config: Config, project: Project, requested: string | undefined): string | null {
+function resolveModel(config: Config, project: Project, requested: string | undefined): string {
   if (requested === undefined) return project.defaultModel ?? config.defaultModel;
   const allowed = project.allowedModels;
   if (!KNOWN_PROVIDERS.test(requested) || (allowed && !allowed.includes(requested))) {
@@ -77,10 +82,27 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     '/v2/agent/:projectId/job',
     {
       schema: {
+        operationId: 'createJob',
+        tags: ['Jobs'],
         summary: 'Create a job',
+        description:
+          'Creates a job from a prompt and answers at once; the agent works in the background. Poll the job, follow its events, or get a webhook. With an Idempotency-Key header a create is safe to retry for 24 hours: the same key and body return the same job (Idempotent-Replayed: true).',
         params: projectParams,
+        headers: createJobHeaders,
         body: createJobBody(config.limits.maxPromptChars),
-        response: { 201: jobSchema, ...errors },
+        response: {
+          201: jobResponse('The job, active and queued (or the job an Idempotency-Key already made)'),
+          ...commonErrors,
+          404: errorResponse('project_not_found: no such project'),
+          409: errorResponse('idempotency_in_flight: a request with this Idempotency-Key is still running'),
+          ...bodyErrors,
+          422: errorResponse(
+            'idempotency_mismatch, model_not_allowed: the key was used with another body, or the model is not allowed',
+          ),
+          429: errorResponse(
+            "rate_limited, too_many_active_jobs: the project's hourly budget is spent, or it has too many active jobs; see Retry-After",
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -149,10 +171,18 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     '/v2/agent/:projectId/job',
     {
       schema: {
-        summary: 'List jobs, newest first',
+        operationId: 'listJobs',
+        tags: ['Jobs'],
+        summary: 'List jobs',
+        description:
+          'Jobs of the project, newest first, a page at a time; pass nextCursor as cursor for the next.',
         params: projectParams,
         querystring: listJobsQuery,
-        response: { 200: jobListSchema, ...errors },
+        response: {
+          200: jsonResponse('A page of jobs', jobListSchema),
+          ...commonErrors,
+          404: errorResponse('project_not_found: no such project'),
+        },
       },
     },
     async (request) => {
@@ -173,9 +203,13 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     jobPath,
     {
       schema: {
-        summary: 'Get a job (poll this)',
+        operationId: 'getJob',
+        tags: ['Jobs'],
+        summary: 'Get a job',
+        description:
+          'The job as it is now: the polling endpoint. A job is done when its status is completed, failed or archived.',
         params: jobParams,
-        response: { 200: jobSchema, ...errors },
+        response: { 200: jobResponse('The job'), ...commonErrors, 404: jobNotFound },
       },
     },
     async (request) => {
@@ -191,10 +225,21 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     {
       config: budget,
       schema: {
+        operationId: 'sendMessage',
+        tags: ['Jobs'],
         summary: 'Send a follow-up prompt',
+        description:
+          'Gives the agent another prompt on the same branch and pull request. A completed or failed job becomes active again; for an active job the prompt is handed to the agent at its next step.',
         params: jobParams,
         body: followUpBody(config.limits.maxPromptChars),
-        response: { 200: jobSchema, ...errors, 409: errorSchema },
+        response: {
+          200: jobResponse('The job, active again'),
+          ...commonErrors,
+          404: jobNotFound,
+          409: errorResponse('job_archived: the job is archived, which is final'),
+          ...bodyErrors,
+          429: errorResponse("rate_limited: the project's hourly budget is spent; see Retry-After"),
+        },
       },
     },
     async (request) => {
@@ -207,10 +252,14 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     `${jobPath}/archive`,
     {
       schema: {
-        summary: 'Archive a job (stops it first when active)',
+        operationId: 'archiveJob',
+        tags: ['Jobs'],
+        summary: 'Archive a job',
+        description:
+          'Archives the job; an active run is stopped first and its unpublished work dropped. Archiving an archived job returns it unchanged.',
         params: jobParams,
         body: archiveBody,
-        response: { 200: jobSchema, ...errors },
+        response: { 200: jobResponse('The job, archived'), ...commonErrors, 404: jobNotFound, ...bodyErrors },
       },
     },
     async (request) => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { JobEvent } from '../../domain/events.js';
-import { formatUsd, type Job } from '../../domain/job.js';
-import { ApiClient } from '../client.js';
+import type { AgentJobsClient, Job, JobEvent } from '../../client/index.js';
+import { formatUsd } from '../../domain/job.js';
+import { clientFromEnv } from '../client.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 
 interface ProjectOptions extends OutputOptions {
@@ -11,7 +11,7 @@ interface ProjectOptions extends OutputOptions {
 function projectOf(options: ProjectOptions): string {
   const project = options.project ?? process.env.AGENTJOBS_PROJECT;
   if (!project) throw new CliError('Pass --project ID (or set AGENTJOBS_PROJECT).');
-  return encodeURIComponent(project);
+  return project;
 }
 
 const describe = (job: Job) =>
@@ -21,7 +21,7 @@ const describe = (job: Job) =>
       ['status', job.phase ? `${job.status} (${job.phase})` : job.status],
       ['prompt', job.prompt.length > 80 ? `${job.prompt.slice(0, 77)}...` : job.prompt],
       ['branch', job.source.ref],
-      ['model', job.model ?? '(none configured)'],
+      ['model', job.model],
       ['pull request', job.prLink ?? '-'],
       [
         'usage',
@@ -32,8 +32,10 @@ const describe = (job: Job) =>
     ].filter((row) => row.length),
   );
 
-function describeEvent(event: JobEvent): string | null {
+/** One event in a line for people: what happened, shortened. */
+function describeEvent(event: JobEvent): string {
   const data = event.data as Record<string, unknown>;
+  const text = (value: unknown, max = 200) => String(value ?? '').slice(0, max);
   switch (event.type) {
     case 'status':
     case 'phase':
@@ -41,7 +43,7 @@ function describeEvent(event: JobEvent): string | null {
     case 'tool_call':
       return `→ ${data.tool ?? data.name ?? 'tool'} ${JSON.stringify(data.input ?? {}).slice(0, 100)}`;
     case 'message':
-      return data.role === 'user' ? `you: ${data.text}` : `agent: ${String(data.text ?? '').slice(0, 200)}`;
+      return data.role === 'user' ? `you: ${text(data.text)}` : `agent: ${text(data.text)}`;
     case 'pull_request':
       return `pull request: ${data.url ?? ''}`;
     case 'error':
@@ -51,40 +53,50 @@ function describeEvent(event: JobEvent): string | null {
     case 'context':
       return `context: compacted (${data.replacedResults} older tool results replaced by notes)`;
     default:
-      return null;
+      return JSON.stringify(data).slice(0, 120);
+  }
+}
+
+// One line each, whatever the agent wrote.
+const eventLine = (event: JobEvent) =>
+  `${String(event.seq).padStart(4)}  ${event.at.slice(11, 19)}  ${event.type.padEnd(12)}  ${describeEvent(event).replace(/\s+/g, ' ')}`;
+
+/** Prints an event: a JSON line with --json, else a line for people. */
+const printEvent = (options: OutputOptions, event: JobEvent) =>
+  process.stdout.write(options.json ? `${JSON.stringify(event)}\n` : `${eventLine(event)}\n`);
+
+/** The seq of the job's last event so far, so that a follow-up's activity is shown from there. */
+async function lastSeq(client: AgentJobsClient, jobId: string, projectId: string): Promise<number> {
+  let after = 0;
+  for (;;) {
+    const page = await client.getEvents(jobId, { projectId, after, limit: 1000 });
+    after = page.events.at(-1)?.seq ?? after;
+    if (page.nextCursor === null) return after;
   }
 }
 
 /**
- * Polls until the job is no longer active. On a terminal it shows the agent's activity as it
- * happens; piped, it stays quiet so that --json output is clean.
+ * Waits until the job is no longer active. On a terminal it shows the agent's activity as it
+ * happens (the event stream); piped, it polls quietly so that --json output stays clean.
  */
-async function waitFor(client: ApiClient, project: string, job: Job, timeoutSeconds: number): Promise<Job> {
-  const live = process.stderr.isTTY;
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  let after = 0;
-  let current = job;
-  while (current.status === 'active') {
-    if (Date.now() > deadline)
-      throw new CliError(
-        `Still ${current.phase ?? 'active'} after ${timeoutSeconds} s; stopped waiting.`,
-        'timeout',
-      );
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    if (live) {
-      const page = await client.request<{ events: JobEvent[] }>(
-        'GET',
-        `/v2/agent/${project}/job/${job.id}/events?after=${after}`,
-      );
-      for (const event of page.events) {
-        after = event.seq;
-        const line = describeEvent(event);
-        if (line) process.stderr.write(`  ${line}\n`);
-      }
+async function waitFor(
+  client: AgentJobsClient,
+  projectId: string,
+  jobId: string,
+  timeoutSeconds: number,
+  after: number,
+): Promise<Job> {
+  const signal = AbortSignal.timeout(timeoutSeconds * 1000);
+  try {
+    if (!process.stderr.isTTY) return await client.waitForJob(jobId, { projectId, signal });
+    for await (const event of client.streamEvents(jobId, { projectId, after, signal })) {
+      process.stderr.write(`  ${describeEvent(event)}\n`);
     }
-    current = await client.request<Job>('GET', `/v2/agent/${project}/job/${job.id}`);
+    return await client.getJob(jobId, { projectId, signal });
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    throw new CliError(`Still active after ${timeoutSeconds} s; stopped waiting.`, 'timeout');
   }
-  return current;
 }
 
 function finish(options: OutputOptions, job: Job) {
@@ -121,18 +133,18 @@ export function registerJobCommands(program: Command) {
           timeout: string;
         },
       ) => {
-        const client = new ApiClient();
-        const project = projectOf(options);
+        const client = clientFromEnv();
+        const projectId = projectOf(options);
         const body = {
           prompt,
           ...(options.model ? { model: options.model } : {}),
           ...(options.base ? { baseRef: options.base } : {}),
           ...(options.draft ? { draft: true } : {}),
         };
-        const created = await client.request<Job>('POST', `/v2/agent/${project}/job`, body);
+        const created = await client.createJob(body, { projectId });
         if (!options.wait) return print(options, created, () => describe(created));
         if (process.stderr.isTTY) process.stderr.write(`Job ${created.id} created; waiting…\n`);
-        finish(options, await waitFor(client, project, created, Number(options.timeout)));
+        finish(options, await waitFor(client, projectId, created.id, Number(options.timeout), 0));
       },
     );
 
@@ -143,10 +155,7 @@ export function registerJobCommands(program: Command) {
     .option(...projectOption)
     .option('--json', 'machine-readable output')
     .action(async (jobId: string, options: ProjectOptions) => {
-      const found = await new ApiClient().request<Job>(
-        'GET',
-        `/v2/agent/${projectOf(options)}/job/${encodeURIComponent(jobId)}`,
-      );
+      const found = await clientFromEnv().getJob(jobId, { projectId: projectOf(options) });
       print(options, found, () => describe(found));
     });
 
@@ -159,13 +168,15 @@ export function registerJobCommands(program: Command) {
     .option('--cursor <cursor>', 'nextCursor of the previous page')
     .option('--json', 'machine-readable output')
     .action(async (options: ProjectOptions & { status?: string; limit: string; cursor?: string }) => {
-      const query = new URLSearchParams({ limit: options.limit });
-      if (options.status) query.set('status', options.status);
-      if (options.cursor) query.set('cursor', options.cursor);
-      const page = await new ApiClient().request<{ jobs: Job[]; nextCursor: string | null }>(
-        'GET',
-        `/v2/agent/${projectOf(options)}/job?${query}`,
-      );
+      const pages = clientFromEnv().listJobs({
+        projectId: projectOf(options),
+        limit: Number(options.limit),
+        ...(options.status ? { status: options.status as Job['status'] } : {}),
+        ...(options.cursor ? { cursor: options.cursor } : {}),
+      });
+      // One page: --cursor asks for the next.
+      const { value: page = { jobs: [], nextCursor: null } } = await pages.next();
+      await pages.return();
       print(options, page, () =>
         [
           table([
@@ -183,6 +194,33 @@ export function registerJobCommands(program: Command) {
     });
 
   job
+    .command('events')
+    .description("Show a job's activity; with --follow, as it happens until the job ends")
+    .argument('<jobId>')
+    .option(...projectOption)
+    .option('--follow', 'keep printing events as they come, until the job is no longer active')
+    .option('--after <seq>', 'only events after this seq', '0')
+    .option('--limit <n>', 'without --follow, how many', '200')
+    .option('--json', 'one JSON object per event, a line each')
+    .action(
+      async (jobId: string, options: ProjectOptions & { follow?: boolean; after: string; limit: string }) => {
+        const client = clientFromEnv();
+        const projectId = projectOf(options);
+        const after = Number(options.after);
+        if (options.follow) {
+          for await (const event of client.streamEvents(jobId, { projectId, after }))
+            printEvent(options, event);
+          return;
+        }
+        const page = await client.getEvents(jobId, { projectId, after, limit: Number(options.limit) });
+        for (const event of page.events) printEvent(options, event);
+        if (page.nextCursor !== null && !options.json) {
+          process.stderr.write(`More: --after ${page.nextCursor}\n`);
+        }
+      },
+    );
+
+  job
     .command('message')
     .description('Send a follow-up prompt to a job')
     .argument('<jobId>')
@@ -197,15 +235,12 @@ export function registerJobCommands(program: Command) {
         prompt: string,
         options: ProjectOptions & { wait?: boolean; timeout: string },
       ) => {
-        const client = new ApiClient();
-        const project = projectOf(options);
-        const updated = await client.request<Job>(
-          'POST',
-          `/v2/agent/${project}/job/${encodeURIComponent(jobId)}/message`,
-          { prompt },
-        );
+        const client = clientFromEnv();
+        const projectId = projectOf(options);
+        const from = options.wait && process.stderr.isTTY ? await lastSeq(client, jobId, projectId) : 0;
+        const updated = await client.sendMessage(jobId, prompt, { projectId });
         if (!options.wait) return print(options, updated, () => describe(updated));
-        finish(options, await waitFor(client, project, updated, Number(options.timeout)));
+        finish(options, await waitFor(client, projectId, jobId, Number(options.timeout), from));
       },
     );
 
@@ -216,10 +251,7 @@ export function registerJobCommands(program: Command) {
     .option(...projectOption)
     .option('--json', 'machine-readable output')
     .action(async (jobId: string, options: ProjectOptions) => {
-      const archived = await new ApiClient().request<Job>(
-        'POST',
-        `/v2/agent/${projectOf(options)}/job/${encodeURIComponent(jobId)}/archive`,
-      );
+      const archived = await clientFromEnv().archiveJob(jobId, { projectId: projectOf(options) });
       print(options, archived, () => describe(archived));
     });
 }

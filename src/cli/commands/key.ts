@@ -2,11 +2,17 @@ import type { Command } from 'commander';
 import type { ApiKey } from '../../domain/api-key.js';
 import { parseAllowlistEntry } from '../../domain/ip-allowlist.js';
 import { generateKey, KEY_SCOPES, type KeyScope } from '../../domain/keys.js';
+import type { Store } from '../../store/store.js';
 import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 
-interface CreateOptions extends OutputOptions {
-  project: string;
+/** Whose keys a command is about: one project's (`--project`), or the instance's (`--all-projects`). */
+interface OwnerOptions {
+  project?: string;
+  allProjects?: boolean;
+}
+
+interface CreateOptions extends OutputOptions, OwnerOptions {
   name: string;
   scopes: string;
   expires?: string;
@@ -40,6 +46,19 @@ function parseScopes(text: string): KeyScope[] {
   return scopes as KeyScope[];
 }
 
+/** The project id the options name, or null for the instance keys; checks the project exists. */
+async function ownerOf(store: Store, options: OwnerOptions): Promise<string | null> {
+  if (options.allProjects && options.project)
+    throw new CliError('Give --project ID or --all-projects, not both.');
+  if (options.allProjects) return null;
+  if (!options.project) throw new CliError('Give --project ID, or --all-projects for an instance key.');
+  await requireProject(store, options.project);
+  return options.project;
+}
+
+const ownerText = (projectId: string | null) =>
+  projectId === null ? 'every project (instance key)' : `project ${projectId}`;
+
 function status(key: ApiKey, now = Date.now()): string {
   if (key.revokedAt) return 'revoked';
   if (key.expiresAt && Date.parse(key.expiresAt) <= now) return 'expired';
@@ -52,7 +71,8 @@ export function registerKeyCommands(program: Command) {
   key
     .command('create')
     .description('Create an API key; it is printed once and cannot be shown again')
-    .requiredOption('--project <id>', 'the project the key belongs to')
+    .option('--project <id>', 'the project the key belongs to')
+    .option('--all-projects', 'an instance key: it works on every project')
     .option('--name <name>', 'what the key is for', 'cli')
     .option('--scopes <scopes>', 'read, write or read,write', 'read,write')
     .option('--expires <duration>', 'e.g. 90d, 12h, or never', 'never')
@@ -70,9 +90,9 @@ export function registerKeyCommands(program: Command) {
       }
       const plaintext = generateKey();
       const record = await withStore(async (store) => {
-        await requireProject(store, options.project);
+        const projectId = await ownerOf(store, options);
         return store.apiKeys.create({
-          projectId: options.project,
+          projectId,
           key: plaintext,
           name: options.name,
           scopes,
@@ -84,7 +104,7 @@ export function registerKeyCommands(program: Command) {
         [
           plaintext,
           '',
-          `Key ${record.id} for project ${record.projectId} (${scopes.join(', ')}${expiresAt ? `, expires ${expiresAt}` : ''}).`,
+          `Key ${record.id} for ${ownerText(record.projectId)} (${scopes.join(', ')}${expiresAt ? `, expires ${expiresAt}` : ''}).`,
           'Store it now: it is not shown again.',
         ].join('\n'),
       );
@@ -92,19 +112,26 @@ export function registerKeyCommands(program: Command) {
 
   key
     .command('list')
-    .description("List a project's keys (never the keys themselves)")
-    .requiredOption('--project <id>', 'the project')
+    .description(
+      'List the keys that work on a project: its own and the instance keys (never the keys themselves); with --all-projects, the instance keys',
+    )
+    .option('--project <id>', 'the project')
+    .option('--all-projects', 'only the instance keys, which work on every project')
     .option('--json', 'machine-readable output')
-    .action(async (options: OutputOptions & { project: string }) => {
+    .action(async (options: OutputOptions & OwnerOptions) => {
       const keys = await withStore(async (store) => {
-        await requireProject(store, options.project);
-        return store.apiKeys.list(options.project);
+        const projectId = await ownerOf(store, options);
+        const instanceKeys = await store.apiKeys.list(null);
+        return projectId === null
+          ? instanceKeys
+          : [...(await store.apiKeys.list(projectId)), ...instanceKeys];
       });
       print(options, { keys }, () =>
         table([
-          ['ID', 'NAME', 'PREFIX', 'SCOPES', 'STATUS', 'EXPIRES', 'LAST USED'],
+          ['ID', 'PROJECT', 'NAME', 'PREFIX', 'SCOPES', 'STATUS', 'EXPIRES', 'LAST USED'],
           ...keys.map((k) => [
             k.id,
+            k.projectId ?? 'all',
             k.name,
             `${k.prefix}…`,
             k.scopes.join(','),
@@ -119,15 +146,16 @@ export function registerKeyCommands(program: Command) {
   key
     .command('revoke')
     .description('Revoke a key; requests with it get 401 at once')
-    .requiredOption('--project <id>', 'the project')
+    .option('--project <id>', 'the project the key belongs to')
+    .option('--all-projects', 'the key is an instance key')
     .argument('<keyId>', 'the key id from key list')
     .option('--json', 'machine-readable output')
-    .action(async (keyId: string, options: OutputOptions & { project: string }) => {
-      const found = await withStore(async (store) => {
-        await requireProject(store, options.project);
-        return store.apiKeys.revoke(options.project, keyId);
+    .action(async (keyId: string, options: OutputOptions & OwnerOptions) => {
+      const [found, projectId] = await withStore(async (store) => {
+        const owner = await ownerOf(store, options);
+        return [await store.apiKeys.revoke(owner, keyId), owner] as const;
       });
-      if (!found) throw new CliError(`No key ${keyId} in project ${options.project}.`, 'key_not_found');
+      if (!found) throw new CliError(`No key ${keyId} for ${ownerText(projectId)}.`, 'key_not_found');
       print(options, { id: keyId, revoked: true }, () => `Revoked key ${keyId}.`);
     });
 }

@@ -9,7 +9,9 @@ import { type RunUsage, transitionOf } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
+import { readJob } from '../jobs.js';
 import { addUsage } from '../spend.js';
+import { webhookOutbox } from '../webhooks/outbox.js';
 import { fence, type Lease } from './lease.js';
 
 export interface RunOutcome {
@@ -33,6 +35,7 @@ export interface RunOutcome {
 
 export function completeQueries(db: Db) {
   const appendEvent = eventAppender(db);
+  const emitWebhook = webhookOutbox(db);
   return {
     /** Returns `completed`, or `requeued` when a follow-up is waiting. Throws `LeaseLostError`. */
     async complete(lease: Lease, outcome: RunOutcome): Promise<'completed' | 'requeued'> {
@@ -92,6 +95,7 @@ export function completeQueries(db: Db) {
           return 'requeued';
         }
         await appendEvent(trx, lease.jobId, 'status', { status: change.to, prLink: outcome.prLink }, at);
+        await emitWebhook(trx, 'job.completed', await readJob(trx, lease.jobId));
         return 'completed';
       });
     },

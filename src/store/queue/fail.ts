@@ -7,7 +7,9 @@
 import { type JobError, type RunUsage, transitionOf } from '../../domain/job.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
+import { readJob } from '../jobs.js';
 import { addUsage } from '../spend.js';
+import { webhookOutbox } from '../webhooks/outbox.js';
 import { fence, type Lease, resetLostAttempts } from './lease.js';
 
 /** What a failed run had done (the agent's `AgentError.partial`). */
@@ -20,6 +22,7 @@ export interface PartialRun {
 
 export function failQueries(db: Db) {
   const appendEvent = eventAppender(db);
+  const emitWebhook = webhookOutbox(db);
   return {
     /** Throws `LeaseLostError` when the run no longer holds the job. */
     async fail(lease: Lease, error: JobError, partial?: PartialRun): Promise<void> {
@@ -63,6 +66,7 @@ export function failQueries(db: Db) {
         await resetLostAttempts(trx, lease.jobId, at);
         await appendEvent(trx, lease.jobId, 'error', { ...error }, at);
         await appendEvent(trx, lease.jobId, 'status', { status: change.to, error }, at);
+        await emitWebhook(trx, 'job.failed', await readJob(trx, lease.jobId));
       });
     },
   };

@@ -1,6 +1,6 @@
 /**
  * The job queue, graphile-worker style: one file per operation (claim, reclaim, lease and fenced
- * writes, messages, complete, fail), assembled here into `store.queue`.
+ * writes, messages, complete, fail, why a job waits), assembled here into `store.queue`.
  */
 import type { Db } from '../db.js';
 import { claimQueries } from './claim.js';
@@ -11,6 +11,7 @@ import { messageQueries } from './messages.js';
 import { publishedQueries } from './published.js';
 import { reclaimQueries } from './reclaim.js';
 import { usageQueries } from './usage.js';
+import { waitingQueries } from './waiting.js';
 
 export type { ClaimedJob, ClaimOptions } from './claim.js';
 export type { RunOutcome } from './complete.js';
@@ -30,6 +31,7 @@ export function queueQueries(db: Db) {
     ...completeQueries(db),
     ...failQueries(db),
     ...usageQueries(db),
+    ...waitingQueries(db),
   };
 }
 

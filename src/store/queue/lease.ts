@@ -92,6 +92,51 @@ export function leaseQueries(db: Db) {
       if (!renewed) throw await lostError(db.read(), lease);
     },
 
+    /**
+     * Renews the leases of every run a worker holds in one statement, however many: a worker that
+     * holds hundreds of runs would otherwise write once per run per beat. Returns the leases that no
+     * longer hold, with why (archived, or lost); the others are renewed for `leaseMs`. Keeps trying
+     * while the database is away, like `heartbeat`.
+     */
+    async renewLeases(
+      owner: string,
+      leases: readonly Lease[],
+      leaseMs: number,
+    ): Promise<{ lease: Lease; reason: 'archived' | 'lost' }[]> {
+      const mine = leases.filter((lease) => lease.owner === owner);
+      if (mine.length === 0) return leases.map((lease) => ({ lease, reason: 'lost' as const }));
+      const held = sql.join(mine.map((lease) => sql`(${lease.jobId}, cast(${lease.attempt} as integer))`));
+      const renewed = await retryTransient(async () => {
+        const rows = await db.kysely
+          .updateTable('jobs')
+          .set({ lease_expires_at: new Date(Date.now() + leaseMs).toISOString() })
+          .where('lease_owner', '=', owner)
+          .where('status', '=', 'active')
+          .where(sql<boolean>`(id, attempt) in (values ${held})`)
+          .returning(['id', 'attempt'])
+          .execute();
+        return new Set(rows.map((row) => `${row.id}:${Number(row.attempt)}`));
+      }, leaseMs);
+      const gone = leases.filter((lease) => !renewed.has(`${lease.jobId}:${lease.attempt}`));
+      if (gone.length === 0) return [];
+      const archived = new Set(
+        (
+          await db
+            .read()
+            .selectFrom('jobs')
+            .select('id')
+            .where(
+              'id',
+              'in',
+              gone.map((lease) => lease.jobId),
+            )
+            .where('status', '=', 'archived')
+            .execute()
+        ).map((row) => row.id),
+      );
+      return gone.map((lease) => ({ lease, reason: archived.has(lease.jobId) ? 'archived' : 'lost' }));
+    },
+
     /** Moves the run to its next phase, with its `phase` event. */
     async setPhase(lease: Lease, phase: Exclude<JobPhase, 'queued'>): Promise<void> {
       await db.write(async (trx) => {
@@ -107,6 +152,18 @@ export function leaseQueries(db: Db) {
       await db.write(async (trx) => {
         await fence(db, trx, lease);
         await appendEvent(trx, lease.jobId, type, data);
+      });
+    },
+
+    /** Appends several events of the run in order, in one fenced transaction (a step's events). */
+    async appendEvents(
+      lease: Lease,
+      events: readonly { type: EventType; data: Record<string, unknown> }[],
+    ): Promise<void> {
+      if (events.length === 0) return;
+      await db.write(async (trx) => {
+        await fence(db, trx, lease);
+        for (const event of events) await appendEvent(trx, lease.jobId, event.type, event.data);
       });
     },
 

@@ -51,8 +51,21 @@ export function messageQueries(db: Db) {
   return {
     /** The prompts a run starts with: every message not covered by the saved conversation. */
     takePrompts: (lease: Lease) => take(lease, true),
-    /** Follow-ups that arrived since the last take (handed to the agent at its next step). */
-    takePending: (lease: Lease) => take(lease, false),
+    /**
+     * Follow-ups that arrived since the last take (handed to the agent at its next step). Asked
+     * before every step, and mostly there are none: a read finds that out without a write.
+     */
+    async takePending(lease: Lease): Promise<Prompt[]> {
+      const waiting = await db
+        .read()
+        .selectFrom('job_messages')
+        .select('id')
+        .where('job_id', '=', lease.jobId)
+        .where('delivered_at', 'is', null)
+        .limit(1)
+        .executeTakeFirst();
+      return waiting ? take(lease, false) : [];
+    },
 
     /** The saved conversation (AI SDK `ModelMessage[]`), empty before the first completed run. */
     async conversation(jobId: string): Promise<unknown[]> {

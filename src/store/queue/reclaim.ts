@@ -8,6 +8,8 @@ import { transitionOf } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
+import { readJob } from '../jobs.js';
+import { webhookOutbox } from '../webhooks/outbox.js';
 import { HELD_PHASES, resetLostAttempts } from './lease.js';
 
 /** Lost attempts after which a job fails. */
@@ -20,6 +22,7 @@ export interface ReclaimResult {
 
 export function reclaimQueries(db: Db) {
   const appendEvent = eventAppender(db);
+  const emitWebhook = webhookOutbox(db);
   return {
     /** Requeues (or fails) up to `limit` jobs whose lease expired before now. */
     async reclaimExpired(limit = 100): Promise<ReclaimResult> {
@@ -77,6 +80,7 @@ export function reclaimQueries(db: Db) {
               .execute();
             await appendEvent(trx, id, 'error', error, at);
             await appendEvent(trx, id, 'status', { status: change.to, error }, at);
+            await emitWebhook(trx, 'job.failed', await readJob(trx, id));
             result.failed.push(id);
           } else {
             const change = transitionOf('requeue');

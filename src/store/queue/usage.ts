@@ -4,6 +4,7 @@
  * the job, in the list and on the dashboard is live, and a project's daily budget sees runs that
  * are still going. What complete and fail add at the end is only what was not recorded here.
  */
+import type { EventType } from '../../domain/events.js';
 import type { RunUsage } from '../../domain/job.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
@@ -14,15 +15,20 @@ export function usageQueries(db: Db) {
   const appendEvent = eventAppender(db);
   return {
     /**
-     * Adds `added` to the job's usage and appends a `usage` event of `event` (the run's running
-     * totals), in one transaction. Throws `LeaseLostError` when the run no longer holds the job.
+     * Adds `added` to the job's usage and appends the step's events (its `usage` event holds the
+     * run's running totals), in one transaction. Throws `LeaseLostError` when the run no longer
+     * holds the job.
      */
-    async recordUsage(lease: Lease, added: RunUsage, event: Record<string, unknown>): Promise<void> {
+    async recordUsage(
+      lease: Lease,
+      added: RunUsage,
+      events: readonly { type: EventType; data: Record<string, unknown> }[],
+    ): Promise<void> {
       await db.write(async (trx) => {
         await fence(db, trx, lease);
         const at = new Date().toISOString();
         await addUsage(trx, lease.jobId, added, at);
-        await appendEvent(trx, lease.jobId, 'usage', event, at);
+        for (const event of events) await appendEvent(trx, lease.jobId, event.type, event.data, at);
       });
     },
   };

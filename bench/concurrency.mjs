@@ -1,0 +1,530 @@
+// Many jobs at once (issue 13): what the service costs when it runs a burst of jobs that mostly wait
+// on a model.
+//
+//   npm run bench:concurrency                         SQLite batches 1, 10, 50; PostgreSQL 1, 2, 4 workers
+//   npm run bench:concurrency -- --batches 1,10,50,200 --workers 1,2,4 --latency 2000 --files 500
+//   npm run bench:concurrency -- --databases sqlite   (or postgres; --workers '' skips PostgreSQL)
+//
+// Setup: 4 local projects, each a bare repository of `--files` Markdown pages (default 500) in one
+// commit; a scripted OpenAI-compatible model (bench/latency-model.ts) that answers every request
+// after `--latency` ms (default 2,000); each job takes 3 model steps (list_files, write_file, a
+// final answer), so a job holds `3 × latency` of model time, and the batch, at best, the same.
+//
+// SQLite: per batch, a fresh `agentjobs serve` with AGENTJOBS_WORKER_CONCURRENCY and
+// AGENTJOBS_PROJECT_CONCURRENCY at the batch size. PostgreSQL (127.0.0.1:5432, user postgres; a
+// database of its own, dropped at the end): `agentjobs api` and 1, 2, 4 `agentjobs worker`
+// processes sharing one data folder, each worker holding `--per-worker` jobs (default 10), with a
+// batch of `--pg-batch` jobs (default 40): jobs per second against the number of workers. Before
+// each measured batch, one job per project warms the mirrors and the processes up.
+//
+// Per batch: wall time (first POST sent → last job completed) against the model's own time; the
+// p50/p99 of the phases from each job's events and the model's log: queued (created → claimed),
+// preparing (claimed → running), service time before each model request (running → first request,
+// then each answer → the next request), publishing (final answer → completed); CPU seconds per job of
+// the service processes and of their git children (/proc/<pid>/stat: utime+stime of the service,
+// cutime+cstime for reaped children plus the live descendants); the peak RSS of the service processes
+// and all their descendants, and the most git processes alive at once (sampled every 100 ms).
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { firstLine } from './processes.mjs';
+import { machine, printTable } from './table.mjs';
+
+const { values: options } = parseArgs({
+  options: {
+    batches: { type: 'string', default: '1,10,50' },
+    workers: { type: 'string', default: '1,2,4' },
+    'per-worker': { type: 'string', default: '10' },
+    'pg-batch': { type: 'string', default: '40' },
+    latency: { type: 'string', default: '2000' },
+    files: { type: 'string', default: '500' },
+    databases: { type: 'string', default: 'sqlite,postgres' },
+    postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+  },
+});
+const list = (text) => text.split(',').filter(Boolean).map(Number);
+const BATCHES = list(options.batches);
+const WORKERS = list(options.workers);
+const PER_WORKER = Number(options['per-worker']);
+const PG_BATCH = Number(options['pg-batch']);
+const LATENCY_MS = Number(options.latency);
+const FILES = Number(options.files);
+const DATABASES = options.databases.split(',');
+const PROJECTS = 4;
+const STEPS = 3;
+const MODEL_MS = STEPS * LATENCY_MS;
+
+const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
+const CLI = path.join(ROOT, 'dist/cli/main.js');
+const TICK_SECONDS = 1 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+const PAGE_BYTES = Number(execFileSync('getconf', ['PAGESIZE']).toString().trim());
+const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-bench-concurrency-'));
+const modelLog = path.join(temp, 'model-calls.jsonl');
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const began = Date.now();
+const log = (message) =>
+  process.stderr.write(`[${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+
+// ---- processes ---------------------------------------------------------------------------------------
+
+const children = new Set();
+let dropDatabase = null;
+function cleanUp() {
+  for (const child of children) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  fs.rmSync(temp, { recursive: true, force: true });
+}
+process.on('exit', cleanUp);
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, async () => {
+    await dropDatabase?.().catch(() => {});
+    process.exit(130);
+  });
+
+/** Starts a process in a group of its own (so that its git children die with it at the end). */
+function start(command, args, env = {}) {
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return child;
+}
+
+function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+async function startModel() {
+  const child = start(process.execPath, [
+    '--import',
+    'tsx',
+    path.join(ROOT, 'bench/latency-model.ts'),
+    '--latency',
+    String(LATENCY_MS),
+    '--log',
+    modelLog,
+  ]);
+  const [, url] = await firstLine(child, /"url":"([^"]+)"/);
+  return url;
+}
+
+/**
+ * With BENCH_TRACE_EXEC=<file>, each service process runs under `strace -f -e trace=execve`, which
+ * writes every program it starts to `<file>.<role>-<n>` (to count git processes per job; the CPU
+ * figures of such a run include strace and mean nothing).
+ */
+let traced = 0;
+async function startRole(role, env) {
+  const trace = process.env.BENCH_TRACE_EXEC;
+  const command = trace ? 'strace' : process.execPath;
+  const prefix = trace
+    ? ['-f', '-qq', '-e', 'trace=execve', '-o', `${trace}.${role}-${traced++}`, process.execPath]
+    : [];
+  const child = start(command, [...prefix, CLI, role], env);
+  const ready =
+    role === 'worker' ? /agentjobs worker is running/ : /\{[^\n]*"agentjobs is listening"[^\n]*\}/;
+  const [line] = await firstLine(child, ready);
+  return { child, pid: child.pid, address: role === 'worker' ? null : JSON.parse(line).address };
+}
+
+function cli(args, env) {
+  return JSON.parse(
+    execFileSync(process.execPath, [CLI, ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
+  );
+}
+
+// ---- repositories -------------------------------------------------------------------------------------
+
+/** A bare repository of `files` Markdown pages in 10 folders, one commit, on `main`. */
+function makeRepository(dir, files) {
+  execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', dir]);
+  const parts = [
+    'commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 9\nAdd pages\n',
+  ];
+  for (let i = 0; i < files; i++) {
+    const body = `# Page ${i}\n\n${'Some words about this page. '.repeat(20 + (i % 40))}\n`;
+    const name = `docs/section-${String(i % 10).padStart(2, '0')}/page-${String(i).padStart(4, '0')}.md`;
+    parts.push(`M 100644 inline ${name}\ndata ${Buffer.byteLength(body)}\n${body}\n`);
+  }
+  parts.push('\ndone\n');
+  execFileSync('git', ['fast-import', '--quiet', '--done'], { cwd: dir, input: parts.join('') });
+}
+
+// ---- /proc ---------------------------------------------------------------------------------------------
+
+function readStat(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const open = stat.indexOf('(');
+    const close = stat.lastIndexOf(')');
+    const fields = stat.slice(close + 2).split(' ');
+    // fields[0] is field 3 (state): utime is field 14, so fields[11]; rss is field 24.
+    return {
+      comm: stat.slice(open + 1, close),
+      ppid: Number(fields[1]),
+      utime: Number(fields[11]),
+      stime: Number(fields[12]),
+      cutime: Number(fields[13]),
+      cstime: Number(fields[14]),
+      rssBytes: Number(fields[21]) * PAGE_BYTES,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Every live process below `roots` (not the roots), with its stat. */
+function descendants(roots) {
+  const all = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(entry);
+    if (stat) all.set(Number(entry), stat);
+  }
+  const below = [];
+  for (const [pid, stat] of all) {
+    if (roots.includes(pid)) continue;
+    let up = stat.ppid;
+    while (up > 1 && !roots.includes(up)) up = all.get(up)?.ppid ?? 0;
+    if (up > 1) below.push(stat);
+  }
+  return { roots: roots.map((pid) => all.get(pid)).filter(Boolean), below };
+}
+
+/** CPU ticks so far: of the service processes themselves, and of everything they started. */
+function cpuTicks(pids) {
+  const { roots, below } = descendants(pids);
+  const service = roots.reduce((sum, s) => sum + s.utime + s.stime, 0);
+  const reaped = roots.reduce((sum, s) => sum + s.cutime + s.cstime, 0);
+  const live = below.reduce((sum, s) => sum + s.utime + s.stime + s.cutime + s.cstime, 0);
+  return { service, children: reaped + live };
+}
+
+/** Samples RSS (service + descendants) and the git processes alive, every 100 ms, until stopped. */
+function sampler(pids) {
+  let peakRss = 0;
+  let peakGit = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { roots, below } = descendants(pids);
+      const rss = [...roots, ...below].reduce((sum, s) => sum + s.rssBytes, 0);
+      peakRss = Math.max(peakRss, rss);
+      peakGit = Math.max(peakGit, below.filter((s) => s.comm.startsWith('git')).length);
+      await sleep(100);
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+    return { peakRss, peakGit };
+  };
+}
+
+// ---- jobs ----------------------------------------------------------------------------------------------
+
+async function api(address, project, method, route, body) {
+  const response = await fetch(`${address}/v2/agent/${project.id}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${project.key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await response.json();
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** POSTs `count` jobs at once over the projects and waits until none is active. */
+async function runBatch(address, projects, count, label) {
+  const names = Array.from({ length: count }, (_, n) => `${label}-${n}`);
+  const startedAt = Date.now();
+  const posted = await Promise.all(
+    names.map(async (name, n) => {
+      const project = projects[n % projects.length];
+      const job = await api(address, project, 'POST', '/job', {
+        prompt: `Add a page for this benchmark job. [bench ${name}]`,
+      });
+      return { name, project, id: job.id };
+    }),
+  );
+  const waiting = new Set(posted.map((job) => job.id));
+  while (waiting.size > 0) {
+    await sleep(250);
+    for (const project of projects) {
+      const page = await api(address, project, 'GET', '/job?status=active&limit=100');
+      const active = new Set(page.jobs.map((job) => job.id));
+      for (const job of posted)
+        if (job.project === project && waiting.has(job.id) && !active.has(job.id)) waiting.delete(job.id);
+    }
+  }
+  return { startedAt, endedAt: Date.now(), posted };
+}
+
+/** Each job of a batch as it ended, with its events (read after the measurement, not counted in it). */
+async function collect(address, batch) {
+  const jobs = [];
+  for (const job of batch.posted) {
+    const record = await api(address, job.project, 'GET', `/job/${job.id}`);
+    const events = [];
+    let after = '';
+    for (;;) {
+      const page = await api(address, job.project, 'GET', `/job/${job.id}/events${after}`);
+      events.push(...page.events);
+      if (!page.nextCursor) break;
+      after = `?after=${page.nextCursor}`;
+    }
+    jobs.push({ ...job, record, events });
+  }
+  return { ...batch, jobs };
+}
+
+function modelCalls() {
+  const byJob = new Map();
+  if (!fs.existsSync(modelLog)) return byJob;
+  for (const line of fs.readFileSync(modelLog, 'utf8').split('\n')) {
+    if (!line) continue;
+    const call = JSON.parse(line);
+    if (!byJob.has(call.job)) byJob.set(call.job, []);
+    byJob.get(call.job).push(call);
+  }
+  for (const calls of byJob.values()) calls.sort((a, b) => a.arrived - b.arrived);
+  return byJob;
+}
+
+function percentile(values, p) {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** The figures of one batch. */
+function measure(batch, cpu, peaks) {
+  const calls = modelCalls();
+  const phases = { queued: [], preparing: [], step: [], publishing: [] };
+  let completed = 0;
+  let lastCompleted = batch.startedAt;
+  const links = new Set();
+  const failures = [];
+  for (const job of batch.jobs) {
+    const { record, events } = job;
+    if (record.status !== 'completed') {
+      failures.push(`${job.id} ${record.status}: ${JSON.stringify(record.error)}`);
+      continue;
+    }
+    completed += 1;
+    if (record.prLink) links.add(record.prLink);
+    const completedAt = Date.parse(record.completedAt);
+    lastCompleted = Math.max(lastCompleted, completedAt);
+    const phaseAt = (phase) =>
+      Date.parse(events.findLast((e) => e.type === 'phase' && e.data.phase === phase)?.at ?? Number.NaN);
+    const claimedAt = phaseAt('preparing');
+    const runningAt = phaseAt('running');
+    phases.queued.push(claimedAt - Date.parse(record.createdAt));
+    phases.preparing.push(runningAt - claimedAt);
+    const mine = calls.get(job.name) ?? [];
+    let previous = runningAt;
+    for (const call of mine) {
+      phases.step.push(call.arrived - previous);
+      previous = call.answered;
+    }
+    if (mine.length === STEPS) phases.publishing.push(completedAt - previous);
+    else failures.push(`${job.id}: ${mine.length} model calls, expected ${STEPS}`);
+  }
+  const wall = lastCompleted - batch.startedAt;
+  return { jobs: batch.jobs.length, completed, prs: links.size, failures, wall, phases, cpu, peaks };
+}
+
+/** Runs one measured batch against running service processes. */
+async function measuredBatch(address, projects, servicePids, count, label) {
+  fs.rmSync(modelLog, { force: true });
+  const before = cpuTicks(servicePids);
+  const stopSampling = sampler(servicePids);
+  const batch = await runBatch(address, projects, count, label);
+  const peaks = await stopSampling();
+  const after = cpuTicks(servicePids);
+  const jobs = await collect(address, batch);
+  const cpu = {
+    service: ((after.service - before.service) * TICK_SECONDS) / count,
+    children: ((after.children - before.children) * TICK_SECONDS) / count,
+  };
+  const result = measure(jobs, cpu, peaks);
+  for (const failure of result.failures.slice(0, 5)) log(`  ${failure}`);
+  return result;
+}
+
+async function makeProjects(env, dataDir) {
+  const projects = [];
+  for (let n = 0; n < PROJECTS; n++) {
+    const repository = path.join(dataDir, '..', `upstream-${n}.git`);
+    makeRepository(repository, FILES);
+    const project = cli(['project', 'create', '--name', `Bench ${n}`, '--repo', repository], env);
+    projects.push({ id: project.id, key: cli(['key', 'create', '--project', project.id], env).key });
+  }
+  return projects;
+}
+
+function baseEnv(modelUrl, dataDir) {
+  return {
+    AGENTJOBS_DATA_DIR: dataDir,
+    AGENTJOBS_MODEL: 'openai-compatible:scripted',
+    OPENAI_COMPATIBLE_BASE_URL: modelUrl,
+    AGENTJOBS_RATE_LIMIT_PER_HOUR: '10000000',
+    AGENTJOBS_MAX_ACTIVE_JOBS: '100000',
+    AGENTJOBS_ADMIN_PASSWORD: 'bench-password',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  };
+}
+
+// ---- the runs -------------------------------------------------------------------------------------------
+
+const rows = [];
+const modelUrl = await startModel();
+const loads = [os.loadavg()[0]];
+
+if (DATABASES.includes('sqlite') && BATCHES.length > 0) {
+  const dataDir = path.join(temp, 'sqlite', 'data');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const env = { ...baseEnv(modelUrl, dataDir), DATABASE_URL: `sqlite:${path.join(dataDir, 'agentjobs.db')}` };
+  const projects = await makeProjects(env, dataDir);
+  for (const count of BATCHES) {
+    const concurrency = String(Math.max(count, PROJECTS));
+    const server = await startRole('serve', {
+      ...env,
+      AGENTJOBS_WORKER_CONCURRENCY: concurrency,
+      AGENTJOBS_PROJECT_CONCURRENCY: concurrency,
+    });
+    log(`SQLite, ${count} at once: warming up`);
+    await runBatch(server.address, projects, PROJECTS, `sqlite-${count}-warm`);
+    log(`SQLite, ${count} at once`);
+    try {
+      const result = await measuredBatch(server.address, projects, [server.pid], count, `sqlite-${count}`);
+      rows.push({ label: `SQLite, serve, ${count} at once`, ...result });
+    } catch (error) {
+      log(`SQLite, ${count} at once failed: ${error.message}`);
+    }
+    await stop(server.child);
+  }
+}
+
+if (DATABASES.includes('postgres') && WORKERS.length > 0) {
+  const { default: pg } = await import('pg');
+  const adminUrl = options.postgres;
+  const name = `agentjobs_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  dropDatabase = async () => {
+    dropDatabase = null;
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    await client.query(`drop database if exists ${name} with (force)`);
+    await client.end();
+  };
+  try {
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    const dataDir = path.join(temp, 'postgres', 'data');
+    fs.mkdirSync(dataDir, { recursive: true });
+    const env = {
+      ...baseEnv(modelUrl, dataDir),
+      DATABASE_URL: url.toString(),
+      AGENTJOBS_WORKER_CONCURRENCY: String(PER_WORKER),
+      AGENTJOBS_PROJECT_CONCURRENCY: String(PG_BATCH),
+    };
+    const projects = await makeProjects(env, dataDir);
+    for (const workers of WORKERS) {
+      // A failed configuration is reported and skipped, so the table of the others still prints.
+      await pgRun(workers).catch((error) => log(`PostgreSQL, ${workers} worker(s) failed: ${error.message}`));
+    }
+    async function pgRun(workers) {
+      const apiServer = await startRole('api', env);
+      const started = [];
+      for (let n = 0; n < workers; n++) started.push(await startRole('worker', env));
+      const pids = [apiServer.pid, ...started.map((worker) => worker.pid)];
+      log(`PostgreSQL, ${workers} worker(s): warming up`);
+      await runBatch(apiServer.address, projects, PROJECTS, `pg-${workers}-warm`);
+      log(`PostgreSQL, ${workers} worker(s) × ${PER_WORKER} jobs, ${PG_BATCH} at once`);
+      const result = await measuredBatch(apiServer.address, projects, pids, PG_BATCH, `pg-${workers}`);
+      rows.push({
+        label: `PostgreSQL, api + ${workers} worker × ${PER_WORKER}, ${PG_BATCH} at once`,
+        ...result,
+      });
+      await Promise.all([apiServer, ...started].map((role) => stop(role.child)));
+    }
+  } finally {
+    await dropDatabase?.();
+  }
+}
+loads.push(os.loadavg()[0]);
+
+// ---- the table -----------------------------------------------------------------------------------------
+
+const s = (ms) => (ms / 1000).toFixed(ms >= 10_000 ? 1 : 2);
+const ms = (value) => (Number.isNaN(value) ? '–' : value >= 1000 ? `${s(value)} s` : `${Math.round(value)}`);
+const pair = (values) => `${ms(percentile(values, 50))} / ${ms(percentile(values, 99))}`;
+const firstPg = rows.find((row) => row.label.startsWith('PostgreSQL'));
+const git = execFileSync('git', ['--version']).toString().trim().replace('git version ', '');
+console.log(
+  `\n${machine()}, git ${git}; ${PROJECTS} projects of ${FILES} files; model latency ${LATENCY_MS} ms × ${STEPS} steps = ${s(MODEL_MS)} s of model time per job`,
+);
+console.log(`load average (1 min): ${loads[0].toFixed(2)} at start, ${loads[1].toFixed(2)} at the end\n`);
+printTable(
+  [
+    'run',
+    'done / PRs',
+    'wall (× model)',
+    'jobs/s',
+    'queued p50/p99',
+    'preparing p50/p99',
+    'before each model call p50/p99',
+    'publishing p50/p99',
+    'CPU/job service',
+    'CPU/job git',
+    'peak RSS MiB',
+    'git procs at peak',
+  ],
+  rows.map((row) => {
+    const jobsPerSecond = row.jobs / (row.wall / 1000);
+    const speedup =
+      row.label.startsWith('PostgreSQL') && row !== firstPg
+        ? ` (${(jobsPerSecond / (firstPg.jobs / (firstPg.wall / 1000))).toFixed(2)}×)`
+        : '';
+    return [
+      row.label,
+      `${row.completed}/${row.jobs} / ${row.prs}`,
+      `${s(row.wall)} s (${(row.wall / MODEL_MS).toFixed(2)}×)`,
+      `${jobsPerSecond.toFixed(2)}${speedup}`,
+      pair(row.phases.queued),
+      pair(row.phases.preparing),
+      pair(row.phases.step),
+      pair(row.phases.publishing),
+      `${Math.round(row.cpu.service * 1000)} ms`,
+      `${Math.round(row.cpu.children * 1000)} ms`,
+      (row.peaks.peakRss / 2 ** 20).toFixed(0),
+      String(row.peaks.peakGit),
+    ];
+  }),
+);
+console.log(
+  '\nms unless stated; "before each model call": running → 1st request, then each answer → next request.',
+);
+process.exit(0);

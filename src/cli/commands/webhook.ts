@@ -1,0 +1,147 @@
+import type { Command } from 'commander';
+import {
+  WEBHOOK_EVENT_TYPES,
+  type WebhookDelivery,
+  type Webhook as WebhookEndpoint,
+  type WebhookEventType,
+} from '../../client/index.js';
+import { clientFromEnv } from '../client.js';
+import { CliError, type OutputOptions, print, table } from '../output.js';
+
+interface ProjectOptions extends OutputOptions {
+  project?: string;
+}
+
+function projectOf(options: ProjectOptions): string {
+  const project = options.project ?? process.env.AGENTJOBS_PROJECT;
+  if (!project) throw new CliError('Pass --project ID (or set AGENTJOBS_PROJECT).');
+  return project;
+}
+
+function parseEvents(text: string | undefined): WebhookEventType[] | undefined {
+  if (text === undefined) return undefined;
+  const events = text
+    .split(',')
+    .map((event) => event.trim())
+    .filter(Boolean);
+  const unknown = events.filter((event) => !WEBHOOK_EVENT_TYPES.includes(event as WebhookEventType));
+  if (unknown.length)
+    throw new CliError(`--events takes ${WEBHOOK_EVENT_TYPES.join(', ')} (unknown: ${unknown.join(', ')}).`);
+  return events as WebhookEventType[];
+}
+
+const state = (endpoint: WebhookEndpoint) =>
+  endpoint.enabled ? 'enabled' : endpoint.disabledReason ? 'disabled (by the service)' : 'disabled';
+
+const lastAttempt = (delivery: WebhookDelivery) => {
+  const attempt = delivery.attempts.at(-1);
+  if (!attempt) return '-';
+  return attempt.responseStatus === null ? (attempt.error ?? 'failed') : `HTTP ${attempt.responseStatus}`;
+};
+
+/** `agentjobs webhook …`: a project's webhook endpoints, as a client of the v2 API. */
+export function registerWebhookCommands(program: Command) {
+  const webhook = program
+    .command('webhook')
+    .description('Manage webhook endpoints (a client of AGENTJOBS_URL with AGENTJOBS_API_KEY)');
+
+  webhook
+    .command('create')
+    .description('Create an endpoint; its signing secret is printed once')
+    .option('--project <id>', 'the project (default: AGENTJOBS_PROJECT)')
+    .requiredOption('--url <url>', 'the receiver, http(s)')
+    .option('--events <types>', `comma-separated, from ${WEBHOOK_EVENT_TYPES.join(', ')} (default: all)`)
+    .option('--description <text>', 'what the endpoint is for')
+    .option('--json', 'machine-readable output')
+    .action(async (options: ProjectOptions & { url: string; events?: string; description?: string }) => {
+      const events = parseEvents(options.events);
+      const created = await clientFromEnv().createWebhook(
+        {
+          url: options.url,
+          ...(events ? { events } : {}),
+          ...(options.description !== undefined ? { description: options.description } : {}),
+        },
+        { projectId: projectOf(options) },
+      );
+      print(options, created, () =>
+        [
+          `Created webhook ${created.id} → ${created.url}`,
+          `Events: ${created.events?.join(', ') ?? 'all'}`,
+          `Signing secret (shown this once): ${created.secret}`,
+        ].join('\n'),
+      );
+    });
+
+  webhook
+    .command('list')
+    .description("List the project's endpoints")
+    .option('--project <id>', 'the project (default: AGENTJOBS_PROJECT)')
+    .option('--json', 'machine-readable output')
+    .action(async (options: ProjectOptions) => {
+      const webhooks = await clientFromEnv().listWebhooks({ projectId: projectOf(options) });
+      print(options, { webhooks }, () =>
+        webhooks.length === 0
+          ? 'No webhooks.'
+          : table([
+              ['ID', 'URL', 'EVENTS', 'STATE'],
+              ...webhooks.map((w) => [w.id, w.url, w.events?.join(',') ?? 'all', state(w)]),
+            ]),
+      );
+    });
+
+  webhook
+    .command('delete <webhookId>')
+    .description('Delete an endpoint with its delivery log')
+    .option('--project <id>', 'the project (default: AGENTJOBS_PROJECT)')
+    .option('--json', 'machine-readable output')
+    .action(async (webhookId: string, options: ProjectOptions) => {
+      await clientFromEnv().deleteWebhook(webhookId, { projectId: projectOf(options) });
+      print(options, { deleted: webhookId }, () => `Deleted webhook ${webhookId}.`);
+    });
+
+  webhook
+    .command('deliveries <webhookId>')
+    .description("An endpoint's deliveries, newest first, with their attempts")
+    .option('--project <id>', 'the project (default: AGENTJOBS_PROJECT)')
+    .option('--limit <n>', 'how many', '20')
+    .option('--json', 'machine-readable output')
+    .action(async (webhookId: string, options: ProjectOptions & { limit: string }) => {
+      const pages = clientFromEnv().listDeliveries(webhookId, {
+        projectId: projectOf(options),
+        limit: Number(options.limit),
+      });
+      const { value: page = { deliveries: [], nextCursor: null } } = await pages.next();
+      await pages.return();
+      print(options, page, () =>
+        page.deliveries.length === 0
+          ? 'No deliveries yet.'
+          : table([
+              ['ID', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST', 'NEXT'],
+              ...page.deliveries.map((d) => [
+                d.id,
+                d.event.type,
+                d.status,
+                String(d.attempts.length),
+                lastAttempt(d),
+                d.nextAttemptAt ?? '-',
+              ]),
+            ]),
+      );
+    });
+
+  webhook
+    .command('redeliver <webhookId> <deliveryId>')
+    .description('Send a delivery again now (same webhook-id)')
+    .option('--project <id>', 'the project (default: AGENTJOBS_PROJECT)')
+    .option('--json', 'machine-readable output')
+    .action(async (webhookId: string, deliveryId: string, options: ProjectOptions) => {
+      const delivery = await clientFromEnv().redeliver(webhookId, deliveryId, {
+        projectId: projectOf(options),
+      });
+      print(
+        options,
+        delivery,
+        () => `Delivery ${delivery.id} (${delivery.event.type}) is queued to be sent again.`,
+      );
+    });
+}

@@ -1,0 +1,271 @@
+import createFetchClient from 'openapi-fetch';
+import { AgentJobsError, errorFromResponse, unreachable } from './errors.js';
+import { type EventStreamOptions, streamJobEvents } from './events.js';
+import { type FetchFunction, type RetryOptions, retryingFetch, sleep } from './retry.js';
+import type { paths } from './schema.js';
+import type { CallOptions, CreateJobInput, EventPage, Job, JobEvent, JobPage, JobStatus } from './types.js';
+import { type Requester, webhookCalls } from './webhooks.js';
+
+export interface ClientOptions {
+  /** Where the server is, e.g. `https://agentjobs.example.com` (without `/v2`). */
+  baseUrl: string;
+  /** An admin API key (`ajs_…`); it is only ever sent in the Authorization header. */
+  apiKey: string;
+  /** The project calls work on unless they name another. */
+  projectId?: string;
+  /** The fetch to use; `globalThis.fetch` by default. */
+  fetch?: FetchFunction;
+  /** How reads and idempotent writes retry on 429, 503 and lost connections. */
+  retry?: RetryOptions;
+}
+
+export interface CreateJobOptions extends CallOptions {
+  /**
+   * Makes the create safe to repeat for 24 hours. One is made for you (a UUID) and reused on the
+   * client's own retries; pass your own to make retries across restarts safe too.
+   */
+  idempotencyKey?: string;
+}
+
+export interface ListJobsOptions extends CallOptions {
+  status?: JobStatus;
+  /** Jobs per page, 1 to 100 (the server's default is 20). */
+  limit?: number;
+  /** Start after this cursor (a page's `nextCursor`). */
+  cursor?: string;
+}
+
+export interface WaitOptions extends CallOptions {
+  /** Called with the job each time its status, phase or update time changed (and once at the start). */
+  onProgress?: (job: Job) => void;
+  /** The first wait between polls; it grows by half each poll without change. Default 1 s. */
+  pollIntervalMs?: number;
+  /** The longest wait between polls. Default 10 s. */
+  maxPollIntervalMs?: number;
+}
+
+const isDone = (job: Job) => job.status !== 'active';
+const changed = (before: Job | undefined, after: Job) =>
+  !before ||
+  before.status !== after.status ||
+  before.phase !== after.phase ||
+  before.updatedAt !== after.updatedAt;
+
+/**
+ * A typed client of the agentjobs v2 API. Reads, archive and createJob (with its idempotency key)
+ * retry on 429 and 503, honouring Retry-After; other writes do not, since repeating them is not safe.
+ * Errors are `AgentJobsError`s carrying the API's status, code, request id and Retry-After.
+ */
+export function createClient(options: ClientOptions) {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const plain: FetchFunction = options.fetch ?? ((request) => globalThis.fetch(request));
+  const retrying = retryingFetch(plain, options.retry);
+  const authorization = `Bearer ${options.apiKey}`;
+  const api = createFetchClient<paths>({ baseUrl, headers: { authorization }, fetch: plain });
+
+  const projectOf = (call: CallOptions): string => {
+    const projectId = call.projectId ?? options.projectId;
+    if (!projectId) throw new TypeError('agentjobs client: pass projectId to createClient or to the call');
+    return projectId;
+  };
+
+  /** Turns openapi-fetch's answer into the data, or throws the API's error. */
+  async function settle<T>(
+    pending: Promise<{ data?: T; error?: unknown; response: Response }>,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
+    let result: { data?: T; error?: unknown; response: Response };
+    try {
+      result = await pending;
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw unreachable(baseUrl, error);
+    }
+    if (!result.response.ok) throw errorFromResponse(result.response, result.error);
+    return result.data as T;
+  }
+
+  /** A request to a path the generated types do not know yet (the webhook routes). */
+  const request: Requester = async (method, path, init = {}) => {
+    const url = new URL(`${baseUrl}${path}`);
+    for (const [name, value] of Object.entries(init.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const outgoing = new Request(url, {
+      method,
+      headers: {
+        authorization,
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      ...(init.signal ? { signal: init.signal } : {}),
+    });
+    let response: Response;
+    try {
+      response = await (init.retry ? retrying : plain)(outgoing);
+    } catch (error) {
+      if (init.signal?.aborted) throw init.signal.reason;
+      throw unreachable(baseUrl, error);
+    }
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    if (!response.ok) throw errorFromResponse(response, body);
+    return body as never;
+  };
+
+  const jobPath = (call: CallOptions, jobId: string) => ({ path: { projectId: projectOf(call), jobId } });
+
+  async function getJob(jobId: string, call: CallOptions = {}): Promise<Job> {
+    const { signal } = call;
+    return settle(
+      api.GET('/v2/agent/{projectId}/job/{jobId}', { params: jobPath(call, jobId), signal, fetch: retrying }),
+      signal,
+    );
+  }
+
+  async function getEvents(
+    jobId: string,
+    call: CallOptions & { after?: number; limit?: number } = {},
+  ): Promise<EventPage> {
+    const { signal, after, limit } = call;
+    // Without Accept: text/event-stream the answer is the JSON page, never the stream.
+    return settle<EventPage | string>(
+      api.GET('/v2/agent/{projectId}/job/{jobId}/events', {
+        params: { ...jobPath(call, jobId), query: { after, limit } },
+        signal,
+        fetch: retrying,
+      }),
+      signal,
+    ) as Promise<EventPage>;
+  }
+
+  return {
+    /** The project calls use unless they name another. */
+    projectId: options.projectId,
+
+    /** Creates a job. Safe to retry: the same idempotency key is sent on every attempt. */
+    async createJob(input: CreateJobInput, call: CreateJobOptions = {}): Promise<Job> {
+      const { signal } = call;
+      const idempotencyKey = call.idempotencyKey ?? globalThis.crypto.randomUUID();
+      return settle(
+        api.POST('/v2/agent/{projectId}/job', {
+          params: { path: { projectId: projectOf(call) }, header: { 'idempotency-key': idempotencyKey } },
+          body: input,
+          signal,
+          fetch: retrying,
+        }),
+        signal,
+      );
+    },
+
+    getJob,
+
+    /**
+     * Polls a job until it is no longer active and returns it as it ended. Waits grow while nothing
+     * changes; a 429 or 503 (or a lost connection) is waited out, for as long as the server asks.
+     * Stop it with `signal` (e.g. `AbortSignal.timeout(ms)`).
+     */
+    async waitForJob(jobId: string, wait: WaitOptions = {}): Promise<Job> {
+      const first = wait.pollIntervalMs ?? 1000;
+      const longest = wait.maxPollIntervalMs ?? 10_000;
+      let delay = first;
+      let last: Job | undefined;
+      for (;;) {
+        let job: Job;
+        try {
+          job = await getJob(jobId, wait);
+        } catch (error) {
+          if (!(error instanceof AgentJobsError) || !error.retryable) throw error;
+          await sleep(error.retryAfter === null ? delay : error.retryAfter * 1000, wait.signal);
+          delay = Math.min(longest, delay * 1.5);
+          continue;
+        }
+        if (changed(last, job)) {
+          wait.onProgress?.(job);
+          delay = first;
+        } else {
+          delay = Math.min(longest, delay * 1.5);
+        }
+        last = job;
+        if (isDone(job)) return job;
+        await sleep(delay, wait.signal);
+      }
+    },
+
+    /** Pages of jobs, newest first: `for await (const page of client.listJobs()) …`. */
+    async *listJobs(list: ListJobsOptions = {}): AsyncGenerator<JobPage, void, undefined> {
+      const { signal, status, limit } = list;
+      const path = { projectId: projectOf(list) };
+      let cursor = list.cursor;
+      do {
+        const page: JobPage = await settle(
+          api.GET('/v2/agent/{projectId}/job', {
+            params: { path, query: { status, limit, cursor } },
+            signal,
+            fetch: retrying,
+          }),
+          signal,
+        );
+        yield page;
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+    },
+
+    /** Sends a follow-up prompt; the job becomes active again. Not retried: it is not idempotent. */
+    async sendMessage(jobId: string, prompt: string, call: CallOptions = {}): Promise<Job> {
+      const { signal } = call;
+      return settle(
+        api.POST('/v2/agent/{projectId}/job/{jobId}/message', {
+          params: jobPath(call, jobId),
+          body: { prompt },
+          signal,
+        }),
+        signal,
+      );
+    },
+
+    /** Archives a job (stopping it first when active). Archiving twice is harmless, so it retries. */
+    async archiveJob(jobId: string, call: CallOptions = {}): Promise<Job> {
+      const { signal } = call;
+      return settle(
+        api.POST('/v2/agent/{projectId}/job/{jobId}/archive', {
+          params: jobPath(call, jobId),
+          signal,
+          fetch: retrying,
+        }),
+        signal,
+      );
+    },
+
+    /** One page of a job's events after `after` (a seq; 0 for the start). */
+    getEvents,
+
+    /**
+     * A job's events as they happen, over Server-Sent Events: `for await (const event of
+     * client.streamEvents(id)) …`. A dropped connection is resumed from the last event seen
+     * (Last-Event-ID), so no event is lost or repeated; it ends once the job is no longer active.
+     */
+    streamEvents(jobId: string, stream: EventStreamOptions = {}): AsyncGenerator<JobEvent, void, undefined> {
+      const projectId = projectOf(stream);
+      return streamJobEvents({
+        url: `${baseUrl}/v2/agent/${encodeURIComponent(projectId)}/job/${encodeURIComponent(jobId)}/events`,
+        authorization,
+        fetch: plain,
+        baseUrl,
+        stillActive: async (signal) => !isDone(await getJob(jobId, { projectId, signal })),
+        eventsAfter: (after, signal) => getEvents(jobId, { projectId, after, signal }),
+        options: stream,
+      });
+    },
+
+    ...webhookCalls(request, projectOf),
+  };
+}
+
+/** The client `createClient` makes. */
+export type AgentJobsClient = ReturnType<typeof createClient>;

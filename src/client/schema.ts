@@ -1,0 +1,1581 @@
+// Generated from docs/openapi.json by openapi-typescript (`npm run openapi`). Do not edit.
+
+export interface paths {
+    "/v2/agent/{projectId}/job": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List jobs
+         * @description Jobs of the project, newest first, a page at a time; pass nextCursor as cursor for the next.
+         */
+        get: operations["listJobs"];
+        put?: never;
+        /**
+         * Create a job
+         * @description Creates a job from a prompt and answers at once; the agent works in the background. Poll the job, follow its events, or get a webhook. With an Idempotency-Key header a create is safe to retry for 24 hours: the same key and body return the same job (Idempotent-Replayed: true).
+         */
+        post: operations["createJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent/{projectId}/job/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a job
+         * @description The job as it is now: the polling endpoint. A job is done when its status is completed, failed or archived.
+         */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent/{projectId}/job/{jobId}/message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a follow-up prompt
+         * @description Gives the agent another prompt on the same branch and pull request. A completed or failed job becomes active again; for an active job the prompt is handed to the agent at its next step.
+         */
+        post: operations["sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent/{projectId}/job/{jobId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a job
+         * @description Archives the job; an active run is stopped first and its unpublished work dropped. Archiving an archived job returns it unchanged.
+         */
+        post: operations["archiveJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent/{projectId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The project's endpoints, without their secrets.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Adds an endpoint that gets the project's job events, signed with the Standard Webhooks scheme. The answer holds its secret, shown only here.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent/{projectId}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description One endpoint, without its secret.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint and its delivery log.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the URL, the event types, whether it is enabled, or its description.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v2/agent/{projectId}/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret (the old one still signs for 24 hours)
+         * @description Makes a new secret; for 24 hours deliveries carry a signature with each.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent/{projectId}/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries with their attempts, newest first
+         * @description The endpoint's deliveries, newest first, each with every attempt; pass nextCursor as cursor for the next page.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent/{projectId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now
+         * @description Queues the delivery to be sent again at once, with the same webhook-id.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent/{projectId}/job/{jobId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A job's activity
+         * @description The agent's activity, oldest first: a JSON page of events after a seq, or with Accept: text/event-stream a live Server-Sent Events stream. Each SSE message has `id: <seq>`, `event: <type>` and the event as JSON in `data`; reconnect with Last-Event-ID to resume exactly. The stream ends when the job is no longer active and every event was sent.
+         */
+        get: operations["listJobEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /**
+         * @description A job: one prompt (and its follow-ups) worked on by the agent. Every field is always present.
+         * @example {
+         *       "id": "01JDQ2J7T0V5Y8G1ZK3M4N6P7R",
+         *       "status": "completed",
+         *       "source": {
+         *         "repository": "https://github.com/acme/docs",
+         *         "ref": "agentjobs/01JDQ2J7T0V5Y8G1ZK3M4N6P7R"
+         *       },
+         *       "model": "anthropic:claude-sonnet-4-5",
+         *       "prLink": "https://github.com/acme/docs/pull/42",
+         *       "createdAt": "2026-11-22T10:00:00.000Z",
+         *       "archivedAt": null,
+         *       "projectId": "docs",
+         *       "prompt": "Document the --verbose flag of the CLI on the install page.",
+         *       "baseRef": "main",
+         *       "phase": null,
+         *       "title": "Document the --verbose flag",
+         *       "summary": "Document the --verbose flag\n\nI added a section on --verbose to guide/install.md.",
+         *       "error": null,
+         *       "updatedAt": "2026-11-22T10:01:12.000Z",
+         *       "completedAt": "2026-11-22T10:01:12.000Z",
+         *       "usage": {
+         *         "inputTokens": 18250,
+         *         "outputTokens": 940,
+         *         "steps": 6
+         *       },
+         *       "filesChanged": 1,
+         *       "draft": false
+         *     }
+         */
+        Job: {
+            /** @description Opaque, URL-safe, unique and time-sortable */
+            id: string;
+            /**
+             * @description active until the agent is done; completed, failed or archived after
+             * @enum {string}
+             */
+            status: "active" | "completed" | "archived" | "failed";
+            /** @description Where the work goes */
+            source: {
+                /** @description The project's repository URL */
+                repository: string;
+                /** @description The branch the agent works on (the pull request's head branch) */
+                ref: string;
+            };
+            /** @description The model id used, e.g. anthropic:claude-sonnet-4-5; never null */
+            model: string;
+            /** @description The pull request URL; null while active and when no file changed */
+            prLink: string | null;
+            /** @description ISO 8601, UTC */
+            createdAt: string;
+            archivedAt: string | null;
+            projectId: string;
+            /** @description The first prompt */
+            prompt: string;
+            /** @description The branch the pull request targets */
+            baseRef: string;
+            /** @description Where an active job is; null when not active */
+            phase: ("queued" | "preparing" | "running" | "publishing") | null;
+            /** @description The pull request title */
+            title: string | null;
+            /** @description The agent's final message to the user */
+            summary: string | null;
+            /** @description Why a failed job failed */
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            updatedAt: string;
+            completedAt: string | null;
+            usage: {
+                inputTokens: number;
+                outputTokens: number;
+                cachedInputTokens: number;
+                steps: number;
+                costUsd: number | null;
+            };
+            filesChanged: number;
+            /** @description Whether the pull request was asked for as a draft */
+            draft: boolean;
+        };
+        /**
+         * @description One entry of a job's activity; seq rises by one per job.
+         * @example {
+         *       "seq": 3,
+         *       "type": "phase",
+         *       "at": "2026-11-22T10:00:01.000Z",
+         *       "data": {
+         *         "phase": "running"
+         *       }
+         *     }
+         */
+        JobEvent: {
+            seq: number;
+            /** @enum {string} */
+            type: "status" | "phase" | "message" | "tool_call" | "tool_result" | "plan" | "commit" | "pull_request" | "usage" | "context" | "error";
+            at: string;
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description Every error answer. The code is stable; the message is for people.
+         * @example {
+         *       "error": "No job 01JDQ2J7T0V5Y8G1ZK3M4N6P7R in this project.",
+         *       "code": "job_not_found",
+         *       "requestId": "req-1a"
+         *     }
+         */
+        Error: {
+            error: string;
+            code: string;
+            requestId: string;
+            details?: {
+                path: string;
+                message: string;
+            }[];
+        };
+        Webhook: {
+            id: string;
+            projectId: string;
+            url: string;
+            description: string;
+            events: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed")[] | null;
+            enabled: boolean;
+            disabledReason: string | null;
+            failingSince: string | null;
+            previousSecretExpiresAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        WebhookWithSecret: {
+            id: string;
+            projectId: string;
+            url: string;
+            description: string;
+            events: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed")[] | null;
+            enabled: boolean;
+            disabledReason: string | null;
+            failingSince: string | null;
+            previousSecretExpiresAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+            /** @description whsec_…: shown only in this answer */
+            secret: string;
+        };
+        WebhookDelivery: {
+            id: string;
+            webhookId: string;
+            event: {
+                id: string;
+                /** @enum {string} */
+                type: "job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed";
+                timestamp: string;
+                data: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            nextAttemptAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+            attempts: {
+                at: string;
+                responseStatus: number | null;
+                durationMs: number;
+                error: string | null;
+                responseExcerpt: string | null;
+            }[];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: {
+        /** @description Seconds to wait before retrying */
+        RetryAfter: number;
+        /** @description The path of the new job */
+        Location: string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listJobs: {
+        parameters: {
+            query?: {
+                status?: "active" | "completed" | "archived" | "failed";
+                /** @description Page size, 1 to 100 */
+                limit?: number;
+                /** @description nextCursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of jobs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobs: components["schemas"]["Job"][];
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found: no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the create safe to retry for 24 hours: 1 to 255 printable ASCII characters, e.g. a UUID. The same key with the same body returns the same job. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    prompt: string;
+                    /** @description A model id allowed for the project, e.g. anthropic:claude-sonnet-4-5 */
+                    model?: string;
+                    /** @description The branch the pull request targets; the project's base branch by default */
+                    baseRef?: string;
+                    /** @description Open the pull request as a draft */
+                    draft?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The job, active and queued (or the job an Idempotency-Key already made) */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found: no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over the limit (64 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_mismatch, model_not_allowed: the key was used with another body, or the model is not allowed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited, too_many_active_jobs: the project's hourly budget is spent, or it has too many active jobs; see Retry-After */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                /** @description The job id; an id that names no job of the project answers 404 job_not_found */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, job_not_found: no such project, or no such job in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                /** @description The job id; an id that names no job of the project answers 404 job_not_found */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    prompt: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The job, active again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, job_not_found: no such project, or no such job in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description job_archived: the job is archived, which is final */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over the limit (64 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the project's hourly budget is spent; see Retry-After */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    archiveJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                /** @description The job id; an id that names no job of the project answers 404 job_not_found */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description The job, archived */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, job_not_found: no such project, or no such job in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over the limit (64 KiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhooks: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, webhook_not_found: no such project, or no such endpoint in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The receiver, http(s) */
+                    url: string;
+                    /** @description Event types to send; absent, null or empty: all of them */
+                    events?: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed")[] | null;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, webhook_not_found: no such project, or no such endpoint in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description webhook_url_not_allowed: the URL is not http(s), has credentials, or names a private address */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, webhook_not_found: no such project, or no such endpoint in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, webhook_not_found: no such project, or no such endpoint in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The receiver, http(s) */
+                    url?: string;
+                    /** @description Event types to send; absent, null or empty: all of them */
+                    events?: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed")[] | null;
+                    enabled?: boolean;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, webhook_not_found: no such project, or no such endpoint in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description webhook_url_not_allowed: the URL is not http(s), has credentials, or names a private address */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, with its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, webhook_not_found: no such project, or no such endpoint in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 */
+                limit?: string;
+                /** @description nextCursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, webhook_not_found: no such project, or no such endpoint in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                webhookId: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, webhook_not_found: no such project, or no such endpoint in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listJobEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events with a greater seq */
+                after?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+                /** @description The job id; an id that names no job of the project answers 404 job_not_found */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events, or a live event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: components["schemas"]["JobEvent"][];
+                        /** @description The last seq on the page when there are more; pass as after */
+                        nextCursor: string | null;
+                    };
+                    "text/event-stream": string;
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, job_not_found: no such project, or no such job in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: this key holds the most live streams allowed; see Retry-After */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

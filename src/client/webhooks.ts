@@ -1,0 +1,179 @@
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import type { CallOptions, Job } from './types.js';
+
+/*
+ * The webhook calls (DESIGN section 3, webhooks). Their types are written by hand from the
+ * contract until the webhook routes are part of docs/openapi.json; then they come from there.
+ */
+
+export const WEBHOOK_EVENT_TYPES = [
+  'job.created',
+  'job.completed',
+  'job.failed',
+  'job.archived',
+  'job.resumed',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** A webhook endpoint of a project. Its secret is shown only when it is made or rotated. */
+export interface Webhook {
+  id: string;
+  projectId: string;
+  url: string;
+  description: string;
+  /** The event types it gets; null: all of them. */
+  events: WebhookEventType[] | null;
+  enabled: boolean;
+  /** Why the server disabled it (after failing for days), or null. */
+  disabledReason: string | null;
+  failingSince: string | null;
+  /** Until when the secret before the last rotation still signs, or null. */
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookWithSecret extends Webhook {
+  /** `whsec_…`: keep it; it is not shown again. */
+  secret: string;
+}
+
+export interface WebhookDeliveryAttempt {
+  at: string;
+  /** The receiver's HTTP status, or null when it did not answer. */
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+  responseExcerpt?: string | null;
+}
+
+/** One event sent to one endpoint, with every attempt. */
+export interface WebhookDelivery {
+  id: string;
+  webhookId: string;
+  event: { id: string; type: WebhookEventType; timestamp: string; data: Record<string, unknown> };
+  status: 'pending' | 'succeeded' | 'failed';
+  nextAttemptAt: string | null;
+  attempts: WebhookDeliveryAttempt[];
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface DeliveryPage {
+  deliveries: WebhookDelivery[];
+  nextCursor: string | null;
+}
+
+export interface CreateWebhookInput {
+  url: string;
+  events?: WebhookEventType[] | null;
+  description?: string;
+}
+
+export interface UpdateWebhookInput {
+  url?: string;
+  events?: WebhookEventType[] | null;
+  enabled?: boolean;
+  description?: string;
+}
+
+/** What a webhook request's body holds (the Standard Webhooks shape). */
+export interface WebhookPayload {
+  type: WebhookEventType;
+  timestamp: string;
+  data: { job: Job };
+}
+
+/** Sends one request to the API and answers its parsed body, or throws an `AgentJobsError`. */
+export type Requester = (
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  init?: {
+    body?: unknown;
+    query?: Record<string, string | number | undefined>;
+    signal?: AbortSignal | undefined;
+    /** Safe to repeat: retried on 429 and 503. */
+    retry?: boolean;
+  },
+) => Promise<never>;
+
+/** The webhook calls of a client. Reads and changes that set a state retry; the rest do not. */
+export function webhookCalls(request: Requester, projectOf: (call: CallOptions) => string) {
+  const base = (call: CallOptions) => `/v2/agent/${encodeURIComponent(projectOf(call))}/webhooks`;
+  const one = (call: CallOptions, webhookId: string) => `${base(call)}/${encodeURIComponent(webhookId)}`;
+
+  return {
+    /** Adds an endpoint; the answer holds its secret, shown only here. */
+    createWebhook(input: CreateWebhookInput, call: CallOptions = {}): Promise<WebhookWithSecret> {
+      return request('POST', base(call), { body: input, signal: call.signal });
+    },
+    async listWebhooks(call: CallOptions = {}): Promise<Webhook[]> {
+      const page: { webhooks: Webhook[] } = await request('GET', base(call), {
+        signal: call.signal,
+        retry: true,
+      });
+      return page.webhooks;
+    },
+    getWebhook(webhookId: string, call: CallOptions = {}): Promise<Webhook> {
+      return request('GET', one(call, webhookId), { signal: call.signal, retry: true });
+    },
+    /** Changes `url`, `events`, `enabled` or `description`. */
+    updateWebhook(webhookId: string, change: UpdateWebhookInput, call: CallOptions = {}): Promise<Webhook> {
+      return request('PATCH', one(call, webhookId), { body: change, signal: call.signal, retry: true });
+    },
+    async deleteWebhook(webhookId: string, call: CallOptions = {}): Promise<void> {
+      await request('DELETE', one(call, webhookId), { signal: call.signal });
+    },
+    /** A new secret; the old one still signs for 24 hours. */
+    rotateWebhookSecret(webhookId: string, call: CallOptions = {}): Promise<WebhookWithSecret> {
+      return request('POST', `${one(call, webhookId)}/rotate-secret`, { signal: call.signal });
+    },
+    /** Pages of an endpoint's deliveries, newest first, each with its attempts. */
+    async *listDeliveries(
+      webhookId: string,
+      list: CallOptions & { limit?: number; cursor?: string } = {},
+    ): AsyncGenerator<DeliveryPage, void, undefined> {
+      let cursor = list.cursor;
+      do {
+        const page: DeliveryPage = await request('GET', `${one(list, webhookId)}/deliveries`, {
+          query: { limit: list.limit, cursor },
+          signal: list.signal,
+          retry: true,
+        });
+        yield page;
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+    },
+    /** Sends a delivery again now. */
+    redeliver(webhookId: string, deliveryId: string, call: CallOptions = {}): Promise<WebhookDelivery> {
+      const path = `${one(call, webhookId)}/deliveries/${encodeURIComponent(deliveryId)}/redeliver`;
+      return request('POST', path, { signal: call.signal });
+    },
+  };
+}
+
+/** Headers as a server framework hands them: a fetch `Headers`, or Node's header record. */
+export type IncomingHeaders = Headers | Record<string, string | string[] | undefined>;
+
+/**
+ * Checks that a webhook request came from agentjobs (its Standard Webhooks signature, made with
+ * the endpoint's `secret`, and a timestamp within five minutes) and returns its payload. `body`
+ * must be the raw body as received, not parsed and serialised again. Throws
+ * `WebhookVerificationError` when the request is not genuine.
+ */
+export function verifyWebhook(
+  body: string | Uint8Array,
+  headers: IncomingHeaders,
+  secret: string,
+): WebhookPayload {
+  const flat: Record<string, string> = {};
+  const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
+  for (const [name, value] of entries) {
+    if (value === undefined) continue;
+    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const payload = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  return new StandardWebhook(secret).verify(payload, flat) as WebhookPayload;
+}
+
+export { WebhookVerificationError } from 'standardwebhooks';

@@ -1,0 +1,197 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
+import { createProjectAndKey } from '../support/e2e.js';
+import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
+
+// fetch's json() is untyped; these tests check the shapes they read.
+const read = async <T = Record<string, unknown>>(response: Response) => (await response.json()) as T;
+
+// What a client of the hosted API meets when it moves over: the built server over real HTTP.
+describe.each(testDialects())('the edges a moving client hits, on %s', (dialect) => {
+  let dir: string;
+  let database: TestDatabase;
+  let server: ServerProcess;
+  let env: Record<string, string>;
+  let repo: string;
+  let projectId: string;
+  let key: string;
+  const jobs = () => `${server.url}/v2/agent/${projectId}/job`;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-edges-'));
+    repo = path.join(dir, 'docs');
+    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+    execFileSync('git', [
+      '-C',
+      repo,
+      '-c',
+      'user.name=t',
+      '-c',
+      'user.email=t@e',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'init',
+    ]);
+    database = await createTestDatabase(dialect);
+    // No model provider at all: nothing in the environment names one.
+    env = {
+      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
+      DATABASE_URL: database.url,
+      AGENTJOBS_MODEL: '',
+      ANTHROPIC_API_KEY: '',
+      OPENAI_API_KEY: '',
+      OPENAI_COMPATIBLE_BASE_URL: '',
+    };
+    server = await startServerProcess(env);
+    ({ projectId, key } = await createProjectAndKey(env, repo));
+  });
+
+  afterAll(async () => {
+    expect(await server?.stop()).toBe(0);
+    await database?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers 404 job_not_found for a UUID job id on every job route', async () => {
+    const uuid = '6f1c9a52-8d7e-4b1a-9c3e-2f6d5a4b7c81';
+    const authorization = `Bearer ${key}`;
+    const json = { authorization, 'content-type': 'application/json; charset=utf-8' };
+    const answers = [
+      await fetch(`${jobs()}/${uuid}`, { headers: { authorization } }),
+      await fetch(`${jobs()}/${uuid}/message`, { method: 'POST', headers: json, body: '{"prompt":"more"}' }),
+      await fetch(`${jobs()}/${uuid}/archive`, { method: 'POST', headers: { authorization } }),
+      await fetch(`${jobs()}/${uuid}/events`, { headers: { authorization } }),
+      await fetch(`${jobs()}/${uuid}/events`, { headers: { authorization, accept: 'text/event-stream' } }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(404);
+      const body = await read(answer);
+      expect(body).toMatchObject({ code: 'job_not_found', requestId: answer.headers.get('x-request-id') });
+    }
+  });
+
+  it('names the documented default model with no provider configured, and fails at once with model_unavailable', async () => {
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const created = await fetch(jobs(), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'Hello' }),
+    });
+    expect(created.status).toBe(201);
+    const job = await read<{ id: string; model: string }>(created);
+    expect(job.model).toBe('anthropic:claude-sonnet-4-5');
+    interface Seen {
+      status: string;
+      model: string;
+      error: { code: string; message: string } | null;
+    }
+    const seen: Seen[] = [];
+    await expect
+      .poll(
+        async () => {
+          seen.push(await read<Seen>(await fetch(`${jobs()}/${job.id}`, { headers })));
+          return seen.at(-1)?.status;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe('failed');
+    const failed = seen.at(-1);
+    expect(failed).toMatchObject({
+      model: 'anthropic:claude-sonnet-4-5',
+      error: { code: 'model_unavailable' },
+    });
+    expect(failed?.error?.message).toMatch(/ANTHROPIC_API_KEY/);
+    expect(server.output.join('\n')).toMatch(/will fail with model_unavailable/);
+  });
+
+  it('takes JSON sent with charset=utf-8 for a create and a follow-up', async () => {
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json; charset=utf-8' };
+    const created = await fetch(jobs(), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'Café' }),
+    });
+    expect(created.status).toBe(201);
+    const job = await read<{ id: string; prompt: string }>(created);
+    expect(job.prompt).toBe('Café');
+    const followed = await fetch(`${jobs()}/${job.id}/message`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'Also the naïve page' }),
+    });
+    expect(followed.status).toBe(200);
+  });
+
+  it('makes an instance key with `key create --all-projects` that works on every project', async () => {
+    const second = await runCli(['project', 'create', '--name', 'Handbook', '--repo', repo, '--json'], env);
+    expect(second.code, second.stderr).toBe(0);
+    const secondId = (JSON.parse(second.stdout) as { id: string }).id;
+
+    const made = await runCli(
+      ['key', 'create', '--all-projects', '--name', 'org', '--scopes', 'read', '--expires', '30d', '--json'],
+      env,
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const created = JSON.parse(made.stdout) as { id: string; key: string; projectId: string | null };
+    expect(created).toMatchObject({ projectId: null, key: expect.stringMatching(/^ajs_/) });
+    const human = await runCli(['key', 'create', '--all-projects', '--name', 'spare'], env);
+    expect(human.stdout).toContain('for every project (instance key)');
+
+    const list = (projectId: string) =>
+      fetch(`${server.url}/v2/agent/${projectId}/job`, {
+        headers: { authorization: `Bearer ${created.key}` },
+      });
+    for (const id of [projectId, secondId]) expect((await list(id)).status).toBe(200);
+    // Read scope only, as asked.
+    const write = await fetch(`${server.url}/v2/agent/${secondId}/job`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${created.key}`, 'content-type': 'application/json' },
+      body: '{"prompt":"x"}',
+    });
+    expect(write.status).toBe(403);
+    const unknown = await list('01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    expect([unknown.status, (await read(unknown)).code]).toEqual([404, 'project_not_found']);
+
+    type Listed = { keys: { id: string; projectId: string | null; expiresAt: string | null }[] };
+    const instance = JSON.parse(
+      (await runCli(['key', 'list', '--all-projects', '--json'], env)).stdout,
+    ) as Listed;
+    expect(instance.keys.find((k) => k.id === created.id)).toMatchObject({
+      projectId: null,
+      expiresAt: expect.any(String),
+    });
+    expect(instance.keys.every((k) => k.projectId === null)).toBe(true);
+    // A project's list shows the keys that work on it: its own and the instance keys.
+    const ofProject = JSON.parse(
+      (await runCli(['key', 'list', '--project', projectId, '--json'], env)).stdout,
+    ) as Listed;
+    expect(ofProject.keys.map((k) => k.projectId)).toEqual(expect.arrayContaining([projectId, null]));
+    const table = await runCli(['key', 'list', '--project', secondId], env);
+    expect(table.stdout).toMatch(/PROJECT/);
+    expect(table.stdout).toContain('all');
+    // Key lists never hold the key itself.
+    for (const output of [JSON.stringify(instance), JSON.stringify(ofProject), table.stdout]) {
+      expect(output).not.toContain(created.key);
+    }
+
+    const both = await runCli(['key', 'create', '--all-projects', '--project', projectId], env);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toMatch(/not both/);
+    const neither = await runCli(['key', 'create'], env);
+    expect(neither.code).not.toBe(0);
+    expect(neither.stderr).toMatch(/--all-projects/);
+
+    // Revoked as an instance key; the server sees it within its short key cache.
+    const wrongOwner = await runCli(['key', 'revoke', '--project', projectId, created.id], env);
+    expect(wrongOwner.code).not.toBe(0);
+    const revoked = await runCli(['key', 'revoke', '--all-projects', created.id, '--json'], env);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    await expect.poll(async () => (await list(secondId)).status, { timeout: 15_000 }).toBe(401);
+  });
+});
