@@ -69,3 +69,24 @@ describe('AGENTJOBS_MODEL_OUTAGE_SECONDS', () => {
       );
   });
 });
+
+describe('costs and context', () => {
+  it('reads prices, the cost limit and the context window, and names a bad one', () => {
+    const config = loadConfig({
+      AGENTJOBS_MODEL_PRICES: '{"openai-compatible:llama3": {"input": 0.1, "output": 0.2}}',
+      AGENTJOBS_MAX_JOB_COST_USD: '2.50',
+      AGENTJOBS_CONTEXT_TOKENS: '8192',
+    });
+    expect(config.modelPrices).toEqual({ 'openai-compatible:llama3': { input: 0.1, output: 0.2 } });
+    expect(config.jobLimits.maxCostUsd).toBe(2.5);
+    expect(config.agent.contextTokens).toBe(8192);
+    expect(loadConfig({}).jobLimits.maxCostUsd).toBeNull();
+    expect(() => loadConfig({ AGENTJOBS_MODEL_PRICES: '{"llama3": {"input": 1, "output": 1}}' })).toThrow(
+      /^AGENTJOBS_MODEL_PRICES: must map model ids/,
+    );
+    expect(() => loadConfig({ AGENTJOBS_MODEL_PRICES: 'not json' })).toThrow(
+      /^AGENTJOBS_MODEL_PRICES: must be JSON/,
+    );
+    expect(() => loadConfig({ AGENTJOBS_MAX_JOB_COST_USD: '0' })).toThrow(/^AGENTJOBS_MAX_JOB_COST_USD:/);
+  });
+});

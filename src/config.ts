@@ -21,6 +21,8 @@ export interface Config {
   secretKey: string | null;
   providerKeys: { anthropic: string | null; openai: string | null; openaiCompatible: string | null };
   openaiCompatibleBaseUrl: string | null;
+  /** Where the Anthropic and OpenAI clients send requests (a gateway, a proxy); null: the provider's own API. */
+  providerBaseUrls: { anthropic: string | null; openai: string | null };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /**
    * Which proxies' X-Forwarded-For to believe (Fastify's `trustProxy`): none (false), any (true),
@@ -50,6 +52,8 @@ export interface Config {
   jobLimits: JobLimits;
   /** How the agent talks to its model. */
   agent: AgentConfig;
+  /** Prices added to or overriding the agent's table (`agent/prices.ts`), by model id. */
+  modelPrices: PriceOverrides;
   /** The `/ui` dashboard: how long a sign-in lasts. */
   dashboard: { sessionMs: number };
   /** How webhook events reach their receivers (DESIGN section 3, webhooks). */
@@ -113,6 +117,8 @@ export interface JobLimits {
   maxWallMs: number;
   maxTokens: number;
   maxFilesChanged: number;
+  /** USD one run may spend; null for no limit (a project's daily budget may still stop it). */
+  maxCostUsd: number | null;
 }
 
 export interface AgentConfig {
@@ -123,6 +129,8 @@ export interface AgentConfig {
    * (429, 5xx, network) before the job fails with `model_error`; 0 fails at once.
    */
   modelOutageWaitMs: number;
+  /** The context window, in tokens, of models the table in `agent/windows.ts` does not know; null: its default. */
+  contextTokens: number | null;
 }
 
 const integer = (min: number, max: number) =>
@@ -203,6 +211,42 @@ const optionalString = z
   .optional()
   .transform((value) => (value === undefined || value === '' ? undefined : value));
 
+const dollars = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'must be an amount in US dollars, e.g. 2.50')
+  .transform(Number)
+  .pipe(z.number().positive('must be more than 0'));
+
+const perMillion = z.number().min(0);
+/** `{"provider:model": {"input": 3, "output": 15, "cachedInput"?: 0.3, "cacheWrite"?: 3.75}}`, USD per million tokens. */
+const modelPrices = z.string().transform((text, context) => {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    context.addIssue({ code: 'custom', message: 'must be JSON' });
+    return z.NEVER;
+  }
+  const parsed = z
+    .record(
+      modelId,
+      z.strictObject({
+        input: perMillion,
+        output: perMillion,
+        cachedInput: perMillion.optional(),
+        cacheWrite: perMillion.optional(),
+      }),
+    )
+    .safeParse(value);
+  if (parsed.success) return parsed.data as PriceOverrides;
+  const issue = parsed.error.issues[0];
+  context.addIssue({
+    code: 'custom',
+    message: `must map model ids to { input, output, cachedInput?, cacheWrite? } in USD per million tokens (${issue?.path.join('.')}: ${issue?.message})`,
+  });
+  return z.NEVER;
+});
+
 const schema = z.object({
   AGENTJOBS_DATA_DIR: z.string().min(1).default('./.agentjobs'),
   DATABASE_URL: optionalString.pipe(
@@ -223,6 +267,8 @@ const schema = z.object({
   OPENAI_API_KEY: optionalString,
   OPENAI_COMPATIBLE_BASE_URL: optionalString.pipe(httpUrl.optional()),
   OPENAI_COMPATIBLE_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalString.pipe(httpUrl.optional()),
+  OPENAI_BASE_URL: optionalString.pipe(httpUrl.optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   AGENTJOBS_TRUST_PROXY: trustProxy.default(false),
   AGENTJOBS_RATE_LIMIT_PER_HOUR: integer(1, 10_000_000).default(100),
@@ -251,6 +297,9 @@ const schema = z.object({
   AGENTJOBS_MAX_FILES_CHANGED: integer(1, 1_000_000).default(200),
   AGENTJOBS_MODEL_STREAMING: boolean.default(true),
   AGENTJOBS_MODEL_OUTAGE_SECONDS: integer(0, 86_400).default(600),
+  AGENTJOBS_CONTEXT_TOKENS: optionalString.pipe(integer(1000, 100_000_000).optional()),
+  AGENTJOBS_MAX_JOB_COST_USD: optionalString.pipe(dollars.optional()),
+  AGENTJOBS_MODEL_PRICES: optionalString.pipe(modelPrices.optional()),
   AGENTJOBS_SESSION_HOURS: integer(1, 24 * 90).default(12),
   AGENTJOBS_WEBHOOK_RETRY_DELAYS: durationList.default(durationList.parse('5s,5m,30m,2h,5h,10h,10h')),
   AGENTJOBS_WEBHOOK_TIMEOUT: duration(120_000).default(10_000),
@@ -263,6 +312,15 @@ const schema = z.object({
   AGENTJOBS_CHECK_REPAIR_ROUNDS: integer(0, 20).default(2),
   AGENTJOBS_CHECK_MEMORY_MB: integer(64, 1_048_576).default(2048),
 });
+
+/**
+ * Model prices as `AGENTJOBS_MODEL_PRICES` gives them, USD per million tokens by model id; the
+ * cache prices default to the input price (`agent/prices.ts`).
+ */
+export type PriceOverrides = Record<
+  string,
+  { input: number; output: number; cachedInput?: number; cacheWrite?: number }
+>;
 
 /** A configuration problem, phrased as one line that names the variable. */
 export class ConfigError extends Error {
@@ -299,6 +357,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       openaiCompatible: e.OPENAI_COMPATIBLE_API_KEY ?? null,
     },
     openaiCompatibleBaseUrl: e.OPENAI_COMPATIBLE_BASE_URL ?? null,
+    providerBaseUrls: { anthropic: e.ANTHROPIC_BASE_URL ?? null, openai: e.OPENAI_BASE_URL ?? null },
     logLevel: e.LOG_LEVEL,
     trustProxy: e.AGENTJOBS_TRUST_PROXY,
     limits: {
@@ -326,10 +385,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxWallMs: e.AGENTJOBS_MAX_JOB_MINUTES * 60_000,
       maxTokens: e.AGENTJOBS_MAX_TOKENS,
       maxFilesChanged: e.AGENTJOBS_MAX_FILES_CHANGED,
+      maxCostUsd: e.AGENTJOBS_MAX_JOB_COST_USD ?? null,
     },
+    modelPrices: e.AGENTJOBS_MODEL_PRICES ?? {},
     agent: {
       modelStreaming: e.AGENTJOBS_MODEL_STREAMING,
       modelOutageWaitMs: e.AGENTJOBS_MODEL_OUTAGE_SECONDS * 1000,
+      contextTokens: e.AGENTJOBS_CONTEXT_TOKENS ?? null,
     },
     dashboard: { sessionMs: e.AGENTJOBS_SESSION_HOURS * 3_600_000 },
     webhooks: {

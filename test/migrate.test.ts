@@ -50,6 +50,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0004_published',
         '0005_webhooks',
         '0006_instance_keys',
+        '0008_usage_cost',
         '0009_checks',
       ]);
 

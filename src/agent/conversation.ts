@@ -37,11 +37,6 @@ export function compactToolInputs(messages: ModelMessage[], maxFileBytes: number
   });
 }
 
-/** Rough tokens of `text`: a quarter of its length, the usual ratio for English and code. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
 /** `value` with strings longer than `keep` replaced by a note; the same object when none was. */
 function capStrings(value: unknown, keep: number, maxFileBytes: number): unknown {
   if (typeof value === 'string') {

@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import type { RunUsage } from './usage.js';
 
 /** Why an agent run ended without a result. Each one becomes the job's `error.code`. */
 export type AgentErrorCode =
@@ -8,13 +9,14 @@ export type AgentErrorCode =
   | 'time_limit'
   | 'token_limit'
   | 'files_limit'
+  | 'budget_exceeded'
   | 'aborted';
 
 /** What a run had done when it ended with an error, so the worker can still record it. */
 export interface AgentPartial {
   /** The conversation up to the last finished step (history + this run), for a later follow-up. */
   messages: ModelMessage[];
-  usage: { inputTokens: number; outputTokens: number; steps: number };
+  usage: RunUsage;
   /** Paths written, moved or deleted so far (`workspace.changedPaths()`). */
   filesChanged: string[];
 }

@@ -71,7 +71,13 @@ describe.each([true, false])('with stream: %s', (stream) => {
       const error = await failure((await start(model, { limits: { ...LIMITS, maxTokens: 100_000 } })).run);
       expect(error.code).toBe('token_limit');
       expect(callsOf(model)).toHaveLength(2);
-      expect(error.partial?.usage).toEqual({ inputTokens: 100_000, outputTokens: 40, steps: 2 });
+      expect(error.partial?.usage).toEqual({
+        inputTokens: 100_000,
+        outputTokens: 40,
+        cachedInputTokens: 0,
+        steps: 2,
+        costUsd: null,
+      });
     });
 
     it('counts what it sent when the provider reports fewer tokens, so the limit still holds', async () => {
@@ -225,7 +231,13 @@ describe('runAgent with a streamed answer that breaks off', () => {
     expect(error.message).toMatch(/while streaming its answer: Overloaded \[redacted\]/);
     // Like a failed call for a whole answer: no events, usage or messages of its own.
     expect(events).toEqual([]);
-    expect(error.partial?.usage).toEqual({ inputTokens: 0, outputTokens: 0, steps: 0 });
+    expect(error.partial?.usage).toEqual({
+      inputTokens: 0,
+      outputTokens: 0,
+      cachedInputTokens: 0,
+      steps: 0,
+      costUsd: null,
+    });
     expect(error.partial?.messages.map((message) => message.role)).toEqual(['user']);
   });
 });

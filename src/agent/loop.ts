@@ -18,7 +18,9 @@
  *   estimate of what was sent (system prompt and messages), plus the provider's output count, so a
  *   provider that reports too little (or nothing) cannot let a run escape `maxTokens`. The reported
  *   `usage` stays the provider's own, as it is what the provider bills.
- * - The conversation sent and kept leaves out oversized and refused tool inputs (conversation.ts).
+ * - The conversation sent and kept leaves out oversized and refused tool inputs (conversation.ts),
+ *   and, once it nears the model's window, older tool results (context.ts; a `context` event says
+ *   so). A provider that refuses a step as too long gets one compaction and one more try of it.
  * - A model outage (a retryable provider failure: 429, 5xx, a network error, after the SDK's own
  *   retries) does not end the run: it waits with backoff, in process, and tries the step again,
  *   for at most `modelOutageWaitMs` in a row; a `phase` event (reason `model_unavailable`) says
@@ -27,18 +29,24 @@
  *   The wait counts against the wall-time limit.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AISDKError, type LanguageModel, type ModelMessage, stepCountIs } from 'ai';
+import { asSchema, type LanguageModel, type ModelMessage, stepCountIs, type ToolSet } from 'ai';
 import type { EventType } from '../domain/events.js';
 import { type Redactor, redactSecrets } from '../domain/redact.js';
 import type { Workspace } from '../git/workspace.js';
-import { compactToolInputs, estimateTokens } from './conversation.js';
+import { cachesAtBreakpoints, withBreakpoints } from './cache.js';
+import { contextKeeper, estimateTokens, isContextOverflow } from './context.js';
+import { compactToolInputs } from './conversation.js';
+import { classify, limitError, untilAborted } from './ending.js';
 import { AgentError, type AgentErrorCode } from './errors.js';
 import { outageOf, outageWait } from './outage.js';
+import type { ModelPrice } from './prices.js';
 import { buildSystemPrompt } from './prompt.js';
-import { modelError, retryAfterMs, stepEvents, titleOf } from './report.js';
+import { retryAfterMs, stepEvents, titleOf } from './report.js';
 import { runRound } from './round.js';
 import { filesChangedGuard } from './tools/files-changed.js';
 import { createTools } from './tools/index.js';
+import { type RunUsage, usageMeter } from './usage.js';
+import { DEFAULT_CONTEXT_TOKENS } from './windows.js';
 
 export { AgentError, type AgentErrorCode, type AgentPartial } from './errors.js';
 
@@ -56,6 +64,8 @@ export interface AgentLimits {
   maxTokens: number;
   /** Distinct paths written, moved or deleted. */
   maxFilesChanged: number;
+  /** USD the run may spend (at `RunAgentOptions.price`); null or absent: no limit. */
+  maxCostUsd?: number | null;
 }
 
 /**
@@ -96,6 +106,10 @@ export interface RunAgentOptions {
   stream?: boolean;
   /** Runs the project's checks for the `run_checks` tool (the worker's); absent: no checks to run. */
   runChecks?: () => Promise<string>;
+  /** The model's context window in tokens (`contextWindowOf`); default `DEFAULT_CONTEXT_TOKENS`. */
+  contextTokens?: number;
+  /** The model's price (`priceOf`), for `usage.costUsd` and `maxCostUsd`; null or absent: unknown. */
+  price?: ModelPrice | null;
 }
 
 /** A finished run. */
@@ -107,7 +121,7 @@ export interface AgentResult {
   /** Full conversation to store for the next follow-up (history + this run). */
   messages: ModelMessage[];
   /** This run's totals; `usage` events carry the same running totals. */
-  usage: { inputTokens: number; outputTokens: number; steps: number };
+  usage: RunUsage;
   /** `workspace.changedPaths()` at the end. */
   filesChanged: string[];
 }
@@ -122,7 +136,10 @@ export interface AgentResult {
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { workspace, limits } = options;
   const redact = options.redact ?? redactSecrets;
-  const usage = { inputTokens: 0, outputTokens: 0, steps: 0 };
+  const meter = usageMeter(options.price ?? null);
+  const usage = meter.totals;
+  const overBudget = () =>
+    limits.maxCostUsd != null && usage.costUsd !== null && usage.costUsd >= limits.maxCostUsd;
   /** What the token limit counts (see the file's header). */
   let countedTokens = 0;
   const compact = (messages: ModelMessage[]) => compactToolInputs(messages, workspace.maxFileBytes);
@@ -171,10 +188,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   try {
     if (signal.aborted) throw new AgentError('aborted', 'The run was stopped.');
     const system = await buildSystemPrompt(workspace);
+    const keeper = contextKeeper({
+      windowTokens: options.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+      fixedTokens: estimateTokens(system) + (await toolTokens(tools)),
+    });
+    /** Whether the step being tried was already refused once as too long. */
+    let overflowRetried = false;
     for (;;) {
       const remaining = limits.maxSteps - usage.steps;
       if (remaining <= 0) throw limitError('step_limit', limits);
       if (countedTokens >= limits.maxTokens) throw limitError('token_limit', limits);
+      if (overBudget()) throw limitError('budget_exceeded', limits, usage);
       const base = conversation;
       /** Follow-ups inserted into the response messages: index into them, and the user messages. */
       const injected: Injection[] = [];
@@ -192,6 +216,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           () => {
             if (guard.exceeded) state.stopReason = 'files_limit';
             else if (countedTokens >= limits.maxTokens) state.stopReason = 'token_limit';
+            else if (overBudget()) state.stopReason = 'budget_exceeded';
             return state.stopReason !== null;
           },
         ],
@@ -202,11 +227,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           const responses = compact(messages.slice(base.length));
           const arrived = await external(() => options.takePendingPrompts());
           if (arrived.length > 0) injected.push({ at: responses.length, messages: arrived.map(userMessage) });
-          const sent = [...base, ...splice(responses, injected)];
+          const prepared = keeper.prepare([...base, ...splice(responses, injected)]);
+          const sent = prepared.messages;
           // Kept in the conversation at once, so a failing step does not lose the follow-up.
-          if (injected.length > 0) conversation = sent;
-          state.sentTokens = estimateTokens(system) + estimateTokens(JSON.stringify(sent));
-          return { messages: sent };
+          if (injected.length > 0 || prepared.compaction) conversation = sent;
+          if (prepared.compaction)
+            await external(() => options.onEvent('context', { ...prepared.compaction }));
+          state.sentTokens = keeper.estimate(sent);
+          return cachesAtBreakpoints(options.model) ? withBreakpoints(system, sent) : { messages: sent };
         },
         onStepFinish: (step) =>
           external(async () => {
@@ -214,14 +242,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
             // a failed call for a whole answer, the step adds nothing to the run.
             if (state.settled || step.finishReason === 'error') return;
             outage.reset();
+            overflowRetried = false;
+            keeper.calibrate(state.sentTokens, step.usage.inputTokens);
             state.lastProgressAt = Date.now();
-            usage.steps += 1;
-            usage.inputTokens += step.usage.inputTokens ?? 0;
-            usage.outputTokens += step.usage.outputTokens ?? 0;
+            meter.add(step.usage);
             countedTokens +=
               Math.max(step.usage.inputTokens ?? 0, state.sentTokens) + (step.usage.outputTokens ?? 0);
             if (step.text.trim() !== '') state.lastText = step.text;
-            conversation = [...base, ...splice(compact(step.response.messages), injected)];
+            conversation = keeper.apply([...base, ...splice(compact(step.response.messages), injected)]);
             const events = [...stepEvents(step, redact), { type: 'usage' as const, data: { ...usage } }];
             // A run that already ended (aborted while this step finished) reports nothing more.
             if (options.onEvents) {
@@ -239,6 +267,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       try {
         result = await untilAborted(round, signal);
       } catch (caught) {
+        // Refused as too long: compact (the next round's first `prepareStep` does) and try once more.
+        const free = !signal.aborted && !state.callbackError && !state.stopReason;
+        if (
+          free &&
+          !overflowRetried &&
+          isContextOverflow(caught) &&
+          keeper.overflow(conversation, state.sentTokens)
+        ) {
+          overflowRetried = true;
+          continue;
+        }
         const unavailable = !signal.aborted && !state.callbackError && !state.stopReason && outageOf(caught);
         if (!unavailable) throw caught;
         const delay = outage.next(state.lastProgressAt, retryAfterMs(unavailable.cause));
@@ -256,9 +295,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         await sleep(delay, undefined, { signal });
         continue;
       }
-      conversation = [...base, ...splice(compact(result.responseMessages), injected)];
+      conversation = keeper.apply([...base, ...splice(compact(result.responseMessages), injected)]);
       if (state.callbackError) throw state.callbackError.error;
-      if (state.stopReason) throw limitError(state.stopReason, limits);
+      if (state.stopReason) throw limitError(state.stopReason, limits, usage);
       // Stopped by the step count while the model still wanted to use tools: it did not finish.
       // (Fewer steps with tool calls left over means the model stopped mid-call, e.g. out of output
       // tokens; its text, if any, is all there is.)
@@ -309,62 +348,16 @@ function splice(responses: ModelMessage[], injections: Injection[]): ModelMessag
   return out;
 }
 
+/** Estimated tokens of the tools' names, descriptions and input schemas, sent with every step. */
+async function toolTokens(tools: ToolSet): Promise<number> {
+  let tokens = 0;
+  for (const [name, definition] of Object.entries(tools)) {
+    const schema = definition.inputSchema ? await asSchema(definition.inputSchema).jsonSchema : {};
+    tokens += estimateTokens(name + (definition.description ?? '') + JSON.stringify(schema));
+  }
+  return tokens;
+}
+
 function userMessage(text: string): ModelMessage {
   return { role: 'user', content: text };
-}
-
-/** `promise`, or a rejection as soon as `signal` aborts, whatever the provider does with the signal. */
-async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  // The call keeps running in the background after an abort; its late rejection is expected.
-  promise.catch(() => {});
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([promise, aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-}
-
-/** Which of the possible causes ended the run; the caller's abort wins over everything. */
-function classify(
-  caught: unknown,
-  callerSignal: AbortSignal,
-  internalSignal: AbortSignal,
-  callbackError: { error: unknown } | null,
-  limits: AgentLimits,
-): unknown {
-  if (callerSignal.aborted) return new AgentError('aborted', 'The run was stopped.');
-  if (callbackError) return callbackError.error;
-  if (internalSignal.aborted && internalSignal.reason instanceof AgentError)
-    return limitError(internalSignal.reason.code, limits);
-  if (caught instanceof AgentError) return caught;
-  // The SDK's errors (the provider's answer, a network failure, a malformed response) are the
-  // model's; anything else is a fault of ours or of git and is not dressed up as one.
-  return AISDKError.isInstance(caught) ? modelError(caught) : caught;
-}
-
-function limitError(code: AgentErrorCode, limits: AgentLimits): AgentError {
-  switch (code) {
-    case 'step_limit':
-      return new AgentError(code, `The agent used its ${limits.maxSteps} steps without finishing.`);
-    case 'token_limit':
-      return new AgentError(
-        code,
-        `The agent used more than its ${limits.maxTokens} tokens without finishing.`,
-      );
-    case 'time_limit':
-      return new AgentError(
-        code,
-        `The agent did not finish within ${Math.round(limits.maxWallMs / 1000)} s.`,
-      );
-    case 'files_limit':
-      return new AgentError(code, `The agent tried to change more than ${limits.maxFilesChanged} files.`);
-    default:
-      return new AgentError(code, 'The run was stopped.');
-  }
 }

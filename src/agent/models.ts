@@ -44,12 +44,14 @@ export function resolveModel(modelId: string, config: Config): LanguageModel {
     case 'anthropic': {
       const apiKey = config.providerKeys.anthropic;
       if (!apiKey) throw missing(modelId, 'ANTHROPIC_API_KEY');
-      return createAnthropic({ apiKey })(model);
+      const baseURL = config.providerBaseUrls.anthropic ?? undefined;
+      return createAnthropic({ apiKey, ...(baseURL ? { baseURL } : {}) })(model);
     }
     case 'openai': {
       const apiKey = config.providerKeys.openai;
       if (!apiKey) throw missing(modelId, 'OPENAI_API_KEY');
-      return createOpenAI({ apiKey })(model);
+      const baseURL = config.providerBaseUrls.openai ?? undefined;
+      return createOpenAI({ apiKey, ...(baseURL ? { baseURL } : {}) })(model);
     }
     case 'openai-compatible': {
       const baseURL = config.openaiCompatibleBaseUrl;

@@ -78,7 +78,13 @@ describe.each([true, false])('with stream: %s', (stream) => {
 
       expect(result.summary).toBe('Improve the index page\n\nReworded the index and added a new page.');
       expect(result.title).toBe('Improve the index page');
-      expect(result.usage).toEqual({ inputTokens: 400, outputTokens: 80, steps: 4 });
+      expect(result.usage).toEqual({
+        inputTokens: 400,
+        outputTokens: 80,
+        cachedInputTokens: 0,
+        steps: 4,
+        costUsd: null,
+      });
       expect(result.filesChanged).toEqual(['docs/index.md', 'docs/new.md']);
       expect((await workspace.readFile('docs/index.md'))?.toString()).toBe('Index\nRead the guide\n');
 
@@ -95,7 +101,13 @@ describe.each([true, false])('with stream: %s', (stream) => {
       const content = (write?.data.input as { content?: string } | undefined)?.content ?? '';
       expect(content.length).toBeLessThan(250);
       expect(content).toMatch(/… \[507 chars\]$/);
-      expect(events.at(-1)?.data).toEqual({ inputTokens: 400, outputTokens: 80, steps: 4 });
+      expect(events.at(-1)?.data).toEqual({
+        inputTokens: 400,
+        outputTokens: 80,
+        cachedInputTokens: 0,
+        steps: 4,
+        costUsd: null,
+      });
 
       // The whole conversation, ready to be the history of a follow-up.
       expect(result.messages.map((message) => message.role)).toEqual([

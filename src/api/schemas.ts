@@ -209,7 +209,13 @@ export const jobSchema = z
     error: z.object({ code: z.string(), message: z.string() }).nullable().describe('Why a failed job failed'),
     updatedAt: z.string(),
     completedAt: z.string().nullable(),
-    usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), steps: z.number() }),
+    usage: z.object({
+      inputTokens: z.number(),
+      outputTokens: z.number(),
+      cachedInputTokens: z.number(),
+      steps: z.number(),
+      costUsd: z.number().nullable(),
+    }),
     filesChanged: z.number(),
     checks: checkRunSchema
       .nullable()

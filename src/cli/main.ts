@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { AgentJobsError, cliErrorOf } from './client.js';
 import { registerAdminCommands } from './commands/admin.js';
+import { registerEvalCommand } from './commands/eval.js';
 import { registerJobCommands } from './commands/job.js';
 import { registerKeyCommands } from './commands/key.js';
 import { registerMcpCommand } from './commands/mcp.js';
@@ -25,6 +26,7 @@ registerJobCommands(program);
 registerWebhookCommands(program);
 registerAdminCommands(program);
 registerMcpCommand(program);
+registerEvalCommand(program);
 
 try {
   await program.parseAsync(process.argv);

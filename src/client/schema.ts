@@ -312,7 +312,9 @@ export interface components {
             usage: {
                 inputTokens: number;
                 outputTokens: number;
+                cachedInputTokens: number;
                 steps: number;
+                costUsd: number | null;
             };
             filesChanged: number;
             /** @description The latest run of the checks on the job's work; null before the first */
@@ -334,7 +336,7 @@ export interface components {
         JobEvent: {
             seq: number;
             /** @enum {string} */
-            type: "status" | "phase" | "message" | "tool_call" | "tool_result" | "plan" | "check" | "commit" | "pull_request" | "usage" | "error";
+            type: "status" | "phase" | "message" | "tool_call" | "tool_result" | "plan" | "check" | "commit" | "pull_request" | "usage" | "context" | "error";
             at: string;
             data: {
                 [key: string]: unknown;

@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'webhook_url_not_allowed'
   | 'rate_limited'
   | 'too_many_active_jobs'
+  | 'budget_exceeded'
   | 'headers_too_large'
   | 'unavailable'
   | 'internal_error';

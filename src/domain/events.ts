@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'commit',
   'pull_request',
   'usage',
+  'context',
   'error',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

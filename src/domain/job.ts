@@ -54,10 +54,33 @@ export interface JobError {
   message: string;
 }
 
+/** A job's usage over all its runs (DESIGN section 3). */
 export interface JobUsage {
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens the provider read from its prompt cache; part of `inputTokens`. */
+  cachedInputTokens: number;
   steps: number;
+  /** USD; null when the model's price is unknown. */
+  costUsd: number | null;
+}
+
+/**
+ * What one run adds to its job's usage. The cache count and the cost may be left out (a run that
+ * reported none); a cost of null adds nothing: an unknown price is not a price of zero.
+ */
+export interface RunUsage {
+  inputTokens: number;
+  outputTokens: number;
+  steps: number;
+  cachedInputTokens?: number;
+  costUsd?: number | null;
+}
+
+/** A cost for people: `$0.0123` under a dollar (runs are often cents), `$12.34` above; null: `unknown`. */
+export function formatUsd(costUsd: number | null): string {
+  if (costUsd === null) return 'unknown';
+  return costUsd < 1 ? `$${costUsd.toFixed(4)}` : `$${costUsd.toFixed(2)}`;
 }
 
 /**

@@ -41,6 +41,8 @@ export interface Project extends ProjectChecks {
   defaultModel: string | null;
   hostSettings: Record<string, unknown>;
   hasHostToken: boolean;
+  /** USD the project's jobs may spend per UTC day; past it, new runs are refused until the day ends. */
+  dailyBudgetUsd: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -59,4 +61,5 @@ export interface NewProject {
   checkCommand?: string | null;
   checkTimeoutSeconds?: number | null;
   onCheckFailure?: CheckFailurePolicy;
+  dailyBudgetUsd?: number | null;
 }

@@ -29,6 +29,7 @@ const STATUS: Record<ErrorCode, number> = {
   webhook_url_not_allowed: 422,
   rate_limited: 429,
   too_many_active_jobs: 429,
+  budget_exceeded: 429,
   headers_too_large: 431,
   unavailable: 503,
   internal_error: 500,

@@ -14,6 +14,7 @@ import { compileStatement, type Db, precompile, type Transaction } from './db.js
 import { eventAppender } from './events.js';
 import { completeReservation } from './idempotency.js';
 import type { JobRow } from './schema.js';
+import { refuseOverDailyBudget } from './spend.js';
 import { webhookOutbox } from './webhooks/outbox.js';
 
 export interface NewJob {
@@ -59,6 +60,8 @@ const JOB_COLUMNS = [
   'error_message',
   'input_tokens',
   'output_tokens',
+  'cached_input_tokens',
+  'cost_usd',
   'steps',
   'files_changed',
   'checks',
@@ -95,7 +98,9 @@ export function toJob(row: JobRow): Job {
     usage: {
       inputTokens: Number(row.input_tokens),
       outputTokens: Number(row.output_tokens),
+      cachedInputTokens: Number(row.cached_input_tokens),
       steps: Number(row.steps),
+      costUsd: row.cost_usd === null ? null : Number(row.cost_usd),
     },
     filesChanged: Number(row.files_changed),
     checks: row.checks ? (JSON.parse(row.checks) as CheckRun) : null,
@@ -203,6 +208,8 @@ export function jobQueries(db: Db) {
         error_message: null,
         input_tokens: 0,
         output_tokens: 0,
+        cached_input_tokens: 0,
+        cost_usd: null,
         steps: 0,
         files_changed: 0,
         checks: null,
@@ -218,6 +225,7 @@ export function jobQueries(db: Db) {
       };
       return db.write(async (trx) => {
         if (input.maxActive) await refuseOverCap(db, trx, input.projectId, input.maxActive);
+        await refuseOverDailyBudget(trx, input.projectId, new Date(now));
         await insertJob(trx, ...JOB_COLUMNS.map((column) => row[column]));
         await insertMessage(trx, newId(), id, input.prompt, now, null);
         await appendEvent(trx, id, 'status', { status: 'active', phase: 'queued' }, now);
@@ -261,6 +269,8 @@ export function jobQueries(db: Db) {
         const row = await getRow(db, trx, projectId, jobId);
         const status = transition(row.status as JobStatus, 'follow_up');
         const now = new Date().toISOString();
+        // A follow-up of a finished job starts a run; one for a running job only joins it.
+        if (row.status !== 'active') await refuseOverDailyBudget(trx, projectId, new Date(now));
         await trx
           .insertInto('job_messages')
           .values({ id: newId(), job_id: jobId, content, created_at: now, delivered_at: null })

@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003_dashboard.js';
 import * as m0004 from './migrations/0004_published.js';
 import * as m0005 from './migrations/0005_webhooks.js';
 import * as m0006 from './migrations/0006_instance_keys.js';
+import * as m0008 from './migrations/0008_usage_cost.js';
 import * as m0009 from './migrations/0009_checks.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0004_published': m0004,
   '0005_webhooks': m0005,
   '0006_instance_keys': m0006,
+  '0008_usage_cost': m0008,
   '0009_checks': m0009,
 };
 

@@ -27,6 +27,7 @@ export function toProject(row: ProjectRow): Project {
     checkCommand: row.check_command,
     checkTimeoutSeconds: row.check_timeout_seconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS,
     onCheckFailure: row.on_check_failure as CheckFailurePolicy,
+    dailyBudgetUsd: row.daily_budget_usd === null ? null : Number(row.daily_budget_usd),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -56,6 +57,7 @@ export function projectQueries(db: Db) {
         check_command: input.checkCommand ?? null,
         check_timeout_seconds: input.checkTimeoutSeconds ?? null,
         on_check_failure: input.onCheckFailure ?? 'draft',
+        daily_budget_usd: input.dailyBudgetUsd ?? null,
         created_at: now,
         updated_at: now,
       };
@@ -95,6 +97,7 @@ export function projectQueries(db: Db) {
       if (patch.checkCommand !== undefined) set.check_command = patch.checkCommand;
       if (patch.checkTimeoutSeconds !== undefined) set.check_timeout_seconds = patch.checkTimeoutSeconds;
       if (patch.onCheckFailure !== undefined) set.on_check_failure = patch.onCheckFailure;
+      if (patch.dailyBudgetUsd !== undefined) set.daily_budget_usd = patch.dailyBudgetUsd;
       if (patch.hostSettings !== undefined)
         set.host_settings = Object.keys(patch.hostSettings).length
           ? JSON.stringify(patch.hostSettings)

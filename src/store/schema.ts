@@ -17,6 +17,7 @@ export interface Database {
   pull_requests: PullRequestsTable;
   admin_sessions: AdminSessionsTable;
   settings: SettingsTable;
+  project_daily_spend: ProjectDailySpendTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -47,6 +48,15 @@ export interface ProjectsTable {
   on_check_failure: Generated<string>;
   created_at: string;
   updated_at: string;
+  /** USD the project's jobs may spend per UTC day; null for no budget. */
+  daily_budget_usd: number | null;
+}
+
+/** What a project spent per UTC day (`YYYY-MM-DD`), added to with every step of its runs. */
+export interface ProjectDailySpendTable {
+  project_id: string;
+  day: string;
+  cost_usd: number;
 }
 
 export interface ApiKeysTable {
@@ -85,6 +95,10 @@ export interface JobsTable {
   error_message: string | null;
   input_tokens: Generated<number>;
   output_tokens: Generated<number>;
+  /** Input tokens read from the provider's prompt cache (included in `input_tokens`). */
+  cached_input_tokens: Generated<number>;
+  /** USD; null while the model's price is unknown. */
+  cost_usd: number | null;
   steps: Generated<number>;
   files_changed: Generated<number>;
   /** JSON `CheckRun`: the latest run of the job's checks; null before any ran. */

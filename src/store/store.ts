@@ -9,6 +9,7 @@ import { projectQueries } from './projects.js';
 import { pullRequestQueries } from './pull-requests.js';
 import { queueQueries } from './queue/index.js';
 import { rateLimitQueries } from './rate-limits.js';
+import { spendQueries } from './spend.js';
 import { statsQueries } from './stats.js';
 import { webhookQueries } from './webhooks/index.js';
 
@@ -30,6 +31,8 @@ export interface Store {
   pullRequests: ReturnType<typeof pullRequestQueries>;
   /** The dashboard's sessions and server-wide settings. */
   admin: ReturnType<typeof adminQueries>;
+  /** What projects spend per day, against their daily budgets. */
+  spend: ReturnType<typeof spendQueries>;
   /** Webhook endpoints, their delivery log, and the deliverers' claim (see `webhooks/`). */
   webhooks: ReturnType<typeof webhookQueries>;
   /** Database-wide figures for the metrics gauges. */
@@ -51,6 +54,7 @@ export function createStore(db: Db): Store {
     queue: queueQueries(db),
     pullRequests: pullRequestQueries(db),
     admin: adminQueries(db),
+    spend: spendQueries(db),
     webhooks: webhookQueries(db),
     stats: statsQueries(db),
     ping: async () => {

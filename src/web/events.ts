@@ -1,4 +1,5 @@
 import type { JobEvent } from '../domain/events.js';
+import { formatUsd } from '../domain/job.js';
 import { clip, type Html, html, safeHref, time } from './html.js';
 
 const str = (value: unknown) =>
@@ -47,7 +48,12 @@ export function renderEvent(event: JobEvent): Html {
     case 'pull_request':
       return line('pull req.', html`<a href="${safeHref(d.url)}">${str(d.url)}</a>`);
     case 'usage':
-      return line('usage', `${str(d.inputTokens)} tokens in, ${str(d.outputTokens)} out`);
+      return line(
+        'usage',
+        `${str(d.inputTokens)} tokens in (${str(d.cachedInputTokens ?? 0)} cached), ${str(d.outputTokens)} out, ${formatUsd(typeof d.costUsd === 'number' ? d.costUsd : null)}`,
+      );
+    case 'context':
+      return line('context', `compacted: ${str(d.replacedResults)} older tool results replaced by notes`);
     case 'error':
       return line('error', `${str(d.code)}: ${clip(str(d.message), 400)}`, true);
     default:

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { CheckRun } from '../domain/checks.js';
 import { AppError } from '../domain/errors.js';
 import type { JobEvent } from '../domain/events.js';
-import { JOB_STATUSES, type Job } from '../domain/job.js';
+import { formatUsd, JOB_STATUSES, type Job } from '../domain/job.js';
 import type { Project } from '../domain/project.js';
 import { readChanges } from '../git/diff.js';
 import { closedSignal, streamJobEvents } from '../http/event-stream.js';
@@ -31,11 +31,12 @@ const statusBadge = (job: Job) =>
   html`<span class="badge ${job.status}">${job.status}</span>${job.phase ? html` <span class="hint">${job.phase}</span>` : ''}`;
 
 function jobRows(project: Project, jobs: Job[]): Html {
-  if (jobs.length === 0) return html`<tr><td colspan="4">No jobs here.</td></tr>`;
+  if (jobs.length === 0) return html`<tr><td colspan="5">No jobs here.</td></tr>`;
   return html`${jobs.map(
     (job) => html`<tr><td>${statusBadge(job)}</td>
       <td class="prompt"><a href="/ui/projects/${project.id}/jobs/${job.id}">${job.title ?? clip(job.prompt, 140)}</a></td>
       <td class="optional">${time(job.createdAt)}</td>
+      <td class="optional">${formatUsd(job.usage.costUsd)}</td>
       <td>${job.prLink ? html`<a href="${safeHref(job.prLink)}">pull request</a>` : ''}</td></tr>`,
   )}`;
 }
@@ -88,7 +89,8 @@ async function summary(store: Store, project: Project, job: Job): Promise<Html> 
       ${job.error ? html`<dt>Error</dt><dd class="bad"><code>${job.error.code}</code> ${job.error.message}</dd>` : ''}
       <dt>Branch</dt><dd><code>${job.source.ref}</code> → <code>${job.baseRef}</code></dd>
       <dt>Model</dt><dd>${job.model}</dd>
-      <dt>Usage</dt><dd>${job.usage.steps} steps · ${job.usage.inputTokens} tokens in · ${job.usage.outputTokens} out · ${job.filesChanged} files changed</dd>
+      <dt>Usage</dt><dd>${job.usage.steps} steps · ${job.usage.inputTokens} tokens in (${job.usage.cachedInputTokens} cached) · ${job.usage.outputTokens} out · ${job.filesChanged} files changed</dd>
+      <dt>Cost</dt><dd id="job-cost">${formatUsd(job.usage.costUsd)}</dd>
       <dt>Created</dt><dd>${time(job.createdAt)}${job.completedAt ? html` · finished ${time(job.completedAt)}` : ''}</dd>
     </dl></section>
     ${
@@ -136,7 +138,7 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
       `${project.name} jobs`,
       () => html`${projectHeader(project, 'jobs')}
       <nav class="filters" aria-label="Filter by status">${filter(undefined, 'All')}${JOB_STATUSES.map((s) => filter(s, s))}</nav>
-      <div class="table-wrap"><table><thead><tr><th>Status</th><th>Job</th><th class="optional">Created</th><th>Pull request</th></tr></thead>
+      <div class="table-wrap"><table><thead><tr><th>Status</th><th>Job</th><th class="optional">Created</th><th class="optional">Cost</th><th>Pull request</th></tr></thead>
         <tbody data-rows-url="${listUrl(project, query, true)}">${jobRows(project, jobs)}</tbody></table></div>
       <div class="pager">${query.before ? html`<a href="${listUrl(project, { status: query.status })}">Newest</a>` : ''}${more && last ? html`<a href="${listUrl(project, { status: query.status, before: last.id })}">Older</a>` : ''}</div>
       ${jobs.length === 0 && !query.status && !query.before ? html`<div class="card pad">No jobs yet. Make an API key on the <a href="/ui/projects/${project.id}/keys">API keys</a> tab and send <code>POST /v2/agent/${project.id}/job</code>.</div>` : ''}`,

@@ -41,6 +41,9 @@ const schema = z.object({
       .max(200),
   ),
   allowedModels: modelList.default([]),
+  dailyBudgetUsd: optional(
+    z.string().regex(/^\d{1,9}(\.\d{1,4})?$/, 'must be an amount in US dollars, e.g. 20 or 2.50'),
+  ),
   apiUrl: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000)),
   appId: optional(z.string().regex(/^\d{1,12}$/, 'must be a number')),
   installationId: optional(z.string().regex(/^\d{1,15}$/, 'must be a number')),
@@ -125,6 +128,8 @@ export async function parseProjectForm(
         publish: form.publish,
         defaultModel: form.defaultModel ?? null,
         allowedModels: form.allowedModels.length ? form.allowedModels : null,
+        dailyBudgetUsd:
+          form.dailyBudgetUsd && Number(form.dailyBudgetUsd) > 0 ? Number(form.dailyBudgetUsd) : null,
         hostSettings,
         builtInChecks: form.builtInChecks === 'on',
         ...checks,

@@ -16,6 +16,7 @@ const valuesOf = (project: Project): ProjectFormValues => ({
   publish: project.publish,
   defaultModel: project.defaultModel ?? '',
   allowedModels: project.allowedModels?.join(', ') ?? '',
+  dailyBudgetUsd: project.dailyBudgetUsd === null ? '' : String(project.dailyBudgetUsd),
   apiUrl: String(project.hostSettings.apiUrl ?? ''),
   appId: String(project.hostSettings.appId ?? ''),
   installationId: String(project.hostSettings.installationId ?? ''),
@@ -62,6 +63,7 @@ function projectForm(options: {
     ${select('publish', 'Publish', PUBLISH_MODES, 'pull_request opens a pull request; push commits straight to the base branch.')}
     ${field('defaultModel', 'Default model', 'provider:model, e.g. anthropic:claude-sonnet-4-5. Empty: the server’s default.')}
     ${field('allowedModels', 'Allowed models', 'Comma-separated. Empty: any model the server is configured for.')}
+    ${field('dailyBudgetUsd', 'Daily budget (USD)', 'What this project’s jobs may spend per UTC day; past it, new runs are refused until the day ends. Empty: no budget.', { placeholder: '20.00' })}
     ${options.webhooksHref ? html`<p class="hint">Webhooks (job events pushed to your receivers) are on the <a href="${options.webhooksHref}">Webhooks tab</a>.</p>` : ''}
     <fieldset><legend>Checks before publishing</legend>
       ${select('builtInChecks', 'Built-in checks', ['on', 'off'], 'MDX and Markdown parse, front matter, links, navigation, JSON and YAML, on what each job changed.')}

@@ -4,11 +4,16 @@
  * the workspace and returns a result.
  */
 import { AgentError, type runAgent } from '../agent/loop.js';
+
+export { type ModelPrice, priceOf } from '../agent/prices.js';
+export { contextWindowOf } from '../agent/windows.js';
+
 import type { resolveModel } from '../agent/models.js';
 
 export {
   AgentError,
   type AgentErrorCode,
+  type AgentEventSink,
   type AgentLimits,
   type AgentPartial,
   type AgentResult,

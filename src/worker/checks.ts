@@ -149,7 +149,7 @@ function remaining(limits: AgentLimits, used: AgentResult['usage'], startedAt: n
 
 /** Usage of two rounds: every count summed. */
 function addUsage<T extends AgentResult['usage']>(a: T, b: T): T {
-  const sum: Record<string, unknown> = { ...b };
+  const sum = { ...b } as Record<string, unknown>;
   for (const [key, value] of Object.entries(a)) {
     const other = (b as Record<string, unknown>)[key];
     if (typeof value === 'number' && typeof other === 'number') sum[key] = value + other;

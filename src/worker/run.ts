@@ -27,6 +27,7 @@ import type { Store } from '../store/store.js';
 import { isTransientDatabaseError, retryTransient } from '../store/transient.js';
 import {
   type AgentResult,
+  contextWindowOf,
   isAgentError,
   type ResolveModel,
   type RunAgent,
@@ -34,7 +35,9 @@ import {
 } from './agent-port.js';
 import { ChecksFailedError, checkAndRepair, checkRunner } from './checks.js';
 import { jobErrorOf, RunStopped, type StopReason } from './errors.js';
+import { keepWorkOnBranch } from './keep-work.js';
 import { finishPublished, publish } from './publish.js';
+import { liveUsage, spending } from './usage.js';
 
 export interface RunDependencies {
   config: Config;
@@ -110,6 +113,9 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
   let workspace: Workspace | null = null;
   // The newest message handed to the agent: what a saved conversation covers.
   let deliveredThrough: string | null = null;
+  const usage = liveUsage(store, lease);
+  /** Set once there is a workspace: keeps its changes on the branch when the run hits its cost limit. */
+  let keepWork: (() => Promise<string | null>) | null = null;
   const cleanUp = async () => {
     const open = workspace;
     workspace = null;
@@ -177,6 +183,18 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
       startFrom: 'branch-or-base',
     });
     throwIfAborted(control.main);
+    const [open, mirror] = [workspace, mirrorPath];
+    keepWork = () =>
+      keepWorkOnBranch({
+        config,
+        store,
+        lease,
+        job,
+        workspace: open,
+        mirrorPath: mirror,
+        env,
+        signal: control.publishing,
+      });
     await store.queue.setPhase(lease, 'running');
 
     const history = (await store.queue.conversation(job.id)) as ModelMessage[];
@@ -196,6 +214,9 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
     };
     const checks = checkRunner(checkLoop);
     const startedAt = Date.now();
+    // The model's price and what this run may spend (the job's limit, and what is left of the
+    // project's day), read once per run.
+    const spend = await spending(config, store, job);
     const agentOptions = (options: Pick<RunAgentOptions, 'history' | 'prompts'>): RunAgentOptions => ({
       model,
       workspace: workspace as Workspace,
@@ -205,13 +226,15 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
         if (more.length > 0) deliveredThrough = more.at(-1)?.id ?? deliveredThrough;
         return more.map((prompt) => prompt.content);
       },
-      limits: { ...config.jobLimits },
+      price: spend.price,
+      limits: { ...config.jobLimits, maxCostUsd: spend.maxCostUsd },
       stream: config.agent.modelStreaming,
+      contextTokens: contextWindowOf(job.model, config.agent.contextTokens),
       modelOutageWaitMs: config.agent.modelOutageWaitMs,
       redact,
       signal: control.main,
-      onEvent: (type, data) => store.queue.appendEvent(lease, type, data),
-      onEvents: (events) => store.queue.appendEvents(lease, events),
+      onEvent: usage.sink,
+      onEvents: usage.sinkMany,
       ...(checks.enabled ? { runChecks: checks.forAgent } : {}),
     });
     let result: AgentResult =
@@ -221,14 +244,14 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
             summary: job.summary ?? '',
             title: job.title,
             messages: history,
-            usage: { inputTokens: 0, outputTokens: 0, steps: 0 },
+            usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, steps: 0, costUsd: null },
             filesChanged: [],
           }
         : await deps.runAgent(agentOptions({ history, prompts: prompts.map((prompt) => prompt.content) }));
     let checkRun: CheckRun | null = null;
     if (prompts.length > 0) {
       ({ result, run: checkRun } = await checkAndRepair(checkLoop, checks, result, {
-        limits: config.jobLimits,
+        limits: { ...config.jobLimits, maxCostUsd: spend.maxCostUsd },
         startedAt,
         run: ({ limits, ...options }) => deps.runAgent({ ...agentOptions(options), limits: { ...limits } }),
       }));
@@ -240,6 +263,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
       )
         throw new ChecksFailedError(checkRun, { messages: result.messages, usage: result.usage });
     }
+    result.usage = usage.remainder(result.usage) as AgentResult['usage'];
     deps.metrics?.modelUsage(result.usage);
     // A shutdown that came as the agent finished still publishes; a lost lease or an archive never.
     throwIfAborted(control.publishing);
@@ -273,6 +297,16 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
     control.ended('completed');
     log.info({ outcome: completed, prLink: outcome.prLink, usage: result.usage }, 'job run finished');
   } catch (error) {
+    // What the run's steps recorded is on the job already; the failure adds only the rest.
+    if (isAgentError(error) && error.partial)
+      error.partial.usage = usage.remainder(error.partial.usage) as typeof error.partial.usage;
+    if (keepWork && isAgentError(error) && error.code === 'budget_exceeded') {
+      const kept = await keepWork().catch((keepError: unknown) => {
+        log.warn({ err: keepError }, 'could not keep the work on the branch');
+        return null;
+      });
+      if (kept) error.message = `${error.message} ${kept}`;
+    }
     await cleanUp();
     await settle(deps, lease, control, error, deliveredThrough, redact);
   } finally {

@@ -104,7 +104,13 @@ describe.each(MODES)('a job with the model answers $mode', ({ env: modeEnv, stre
     });
     expect(job.summary).toContain('guide/faq.md');
     // The scripted model counts 10 + 5 tokens a request: streamed answers carry them too.
-    expect(job.usage).toEqual({ inputTokens: 30, outputTokens: 15, steps: 3 });
+    expect(job.usage).toEqual({
+      inputTokens: 30,
+      outputTokens: 15,
+      cachedInputTokens: 0,
+      steps: 3,
+      costUsd: null,
+    });
     expect(job.prLink).toBe(`${server.url}/ui/projects/${projectId}/pulls/1`);
     expect(git(repo, 'rev-parse', 'main')).toBe(baseSha);
     expect(git(repo, 'diff', '--name-status', `main...${job.source.ref}`)).toBe('A\tguide/faq.md');
@@ -132,6 +138,12 @@ describe.each(MODES)('a job with the model answers $mode', ({ env: modeEnv, stre
       ...['message', 'usage'],
     ]);
     expect(activity[3]?.data).toEqual({ role: 'assistant', text: 'Writing the FAQ now.' });
-    expect(activity.at(-1)?.data).toEqual({ inputTokens: 30, outputTokens: 15, steps: 3 });
+    expect(activity.at(-1)?.data).toEqual({
+      inputTokens: 30,
+      outputTokens: 15,
+      cachedInputTokens: 0,
+      steps: 3,
+      costUsd: null,
+    });
   });
 });

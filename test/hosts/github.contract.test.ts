@@ -27,6 +27,7 @@ codeHostContract('github against its double', async () => {
     hostSettings: { apiUrl: double.url },
     hasHostToken: true,
     ...DEFAULT_PROJECT_CHECKS,
+    dailyBudgetUsd: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -26,6 +26,7 @@ function projectOf(settings: Record<string, unknown>, repository = 'https://gith
     hostSettings: settings,
     hasHostToken: true,
     ...DEFAULT_PROJECT_CHECKS,
+    dailyBudgetUsd: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -30,6 +30,7 @@ const project = (repository: string, overrides: Partial<Project> = {}): Project 
   hostSettings: {},
   hasHostToken: false,
   ...DEFAULT_PROJECT_CHECKS,
+  dailyBudgetUsd: null,
   createdAt: '',
   updatedAt: '',
   ...overrides,

@@ -21,6 +21,7 @@ export function hostProject(
     hostSettings,
     hasHostToken: true,
     ...DEFAULT_PROJECT_CHECKS,
+    dailyBudgetUsd: null,
     createdAt: now,
     updatedAt: now,
   };

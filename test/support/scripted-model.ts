@@ -22,6 +22,10 @@
  *   `stream_options: { include_usage: true }`, every chunk carries `usage: null` and one more chunk
  *   with empty `choices` carries the real `usage` just before `[DONE]`.
  * - Errors are answered the way OpenAI does: an HTTP status and `{ error: { message, type, param, code } }`.
+ *   With a context limit set (`contextLimitChars`), a request whose messages and tools serialise to
+ *   more characters than that is refused, before any turn is taken, as OpenAI refuses a prompt
+ *   longer than the model's window: 400, `type: "invalid_request_error"`, `param: "messages"`,
+ *   `code: "context_length_exceeded"`, "This model's maximum context length is … tokens. …".
  *
  * Standalone: `node --import tsx test/support/scripted-model.ts --script turns.json [--port 0]
  * [--host 127.0.0.1] [--log requests.jsonl]` prints `{"url":"http://…/v1"}` on one line once listening.
@@ -69,6 +73,10 @@ export interface ScriptedModelServer {
   requests: { body: any; headers: Record<string, string | string[] | undefined> }[];
   /** Replace the script; turns are consumed one per chat-completions request. */
   setScript(turns: ScriptedTurn[]): void;
+  /** Refuse requests longer than `chars` (messages and tools, as JSON) as too long; null: no limit. */
+  setContextLimit(chars: number | null): void;
+  /** Requests refused by the context limit so far (they are in `requests` too). */
+  readonly refusedAsTooLong: number;
   /** Stop listening, dropping any request still held by a wait. */
   close(): Promise<void>;
 }
@@ -78,6 +86,8 @@ interface ScriptedModelOptions {
   port?: number;
   host?: string;
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** See `setContextLimit`. */
+  contextLimitChars?: number | null;
 }
 
 type ReplyTurn = Exclude<ScriptedTurn, { waitFor: unknown } | { answer: unknown }>;
@@ -97,6 +107,8 @@ async function listen(
   const usage = options.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
   let script = [...(options.script ?? [])];
   let served = 0;
+  let contextLimit = options.contextLimitChars ?? null;
+  let refusedAsTooLong = 0;
   const requests: ScriptedModelServer['requests'] = [];
   const inFlight = new Set<AbortController>();
 
@@ -126,6 +138,19 @@ async function listen(
       }
       requests.push({ body, headers: { ...request.headers } });
       onRequest?.(body);
+      const size = JSON.stringify(body?.messages ?? []).length + JSON.stringify(body?.tools ?? []).length;
+      if (contextLimit !== null && size > contextLimit) {
+        refusedAsTooLong += 1;
+        const message = `This model's maximum context length is ${Math.floor(contextLimit / 4)} tokens. However, your messages resulted in ${Math.ceil(size / 4)} tokens. Please reduce the length of the messages.`;
+        return sendJson(response, 400, {
+          error: {
+            message,
+            type: 'invalid_request_error',
+            param: 'messages',
+            code: 'context_length_exceeded',
+          },
+        });
+      }
       served += 1;
       const next = script.shift();
       if (next === undefined) {
@@ -161,6 +186,12 @@ async function listen(
     requests,
     setScript(turns) {
       script = [...turns];
+    },
+    setContextLimit(chars) {
+      contextLimit = chars;
+    },
+    get refusedAsTooLong() {
+      return refusedAsTooLong;
     },
     close() {
       for (const abort of inFlight) abort.abort();

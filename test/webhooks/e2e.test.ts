@@ -164,6 +164,9 @@ describe.each(testDialects())('webhooks end to end on %s', (dialect) => {
         expect.objectContaining({ status: 'completed', summary: 'Still nothing to change.' }),
       ]),
     );
+    // The payload is the job as the API shows it, its cost included (null: the model has no price).
+    for (const job of byType('job.completed'))
+      expect(job.usage).toMatchObject({ cachedInputTokens: expect.any(Number), costUsd: null });
     expect(byType('job.resumed')).toEqual([expect.objectContaining({ status: 'active', phase: 'queued' })]);
     expect(byType('job.archived')).toEqual([
       expect.objectContaining({ status: 'archived', archivedAt: expect.any(String) }),

@@ -75,7 +75,7 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
       title: 'Add an FAQ page',
       summary: 'Add an FAQ page\n\nI added docs/faq.md.',
       filesChanged: 1,
-      usage: { inputTokens: 10, outputTokens: 5, steps: 1 },
+      usage: { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, steps: 1, costUsd: null },
       prLink: `http://agentjobs.test/ui/projects/${project.id}/pulls/1`,
     });
     expect(done?.completedAt).not.toBeNull();
@@ -220,7 +220,7 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
       const error = new AgentError('step_limit', 'The agent used all 50 steps.');
       error.partial = {
         messages: [...history, ...prompts.map((content) => ({ role: 'user' as const, content }))],
-        usage: { inputTokens: 7, outputTokens: 3, steps: 50 },
+        usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 0, steps: 50, costUsd: null },
         filesChanged: ['half.md'],
       };
       throw error;
@@ -231,7 +231,7 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
       status: 'failed',
       error: { code: 'step_limit', message: 'The agent used all 50 steps.' },
       prLink: null,
-      usage: { inputTokens: 7, outputTokens: 3, steps: 50 },
+      usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 0, steps: 50, costUsd: null },
     });
     expect(hasRef(repo, `refs/heads/${job.source.ref}`)).toBe(false);
     const types = (await eventsOf(job.id)).map((event) => event.type);

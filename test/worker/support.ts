@@ -102,7 +102,7 @@ export function fakeAgent(initial: Script = async () => undefined) {
           ...options.prompts.map((content): ModelMessage => ({ role: 'user', content })),
           { role: 'assistant', content: summary },
         ],
-        usage: { inputTokens: 10, outputTokens: 5, steps: 1 },
+        usage: { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, steps: 1, costUsd: null },
         filesChanged: options.workspace.changedPaths(),
         ...result,
       };

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { AgentJobsClient, Job, JobEvent } from '../../client/index.js';
+import { formatUsd } from '../../domain/job.js';
 import { clientFromEnv } from '../client.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 
@@ -22,6 +23,10 @@ const describe = (job: Job) =>
       ['branch', job.source.ref],
       ['model', job.model],
       ['pull request', job.prLink ?? '-'],
+      [
+        'usage',
+        `${job.usage.steps} steps · ${job.usage.inputTokens} tokens in (${job.usage.cachedInputTokens} cached) · ${job.usage.outputTokens} out · ${formatUsd(job.usage.costUsd)}`,
+      ],
       job.error ? ['error', `${job.error.code}: ${job.error.message}`] : [],
       job.summary ? ['summary', job.summary] : [],
     ].filter((row) => row.length),
@@ -43,6 +48,10 @@ function describeEvent(event: JobEvent): string {
       return `pull request: ${data.url ?? ''}`;
     case 'error':
       return `error: ${data.message ?? ''}`;
+    case 'usage':
+      return `usage: ${data.steps} steps, ${data.inputTokens} tokens in, ${data.outputTokens} out, cost ${formatUsd(typeof data.costUsd === 'number' ? data.costUsd : null)}`;
+    case 'context':
+      return `context: compacted (${data.replacedResults} older tool results replaced by notes)`;
     default:
       return JSON.stringify(data).slice(0, 120);
   }

@@ -25,6 +25,7 @@ interface CreateOptions extends OutputOptions, CheckOptions {
   installationId?: string;
   tokenEnv?: string;
   tokenStdin?: boolean;
+  dailyBudgetUsd?: string;
 }
 
 /** The check options of `project create` and `project update`. */
@@ -37,6 +38,7 @@ interface CheckOptions {
 
 interface UpdateOptions extends CheckOptions, OutputOptions {
   name?: string;
+  dailyBudgetUsd?: string;
   base?: string;
   publish?: string;
 }
@@ -149,6 +151,10 @@ const describe = (project: Project) =>
     ],
     ['on check failure', project.onCheckFailure],
     ...(project.host === 'local' ? [] : [['token', project.hasHostToken ? 'stored, encrypted' : 'none']]),
+    [
+      'daily budget',
+      project.dailyBudgetUsd === null ? 'none' : `$${project.dailyBudgetUsd.toFixed(2)} a day (UTC)`,
+    ],
   ]);
 
 /** Whether the project's check command can run here: the sandbox it needs. */
@@ -162,6 +168,17 @@ async function sandboxCheck() {
       ? 'The check command can run in the sandbox (bubblewrap) on this machine.'
       : `The check command cannot run: ${status.reason}`,
   };
+}
+
+/** `--daily-budget-usd`: an amount in US dollars, or `none` to remove the budget. */
+function dailyBudgetOf(value: string): number | null {
+  if (/^none$/i.test(value.trim())) return null;
+  const amount = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(amount > 0))
+    throw new CliError(
+      `--daily-budget-usd: expected an amount in US dollars such as 20 or 2.50, or none; got "${value}".`,
+    );
+  return amount;
 }
 
 export function registerProjectCommands(program: Command) {
@@ -190,8 +207,14 @@ export function registerProjectCommands(program: Command) {
       'read the host token from this environment variable (default GITHUB_TOKEN, GITLAB_TOKEN or GITEA_TOKEN)',
     )
     .option('--token-stdin', 'read the host token from standard input')
+    .option(
+      '--daily-budget-usd <usd>',
+      'what the project’s jobs may spend per UTC day; past it, new runs get 429',
+    )
     .option('--json', 'machine-readable output')
     .action(async (options: CreateOptions) => {
+      const dailyBudgetUsd =
+        options.dailyBudgetUsd === undefined ? null : dailyBudgetOf(options.dailyBudgetUsd);
       if (!CODE_HOSTS.includes(options.host))
         throw new CliError(`--host must be one of ${CODE_HOSTS.join(', ')}.`);
       if (!PUBLISH_MODES.includes(options.publish))
@@ -230,6 +253,7 @@ export function registerProjectCommands(program: Command) {
             : null,
           ...(Object.keys(hostSettings).length ? { hostSettings } : {}),
           ...checks,
+          dailyBudgetUsd,
         });
         if (token === null) return made;
         await store.projects.setHostToken(made.id, token, createSecretBox(ensureSecretKey(loadConfig())));
@@ -241,8 +265,9 @@ export function registerProjectCommands(program: Command) {
   withCheckOptions(
     project
       .command('update <id>')
-      .description("Change a project's name, base branch, publish mode or checks")
+      .description("Change a project's name, base branch, publish mode, checks or daily budget")
       .option('--name <name>', 'a name for people')
+      .option('--daily-budget-usd <usd>', 'what the project’s jobs may spend per UTC day, or none')
       .option('--base <branch>', 'the branch pull requests target')
       .option('--publish <mode>', `how changes land: ${PUBLISH_MODES.join(', ')}`),
   )
@@ -252,10 +277,13 @@ export function registerProjectCommands(program: Command) {
         throw new CliError(`--publish must be one of ${PUBLISH_MODES.join(', ')}.`);
       if (options.name !== undefined && !options.name.trim()) throw new CliError('--name must not be empty.');
       const checks = await checkSettingsOf(options);
+      const dailyBudgetUsd =
+        options.dailyBudgetUsd === undefined ? undefined : dailyBudgetOf(options.dailyBudgetUsd);
       const updated = await withStore(async (store) => {
         const found = await requireProject(store, id);
         return (
           (await store.projects.update(found.id, {
+            ...(dailyBudgetUsd !== undefined ? { dailyBudgetUsd } : {}),
             ...(options.name !== undefined ? { name: options.name.trim() } : {}),
             ...(options.base !== undefined ? { baseBranch: options.base } : {}),
             ...(options.publish !== undefined ? { publish: options.publish as PublishMode } : {}),

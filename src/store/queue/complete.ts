@@ -5,11 +5,12 @@
  * branch, with the outcome so far (PR link included) already on the job. The run's published state
  * (published.ts) is cleared: the run is over.
  */
-import { type JobUsage, transitionOf } from '../../domain/job.js';
+import { type RunUsage, transitionOf } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
 import { readJob } from '../jobs.js';
+import { addUsage } from '../spend.js';
 import { webhookOutbox } from '../webhooks/outbox.js';
 import { fence, type Lease } from './lease.js';
 
@@ -18,8 +19,8 @@ export interface RunOutcome {
   title: string | null;
   /** The pull request, or null when nothing was published as one. */
   prLink: string | null;
-  /** This run's usage; added to the job's total. */
-  usage: JobUsage;
+  /** This run's usage not yet recorded step by step (`recordUsage`); added to the job's total. */
+  usage: RunUsage;
   filesChanged: number;
   /**
    * The whole conversation so far (AI SDK `ModelMessage[]`), for the next follow-up; absent when
@@ -76,16 +77,14 @@ export function completeQueries(db: Db) {
           updated_at: at,
         };
         const change = transitionOf(waiting ? 'requeue' : 'finish');
+        await addUsage(trx, lease.jobId, outcome.usage, at);
         await trx
           .updateTable('jobs')
-          .set((eb) => ({
+          .set({
             ...common,
-            input_tokens: eb('input_tokens', '+', outcome.usage.inputTokens),
-            output_tokens: eb('output_tokens', '+', outcome.usage.outputTokens),
-            steps: eb('steps', '+', outcome.usage.steps),
             status: change.to,
             ...(waiting ? { phase: 'queued', available_at: at } : { phase: null, completed_at: at }),
-          }))
+          })
           .where('id', '=', lease.jobId)
           .where('attempt', '=', lease.attempt)
           .where('status', 'in', change.from)

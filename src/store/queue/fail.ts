@@ -4,17 +4,18 @@
  * kept, so a follow-up continues from there; otherwise the conversation stays as the last run saved
  * it and the messages this run received stay uncovered by it, so a follow-up hands them over again.
  */
-import { type JobError, type JobUsage, transitionOf } from '../../domain/job.js';
+import { type JobError, type RunUsage, transitionOf } from '../../domain/job.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
 import { readJob } from '../jobs.js';
+import { addUsage } from '../spend.js';
 import { webhookOutbox } from '../webhooks/outbox.js';
 import { fence, type Lease, resetLostAttempts } from './lease.js';
 
 /** What a failed run had done (the agent's `AgentError.partial`). */
 export interface PartialRun {
   conversation: unknown[];
-  usage: JobUsage;
+  usage: RunUsage;
   /** The newest message id the conversation includes. */
   deliveredThrough: string | null;
 }
@@ -44,14 +45,11 @@ export function failQueries(db: Db) {
           .values({ job_id: lease.jobId, head_sha: null, lost_attempts: 0, ...state })
           .onConflict((conflict) => conflict.column('job_id').doUpdateSet(state))
           .execute();
-        const usage = partial?.usage ?? { inputTokens: 0, outputTokens: 0, steps: 0 };
+        if (partial) await addUsage(trx, lease.jobId, partial.usage, at);
         const change = transitionOf('fail');
         await trx
           .updateTable('jobs')
-          .set((eb) => ({
-            input_tokens: eb('input_tokens', '+', usage.inputTokens),
-            output_tokens: eb('output_tokens', '+', usage.outputTokens),
-            steps: eb('steps', '+', usage.steps),
+          .set({
             status: change.to,
             phase: null,
             error_code: error.code,
@@ -60,7 +58,7 @@ export function failQueries(db: Db) {
             lease_owner: null,
             lease_expires_at: null,
             updated_at: at,
-          }))
+          })
           .where('id', '=', lease.jobId)
           .where('attempt', '=', lease.attempt)
           .where('status', 'in', change.from)

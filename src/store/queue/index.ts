@@ -11,6 +11,7 @@ import { leaseQueries } from './lease.js';
 import { messageQueries } from './messages.js';
 import { publishedQueries } from './published.js';
 import { reclaimQueries } from './reclaim.js';
+import { usageQueries } from './usage.js';
 import { waitingQueries } from './waiting.js';
 
 export type { ClaimedJob, ClaimOptions } from './claim.js';
@@ -30,6 +31,7 @@ export function queueQueries(db: Db) {
     ...publishedQueries(db),
     ...completeQueries(db),
     ...failQueries(db),
+    ...usageQueries(db),
     ...waitingQueries(db),
     ...checkQueries(db),
   };

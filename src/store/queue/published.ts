@@ -6,7 +6,7 @@
  * the recorded outcome, without running the agent again and without a second commit. `complete`,
  * `fail` and a reclaim that fails the job clear the record.
  */
-import type { JobUsage } from '../../domain/job.js';
+import type { RunUsage } from '../../domain/job.js';
 import type { Db } from '../db.js';
 import { fence, type Lease } from './lease.js';
 
@@ -22,7 +22,7 @@ export interface PublishedRun {
   headSha: string;
   filesChanged: number;
   /** The run's usage, added to the job's when it completes. */
-  usage: JobUsage;
+  usage: RunUsage;
 }
 
 /** The conversation a run saves with its published state, for a follow-up. */

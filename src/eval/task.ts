@@ -1,0 +1,119 @@
+/**
+ * Eval task files (DESIGN §9): YAML, one task each, so users write their own. A task names a
+ * fixture site (a folder of files, relative to the task file), a prompt, optional follow-ups, and
+ * what the result must look like. Parsed with the `yaml` package and checked with zod, so a typo in
+ * a task file is reported with its path rather than passing silently.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { z } from 'zod';
+
+const paths = z.array(z.string().min(1)).min(1);
+
+/** One expectation of a task; each is a small object with one kind of check. */
+const expectation = z.union([
+  z.strictObject({
+    path: z.string().min(1),
+    exists: z.boolean().optional(),
+    contains: z.array(z.string()).optional(),
+    notContains: z.array(z.string()).optional(),
+    frontmatter: z.record(z.string(), z.unknown()).optional(),
+  }),
+  z.strictObject({ navigation: z.string().min(1) }),
+  z.strictObject({
+    replaced: z.strictObject({
+      from: z.string().min(1),
+      to: z.string().min(1),
+      except: z.array(z.string()).optional(),
+    }),
+  }),
+  z.strictObject({ changedOnly: z.array(z.string().min(1)) }),
+  z.strictObject({ unchanged: z.literal(true) }),
+  z.strictObject({ checks: z.literal('passed') }),
+  z.strictObject({ links: z.literal('resolve'), paths: paths.optional() }),
+]);
+
+export type Expectation = z.infer<typeof expectation>;
+
+const taskSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case words joined by "-"'),
+  site: z.string().min(1),
+  prompt: z.string().min(1),
+  followUps: z.array(z.string().min(1)).default([]),
+  expect: z.array(expectation).min(1),
+});
+
+/** A task, ready to run. */
+export interface EvalTask {
+  name: string;
+  /** The task file. */
+  file: string;
+  /** The fixture site's folder, absolute. */
+  siteDir: string;
+  prompt: string;
+  followUps: string[];
+  expect: Expectation[];
+}
+
+/** A task file that cannot be used; the message names the file and the field. */
+export class TaskFileError extends Error {
+  override name = 'TaskFileError';
+}
+
+/** Reads one task file. */
+export async function loadTask(file: string): Promise<EvalTask> {
+  let value: unknown;
+  try {
+    value = parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new TaskFileError(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const parsed = taskSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new TaskFileError(`${file}: ${issue?.path.join('.') || 'task'}: ${issue?.message}`);
+  }
+  const siteDir = resolve(dirname(file), parsed.data.site);
+  if (
+    !(await stat(siteDir).then(
+      (info) => info.isDirectory(),
+      () => false,
+    ))
+  )
+    throw new TaskFileError(`${file}: site: no folder ${relative(process.cwd(), siteDir) || siteDir}`);
+  return { ...parsed.data, file, siteDir };
+}
+
+/**
+ * The task files under `paths` (files, or folders searched for `*.yaml`/`*.yml`, leaving out the
+ * fixture sites' own files under `sites/`), in path order; names must be unique.
+ */
+export async function findTasks(paths: string[]): Promise<EvalTask[]> {
+  const files: string[] = [];
+  for (const path of paths) {
+    const info = await stat(path).catch(() => null);
+    if (!info) throw new TaskFileError(`${path}: no such file or folder`);
+    if (info.isDirectory()) files.push(...(await yamlFiles(resolve(path))));
+    else files.push(resolve(path));
+  }
+  const tasks = await Promise.all([...new Set(files)].sort().map(loadTask));
+  const seen = new Map<string, string>();
+  for (const task of tasks) {
+    const other = seen.get(task.name);
+    if (other) throw new TaskFileError(`${task.file}: the name ${task.name} is also the name of ${other}`);
+    seen.set(task.name, task.file);
+  }
+  return tasks;
+}
+
+async function yamlFiles(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'sites' && !entry.name.startsWith('.')) found.push(...(await yamlFiles(path)));
+    } else if (/\.ya?ml$/.test(entry.name)) found.push(path);
+  }
+  return found;
+}

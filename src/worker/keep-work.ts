@@ -1,0 +1,45 @@
+/**
+ * A run stopped at its cost limit keeps what it did: the changes are committed and pushed to the
+ * job's branch (no pull request: the work is unfinished), and the job's error says where they are.
+ * A follow-up continues on that branch, so money already spent is not thrown away.
+ */
+import type { Config } from '../config.js';
+import type { Job } from '../domain/job.js';
+import { pushBranch } from '../git/mirror.js';
+import type { Workspace } from '../git/workspace.js';
+import type { Lease } from '../store/queue/index.js';
+import type { Store } from '../store/store.js';
+
+export interface KeepWorkInput {
+  config: Config;
+  store: Store;
+  lease: Lease;
+  job: Job;
+  workspace: Workspace;
+  mirrorPath: string;
+  env: Record<string, string>;
+  signal: AbortSignal;
+}
+
+/** Commits and pushes the run's changes to the job branch; returns a sentence for the job's error, or null. */
+export async function keepWorkOnBranch(input: KeepWorkInput): Promise<string | null> {
+  const { config, store, lease, job, workspace } = input;
+  const files = workspace.changedPaths();
+  if (files.length === 0) return null;
+  const sha = await workspace.commit({
+    message: `Unfinished: stopped at its cost limit\n\nPrompt: ${job.prompt.slice(0, 500)}\n`,
+    authorName: config.worker.gitAuthorName,
+    authorEmail: config.worker.gitAuthorEmail,
+  });
+  if (!sha) return null;
+  await store.queue.appendEvent(lease, 'commit', { sha, files, branch: job.source.ref, unfinished: true });
+  await store.queue.heartbeat(lease, config.worker.leaseMs);
+  await pushBranch({
+    mirrorPath: input.mirrorPath,
+    branch: job.source.ref,
+    env: input.env,
+    signal: input.signal,
+  });
+  const count = `${files.length} file${files.length === 1 ? '' : 's'}`;
+  return `The work so far (${count}) is kept on the branch ${job.source.ref}; a follow-up continues from it.`;
+}

@@ -1,0 +1,68 @@
+/**
+ * What a run may spend and what it has spent (DESIGN §5, context and cost):
+ * - its price and cost limit: `AGENTJOBS_MAX_JOB_COST_USD`, and no more than what is left of the
+ *   project's daily budget when the run starts;
+ * - its usage recorded on the job after every step (`store.queue.recordUsage`), so the job's cost is
+ *   live and the daily budget sees runs still going; complete and fail then add only the remainder,
+ *   which is nothing for the real agent and everything for an agent that reports no steps.
+ */
+import type { Config } from '../config.js';
+import type { EventType } from '../domain/events.js';
+import type { Job, RunUsage } from '../domain/job.js';
+import type { Lease } from '../store/queue/index.js';
+import type { Store } from '../store/store.js';
+import { type AgentEventSink, type ModelPrice, priceOf } from './agent-port.js';
+
+/** The model's price and the run's cost limit (null: none). */
+export async function spending(
+  config: Config,
+  store: Store,
+  job: Job,
+): Promise<{ price: ModelPrice | null; maxCostUsd: number | null }> {
+  const price = priceOf(job.model, config.modelPrices);
+  const { spentUsd, budgetUsd } = await store.spend.today(job.projectId);
+  const left = budgetUsd === null ? null : Math.max(0, budgetUsd - spentUsd);
+  const limits = [config.jobLimits.maxCostUsd, left].filter((limit): limit is number => limit !== null);
+  return { price, maxCostUsd: limits.length > 0 ? Math.min(...limits) : null };
+}
+
+/** The run's event sink, recording `usage` events on the job as they come; and what is left to add. */
+export function liveUsage(store: Store, lease: Lease) {
+  let recorded: Required<RunUsage> = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedInputTokens: 0,
+    steps: 0,
+    costUsd: null,
+  };
+  const minus = (usage: RunUsage, before: Required<RunUsage>): RunUsage => ({
+    inputTokens: usage.inputTokens - before.inputTokens,
+    outputTokens: usage.outputTokens - before.outputTokens,
+    cachedInputTokens: (usage.cachedInputTokens ?? 0) - before.cachedInputTokens,
+    steps: usage.steps - before.steps,
+    costUsd: usage.costUsd == null ? null : Math.round((usage.costUsd - (before.costUsd ?? 0)) * 1e6) / 1e6,
+  });
+  type Event = { type: EventType; data: Record<string, unknown> };
+  // A step's events are written in one transaction; with its `usage` event, together with the
+  // usage the step added to the job.
+  const record = async (events: readonly Event[]) => {
+    const totals = events.findLast((event) => event.type === 'usage')?.data as RunUsage | undefined;
+    if (!totals) return store.queue.appendEvents(lease, events);
+    await store.queue.recordUsage(lease, minus(totals, recorded), events);
+    recorded = {
+      inputTokens: totals.inputTokens,
+      outputTokens: totals.outputTokens,
+      cachedInputTokens: totals.cachedInputTokens ?? 0,
+      steps: totals.steps,
+      costUsd: totals.costUsd ?? null,
+    };
+  };
+  const sink: AgentEventSink = (type, data) => record([{ type, data }]);
+  return {
+    sink,
+    /** The sink for a finished step's events together (`onEvents`). */
+    sinkMany: (events: readonly Event[]) => record(events),
+    /** The part of a run's final `usage` not recorded yet. */
+    remainder: (usage: RunUsage): RunUsage => minus(usage, recorded),
+  };
+}

@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/domain/job.js';
+import type { Project } from '../../src/domain/project.js';
+import type { Worker } from '../../src/worker/worker.js';
+import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { realAgentConfig, startRealWorker } from './real-agent.js';
+import { git, makeRepo, tempDir, waitFor } from './support.js';
+
+// The scripted model answers every call with 10 tokens in and 5 out; at $1,000 per million tokens
+// each way, a step costs $0.015, so a run limited to $0.04 stops after its third step.
+const PRICES = JSON.stringify({ 'openai-compatible:scripted': { input: 1000, output: 1000 } });
+
+describe.each(testDialects())('cost limits on %s', (dialect) => {
+  let t: TestStore;
+  let dir: string;
+  let repo: string;
+  let project: Project;
+  let model: ScriptedModelServer;
+  let worker: Worker;
+
+  beforeAll(async () => {
+    t = await openTestStore(dialect);
+    dir = tempDir('budget');
+    ({ repo } = makeRepo(dir));
+    project = await t.store.projects.create({ name: 'Docs', repository: repo });
+    model = await startScriptedModel();
+    const config = realAgentConfig(path.join(dir, 'data'), model.url, {
+      env: { AGENTJOBS_MODEL_PRICES: PRICES, AGENTJOBS_MAX_JOB_COST_USD: '0.04' },
+    });
+    ({ worker } = await startRealWorker(config, t.store, 'budget'));
+  });
+  afterAll(async () => {
+    await worker?.stop({ graceMs: 0 });
+    await model?.close();
+    await t?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const write = (file: string) => ({
+    toolCalls: [{ name: 'write_file', input: { path: file, content: `# ${file}\n` } }],
+  });
+
+  it('stops a run at its cost limit with budget_exceeded, keeping its work on the branch', async () => {
+    model.setScript([
+      write('docs/a.md'),
+      write('docs/b.md'),
+      write('docs/c.md'),
+      write('docs/d.md'),
+      { text: 'never' },
+    ]);
+    const created = await t.store.jobs.create({
+      projectId: project.id,
+      prompt: 'Write four pages',
+      model: 'openai-compatible:scripted',
+      baseRef: 'main',
+      repository: repo,
+      draft: false,
+    });
+    const job = (await waitFor(
+      () => t.store.jobs.get(project.id, created.id),
+      (current) => current?.status !== 'active',
+      { timeoutMs: 60_000, everyMs: 50 },
+    )) as Job;
+    expect(job.status).toBe('failed');
+    expect(job.error?.code).toBe('budget_exceeded');
+    expect(job.error?.message).toContain('cost limit of $0.04');
+    expect(job.error?.message).toContain(`kept on the branch ${job.source.ref}`);
+    expect(job.usage).toMatchObject({ steps: 3, inputTokens: 30, outputTokens: 15 });
+    expect(job.usage.costUsd).toBeCloseTo(0.045, 6);
+    expect(model.requests).toHaveLength(3);
+
+    // The three pages written before the limit are on the job's branch upstream; no pull request.
+    const files = git(repo, 'ls-tree', '-r', '--name-only', job.source.ref).split('\n');
+    expect(files).toEqual(expect.arrayContaining(['docs/a.md', 'docs/b.md', 'docs/c.md']));
+    expect(files).not.toContain('docs/d.md');
+    expect(job.prLink).toBeNull();
+    // The spend counts against the project's day.
+    expect((await t.store.spend.today(project.id)).spentUsd).toBeCloseTo(0.045, 6);
+
+    // A follow-up continues from the kept work.
+    model.setScript([write('docs/d.md'), { text: 'Wrote the fourth page' }]);
+    await t.store.jobs.followUp(project.id, job.id, 'Finish the fourth page');
+    const finished = (await waitFor(
+      () => t.store.jobs.get(project.id, job.id),
+      (current) => current?.status !== 'active',
+      { timeoutMs: 60_000, everyMs: 50 },
+    )) as Job;
+    expect(finished).toMatchObject({ status: 'completed', filesChanged: 4 });
+    expect(finished.usage.costUsd).toBeCloseTo(0.075, 6);
+  });
+});

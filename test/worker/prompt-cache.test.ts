@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/domain/job.js';
+import type { Project } from '../../src/domain/project.js';
+import type { Worker } from '../../src/worker/worker.js';
+import { type AnthropicDouble, startAnthropicDouble } from '../support/anthropic-double.js';
+import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { realAgentConfig, startRealWorker } from './real-agent.js';
+import { makeRepo, tempDir, waitFor } from './support.js';
+
+const EPHEMERAL = { type: 'ephemeral' };
+/** Claude Sonnet 4.5's list price, USD per million tokens (src/agent/prices.ts). */
+const PRICE = { input: 3, cacheRead: 0.3, cacheWrite: 3.75, output: 15 };
+
+// The real agent and worker with the real @ai-sdk/anthropic client, against a double of
+// Anthropic's Messages API that simulates its prompt cache.
+describe.each(testDialects())('prompt caching with Anthropic on %s', (dialect) => {
+  let t: TestStore;
+  let dir: string;
+  let repo: string;
+  let project: Project;
+  let anthropic: AnthropicDouble;
+  let worker: Worker;
+
+  beforeAll(async () => {
+    t = await openTestStore(dialect);
+    dir = tempDir('prompt-cache');
+    ({ repo } = makeRepo(dir));
+    project = await t.store.projects.create({ name: 'Docs', repository: repo });
+    anthropic = await startAnthropicDouble();
+    const config = realAgentConfig(path.join(dir, 'data'), 'http://127.0.0.1:9/v1', {
+      env: {
+        AGENTJOBS_MODEL: 'anthropic:claude-sonnet-4-5',
+        ANTHROPIC_API_KEY: 'sk-ant-api03-test-key-for-the-double',
+        ANTHROPIC_BASE_URL: anthropic.url,
+      },
+    });
+    ({ worker } = await startRealWorker(config, t.store, 'prompt-cache'));
+  });
+  afterAll(async () => {
+    await worker?.stop({ graceMs: 0 });
+    await anthropic?.close();
+    await t?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('marks the system prompt and the last message, and counts cache reads and writes in usage and cost', async () => {
+    anthropic.setScript([
+      { toolCalls: [{ name: 'read_file', input: { path: 'README.md' } }] },
+      { toolCalls: [{ name: 'read_file', input: { path: 'docs/guide.md' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'edit_file',
+            input: { path: 'docs/guide.md', old_text: 'Step one.', new_text: 'Step one, then two.' },
+          },
+        ],
+      },
+      { text: 'Extended the guide' },
+    ]);
+    const created = await t.store.jobs.create({
+      projectId: project.id,
+      prompt: 'Extend the guide',
+      model: 'anthropic:claude-sonnet-4-5',
+      baseRef: 'main',
+      repository: repo,
+      draft: false,
+    });
+    const job = (await waitFor(
+      () => t.store.jobs.get(project.id, created.id),
+      (current) => current?.status !== 'active',
+      { timeoutMs: 60_000, everyMs: 50 },
+    )) as Job;
+    expect(job).toMatchObject({ status: 'completed', error: null, filesChanged: 1 });
+
+    expect(anthropic.requests).toHaveLength(4);
+    for (const { body } of anthropic.requests) {
+      expect(body.system.at(-1).cache_control).toEqual(EPHEMERAL);
+      expect(body.tools.length).toBe(8);
+      const last = body.messages.at(-1);
+      expect(last.content.at(-1).cache_control).toEqual(EPHEMERAL);
+      // Two breakpoints: the system prompt (after the tools) and the end of the conversation.
+      expect(JSON.stringify(body).match(/"cache_control"/g)).toHaveLength(2);
+    }
+    const usages = anthropic.requests.map((request) => request.usage);
+    // The first request writes the cache; every later one reads what the one before it wrote.
+    expect(usages[0]?.cache_read_input_tokens).toBe(0);
+    expect(usages[0]?.cache_creation_input_tokens).toBeGreaterThan(1000);
+    usages.slice(1).forEach((usage, index) => {
+      const before = usages[index];
+      const wrote = (before?.cache_read_input_tokens ?? 0) + (before?.cache_creation_input_tokens ?? 0);
+      expect(usage.cache_read_input_tokens).toBe(wrote);
+      expect(usage.cache_creation_input_tokens).toBeGreaterThan(0);
+      expect(usage.input_tokens).toBe(0);
+    });
+
+    const sum = (pick: (usage: (typeof usages)[number]) => number) =>
+      usages.reduce((total, usage) => total + pick(usage), 0);
+    const cost =
+      (sum((u) => u.input_tokens) * PRICE.input +
+        sum((u) => u.cache_read_input_tokens) * PRICE.cacheRead +
+        sum((u) => u.cache_creation_input_tokens) * PRICE.cacheWrite +
+        sum((u) => u.output_tokens) * PRICE.output) /
+      1_000_000;
+    expect(job.usage).toMatchObject({
+      steps: 4,
+      inputTokens: sum((u) => u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens),
+      cachedInputTokens: sum((u) => u.cache_read_input_tokens),
+      outputTokens: sum((u) => u.output_tokens),
+    });
+    expect(job.usage.costUsd).toBeCloseTo(cost, 5);
+
+    // The usage events carry the running totals, cost included.
+    const events = await t.store.events.list(job.id, 0, 1000);
+    const last = events.filter((event) => event.type === 'usage').at(-1);
+    expect(last?.data).toMatchObject({ steps: 4, cachedInputTokens: job.usage.cachedInputTokens });
+    expect(Number(last?.data.costUsd)).toBeCloseTo(cost, 5);
+    // The stored conversation carries no cache marks: they belong to each request only.
+    expect(JSON.stringify(await t.store.queue.conversation(job.id))).not.toContain('cacheControl');
+  });
+});
