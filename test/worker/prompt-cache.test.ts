@@ -77,7 +77,8 @@ describe.each(testDialects())('prompt caching with Anthropic on %s', (dialect) =
     expect(anthropic.requests).toHaveLength(4);
     for (const { body } of anthropic.requests) {
       expect(body.system.at(-1).cache_control).toEqual(EPHEMERAL);
-      expect(body.tools.length).toBe(8);
+      // The eight file tools and run_checks (built-in checks are on by default).
+      expect(body.tools.length).toBe(9);
       const last = body.messages.at(-1);
       expect(last.content.at(-1).cache_control).toEqual(EPHEMERAL);
       // Two breakpoints: the system prompt (after the tools) and the end of the conversation.
