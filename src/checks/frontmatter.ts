@@ -14,7 +14,7 @@ const REQUIRED_FIELDS: Record<Site['kind'], string[]> = { mintlify: ['title'], m
 export const MINTLIFY_SNIPPETS = 'snippets/';
 
 export function checkFrontmatter(page: ParsedPage, site: Site): CheckProblem[] {
-  const required = isSnippet(page.path, site) ? [] : REQUIRED_FIELDS[site.kind];
+  const required = isSnippet(page.path, site) || isRepositoryDoc(page.path) ? [] : REQUIRED_FIELDS[site.kind];
   const front = page.frontmatter;
   if (!front) {
     if (required.length === 0) return [];
@@ -62,6 +62,18 @@ export function checkFrontmatter(page: ParsedPage, site: Site): CheckProblem[] {
     },
   ];
 }
+
+/** Files about the repository (and instructions for agents), not pages of the site. */
+const REPOSITORY_DOCS = new Set([
+  'README.md',
+  'AGENTS.md',
+  'CLAUDE.md',
+  'CHANGELOG.md',
+  'CONTRIBUTING.md',
+  'LICENSE.md',
+]);
+
+export const isRepositoryDoc = (path: string) => REPOSITORY_DOCS.has(path.slice(path.lastIndexOf('/') + 1));
 
 export function isSnippet(path: string, site: Site): boolean {
   const inSite = site.root ? path.slice(site.root.length + 1) : path;

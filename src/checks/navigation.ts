@@ -5,19 +5,9 @@
  * pages, only entries naming those pages are reported.
  */
 import type { CheckProblem } from '../domain/checks.js';
-import { isSnippet } from './frontmatter.js';
+import { isRepositoryDoc, isSnippet } from './frontmatter.js';
 import { basename, isPage, isUnder, type Site } from './site.js';
 import type { Change } from './tree.js';
-
-/** Files at a site's root that are about the repository, not pages of the site. */
-const NOT_PAGES = new Set([
-  'README.md',
-  'AGENTS.md',
-  'CLAUDE.md',
-  'CHANGELOG.md',
-  'CONTRIBUTING.md',
-  'LICENSE.md',
-]);
 
 export function checkNavigation(site: Site, changes: readonly Change[]): CheckProblem[] {
   if (!site.config || !site.navigation) return [];
@@ -39,7 +29,7 @@ export function checkNavigation(site: Site, changes: readonly Change[]): CheckPr
   const named = new Set(site.navigation.map((entry) => entry.file));
   for (const change of inSite) {
     if (change.kind !== 'added' || named.has(change.path) || isSnippet(change.path, site)) continue;
-    if (NOT_PAGES.has(basename(change.path)) || basename(change.path).startsWith('_')) continue;
+    if (isRepositoryDoc(change.path) || basename(change.path).startsWith('_')) continue;
     const page = pageName(change.path, site);
     problems.push({
       path: change.path,

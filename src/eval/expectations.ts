@@ -6,17 +6,18 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, normalize, relative } from 'node:path';
 import { parse } from 'yaml';
-import { runBuiltInChecks } from './checks.js';
+import { type Change, checkProblems } from './checks.js';
 import type { Expectation } from './task.js';
 
 /** The result of a task's run: its files, and the paths changed against the site. */
 export interface TaskResult {
   dir: string;
-  changed: string[];
+  changes: readonly Change[];
 }
 
 /** Checks `expectation` against `result`: null when it holds, else what is wrong. */
 export async function check(expectation: Expectation, result: TaskResult): Promise<string | null> {
+  const changed = result.changes.map((change) => change.path);
   if ('path' in expectation) return checkFile(expectation, result);
   if ('navigation' in expectation) return checkNavigation(expectation.navigation, result.dir);
   if ('replaced' in expectation) return checkReplaced(expectation.replaced, result.dir);
@@ -25,17 +26,16 @@ export async function check(expectation: Expectation, result: TaskResult): Promi
       expectation.changedOnly.some((entry) =>
         entry.endsWith('/') ? path.startsWith(entry) : path === entry,
       );
-    const extra = result.changed.filter((path) => !allowed(path));
+    const extra = changed.filter((path) => !allowed(path));
     return extra.length ? `changedOnly: also changed ${extra.join(', ')}` : null;
   }
-  if ('unchanged' in expectation)
-    return result.changed.length ? `unchanged: changed ${result.changed.join(', ')}` : null;
+  if ('unchanged' in expectation) return changed.length ? `unchanged: changed ${changed.join(', ')}` : null;
   if ('checks' in expectation) {
-    const problems = await runBuiltInChecks(result.dir);
+    const problems = await checkProblems(result.dir, result.changes);
     const first = problems[0];
     return first ? `checks: ${first.path}${first.line ? `:${first.line}` : ''} ${first.message}` : null;
   }
-  return checkLinks(expectation.paths ?? result.changed.filter((path) => /\.mdx?$/.test(path)), result.dir);
+  return checkLinks(expectation.paths ?? changed.filter((path) => /\.mdx?$/.test(path)), result.dir);
 }
 
 type FileExpectation = Extract<Expectation, { path: string }>;

@@ -15,6 +15,7 @@ import type { ModelPrice } from '../agent/prices.js';
 import { ensureMirror } from '../git/mirror.js';
 import { runGit } from '../git/run.js';
 import { Workspace } from '../git/workspace.js';
+import { changesOf } from './checks.js';
 import { check } from './expectations.js';
 import type { EvalTask } from './task.js';
 
@@ -151,14 +152,13 @@ export async function runTask(task: EvalTask, options: EvalOptions): Promise<Tas
 
     if (failures.length === 0) {
       const head = workspace.headCommit;
-      const changed = (await git(mirrorPath, 'diff', '--name-only', '--no-renames', base, head)).stdout
-        .toString()
-        .split('\n')
-        .filter(Boolean);
+      const changes = changesOf(
+        (await git(mirrorPath, 'diff', '--name-status', '--no-renames', base, head)).stdout.toString(),
+      );
       const resultDir = join(root, 'result');
       await git(mirrorPath, 'worktree', 'add', '--quiet', '--detach', resultDir, head);
       for (const expectation of task.expect) {
-        const failure = await check(expectation, { dir: resultDir, changed });
+        const failure = await check(expectation, { dir: resultDir, changes });
         if (failure) failures.push(failure);
       }
     }

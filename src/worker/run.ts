@@ -263,8 +263,9 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
       )
         throw new ChecksFailedError(checkRun, { messages: result.messages, usage: result.usage });
     }
-    result.usage = usage.remainder(result.usage) as AgentResult['usage'];
     deps.metrics?.modelUsage(result.usage);
+    // What the run's steps recorded is on the job already; completing adds only the rest.
+    result.usage = usage.remainder(result.usage) as AgentResult['usage'];
     // A shutdown that came as the agent finished still publishes; a lost lease or an archive never.
     throwIfAborted(control.publishing);
     await store.queue.setPhase(lease, 'publishing');
@@ -298,8 +299,11 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
     log.info({ outcome: completed, prLink: outcome.prLink, usage: result.usage }, 'job run finished');
   } catch (error) {
     // What the run's steps recorded is on the job already; the failure adds only the rest.
-    if (isAgentError(error) && error.partial)
-      error.partial.usage = usage.remainder(error.partial.usage) as typeof error.partial.usage;
+    const spent = isAgentError(error) || error instanceof ChecksFailedError ? error.partial : null;
+    if (spent) {
+      deps.metrics?.modelUsage(spent.usage);
+      spent.usage = usage.remainder(spent.usage) as typeof spent.usage;
+    }
     if (keepWork && isAgentError(error) && error.code === 'budget_exceeded') {
       const kept = await keepWork().catch((keepError: unknown) => {
         log.warn({ err: keepError }, 'could not keep the work on the branch');
@@ -358,7 +362,6 @@ async function settle(
       if (expected) log.warn({ error: jobError }, 'job failed');
       else log.error({ err: error }, 'job failed on an unexpected error');
       const partial = isAgentError(error) || error instanceof ChecksFailedError ? error.partial : null;
-      if (partial) deps.metrics?.modelUsage(partial.usage);
       await deps.store.queue.fail(
         lease,
         jobError,
