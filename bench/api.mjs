@@ -10,12 +10,11 @@
 // from this one. Prints one table, then GET job on SQLite and the bare server measured in adjacent
 // pairs (BENCH_PAIRED_ROUNDS=5), which is how the "vs bare" target is judged on a drifting host.
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { scratchDatabase } from './postgres.mjs';
 import { firstLine } from './processes.mjs';
 import { machine, printTable } from './table.mjs';
 
@@ -110,29 +109,6 @@ async function drive(label, options, duration = DURATION) {
   return { label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, bad };
 }
 
-async function postgresUrl() {
-  const admin = new pg.Client({ connectionString: POSTGRES, connectionTimeoutMillis: 2000 });
-  try {
-    await admin.connect();
-  } catch {
-    return null;
-  }
-  const name = `agentjobs_bench_${randomBytes(4).toString('hex')}`;
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: POSTGRES });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
-
 const rows = [];
 const prompt = JSON.stringify({ prompt: 'Fix the typo on the home page' });
 
@@ -165,7 +141,7 @@ for (let round = 0; round < PAIRED_ROUNDS; round++) {
 bare.stop();
 sqlite.stop();
 
-const database = await postgresUrl();
+const database = await scratchDatabase(POSTGRES);
 if (database) {
   const postgres = await startAgentjobs(database.url);
   rows.push(

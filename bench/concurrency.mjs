@@ -25,11 +25,11 @@
 // cutime+cstime for reaped children plus the live descendants); the peak RSS of the service processes
 // and all their descendants, and the most git processes alive at once (sampled every 100 ms).
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { scratchDatabase } from './postgres.mjs';
 import { firstLine } from './processes.mjs';
 import { machine, printTable } from './table.mjs';
 
@@ -425,23 +425,14 @@ if (DATABASES.includes('sqlite') && BATCHES.length > 0) {
 }
 
 if (DATABASES.includes('postgres') && WORKERS.length > 0) {
-  const { default: pg } = await import('pg');
-  const adminUrl = options.postgres;
-  const name = `agentjobs_bench_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  const database = await scratchDatabase(options.postgres);
+  if (!database) throw new Error(`PostgreSQL does not answer at ${options.postgres}`);
   dropDatabase = async () => {
     dropDatabase = null;
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.end();
+    await database.drop();
   };
   try {
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
+    const url = new URL(database.url);
     const dataDir = path.join(temp, 'postgres', 'data');
     fs.mkdirSync(dataDir, { recursive: true });
     const env = {

@@ -10,12 +10,11 @@
 // job's create transaction) to the moment the receiver has the whole request. Same machine, same
 // clock. The receiver answers 204 at once.
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { scratchDatabase } from './postgres.mjs';
 import { firstLine } from './processes.mjs';
 import { machine, printTable } from './table.mjs';
 
@@ -57,29 +56,6 @@ async function startReceiver() {
     latencies,
     duplicates: () => duplicates,
     close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
-
-async function postgresUrl() {
-  const admin = new pg.Client({ connectionString: POSTGRES, connectionTimeoutMillis: 2000 });
-  try {
-    await admin.connect();
-  } catch {
-    return null;
-  }
-  const name = `agentjobs_bench_${randomBytes(4).toString('hex')}`;
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: POSTGRES });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
   };
 }
 
@@ -150,7 +126,7 @@ async function run(label, databaseUrl) {
 }
 
 const rows = [await run('SQLite', null)];
-const postgres = await postgresUrl();
+const postgres = await scratchDatabase(POSTGRES);
 if (postgres) {
   try {
     rows.push(await run('PostgreSQL', postgres.url));
