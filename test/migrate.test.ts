@@ -52,6 +52,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0006_instance_keys',
         '0008_usage_cost',
         '0009_checks',
+        '0010_idempotency_owner',
       ]);
 
       const db = openDb({ url: database.url });

@@ -175,9 +175,25 @@ describe.each(testDialects())('store on %s', (dialect) => {
 
   it('reserves idempotency keys: reserved, in flight, mismatch, done', async () => {
     const key = `k-${Date.now()}`;
-    expect(await t.store.idempotency.reserve(project.id, key, 'h1')).toEqual({ state: 'reserved' });
-    expect(await t.store.idempotency.reserve(project.id, key, 'h1')).toEqual({ state: 'in_flight' });
-    expect(await t.store.idempotency.reserve(project.id, key, 'h2')).toEqual({ state: 'mismatch' });
+    const claim = (owner: string) => ({ projectId: project.id, key, owner });
+    expect(await t.store.idempotency.reserve(claim('a'), 'h1')).toEqual({ state: 'reserved' });
+    expect(await t.store.idempotency.reserve(claim('b'), 'h1')).toEqual({ state: 'in_flight' });
+    expect(await t.store.idempotency.reserve(claim('c'), 'h2')).toEqual({ state: 'mismatch' });
+    // Only the owner's release gives the key back.
+    await t.store.idempotency.release(claim('b'));
+    expect(await t.store.idempotency.reserve(claim('d'), 'h1')).toEqual({ state: 'in_flight' });
+    // A create under a claim that does not hold the key makes nothing.
+    await expect(
+      t.store.jobs.create({
+        projectId: project.id,
+        prompt: 'x',
+        model: 'anthropic:claude-sonnet-4-5',
+        baseRef: 'main',
+        repository: '/tmp/docs',
+        draft: false,
+        idempotency: claim('b'),
+      }),
+    ).rejects.toMatchObject({ code: 'idempotency_in_flight' });
     const job = await t.store.jobs.create({
       projectId: project.id,
       prompt: 'x',
@@ -185,15 +201,15 @@ describe.each(testDialects())('store on %s', (dialect) => {
       baseRef: 'main',
       repository: '/tmp/docs',
       draft: false,
-      idempotencyKey: key,
+      idempotency: claim('a'),
     });
-    expect(await t.store.idempotency.reserve(project.id, key, 'h1')).toEqual({
+    expect(await t.store.idempotency.reserve(claim('e'), 'h1')).toEqual({
       state: 'done',
       jobId: job.id,
     });
     // A day later the key is free again.
     const later = new Date(Date.now() + 25 * 60 * 60 * 1000);
-    expect(await t.store.idempotency.reserve(project.id, key, 'h2', later)).toEqual({ state: 'reserved' });
+    expect(await t.store.idempotency.reserve(claim('f'), 'h2', later)).toEqual({ state: 'reserved' });
   });
 
   it('counts rate-limit hits per window', async () => {

@@ -12,7 +12,7 @@ import {
 import { JOBS_CHANNEL } from './channels.js';
 import { compileStatement, type Db, precompile, type Transaction } from './db.js';
 import { eventAppender } from './events.js';
-import { completeReservation } from './idempotency.js';
+import { type Claim, completeReservation } from './idempotency.js';
 import type { JobRow } from './schema.js';
 import { refuseOverDailyBudget } from './spend.js';
 import { webhookOutbox } from './webhooks/outbox.js';
@@ -24,8 +24,8 @@ export interface NewJob {
   baseRef: string;
   repository: string;
   draft: boolean;
-  /** Ties the job to an idempotency reservation in the same transaction. */
-  idempotencyKey?: string;
+  /** Ties the job to the request's idempotency reservation in the same transaction. */
+  idempotency?: Claim;
   /**
    * Refuses the create (`too_many_active_jobs`) when the project already has this many active
    * jobs. Counted inside the create's transaction, so concurrent creates cannot all slip under
@@ -229,7 +229,7 @@ export function jobQueries(db: Db) {
         await insertJob(trx, ...JOB_COLUMNS.map((column) => row[column]));
         await insertMessage(trx, newId(), id, input.prompt, now, null);
         await appendEvent(trx, id, 'status', { status: 'active', phase: 'queued' }, now);
-        if (input.idempotencyKey) await completeReservation(trx, input.projectId, input.idempotencyKey, id);
+        if (input.idempotency) await completeReservation(trx, input.idempotency, id);
         await db.notify(JOBS_CHANNEL, id);
         const job = toJob({ ...row, event_seq: 1 });
         await emitWebhook(trx, 'job.created', job);

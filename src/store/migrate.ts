@@ -8,6 +8,7 @@ import * as m0005 from './migrations/0005_webhooks.js';
 import * as m0006 from './migrations/0006_instance_keys.js';
 import * as m0008 from './migrations/0008_usage_cost.js';
 import * as m0009 from './migrations/0009_checks.js';
+import * as m0010 from './migrations/0010_idempotency_owner.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0006_instance_keys': m0006,
   '0008_usage_cost': m0008,
   '0009_checks': m0009,
+  '0010_idempotency_owner': m0010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -143,6 +143,8 @@ export interface IdempotencyKeysTable {
   job_id: string | null;
   created_at: string;
   expires_at: string;
+  /** The token of the request that reserved the key; null on rows older than migration 0010. */
+  owner: string | null;
 }
 
 export interface RateLimitsTable {

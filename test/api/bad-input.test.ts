@@ -327,7 +327,10 @@ const rows: Row[] = [
       const key = `in-flight-${Math.random()}`;
       const body = { prompt: 'x' };
       // What a first request with this key, still running, would have reserved.
-      await t.store.idempotency.reserve(t.project.id, sha256(key), fingerprint(body));
+      await t.store.idempotency.reserve(
+        { projectId: t.project.id, key: sha256(key), owner: 'first' },
+        fingerprint(body),
+      );
       return create(t, body, { 'idempotency-key': key });
     },
   },

@@ -90,8 +90,7 @@ describe.each(testDialects())('idempotent replays and the hourly budget on %s', 
     const mismatch = await create(two, 'not the first', 'early-key');
     expect(mismatch.statusCode).toBe(422);
     await database.store.idempotency.reserve(
-      first.project.id,
-      sha256('busy-key'),
+      { projectId: first.project.id, key: sha256('busy-key'), owner: 'first' },
       fingerprint({ prompt: 'busy' }),
     );
     expect((await create(one, 'busy', 'busy-key')).statusCode).toBe(409);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.js';
 import { AppError } from '../../domain/errors.js';
@@ -116,13 +116,25 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
       }
       // Only equality matters, so only a digest is stored: clients put all sorts of things there.
-      const idempotencyKey = typeof header === 'string' ? sha256(header) : undefined;
-      if (idempotencyKey !== undefined) {
-        const reservation = await store.idempotency.reserve(
-          projectId,
-          idempotencyKey,
-          fingerprint(request.body),
-        );
+      const claim =
+        typeof header === 'string' ? { projectId, key: sha256(header), owner: randomUUID() } : undefined;
+      // Gives the key back when this request fails; the failure itself stays the answer, and a key
+      // that cannot be given back stops blocking once its reservation counts as abandoned.
+      const release = async () => {
+        if (!claim) return;
+        await store.idempotency.release(claim).catch((releaseError: unknown) => {
+          request.log.warn({ err: releaseError }, 'could not release an Idempotency-Key reservation');
+        });
+      };
+      if (claim) {
+        // When the reservation's commit is lost with the connection, this request may hold the
+        // key without knowing it; the release is a no-op if it does not.
+        const reservation = await store.idempotency
+          .reserve(claim, fingerprint(request.body))
+          .catch(async (error: unknown) => {
+            await release();
+            throw error;
+          });
         if (reservation.state === 'mismatch') {
           throw new AppError(
             'idempotency_mismatch',
@@ -157,11 +169,11 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           repository: project.repository,
           draft: request.body.draft ?? false,
           maxActive: config.limits.activeJobsPerProject,
-          ...(idempotencyKey ? { idempotencyKey } : {}),
+          ...(claim ? { idempotency: claim } : {}),
         });
         return reply.code(201).header('location', `/v2/agent/${projectId}/job/${job.id}`).send(job);
       } catch (error) {
-        if (idempotencyKey) await store.idempotency.release(projectId, idempotencyKey);
+        await release();
         throw error;
       }
     },
