@@ -23,6 +23,11 @@ import { signatureHeaders } from './sign.js';
  */
 const LEASE_MARGIN_MS = 10_000;
 
+/** How long the delivery log keeps a finished delivery and its event; pending ones stay. */
+export const DELIVERY_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** How often a deliverer prunes the log; every process may, the deletes do not conflict. */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
 export interface DelivererOptions {
   store: Store;
   logger: Logger;
@@ -53,6 +58,19 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   let unlisten: Unlisten | null = null;
   let wake: (() => void) | null = null;
   let woken = false;
+  let prunedAt = 0;
+
+  /** Keeps the delivery log from growing forever: a busy project makes thousands a day. */
+  const prune = async () => {
+    if (Date.now() - prunedAt < PRUNE_EVERY_MS) return;
+    prunedAt = Date.now();
+    try {
+      const pruned = await store.webhooks.pruneDeliveries(new Date(prunedAt - DELIVERY_LOG_RETENTION_MS));
+      if (pruned.deliveries + pruned.events > 0) logger.info(pruned, 'pruned the webhook delivery log');
+    } catch (error) {
+      logger.warn({ err: error }, 'could not prune the webhook delivery log; trying again later');
+    }
+  };
 
   const poke = () => {
     woken = true;
@@ -126,6 +144,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   const run = async () => {
     while (!stopped) {
       woken = false;
+      await prune();
       const free = config.concurrency - inFlight.size;
       let claimed = 0;
       if (free > 0) {

@@ -48,6 +48,63 @@ describe.each(testDialects())('the webhook outbox and endpoints in the store, on
     }
   });
 
+  it('prunes finished deliveries, their attempts and orphaned events past the cutoff, never pending ones', async () => {
+    const { store, close } = await openTestStore(dialect);
+    try {
+      const project = await store.projects.create({ name: 'Docs', repository: '/srv/docs' });
+      const endpoint = (
+        await store.webhooks.create(
+          { projectId: project.id, url: 'http://127.0.0.1:9/h', events: null, description: '' },
+          box,
+        )
+      ).endpoint;
+      const job = await store.jobs.create({
+        projectId: project.id,
+        prompt: 'x',
+        model: 'openai:gpt-5',
+        baseRef: 'main',
+        repository: '/r',
+        draft: false,
+      });
+      await store.jobs.archive(project.id, job.id);
+      const [archived, created] = (await store.webhooks.listDeliveries(endpoint.id, { limit: 10 }))
+        .deliveries;
+      if (!archived || !created) throw new Error('expected two deliveries');
+      // The create's delivery ended long ago with one attempt; the archive's is still pending.
+      const { kysely } = store.db;
+      const old = '2026-01-01T00:00:00.000Z';
+      await kysely
+        .updateTable('webhook_deliveries')
+        .set({ status: 'succeeded', updated_at: old, next_attempt_at: null })
+        .where('id', '=', created.id)
+        .execute();
+      await kysely
+        .insertInto('webhook_attempts')
+        .values({
+          delivery_id: created.id,
+          attempt: 1,
+          at: old,
+          response_status: 200,
+          duration_ms: 5,
+          error: null,
+          response_excerpt: null,
+        })
+        .execute();
+      await kysely.updateTable('webhook_events').set({ created_at: old }).execute();
+
+      const cutoff = new Date('2026-02-01T00:00:00.000Z');
+      expect(await store.webhooks.pruneDeliveries(cutoff)).toEqual({ deliveries: 1, events: 1 });
+      const left = (await store.webhooks.listDeliveries(endpoint.id, { limit: 10 })).deliveries;
+      expect(left.map((d) => [d.id, d.status])).toEqual([[archived.id, 'pending']]);
+      const attempts = await kysely.selectFrom('webhook_attempts').selectAll().execute();
+      expect(attempts).toEqual([]);
+      // The pending delivery keeps its event, however old; a second prune finds nothing.
+      expect(await store.webhooks.pruneDeliveries(cutoff)).toEqual({ deliveries: 0, events: 0 });
+    } finally {
+      await close();
+    }
+  });
+
   it('turns the old project webhookUrl into a disabled endpoint that a rotation can enable', async () => {
     // Project ids are ULIDs: the store answers other ids as unknown without a query.
     const [P1, P2] = ['01JDQ2J7T0V5Y8G1ZK3M4N6P71', '01JDQ2J7T0V5Y8G1ZK3M4N6P72'];

@@ -117,5 +117,35 @@ export function deliveryLogQueries(db: Db) {
       });
       return changed ? getDelivery(endpointId, deliveryId) : undefined;
     },
+
+    /**
+     * Forgets what ended before `before`: finished deliveries (their attempts go with them), then
+     * events no delivery refers to any more. Pending deliveries stay, however old. Returns how many
+     * deliveries and events went.
+     */
+    async pruneDeliveries(before: Date): Promise<{ deliveries: number; events: number }> {
+      const cutoff = before.toISOString();
+      return db.write(async (trx) => {
+        const deliveries = await trx
+          .deleteFrom('webhook_deliveries')
+          .where('status', 'in', ['succeeded', 'failed'])
+          .where('updated_at', '<', cutoff)
+          .executeTakeFirst();
+        const events = await trx
+          .deleteFrom('webhook_events')
+          .where('created_at', '<', cutoff)
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('webhook_deliveries')
+                  .select('webhook_deliveries.id')
+                  .whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'),
+              ),
+            ),
+          )
+          .executeTakeFirst();
+        return { deliveries: Number(deliveries.numDeletedRows), events: Number(events.numDeletedRows) };
+      });
+    },
   };
 }
