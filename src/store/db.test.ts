@@ -1,28 +1,28 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDb } from './db.js';
+import { openSqliteFile, SQLITE_LIBRARY, type SqliteConnection } from './sqlite/library.js';
 
 describe('SQLite reads on the read-only connection', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-db-'));
   const file = path.join(dir, 'test.db');
   let db: Db;
-  let direct: SqliteDatabase.Database;
+  let direct: SqliteConnection;
   const read = async (text: string, parameters: unknown[]) =>
     (await db.read().executeQuery(CompiledQuery.raw(text, parameters))).rows;
 
   beforeAll(() => {
-    direct = new SqliteDatabase(file);
-    direct.pragma('journal_mode = WAL');
+    direct = openSqliteFile(file);
+    direct.exec('PRAGMA journal_mode = WAL');
     direct.exec('create table t (id text primary key, n integer, note text, r real, b blob)');
     const insert = direct.prepare('insert into t values (?, ?, ?, ?, ?)');
-    insert.run('a', 0, 'plain', 0.1 + 0.2, Buffer.from([0, 1, 2]));
-    insert.run('b', -9007199254740991, 'quote " backslash \\ tab \t newline \n nul \0 end', 1e300, null);
-    insert.run('c', 9007199254740991, 'ünïcödé 😀 \u2028 \u001f', -0.5, null);
-    insert.run('d', null, null, null, null);
+    insert.run(['a', 0, 'plain', 0.1 + 0.2, Buffer.from([0, 1, 2])]);
+    insert.run(['b', -9007199254740991, 'quote " backslash \\ tab \t newline \n nul \0 end', 1e300, null]);
+    insert.run(['c', 9007199254740991, 'ünïcödé 😀 \u2028 \u001f', -0.5, null]);
+    insert.run(['d', null, null, null, null]);
     db = openDb({ url: `sqlite:${file}` });
   });
   afterAll(async () => {
@@ -31,9 +31,9 @@ describe('SQLite reads on the read-only connection', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('returns what better-sqlite3 returns, for every column type', async () => {
+  it(`returns what ${SQLITE_LIBRARY} returns, for every column type`, async () => {
     const text = 'select * from "t" where "id" >= ? order by "id"';
-    expect(await read(text, ['a'])).toEqual(direct.prepare(text).all('a'));
+    expect(await read(text, ['a'])).toEqual(direct.prepare(text).all(['a']));
     expect(await read(text, ['z'])).toEqual([]);
   });
 
@@ -41,7 +41,7 @@ describe('SQLite reads on the read-only connection', () => {
     const text = 'select "note" from "t" where "id" = ?';
     expect(await read(text, ['d'])).toEqual([{ note: null }]);
     // `direct` stands for another process.
-    direct.prepare('update t set note = ? where id = ?').run('elsewhere', 'd');
+    direct.prepare('update t set note = ? where id = ?').run(['elsewhere', 'd']);
     expect(await read(text, ['d'])).toEqual([{ note: 'elsewhere' }]);
   });
 

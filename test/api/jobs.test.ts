@@ -1,6 +1,6 @@
-import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventListSchema, jobListSchema, jobSchema } from '../../src/api/schemas.js';
+import { openSqliteFile } from '../../src/store/sqlite/library.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
 
@@ -74,8 +74,8 @@ describe.each(testDialects())('jobs API on %s', (dialect) => {
       // A read of this turn (as a timer's would) opens the turn's snapshot...
       expect((await t.store.jobs.get(t.project.id, job.id))?.title).toBeNull();
       // ...then another process (a worker) commits, and then the poll arrives.
-      const other = new SqliteDatabase(t.database.url.slice('sqlite:'.length));
-      other.prepare('update jobs set title = ? where id = ?').run('Set by the worker', job.id);
+      const other = openSqliteFile(t.database.url.slice('sqlite:'.length));
+      other.prepare('update jobs set title = ? where id = ?').run(['Set by the worker', job.id]);
       other.close();
       expect((await call('GET', `${base()}/${job.id}`)).json().title).toBe('Set by the worker');
     },

@@ -1,4 +1,3 @@
-import type SqliteDatabase from 'better-sqlite3';
 import {
   type DatabaseConnection,
   type Driver,
@@ -7,6 +6,7 @@ import {
   SqliteDriver,
 } from 'kysely';
 import { refuseInsideWrite } from '../handle.js';
+import type { SqliteConnection, SqliteStatement } from './library.js';
 
 /**
  * Kysely's SQLite driver guards its one connection with a mutex that wakes every waiter on each
@@ -52,12 +52,12 @@ export class FairSqliteDialect extends SqliteDialect {
  * queries. The set of distinct SQL strings the service issues is small and fixed, so a bounded
  * cache of prepared statements keeps them all.
  */
-export function withStatementCache(database: SqliteDatabase.Database, size = 500) {
-  const statements = new Map<string, SqliteDatabase.Statement>();
+export function withStatementCache(database: SqliteConnection, size = 500) {
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
     // Kysely's driver prepares each statement right before it runs it.
-    prepare(text: string): SqliteDatabase.Statement {
+    prepare(text: string): SqliteStatement {
       let statement = statements.get(text);
       if (!statement) {
         if (statements.size >= size) statements.clear();

@@ -1,29 +1,29 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Db, openDb, type Queryable } from '../db.js';
 import type { Database } from '../schema.js';
 import { FairSqliteDialect, withStatementCache } from './driver.js';
 import { groupCommitWriter } from './group-commit.js';
+import { openSqliteFile, type SqliteConnection } from './library.js';
 
 describe('SQLite writes queued in one turn share a transaction', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-group-commit-'));
   const file = path.join(dir, 'test.db');
   let db: Db;
   // Stands for another process: it sees only what has committed.
-  let direct: SqliteDatabase.Database;
+  let direct: SqliteConnection;
 
   const insert = (trx: Queryable, id: string) => sql`insert into t (id) values (${id})`.execute(trx);
   const ids = () =>
-    (direct.prepare('select id from t order by id').all() as { id: string }[]).map((row) => row.id);
+    (direct.prepare('select id from t order by id').all([]) as { id: string }[]).map((row) => row.id);
 
   beforeAll(async () => {
     db = openDb({ url: `sqlite:${file}` });
     await sql`create table t (id text primary key)`.execute(db.kysely);
-    direct = new SqliteDatabase(file);
+    direct = openSqliteFile(file);
   });
   beforeEach(async () => {
     await sql`delete from t`.execute(db.kysely);
@@ -152,8 +152,7 @@ describe('SQLite writes queued in one turn share a transaction', () => {
   });
 
   it('bounds the queue: writers beyond it wait to join, and every one of them runs', async () => {
-    const database = new SqliteDatabase(file);
-    database.pragma('busy_timeout = 10000');
+    const database = openSqliteFile(file);
     const kysely = new Kysely<Database>({
       dialect: new FairSqliteDialect({ database: withStatementCache(database) }),
     });

@@ -1,7 +1,7 @@
-import type SqliteDatabase from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { runInWrite, type Transaction } from '../handle.js';
 import type { Database } from '../schema.js';
+import type { SqliteConnection } from './library.js';
 
 export type Notification = [channel: string, payload: string];
 
@@ -30,7 +30,7 @@ export const MAX_QUEUED = 1024;
  */
 export function groupCommitWriter(
   kysely: Kysely<Database>,
-  database: SqliteDatabase.Database,
+  database: Pick<SqliteConnection, 'inTransaction'>,
   emit: (notification: Notification) => void,
   maxQueued = MAX_QUEUED,
 ) {

@@ -1,23 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { type CompiledQuery, Kysely } from 'kysely';
 import { currentWrite, type Db, refuseInsideWrite } from '../handle.js';
 import type { Database } from '../schema.js';
 import { listenOnBus, sqliteBus } from './bus.js';
 import { FairSqliteDialect, withStatementCache } from './driver.js';
 import { groupCommitWriter } from './group-commit.js';
+import { openSqliteFile } from './library.js';
 
 /** Settings of a SQLite `Db` that tests turn down. */
 export interface SqliteOptions {
   /** How many writes may wait for the connection before callers wait to join them. */
   maxQueuedWrites?: number;
-}
-
-function connect(file: string, readonly: boolean): SqliteDatabase.Database {
-  const database = new SqliteDatabase(file, { readonly });
-  database.pragma('busy_timeout = 10000');
-  return database;
 }
 
 /**
@@ -26,16 +20,17 @@ function connect(file: string, readonly: boolean): SqliteDatabase.Database {
  */
 export function openSqlite(file: string, options: SqliteOptions = {}): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const database = connect(file, false);
-  database.pragma('journal_mode = WAL');
+  const database = openSqliteFile(file);
+  database.exec('PRAGMA journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
-  database.pragma('synchronous = NORMAL');
-  database.pragma('foreign_keys = ON');
+  database.exec('PRAGMA synchronous = NORMAL');
+  database.exec('PRAGMA foreign_keys = ON');
   const kysely = new Kysely<Database>({
     dialect: new FairSqliteDialect({ database: withStatementCache(database) }),
   });
   // An in-memory database exists only on its own connection, so it reads there too.
-  const readStatements = file === ':memory:' ? null : withStatementCache(connect(file, true));
+  const readStatements =
+    file === ':memory:' ? null : withStatementCache(openSqliteFile(file, { readonly: true }));
   const reader = readStatements
     ? new Kysely<Database>({ dialect: new FairSqliteDialect({ database: readStatements }) })
     : kysely;
@@ -62,8 +57,8 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Db {
     readCompiled: async <Row>(query: CompiledQuery<Row>) => {
       const trx = currentWrite();
       if (trx || !readStatements) return (await (trx ?? kysely).executeQuery(query)).rows;
-      // better-sqlite3 runs it at once, in a read transaction of its own.
-      return readStatements.prepare(query.sql).all(...query.parameters) as Row[];
+      // SQLite runs it at once, in a read transaction of its own.
+      return readStatements.prepare(query.sql).all(query.parameters) as Row[];
     },
     writeStatement: (fn) => {
       const trx = currentWrite();
