@@ -10,8 +10,9 @@ import { closedSignal, streamJobEvents } from '../http/event-stream.js';
 import type { Store } from '../store/store.js';
 import { renderDiff } from './diff.js';
 import { REFRESHES, renderEvent } from './events.js';
-import { clip, type Html, html, safeHref, time } from './html.js';
+import { clip, fieldHint, type Html, html, safeHref, time } from './html.js';
 import { type DashboardOptions, SESSION_COOKIE, sendPage } from './layout.js';
+import { type NewJobState, newJobForm, readNewJob, startJob } from './new-job.js';
 import { projectHeader, projectOf } from './project-header.js';
 
 const PAGE_SIZE = 50;
@@ -72,6 +73,15 @@ async function jobDiff(store: Store, project: Project, job: Job, events: JobEven
   }
 }
 
+/** Why a job has no pull request, as far as its state tells. */
+function noPullRequest(project: Project, job: Job): string {
+  if (project.publish === 'push') return `none: this project pushes straight to ${job.baseRef}`;
+  if (job.status === 'active') return 'none yet: it opens when the agent has changed files';
+  if (job.status === 'failed') return 'none: the job failed before publishing (see the error below)';
+  if (job.status === 'archived') return 'none: the job was archived';
+  return 'none: the agent changed no files';
+}
+
 /** What changes as the job runs: status, result, plan and diff. The live page swaps it in. */
 async function summary(store: Store, project: Project, job: Job): Promise<Html> {
   // Read apart from the activity, so a job with more events than the page shows still has its
@@ -83,7 +93,7 @@ async function summary(store: Store, project: Project, job: Job): Promise<Html> 
     : [];
   return html`<section><h2>Status</h2><dl class="facts">
       <dt>Status</dt><dd id="job-status">${statusBadge(job)}</dd>
-      <dt>Pull request</dt><dd id="job-pr">${job.prLink ? html`<a href="${safeHref(job.prLink)}">${job.prLink}</a>` : 'none yet'}</dd>
+      <dt>Pull request</dt><dd id="job-pr">${job.prLink ? html`<a href="${safeHref(job.prLink)}">${job.prLink}</a>` : noPullRequest(project, job)}</dd>
       ${job.title ? html`<dt>Title</dt><dd>${job.title}</dd>` : ''}
       ${job.summary ? html`<dt>Summary</dt><dd class="pre">${job.summary}</dd>` : ''}
       ${job.error ? html`<dt>Error</dt><dd class="bad"><code>${job.error.code}</code> ${job.error.message}</dd>` : ''}
