@@ -34,7 +34,11 @@ function toolInput(input: unknown): Html {
   const value = (item: unknown) =>
     Array.isArray(item) ? `${item.length} item${item.length === 1 ? '' : 's'}` : clip(str(item), 100);
   return html`${paths.map(([, path], i) => html`${i ? ' → ' : ''}<code>${str(path)}</code>`)}${rest.map(
-    ([key, item]) => html` <span class="hint">${key.replace('_', ' ')}</span> ${value(item)}`,
+    // A list (the plan's items) says how long it is; its key would only repeat that.
+    ([key, item]) =>
+      Array.isArray(item)
+        ? html` ${value(item)}`
+        : html` <span class="hint">${key.replace('_', ' ')}</span> ${value(item)}`,
   )}${texts.map(
     ([key, text]) =>
       html`<div class="preview"><span class="hint">${key.replace('_', ' ')}</span><pre>${preview(String(text))}</pre></div>`,

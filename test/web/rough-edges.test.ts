@@ -95,7 +95,8 @@ describe.each(testDialects())('dashboard details on %s', (dialect) => {
     });
     const page = await browser.get(`/ui/projects/${t.project.id}/pulls/${pullRequest.number}`);
     expect(page.status).toBe(200);
-    const body = /<div class="markdown" id="pull-body">([\s\S]*?)<\/div><\/section>/.exec(page.body)?.[1] ?? '';
+    const body =
+      /<div class="markdown" id="pull-body">([\s\S]*?)<\/div><\/section>/.exec(page.body)?.[1] ?? '';
     expect(body).toContain('<h2>What changed</h2>');
     expect(body).toContain('<li>added <strong>faq.md</strong></li>');
     expect(body).toContain('<a href="https://example.com/docs">the index</a>');
