@@ -150,6 +150,8 @@ function explain(
       }
       return { form: payload.error ?? 'The request is not valid.' };
     }
+    case 'payload_too_large':
+      return { prompt: 'The prompt is too long to send; shorten it.' };
     case 'model_not_allowed':
       return { model: 'This project does not allow that model; pick one from the list.' };
     case 'rate_limited':

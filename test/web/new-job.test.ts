@@ -118,6 +118,15 @@ describe.each(testDialects())('starting a job from the dashboard on %s', (dialec
     expect(await jobCount()).toBe(before);
   });
 
+  it('says a prompt too big for the API’s body limit is too long, on its field', async () => {
+    // 32,000 characters pass the prompt's length check, but as UTF-8 JSON they exceed 64 KiB.
+    const response = await browser.post(jobsUrl, { prompt: '€'.repeat(32_000), idempotencyKey: 'k-big' });
+    expect(response.status).toBe(413);
+    expect(response.body).toContain(
+      '<strong class="field-error">The prompt is too long to send; shorten it.',
+    );
+  });
+
   it('says so when the project has as many jobs running as it may (the API’s cap)', async () => {
     // Two active jobs from the earlier tests; a third fills the cap of 3.
     const filler = await browser.post(jobsUrl, { prompt: 'Third', idempotencyKey: 'k-third' });
