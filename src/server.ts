@@ -10,6 +10,7 @@ import { type AppOptions, buildApp } from './api/app.js';
 import type { Config } from './config.js';
 import { ensureAdminPassword } from './domain/password.js';
 import { CodeHostError, type CodeHosts, createCodeHosts } from './hosts/index.js';
+import { inProcessApi, inProcessCredential } from './http/in-process.js';
 import { createLogger, type Logger } from './log.js';
 import { Metrics } from './metrics/index.js';
 import { startJobCountRefresh } from './metrics/job-counts.js';
@@ -126,12 +127,15 @@ export interface HttpAppOptions extends AppOptions {
  */
 export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
   const { config, store } = options;
-  const app = await buildApp(options);
+  // The dashboard starts jobs through the API's own route, in process, with this credential.
+  const credential = inProcessCredential();
+  const app = await buildApp({ ...options, inProcessCredential: credential });
   await app.register(dashboard, {
     prefix: '/ui',
     config,
     store,
     hosts: options.hosts ?? createServerCodeHosts(config, store),
+    api: inProcessApi(app, credential),
   });
   return app;
 }

@@ -29,6 +29,8 @@ export interface AppOptions {
   lifecycle?: Lifecycle;
   /** The process's metrics: served at `/metrics`, and every request is counted. None: neither. */
   metrics?: Metrics;
+  /** The credential of the process's own in-process calls (`src/http/in-process.ts`); none: no such calls. */
+  inProcessCredential?: string;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function buildApp({
   logger,
   lifecycle = { draining: false },
   metrics,
+  inProcessCredential,
 }: AppOptions) {
   const app = Fastify(serverOptions(config, logger)).withTypeProvider<ZodTypeProvider>();
   limitConnections(app.server, config.limits.maxConnections, logger);
@@ -63,7 +66,7 @@ export async function buildApp({
 
   // The v2 routes, each behind an admin API key.
   await app.register(async (v2) => {
-    await v2.register(apiKeyAuth, { store, lifecycle });
+    await v2.register(apiKeyAuth, { store, lifecycle, inProcessCredential });
     await v2.register(jobRoutes, { config, store });
     await v2.register(webhookRoutes, { config, store });
     await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });

@@ -13,6 +13,12 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
 
 export const KEY_SCOPES = ['read', 'write'] as const;
+/**
+ * How long a new key lives unless its maker says otherwise, on every surface (the dashboard and
+ * `agentjobs key create`): a key that leaks, or that a pipeline nobody owns any more keeps,
+ * stops working by itself. A key that must not expire says so ("never").
+ */
+export const DEFAULT_KEY_EXPIRY_DAYS = 90;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
 function checksum(random: string): string {

@@ -3,13 +3,15 @@ import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsync } from 'fastify';
 
 /**
- * The stylesheet and the script, read once from `assets/` (beside `src/` and `dist/`, so the
+ * The stylesheet, the script and the icon, read once from `assets/` (beside `src/` and `dist/`, so the
  * source and the build find the same files). Their URLs carry a content hash, so browsers may
  * keep them forever and still get a new version the moment it changes.
  */
 const FILES = {
   'dashboard.css': 'text/css; charset=utf-8',
   'dashboard.js': 'text/javascript; charset=utf-8',
+  // Every page names it, so browsers do not ask for /favicon.ico (a 404 in every page's log).
+  'favicon.svg': 'image/svg+xml',
 } as const;
 type AssetName = keyof typeof FILES;
 

@@ -1,9 +1,49 @@
 import type { JobEvent } from '../domain/events.js';
-import { formatUsd } from '../domain/job.js';
 import { clip, type Html, html, safeHref, time } from './html.js';
 
 const str = (value: unknown) =>
   typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
+
+/** Inputs that name a file or folder: shown as the line's headline. */
+const PATH_KEYS = new Set(['path', 'from', 'to']);
+const PREVIEW_LINES = 8;
+
+/** The first lines of a long text (a file's content, an edit's old and new text), as text. */
+function preview(text: string): string {
+  const lines = text.split('\n');
+  const shown = lines.slice(0, PREVIEW_LINES).map((line) => clip(line, 200));
+  const rest = lines.length - shown.length;
+  return `${shown.join('\n')}${rest > 0 ? `\n… ${rest} more line${rest === 1 ? '' : 's'}` : ''}`;
+}
+
+/**
+ * A tool's input as a person reads it: the paths first, short values inline, and multi-line
+ * text (what `write_file` writes, what `edit_file` replaces) as the text itself, cut short.
+ */
+function toolInput(input: unknown): Html {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return html`${clip(str(input), 300)}`;
+  const entries = Object.entries(input as Record<string, unknown>);
+  const paths = entries.filter(([key, value]) => PATH_KEYS.has(key) && typeof value === 'string');
+  const texts = entries.filter(
+    ([key, value]) =>
+      !PATH_KEYS.has(key) && typeof value === 'string' && (value.includes('\n') || value.length > 100),
+  );
+  const rest = entries.filter(
+    ([key]) => !paths.some((e) => e[0] === key) && !texts.some((e) => e[0] === key),
+  );
+  const value = (item: unknown) =>
+    Array.isArray(item) ? `${item.length} item${item.length === 1 ? '' : 's'}` : clip(str(item), 100);
+  return html`${paths.map(([, path], i) => html`${i ? ' → ' : ''}<code>${str(path)}</code>`)}${rest.map(
+    // A list (the plan's items) says how long it is; its key would only repeat that.
+    ([key, item]) =>
+      Array.isArray(item)
+        ? html` ${value(item)}`
+        : html` <span class="hint">${key.replace('_', ' ')}</span> ${value(item)}`,
+  )}${texts.map(
+    ([key, text]) =>
+      html`<div class="preview"><span class="hint">${key.replace('_', ' ')}</span><pre>${preview(String(text))}</pre></div>`,
+  )}`;
+}
 
 /** One line of the agent's activity, rendered on the server (also for the live stream). */
 export function renderEvent(event: JobEvent): Html {
@@ -21,7 +61,7 @@ export function renderEvent(event: JobEvent): Html {
     case 'message':
       return line(d.role === 'user' ? 'you' : 'agent', clip(str(d.text), 2000));
     case 'tool_call':
-      return line('tool', html`<code>${str(d.tool)}</code> ${clip(str(d.input), 300)}`);
+      return line('tool', html`<strong>${str(d.tool)}</strong> ${toolInput(d.input)}`);
     case 'tool_result':
       return line(
         d.ok === false ? 'failed' : 'result',
@@ -48,10 +88,8 @@ export function renderEvent(event: JobEvent): Html {
     case 'pull_request':
       return line('pull req.', html`<a href="${safeHref(d.url)}">${str(d.url)}</a>`);
     case 'usage':
-      return line(
-        'usage',
-        `${str(d.inputTokens)} tokens in (${str(d.cachedInputTokens ?? 0)} cached), ${str(d.outputTokens)} out, ${formatUsd(typeof d.costUsd === 'number' ? d.costUsd : null)}`,
-      );
+      // One after every step: the running total is in the job's summary, which each one refreshes.
+      return html``;
     case 'context':
       return line('context', `compacted: ${str(d.replacedResults)} older tool results replaced by notes`);
     case 'error':
@@ -62,4 +100,13 @@ export function renderEvent(event: JobEvent): Html {
 }
 
 /** Events after which the job's summary (status, plan, diff, pull request) is worth fetching again. */
-export const REFRESHES = new Set(['status', 'phase', 'plan', 'check', 'commit', 'pull_request', 'error']);
+export const REFRESHES = new Set([
+  'status',
+  'phase',
+  'plan',
+  'check',
+  'commit',
+  'pull_request',
+  'error',
+  'usage',
+]);

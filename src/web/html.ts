@@ -52,7 +52,7 @@ export function page(title: string, body: Html, options: PageOptions = {}): stri
   const flash = options.flash
     ? html`<div class="flash ${options.flash.kind}" role="${options.flash.kind === 'error' ? 'alert' : 'status'}">${options.flash.text}</div>`
     : '';
-  return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · agentjobs</title><link rel="stylesheet" href="${assetUrl('dashboard.css')}"><script src="${assetUrl('dashboard.js')}" defer></script></head><body>${nav}<main>${flash}${body}</main></body></html>`}`;
+  return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · agentjobs</title><link rel="icon" type="image/svg+xml" href="${assetUrl('favicon.svg')}"><link rel="stylesheet" href="${assetUrl('dashboard.css')}"><script src="${assetUrl('dashboard.js')}" defer></script></head><body>${nav}<main>${flash}${body}</main></body></html>`}`;
 }
 
 /** A time as people read it, in UTC, with the exact value for machines. */
@@ -69,6 +69,10 @@ export const safeHref = (url: unknown): string =>
 /** A text cut to `max` characters, for lists and activity lines. */
 export const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-/** A field's hint, led by what is wrong with the field when something is. */
+/**
+ * A field's hint, led by what is wrong with the field when something is: in the error colour, on
+ * its own line. The field names `id` in `aria-describedby` (and says `aria-invalid` on an error),
+ * so a screen reader reads the error with the field.
+ */
 export const fieldHint = (id: string, error: string | undefined, hint: string | Html): Html =>
-  html`<div class="hint" id="${id}">${error ? html`<strong class="bad">${error}</strong> · ` : ''}${hint}</div>`;
+  html`<div class="hint" id="${id}">${error ? html`<strong class="field-error">${error}</strong>` : ''}${hint}</div>`;

@@ -10,8 +10,9 @@ import { closedSignal, streamJobEvents } from '../http/event-stream.js';
 import type { Store } from '../store/store.js';
 import { renderDiff } from './diff.js';
 import { REFRESHES, renderEvent } from './events.js';
-import { clip, type Html, html, safeHref, time } from './html.js';
+import { clip, fieldHint, type Html, html, safeHref, time } from './html.js';
 import { type DashboardOptions, SESSION_COOKIE, sendPage } from './layout.js';
+import { type NewJobState, newJobForm, readNewJob, startJob } from './new-job.js';
 import { projectHeader, projectOf } from './project-header.js';
 
 const PAGE_SIZE = 50;
@@ -72,6 +73,15 @@ async function jobDiff(store: Store, project: Project, job: Job, events: JobEven
   }
 }
 
+/** Why a job has no pull request, as far as its state tells. */
+function noPullRequest(project: Project, job: Job): string {
+  if (project.publish === 'push') return `none: this project pushes straight to ${job.baseRef}`;
+  if (job.status === 'active') return 'none yet: it opens when the agent has changed files';
+  if (job.status === 'failed') return 'none: the job failed before publishing (see the error below)';
+  if (job.status === 'archived') return 'none: the job was archived';
+  return 'none: the agent changed no files';
+}
+
 /** What changes as the job runs: status, result, plan and diff. The live page swaps it in. */
 async function summary(store: Store, project: Project, job: Job): Promise<Html> {
   // Read apart from the activity, so a job with more events than the page shows still has its
@@ -83,7 +93,7 @@ async function summary(store: Store, project: Project, job: Job): Promise<Html> 
     : [];
   return html`<section><h2>Status</h2><dl class="facts">
       <dt>Status</dt><dd id="job-status">${statusBadge(job)}</dd>
-      <dt>Pull request</dt><dd id="job-pr">${job.prLink ? html`<a href="${safeHref(job.prLink)}">${job.prLink}</a>` : 'none yet'}</dd>
+      <dt>Pull request</dt><dd id="job-pr">${job.prLink ? html`<a href="${safeHref(job.prLink)}">${job.prLink}</a>` : noPullRequest(project, job)}</dd>
       ${job.title ? html`<dt>Title</dt><dd>${job.title}</dd>` : ''}
       ${job.summary ? html`<dt>Summary</dt><dd class="pre">${job.summary}</dd>` : ''}
       ${job.error ? html`<dt>Error</dt><dd class="bad"><code>${job.error.code}</code> ${job.error.message}</dd>` : ''}
@@ -117,7 +127,7 @@ function checksSection(run: CheckRun): Html {
     )}</ul><p class="hint">Ran ${time(run.ranAt)}.</p></section>`;
 }
 
-export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store }) => {
+export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store, api }) => {
   const listUrl = (project: Project, query: { status?: string; before?: string }, rows = false) => {
     const params = new URLSearchParams(
       Object.entries(query).filter((e): e is [string, string] => Boolean(e[1])),
@@ -125,24 +135,48 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
     return `/ui/projects/${project.id}/jobs${rows ? '/rows' : ''}${params.size ? `?${params}` : ''}`;
   };
 
-  app.get('/projects/:projectId/jobs', { schema: { hide: true } }, async (request, reply) => {
+  const listPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form: NewJobState = {},
+    status = 200,
+  ) => {
     const project = await projectOf(store, request);
     const query = listQuery.parse(request.query);
     const { jobs, more } = await store.jobs.list(project.id, { limit: PAGE_SIZE, ...query });
     const last = jobs.at(-1);
     const filter = (status: string | undefined, label: string) =>
       html`<a href="${listUrl(project, { status })}"${query.status === status ? html` aria-current="page"` : ''}>${label}</a>`;
+    const formOptions = { maxPromptChars: config.limits.maxPromptChars, defaultModel: config.defaultModel };
     return sendPage(
       request,
       reply,
       `${project.name} jobs`,
-      () => html`${projectHeader(project, 'jobs')}
-      <nav class="filters" aria-label="Filter by status">${filter(undefined, 'All')}${JOB_STATUSES.map((s) => filter(s, s))}</nav>
+      (csrf) => html`${projectHeader(project, 'jobs')}
+      ${newJobForm(project, formOptions, csrf, form)}
+      ${
+        jobs.length === 0 && !query.status && !query.before
+          ? html`<div class="card pad" id="no-jobs">No jobs yet. Start the first one with the form above. Programs start jobs through the API: make a key on the <a href="/ui/projects/${project.id}/keys">API keys</a> tab and send <code>POST /v2/agent/${project.id}/job</code>.</div>`
+          : html`<nav class="filters" aria-label="Filter by status">${filter(undefined, 'All')}${JOB_STATUSES.map((s) => filter(s, s))}</nav>
       <div class="table-wrap"><table><thead><tr><th>Status</th><th>Job</th><th class="optional">Created</th><th class="optional">Cost</th><th>Pull request</th></tr></thead>
         <tbody data-rows-url="${listUrl(project, query, true)}">${jobRows(project, jobs)}</tbody></table></div>
-      <div class="pager">${query.before ? html`<a href="${listUrl(project, { status: query.status })}">Newest</a>` : ''}${more && last ? html`<a href="${listUrl(project, { status: query.status, before: last.id })}">Older</a>` : ''}</div>
-      ${jobs.length === 0 && !query.status && !query.before ? html`<div class="card pad">No jobs yet. Make an API key on the <a href="/ui/projects/${project.id}/keys">API keys</a> tab and send <code>POST /v2/agent/${project.id}/job</code>.</div>` : ''}`,
+      <div class="pager">${query.before ? html`<a href="${listUrl(project, { status: query.status })}">Newest</a>` : ''}${more && last ? html`<a href="${listUrl(project, { status: query.status, before: last.id })}">Older</a>` : ''}</div>`
+      }`,
+      { status },
     );
+  };
+
+  app.get('/projects/:projectId/jobs', { schema: { hide: true } }, (request, reply) =>
+    listPage(request, reply),
+  );
+
+  // The form on the list starts a job through the API's own route, then opens its live page.
+  app.post('/projects/:projectId/jobs', { schema: { hide: true } }, async (request, reply) => {
+    const project = await projectOf(store, request);
+    const values = readNewJob(request.body);
+    const outcome = await startJob(api, project, values, request.ip);
+    if ('jobId' in outcome) return reply.redirect(`/ui/projects/${project.id}/jobs/${outcome.jobId}`, 303);
+    return listPage(request, reply, { values, errors: outcome.errors }, outcome.status);
   });
 
   // The rows alone, for the list's script to refresh while jobs are active.
@@ -191,8 +225,8 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
           : html`<section><h2>Follow up</h2><form class="stack" method="post" action="${base}/follow-up">
             <input type="hidden" name="_csrf" value="${csrf}">
             <div><label for="follow-up">Another instruction for the agent</label>
-              <textarea id="follow-up" name="prompt" required maxlength="${config.limits.maxPromptChars}">${state.followUp ?? ''}</textarea>
-              <div class="hint">${state.error ? html`<strong class="bad">${state.error}</strong> · ` : ''}It continues on the same branch and updates the same pull request.</div></div>
+              <textarea id="follow-up" name="prompt" required maxlength="${config.limits.maxPromptChars}" aria-describedby="h-follow-up"${state.error ? html` aria-invalid="true"` : ''}>${state.followUp ?? ''}</textarea>
+              ${fieldHint('h-follow-up', state.error, 'It continues on the same branch and updates the same pull request.')}</div>
             <div class="actions"><button class="primary" type="submit">Send follow-up</button></div></form></section>
           <form method="post" action="${base}/archive"><input type="hidden" name="_csrf" value="${csrf}">
             <details class="confirm"><summary class="button" role="button">Archive</summary>

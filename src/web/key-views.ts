@@ -1,7 +1,7 @@
 /** The parts of the API keys pages: a project's keys and the instance keys look alike. */
 import { z } from 'zod';
 import type { ApiKey } from '../domain/api-key.js';
-import { KEY_SCOPES } from '../domain/keys.js';
+import { DEFAULT_KEY_EXPIRY_DAYS, KEY_SCOPES } from '../domain/keys.js';
 import type { Project } from '../domain/project.js';
 import { fieldHint, type Html, html, time } from './html.js';
 
@@ -96,22 +96,22 @@ export function createForm(
   values: Record<string, unknown>,
 ): Html {
   const chosenScopes = values.scopes === undefined ? ['read', 'write'] : asList(values.scopes);
-  const expires = typeof values.expires === 'string' ? values.expires : '90';
+  const expires = typeof values.expires === 'string' ? values.expires : String(DEFAULT_KEY_EXPIRY_DAYS);
   const title = owner.project ? 'Create a key' : 'Create an instance key';
   return html`<section><h2>${title}</h2>
     <form class="stack" method="post" action="${owner.path}">
       <input type="hidden" name="_csrf" value="${csrf}">
-      <div><label for="k-name">Name</label><input type="text" id="k-name" name="name" value="${typeof values.name === 'string' ? values.name : ''}" required aria-describedby="h-k-name">
+      <div><label for="k-name">Name</label><input type="text" id="k-name" name="name" value="${typeof values.name === 'string' ? values.name : ''}" required aria-describedby="h-k-name"${errors.name ? html` aria-invalid="true"` : ''}>
         ${fieldHint('h-k-name', errors.name, 'What or who uses it, e.g. “CI docs bot”.')}</div>
       <fieldset><legend>Scopes</legend>${KEY_SCOPES.map(
         (scope) =>
           html`<input type="checkbox" id="k-scope-${scope}" name="scopes" value="${scope}"${chosenScopes.includes(scope) ? html` checked` : ''}><label for="k-scope-${scope}">${scope}</label>`,
       )}${fieldHint('h-k-scopes', errors.scopes, 'read: get jobs; write: create jobs, follow up, archive.')}</fieldset>
-      <div><label for="k-expires">Expires</label><select id="k-expires" name="expires">${EXPIRY_CHOICES.map(
+      <div><label for="k-expires">Expires</label><select id="k-expires" name="expires" aria-describedby="h-k-expires"${errors.expires ? html` aria-invalid="true"` : ''}>${EXPIRY_CHOICES.map(
         (c) =>
           html`<option value="${c}"${expires === c ? html` selected` : ''}>${c === 'never' ? 'never' : `in ${c} days`}</option>`,
       )}</select>${fieldHint('h-k-expires', errors.expires, '')}</div>
-      <div><label for="k-ips">IP allowlist</label><textarea id="k-ips" name="ips" rows="2" aria-describedby="h-k-ips">${typeof values.ips === 'string' ? values.ips : ''}</textarea>
+      <div><label for="k-ips">IP allowlist</label><textarea id="k-ips" name="ips" rows="2" aria-describedby="h-k-ips"${errors.ips ? html` aria-invalid="true"` : ''}>${typeof values.ips === 'string' ? values.ips : ''}</textarea>
         ${fieldHint('h-k-ips', errors.ips, 'Optional: addresses or CIDR ranges, one per line. Empty: any address.')}</div>
       <div class="actions"><button class="primary" type="submit">Create key</button></div>
     </form></section>`;

@@ -51,7 +51,7 @@ function projectForm(options: {
     choices: readonly string[],
     hint: string,
   ) =>
-    html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}" aria-describedby="h-${name}">${choices.map(
+    html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}" aria-describedby="h-${name}"${errors[name] ? html` aria-invalid="true"` : ''}>${choices.map(
       (c) => html`<option value="${c}"${values[name] === c ? html` selected` : ''}>${c}</option>`,
     )}</select>${fieldHint(`h-${name}`, errors[name], hint)}</div>`;
   return html`<form class="stack" method="post" action="${options.action}" novalidate>
@@ -76,7 +76,7 @@ function projectForm(options: {
       ${field('appId', 'GitHub App id', 'GitHub only, to act as an App: the token below is then its private key.')}
       ${field('installationId', 'GitHub App installation id', 'GitHub App only.')}
       <div><label for="f-token">Token</label>
-        <input type="password" id="f-token" name="token" value="" autocomplete="off" aria-describedby="h-token">
+        <input type="password" id="f-token" name="token" value="" autocomplete="off" aria-describedby="h-token"${errors.token ? html` aria-invalid="true"` : ''}>
         ${fieldHint('h-token', errors.token, options.hasToken ? 'A token is stored (encrypted). Leave empty to keep it; it is never shown again.' : 'Write-only: stored encrypted and never shown again.')}</div>
     </fieldset>
     <div class="actions"><button class="primary" type="submit">${options.submit}</button></div>

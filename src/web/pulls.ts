@@ -8,6 +8,7 @@ import type { Store } from '../store/store.js';
 import { renderDiff } from './diff.js';
 import { html, time } from './html.js';
 import { type DashboardOptions, sendPage } from './layout.js';
+import { markdownHtml } from './markdown.js';
 import { projectHeader, projectOf } from './project-header.js';
 
 const PAGE_SIZE = 50;
@@ -95,7 +96,7 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
             <form method="post" action="/ui/projects/${project.id}/pulls/${pull.number}/close"><input type="hidden" name="_csrf" value="${csrf}"><button class="danger" type="submit">Close</button></form></div>`
           : ''
       }
-      <section><h2>Description</h2><div class="body">${pull.body || 'No description.'}</div></section>
+      <section><h2>Description</h2>${pull.body.trim() ? html`<div class="markdown" id="pull-body">${markdownHtml(pull.body)}</div>` : html`<div class="pad">No description.</div>`}</section>
       <section><h2>Commits (${changes.commits.length})</h2>
         <ul class="commits">${changes.commits.map((c) => html`<li><code>${c.sha}</code> ${c.subject}</li>`)}</ul></section>
       ${

@@ -143,7 +143,7 @@ export const webhookPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
             (type) =>
               html`<input type="checkbox" id="w-ev-${type}" name="events" value="${type}"${chosen.includes(type) ? html` checked` : ''}><label for="w-ev-${type}">${type}</label>`,
           )}${fieldHint('h-w-events', errors.events, 'None checked: all of them.')}</fieldset>
-          <div><label for="w-description">Description</label><input type="text" id="w-description" name="description" value="${typeof values.description === 'string' ? values.description : ''}" aria-describedby="h-w-description">
+          <div><label for="w-description">Description</label><input type="text" id="w-description" name="description" value="${typeof values.description === 'string' ? values.description : ''}" aria-describedby="h-w-description"${errors.description ? html` aria-invalid="true"` : ''}>
             ${fieldHint('h-w-description', errors.description, 'Optional: what receives these events.')}</div>
           <div class="actions"><button class="primary" type="submit">Add endpoint</button></div>
         </form></section>

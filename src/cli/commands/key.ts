@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ApiKey } from '../../domain/api-key.js';
 import { parseAllowlistEntry } from '../../domain/ip-allowlist.js';
-import { generateKey, KEY_SCOPES, type KeyScope } from '../../domain/keys.js';
+import { DEFAULT_KEY_EXPIRY_DAYS, generateKey, KEY_SCOPES, type KeyScope } from '../../domain/keys.js';
 import type { Store } from '../../store/store.js';
 import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
@@ -75,7 +75,11 @@ export function registerKeyCommands(program: Command) {
     .option('--all-projects', 'an instance key: it works on every project')
     .option('--name <name>', 'what the key is for', 'cli')
     .option('--scopes <scopes>', 'read, write or read,write', 'read,write')
-    .option('--expires <duration>', 'e.g. 90d, 12h, or never', 'never')
+    .option(
+      '--expires <duration>',
+      'e.g. 30d, 12h, or never (a key that must never expire)',
+      `${DEFAULT_KEY_EXPIRY_DAYS}d`,
+    )
     .option('--ip <cidr...>', 'allow only these addresses or CIDR ranges')
     .option('--json', 'machine-readable output')
     .action(async (options: CreateOptions) => {

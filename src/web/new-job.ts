@@ -1,0 +1,183 @@
+/**
+ * Starting a job from the dashboard: the form on a project's jobs page, and the call that makes the
+ * job. The call goes through the v2 route in process (`POST /v2/agent/{projectId}/job`), so the
+ * hourly budget, the active-job cap, validation and idempotency are the API's own. The form carries
+ * an Idempotency-Key made when it was rendered: a double submit replays the first job.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Project } from '../domain/project.js';
+import type { InProcessApi } from '../http/in-process.js';
+import { fieldHint, type Html, html } from './html.js';
+
+/** What the form holds; every field as the browser sent it. */
+export interface NewJobValues {
+  prompt: string;
+  model: string;
+  baseRef: string;
+  draft: boolean;
+  idempotencyKey: string;
+}
+
+export type NewJobErrors = Partial<Record<'prompt' | 'model' | 'baseRef' | 'form', string>>;
+
+export interface NewJobState {
+  values?: Partial<NewJobValues>;
+  errors?: NewJobErrors;
+}
+
+/** The models the form offers: only when the project allows a choice. */
+export const modelChoices = (project: Project): string[] =>
+  project.allowedModels && project.allowedModels.length > 1 ? project.allowedModels : [];
+
+/** Drafts exist only where a job opens a pull request. */
+export const canDraft = (project: Project) => project.publish === 'pull_request';
+
+export function readNewJob(body: unknown): NewJobValues {
+  const form = (body ?? {}) as Record<string, unknown>;
+  const text = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+  return {
+    // Browsers send a textarea's line breaks as CRLF; the agent and the pull request get LF.
+    prompt: text('prompt').replace(/\r\n?/g, '\n').trim(),
+    model: text('model').trim(),
+    baseRef: text('baseRef').trim(),
+    draft: form.draft === 'on',
+    idempotencyKey: text('idempotencyKey'),
+  };
+}
+
+/** The prompt box at the top of a project's jobs page. */
+export function newJobForm(
+  project: Project,
+  options: { maxPromptChars: number; defaultModel: string },
+  csrf: string,
+  state: NewJobState = {},
+): Html {
+  const values = state.values ?? {};
+  const errors = state.errors ?? {};
+  const models = modelChoices(project);
+  const selected = values.model || project.defaultModel || options.defaultModel;
+  const invalid = (field: keyof NewJobErrors) => (errors[field] ? html` aria-invalid="true"` : '');
+  return html`<section id="new-job"><h2>Start a job</h2>
+    <form class="stack wide" method="post" action="/ui/projects/${project.id}/jobs">
+      <input type="hidden" name="_csrf" value="${csrf}">
+      <input type="hidden" name="idempotencyKey" value="${randomUUID()}">
+      ${errors.form ? html`<div class="flash error" role="alert" id="new-job-error">${errors.form}</div>` : ''}
+      <div><label for="j-prompt">What should the agent do?</label>
+        <textarea id="j-prompt" name="prompt" rows="4" maxlength="${options.maxPromptChars}" placeholder="e.g. Add a FAQ page that answers how to install the CLI, and link it in the navigation." aria-describedby="h-j-prompt"${invalid('prompt')}>${values.prompt ?? ''}</textarea>
+        ${fieldHint('h-j-prompt', errors.prompt, 'The agent edits the repository and opens a pull request; you can follow up on the job’s page.')}</div>
+      <div class="row">
+        <div><label for="j-base">Base branch</label>
+          <input type="text" id="j-base" name="baseRef" value="${values.baseRef ?? project.baseBranch}" aria-describedby="h-j-base"${invalid('baseRef')}>
+          ${fieldHint('h-j-base', errors.baseRef, project.publish === 'push' ? 'The branch the work is pushed to.' : 'The branch the pull request targets.')}</div>
+        ${
+          models.length
+            ? html`<div><label for="j-model">Model</label><select id="j-model" name="model" aria-describedby="h-j-model"${invalid('model')}>${models.map(
+                (model) =>
+                  html`<option value="${model}"${model === selected ? html` selected` : ''}>${model}</option>`,
+              )}</select>${fieldHint('h-j-model', errors.model, '')}</div>`
+            : ''
+        }
+        ${
+          canDraft(project)
+            ? html`<div class="check"><input type="checkbox" id="j-draft" name="draft"${values.draft ? html` checked` : ''}><label for="j-draft">Open the pull request as a draft</label></div>`
+            : ''
+        }
+      </div>
+      <div class="actions"><button class="primary" type="submit">Start job</button></div>
+    </form></section>`;
+}
+
+/** What the API answered, as the form shows it: the job, or what to fix and the status to send. */
+export type StartOutcome = { jobId: string } | { status: number; errors: NewJobErrors };
+
+const IN_FLIGHT_RETRIES = 25;
+const IN_FLIGHT_DELAY_MS = 200;
+
+/**
+ * Creates the job through the v2 route. A second submit of the same form while the first is still
+ * creating gets 409 from the idempotency check; it waits for the first to finish and answers with
+ * the same job, which is what the person who clicked twice meant.
+ */
+export async function startJob(
+  api: InProcessApi,
+  project: Project,
+  values: NewJobValues,
+  remoteAddress: string,
+): Promise<StartOutcome> {
+  const body: Record<string, unknown> = { prompt: values.prompt };
+  if (values.model && modelChoices(project).length) body.model = values.model;
+  if (values.baseRef && values.baseRef !== project.baseBranch) body.baseRef = values.baseRef;
+  if (values.draft && canDraft(project)) body.draft = true;
+  const headers: Record<string, string> = values.idempotencyKey
+    ? { 'idempotency-key': `dashboard:${values.idempotencyKey}` }
+    : {};
+  for (let attempt = 0; ; attempt++) {
+    const answer = await api('POST', `/v2/agent/${project.id}/job`, { body, headers, remoteAddress });
+    const payload = (answer.body ?? {}) as {
+      id?: string;
+      code?: string;
+      error?: string;
+      details?: { path: string; message: string }[];
+    };
+    if (answer.status === 201 && payload.id) return { jobId: payload.id };
+    if (payload.code === 'idempotency_in_flight' && attempt < IN_FLIGHT_RETRIES) {
+      await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_DELAY_MS));
+      continue;
+    }
+    return { status: answer.status, errors: explain(payload, answer.headers['retry-after']) };
+  }
+}
+
+/** The API's error in words a person at the form knows, on the field it is about. */
+function explain(
+  payload: { code?: string; error?: string; details?: { path: string; message: string }[] },
+  retryAfter: unknown,
+): NewJobErrors {
+  const wait = waitText(retryAfter);
+  switch (payload.code) {
+    case 'invalid_request': {
+      const detail = payload.details?.[0];
+      if (detail?.path.endsWith('prompt')) {
+        return {
+          prompt: /empty|whitespace|required/.test(detail.message)
+            ? 'Write what the agent should do.'
+            : `The prompt ${detail.message.replace(/^prompt /, '')}.`,
+        };
+      }
+      if (detail?.path.endsWith('baseRef')) {
+        const problem = detail.message.replace(/^is not a valid branch name: /, '');
+        return { baseRef: `Not a branch name git accepts: it ${problem}.` };
+      }
+      return { form: payload.error ?? 'The request is not valid.' };
+    }
+    case 'payload_too_large':
+      return { prompt: 'The prompt is too long to send; shorten it.' };
+    case 'model_not_allowed':
+      return { model: 'This project does not allow that model; pick one from the list.' };
+    case 'rate_limited':
+      return {
+        form: `This project has used its budget of jobs and follow-ups for this hour.${wait ? ` Try again in ${wait}.` : ''}`,
+      };
+    case 'too_many_active_jobs':
+      return {
+        form: 'This project has as many jobs running as it may. Wait for one to finish, or archive one, then start this one.',
+      };
+    case 'idempotency_mismatch':
+      return {
+        form: 'This form already started a job with other values. Check the jobs below; to start another, send the form again.',
+      };
+    case 'idempotency_in_flight':
+      return { form: 'The job is still being created; it will appear in the list below.' };
+    case 'unavailable':
+      return { form: `The server is not taking new jobs right now.${wait ? ` Try again in ${wait}.` : ''}` };
+    default:
+      return { form: payload.error ?? 'The job could not be started.' };
+  }
+}
+
+function waitText(retryAfter: unknown): string {
+  const seconds = Number(retryAfter);
+  if (!Number.isFinite(seconds) || seconds <= 0) return '';
+  if (seconds < 90) return `${Math.ceil(seconds)} seconds`;
+  return `${Math.ceil(seconds / 60)} minutes`;
+}

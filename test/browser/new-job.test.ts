@@ -1,0 +1,184 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { git } from '../support/e2e.js';
+import { type ServerProcess, startServerProcess } from '../support/processes.js';
+import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { hasChromium, launch, screenshot } from './chromium.js';
+
+const PASSWORD = 'new job browser password';
+
+// A new user's first job without leaving the browser: sign in, make a project on a bare
+// repository, start a job from the jobs page, watch it finish live, merge its pull request into
+// main; then a double submit that makes one job, and the form's refusals (the active-job cap, an
+// empty prompt) shown on the form.
+describe.skipIf(!hasChromium)('starting a job from the dashboard in Chromium', () => {
+  let dir: string;
+  let bare: string;
+  let database: TestDatabase;
+  let model: ScriptedModelServer;
+  let server: ServerProcess;
+  let browser: Browser;
+  let page: Page;
+  let projectId = '';
+  /** Every response the browser got with a 4xx or 5xx status that no test step asked for. */
+  const unexpected: string[] = [];
+  let expectRefusal = false;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-new-job-'));
+    const work = path.join(dir, 'work');
+    execFileSync('git', ['init', '-q', '-b', 'main', work]);
+    fs.writeFileSync(path.join(work, 'README.md'), '# Handbook\n\nWelcome.\n');
+    git(work, 'add', '-A');
+    git(work, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
+    // Bare: the local host merges into a main that no working copy has checked out.
+    bare = path.join(dir, 'handbook.git');
+    execFileSync('git', ['clone', '-q', '--bare', work, bare]);
+
+    model = await startScriptedModel();
+    database = await createTestDatabase('sqlite');
+    server = await startServerProcess({
+      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
+      DATABASE_URL: database.url,
+      AGENTJOBS_MODEL: 'openai-compatible:scripted',
+      OPENAI_COMPATIBLE_BASE_URL: model.url,
+      AGENTJOBS_ADMIN_PASSWORD: PASSWORD,
+      AGENTJOBS_MAX_ACTIVE_JOBS: '1',
+    });
+    browser = await launch();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+    page.on('response', (response) => {
+      if (response.status() >= 400 && !expectRefusal)
+        unexpected.push(`${response.status()} ${response.url()}`);
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await model?.close();
+    await database?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const jobsUrl = () => `${server.url}/ui/projects/${projectId}/jobs`;
+  const prompt = () => page.getByLabel('What should the agent do?');
+  const startButton = () => page.getByRole('button', { name: 'Start job' });
+
+  it('signs in and makes a project on a bare repository', async () => {
+    await page.goto(`${server.url}/ui`);
+    await page.getByLabel('Admin password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/ui/projects');
+    await page.getByRole('link', { name: 'New project' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Handbook');
+    await page.getByLabel('Code host').selectOption('local');
+    await page.getByLabel('Repository').fill(bare);
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.waitForURL(/\/ui\/projects\/[^/]+\/keys/);
+    projectId = /\/ui\/projects\/([^/]+)\/keys/.exec(page.url())?.[1] ?? '';
+    expect(projectId).not.toBe('');
+  });
+
+  it('starts a job from the jobs page, watches it complete and merges its pull request', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    model.setScript([
+      heldUntil(gate, {
+        toolCalls: [
+          {
+            name: 'write_file',
+            input: { path: 'faq.md', content: '# FAQ\n\n## How do I install it?\n\nRun the installer.\n' },
+          },
+        ],
+      }),
+      { text: 'Add an FAQ\n\nI added **faq.md** with one question.' },
+    ]);
+    await page.getByRole('link', { name: 'Jobs', exact: true }).click();
+    await page.waitForURL(jobsUrl());
+    expect(await page.locator('#no-jobs').textContent()).toContain('Start the first one with the form above');
+    await prompt().fill('Add an FAQ page that answers how to install it');
+    await screenshot(page, 'new-job');
+    await startButton().click();
+    await page.waitForURL(/\/jobs\/[\w-]+$/);
+    expect(await page.locator('#job-status').textContent()).toContain('active');
+    expect(await page.locator('#job-pr').textContent()).toContain('none yet');
+
+    release();
+    await page.locator('#job-status .badge.completed').waitFor({ timeout: 30_000 });
+    // The write shows its path and its text, not a JSON string.
+    const write = page.locator('#activity li', { hasText: 'write_file' }).first();
+    expect(await write.locator('code').textContent()).toBe('faq.md');
+    expect(await write.locator('pre').textContent()).toContain(
+      '## How do I install it?\n\nRun the installer.',
+    );
+
+    await page.locator('#job-pr a').click();
+    await page.waitForURL('**/pulls/1');
+    // The description is Markdown rendered: the summary's bold is bold.
+    expect(await page.locator('#pull-body strong').first().textContent()).toBe('faq.md');
+    const before = git(bare, 'rev-parse', 'main');
+    await page.getByRole('button', { name: 'Merge into main' }).click();
+    await page.waitForURL('**/pulls/1?notice=merged');
+    expect(await page.locator('#pull-state').textContent()).toBe('merged');
+    expect(git(bare, 'rev-parse', 'main')).not.toBe(before);
+    expect(git(bare, 'show', 'main:faq.md')).toContain('Run the installer.');
+  });
+
+  it('makes one job of a form sent twice', async () => {
+    // This job stays active (its model never answers), which fills the project's cap of 1.
+    model.setScript([heldUntil(new Promise<void>(() => {}), { text: 'never' })]);
+    await page.goto(jobsUrl());
+    await prompt().fill('Fix the typo on the home page');
+    // What a double click sends: the same form, token and key, twice, both at once.
+    const landed = await page.evaluate(async () => {
+      const form = document.querySelector<HTMLFormElement>('#new-job form');
+      if (!form) throw new Error('no form');
+      const send = () =>
+        fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form) as never) });
+      const answers = await Promise.all([send(), send()]);
+      return answers.map((answer) => `${answer.status} ${answer.url}`);
+    });
+    expect(landed[0]).toMatch(/^200 .*\/jobs\/[\w-]+$/);
+    expect(landed[1]).toBe(landed[0]);
+    await page.goto(jobsUrl());
+    expect(await page.locator('tbody tr', { hasText: 'Fix the typo on the home page' }).count()).toBe(1);
+  });
+
+  it('shows the active-job cap and an empty prompt on the form', async () => {
+    expectRefusal = true;
+    await prompt().fill('Add a changelog page');
+    const capped = page.waitForResponse((response) => response.request().method() === 'POST');
+    await startButton().click();
+    expect((await capped).status()).toBe(429);
+    await page.waitForLoadState();
+    expect(await page.getByRole('alert').textContent()).toContain('as many jobs running as it may');
+    expect(await prompt().inputValue()).toBe('Add a changelog page');
+
+    await prompt().fill('   ');
+    const empty = page.waitForResponse((response) => response.request().method() === 'POST');
+    await startButton().click();
+    expect((await empty).status()).toBe(400);
+    await page.waitForLoadState();
+    expect(await prompt().getAttribute('aria-invalid')).toBe('true');
+    const error = page.locator('#h-j-prompt .field-error');
+    expect(await error.textContent()).toBe('Write what the agent should do.');
+    // Red (the stylesheet's --bad), not the hint's grey.
+    expect(await error.evaluate((element) => getComputedStyle(element).color)).toBe('rgb(207, 34, 46)');
+    await screenshot(page, 'new-job-error');
+    expectRefusal = false;
+  });
+
+  it('asked for nothing that was not there (no favicon 404)', () => {
+    expect(unexpected).toEqual([]);
+  });
+});
