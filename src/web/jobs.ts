@@ -12,7 +12,7 @@ import { renderDiff } from './diff.js';
 import { REFRESHES, renderEvent } from './events.js';
 import { clip, fieldHint, type Html, html, safeHref, time } from './html.js';
 import { type DashboardOptions, SESSION_COOKIE, sendPage } from './layout.js';
-import { type NewJobState, newJobForm, readNewJob, startJob } from './new-job.js';
+import { type NewJobState, newJobForm, readNewJob, sendFollowUp, startJob } from './new-job.js';
 import { projectHeader, projectOf } from './project-header.js';
 
 const PAGE_SIZE = 50;
@@ -195,7 +195,7 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
   const jobPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    state: { error?: string; followUp?: string } = {},
+    state: { error?: string; followUp?: string; status?: number } = {},
   ) => {
     const { project, job } = await jobOf(store, request);
     const [events, messages] = await Promise.all([
@@ -233,7 +233,7 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
               <p>Archiving is final: the agent stops and the job takes no more follow-ups.</p>
               <button class="danger" type="submit">Yes, archive this job</button></details></form>`
       }`,
-      state.error ? { status: 400, flash: { kind: 'error', text: state.error } } : {},
+      state.error ? { status: state.status ?? 400, flash: { kind: 'error', text: state.error } } : {},
     );
   };
 
@@ -287,7 +287,10 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
           error: `A follow-up holds at most ${config.limits.maxPromptChars} characters.`,
           followUp: prompt,
         });
-      await store.jobs.followUp(project.id, job.id, prompt);
+      // Through the v2 route, so a follow-up spends the hourly budget as an API client's does.
+      const outcome = await sendFollowUp(api, project.id, job.id, prompt, request.ip);
+      if (outcome.error)
+        return jobPage(request, reply, { error: outcome.error, followUp: prompt, status: outcome.status });
       return reply.redirect(`/ui/projects/${project.id}/jobs/${job.id}`, 303);
     },
   );

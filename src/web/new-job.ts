@@ -175,6 +175,33 @@ function explain(
   }
 }
 
+/**
+ * Sends a follow-up through the v2 route (`POST …/job/{jobId}/message`): the hourly budget and
+ * the archived-job check are the API's. An error comes back in words for the job page's form.
+ */
+export async function sendFollowUp(
+  api: InProcessApi,
+  projectId: string,
+  jobId: string,
+  prompt: string,
+  remoteAddress: string,
+): Promise<{ error?: undefined } | { error: string; status: number }> {
+  const answer = await api('POST', `/v2/agent/${projectId}/job/${jobId}/message`, {
+    body: { prompt },
+    remoteAddress,
+  });
+  if (answer.status < 300) return {};
+  const payload = (answer.body ?? {}) as { code?: string; error?: string };
+  const wait = waitText(answer.headers['retry-after']);
+  const error =
+    payload.code === 'rate_limited'
+      ? `This project has used its budget of jobs and follow-ups for this hour.${wait ? ` Try again in ${wait}.` : ''}`
+      : payload.code === 'job_archived'
+        ? 'This job is archived; start a new job instead.'
+        : (payload.error ?? 'The follow-up could not be sent.');
+  return { error, status: answer.status };
+}
+
 function waitText(retryAfter: unknown): string {
   const seconds = Number(retryAfter);
   if (!Number.isFinite(seconds) || seconds <= 0) return '';

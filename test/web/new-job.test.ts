@@ -161,6 +161,17 @@ describe.each(testDialects())('starting a job from the dashboard on %s', (dialec
     });
     expect(api.statusCode).toBe(429);
     expect(api.json().code).toBe('rate_limited');
+    // A follow-up from the dashboard is held to the same budget, and says so on the job's page.
+    const job = (await t.store.jobs.list(t.project.id, { limit: 1 })).jobs[0];
+    if (!job) throw new Error('expected a job');
+    const followUp = await browser.post(`/ui/projects/${t.project.id}/jobs/${job.id}/follow-up`, {
+      prompt: 'Also fix the footer',
+    });
+    expect(followUp.status).toBe(429);
+    expect(followUp.body).toContain('used its budget of jobs and follow-ups for this hour');
+    expect(followUp.body).toContain('>Also fix the footer</textarea>');
+    const events = await t.store.events.list(job.id, 0, 100);
+    expect(events.some((event) => event.data.text === 'Also fix the footer')).toBe(false);
   });
 
   it('refuses a form without its CSRF token, and makes nothing', async () => {
