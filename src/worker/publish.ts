@@ -212,16 +212,32 @@ async function git(cwd: string, args: string[]): Promise<string> {
 
 const TITLE_LIMIT = 72;
 
-/** The agent's title; else the summary's first line when short; else the prompt's, cut short. */
+/**
+ * The job's title. The first run names the job: the agent's title; else the summary's first line
+ * when short; else the prompt's, cut short. Later runs (follow-ups, retries) keep that name: their
+ * answer is a chat line ("Done. I added …"), not a new name for the work. Only a job named after its
+ * prompt for lack of better takes a title a later run gives.
+ */
 export function pullRequestTitle(
   result: Pick<AgentResult, 'title' | 'summary'>,
-  job: Pick<Job, 'prompt'>,
+  job: Pick<Job, 'prompt' | 'title'>,
 ): string {
-  const title = result.title?.trim();
-  if (title) return cut(firstLine(title), TITLE_LIMIT);
+  const fallback = cut(firstLine(job.prompt) || 'Changes by agentjobs', TITLE_LIMIT);
+  const kept = job.title?.trim();
+  if (kept && kept !== fallback) return kept;
+  const title = firstLine(result.title ?? '');
+  if (title && !isChatLine(title)) return cut(title, TITLE_LIMIT);
   const summary = firstLine(result.summary);
-  if (summary && summary.length <= TITLE_LIMIT) return summary;
-  return cut(firstLine(job.prompt) || 'Changes by agentjobs', TITLE_LIMIT);
+  if (summary && summary.length <= TITLE_LIMIT && !isChatLine(summary)) return summary;
+  return fallback;
+}
+
+/**
+ * A first line that answers the user rather than names a change: more than one sentence ("Done. I
+ * added …"), or an acknowledgement ("Done", "Sure, …").
+ */
+function isChatLine(line: string): boolean {
+  return /[.!?…]\s+\p{Lu}/u.test(line) || /^(done|ok(ay)?|sure|all set|finished|here you go)\b/i.test(line);
 }
 
 function commitMessage(title: string, summary: string, job: Job): string {
