@@ -76,16 +76,16 @@ export async function scriptedServer(options: ScriptedServerOptions): Promise<Sc
   try {
     model = await startScriptedModel(options.model);
     database = options.dialect ? await createTestDatabase(options.dialect) : undefined;
-    const provider =
+    const provider: Record<string, string> =
       options.provider === false
         ? { AGENTJOBS_MODEL: '', ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', OPENAI_COMPATIBLE_BASE_URL: '' }
         : { AGENTJOBS_MODEL: 'openai-compatible:scripted', OPENAI_COMPATIBLE_BASE_URL: model.url };
     const env: Record<string, string> = {
       AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      ...(database ? { DATABASE_URL: database.url } : {}),
       ...provider,
       ...options.env,
     };
+    if (database) env.DATABASE_URL = database.url;
     server = await startServerProcess(env);
     const { projectId, key } =
       options.project === false
