@@ -46,8 +46,11 @@ export interface ScriptedServer {
   target(): JobTarget;
   /** `jobApi` on the project. */
   api: ReturnType<typeof jobApi>;
-  /** Stops the server (resolving with its exit code) and the model, drops the database, removes the folder. */
-  close(): Promise<number | null>;
+  /**
+   * Stops the server with `signal` (default SIGTERM), resolving with its exit code, and the model;
+   * drops the database; removes the folder.
+   */
+  close(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /** Starts everything (see the file's comment); `close` it in `afterAll`. */
@@ -66,8 +69,8 @@ export async function scriptedServer(options: ScriptedServerOptions): Promise<Sc
   let model: ScriptedModelServer | undefined;
   let database: TestDatabase | undefined;
   let server: ServerProcess | undefined;
-  const close = async () => {
-    const code = (await server?.stop()) ?? null;
+  const close = async (signal?: NodeJS.Signals) => {
+    const code = (await server?.stop(signal)) ?? null;
     await model?.close();
     await database?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
