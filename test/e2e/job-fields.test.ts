@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { testDialects } from '../support/db.js';
 import { git } from '../support/e2e.js';
+import { runCli } from '../support/processes.js';
 import { heldUntil } from '../support/scripted-model.js';
 import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
 
@@ -75,12 +76,21 @@ describe.each(testDialects())('job fields end to end on %s', (dialect) => {
     // The planned branch stays the job's (a follow-up that changes something pushes it) ...
     expect(job.source.ref).toMatch(/^agentjobs\/[0-9a-z]{8}-check-the-readme$/);
     expect(hasBranch(repo, job.source.ref)).toBe(false);
+    const cliEnv = {
+      AGENTJOBS_URL: scripted.server.url,
+      AGENTJOBS_API_KEY: scripted.key,
+      AGENTJOBS_PROJECT: scripted.projectId,
+    };
+    const shown = await runCli(['job', 'get', job.id], cliEnv);
+    expect(shown.stdout).toMatch(new RegExp(`branch +${job.source.ref} \\(none pushed\\)`));
 
     model.setScript([write('notes.md'), { text: 'Add notes' }]);
     await api.call('POST', `/job/${job.id}/message`, { prompt: 'Add notes after all' });
     const changed = await api.waitUntil(job.id, (current) => finished(current) && current.prLink !== null);
     expect(changed.source.ref).toBe(job.source.ref);
     expect(hasBranch(repo, job.source.ref)).toBe(true);
+    const pushed = await runCli(['job', 'get', job.id], cliEnv);
+    expect(pushed.stdout).toMatch(new RegExp(`branch +${job.source.ref}\\n`));
   });
 
   it('pushes a branch named after a Cyrillic prompt in Latin letters', async () => {
