@@ -214,7 +214,7 @@ export const jobSchema = z
       .string()
       .nullable()
       .describe(
-        "The job's title (and its pull request's), named by its first run; follow-ups keep it. Null before the first run ends",
+        "The job's title (and its pull request's), named by the first run that completes; follow-ups keep it. Null until then",
       ),
     summary: z.string().nullable().describe("The agent's final message to the user"),
     error: z.object({ code: z.string(), message: z.string() }).nullable().describe('Why a failed job failed'),

@@ -298,7 +298,7 @@ export interface components {
             baseRef: string;
             /** @description Where an active job is; null when not active */
             phase: ("queued" | "preparing" | "running" | "publishing") | null;
-            /** @description The job's title (and its pull request's), named by its first run; follow-ups keep it. Null before the first run ends */
+            /** @description The job's title (and its pull request's), named by the first run that completes; follow-ups keep it. Null until then */
             title: string | null;
             /** @description The agent's final message to the user */
             summary: string | null;
