@@ -213,18 +213,20 @@ async function git(cwd: string, args: string[]): Promise<string> {
 const TITLE_LIMIT = 72;
 
 /**
- * The job's title. The first run names the job: the agent's title; else the summary's first line
- * when short; else the prompt's, cut short. Later runs (follow-ups, retries) keep that name: their
- * answer is a chat line ("Done. I added …"), not a new name for the work. Only a job named after its
- * prompt for lack of better takes a title a later run gives.
+ * The job's title. The first run that completes names the job: the agent's title; else the
+ * summary's first line when short; else the prompt's, cut short. Later runs (follow-ups, retries)
+ * keep that name: their answer is a reply ("Done. I added …"), not a new name for the work. Only a
+ * stopgap name, a prompt cut short or none at all, gives way to a title a later run brings.
  */
 export function pullRequestTitle(
   result: Pick<AgentResult, 'title' | 'summary'>,
   job: Pick<Job, 'prompt' | 'title'>,
 ): string {
-  const fallback = cut(firstLine(job.prompt) || 'Changes by agentjobs', TITLE_LIMIT);
+  const prompt = firstLine(job.prompt);
+  const fallback = prompt ? cut(prompt, TITLE_LIMIT) : 'Changes by agentjobs';
+  const stopgap = fallback !== prompt;
   const kept = job.title?.trim();
-  if (kept && kept !== fallback) return kept;
+  if (kept && !(stopgap && kept === fallback)) return kept;
   const title = firstLine(result.title ?? '');
   if (title && !isChatLine(title)) return cut(title, TITLE_LIMIT);
   const summary = firstLine(result.summary);

@@ -40,11 +40,25 @@ describe('a job title', () => {
     );
   });
 
-  it('takes a better title later when the job only had its prompt for one', () => {
-    const fromPrompt = job('Add an FAQ page to the guide');
-    expect(pullRequestTitle({ title: 'Add the FAQ', summary: '' }, fromPrompt)).toBe('Add the FAQ');
-    expect(pullRequestTitle({ title: 'Done. Added it.', summary: '' }, fromPrompt)).toBe(
-      'Add an FAQ page to the guide',
+  it('keeps a title that happens to be the prompt', () => {
+    const short = { prompt: 'Add an FAQ page', title: 'Add an FAQ page' };
+    expect(pullRequestTitle({ title: 'Reworded the FAQ', summary: '' }, short)).toBe('Add an FAQ page');
+  });
+
+  it('replaces a stopgap title (a prompt cut short, or none) with a real one a later run gives', () => {
+    const long = `Please ${'really '.repeat(20)}add an FAQ page`;
+    const cutShort = pullRequestTitle(
+      { title: null, summary: 'x'.repeat(100) },
+      { prompt: long, title: null },
     );
+    expect(cutShort.endsWith('…')).toBe(true);
+    expect(pullRequestTitle({ title: 'Add the FAQ', summary: '' }, { prompt: long, title: cutShort })).toBe(
+      'Add the FAQ',
+    );
+    expect(
+      pullRequestTitle({ title: 'Done. Added it.', summary: '' }, { prompt: long, title: cutShort }),
+    ).toBe(cutShort);
+    const none = { prompt: ' ', title: 'Changes by agentjobs' };
+    expect(pullRequestTitle({ title: 'Add the FAQ', summary: '' }, none)).toBe('Add the FAQ');
   });
 });
