@@ -190,21 +190,32 @@ export const jobSchema = z
     source: z
       .object({
         repository: z.string().describe("The project's repository URL"),
-        ref: z.string().describe("The branch the agent works on (the pull request's head branch)"),
+        ref: z
+          .string()
+          .describe(
+            "The branch the job's work goes to (the pull request's head branch), named at creation. It exists on the repository only once a run pushed to it: a job that changed nothing (completed with prLink null and filesChanged 0) never creates it, nor does a project that publishes by pushing onto its base branch",
+          ),
       })
       .describe('Where the work goes'),
     model: z.string().describe('The model id used, e.g. anthropic:claude-sonnet-4-5; never null'),
     prLink: z
       .string()
       .nullable()
-      .describe('The pull request URL; null while active and when no file changed'),
+      .describe(
+        'The pull request URL; null while active, when no file changed (then no branch was pushed either), and when the project publishes by pushing onto its base branch',
+      ),
     createdAt: z.string().describe('ISO 8601, UTC'),
     archivedAt: z.string().nullable(),
     projectId: z.string(),
     prompt: z.string().describe('The first prompt'),
     baseRef: z.string().describe('The branch the pull request targets'),
     phase: z.enum(JOB_PHASES).nullable().describe('Where an active job is; null when not active'),
-    title: z.string().nullable().describe('The pull request title'),
+    title: z
+      .string()
+      .nullable()
+      .describe(
+        "The job's title (and its pull request's), named by the first run that completes; follow-ups keep it. Null until then",
+      ),
     summary: z.string().nullable().describe("The agent's final message to the user"),
     error: z.object({ code: z.string(), message: z.string() }).nullable().describe('Why a failed job failed'),
     updatedAt: z.string(),

@@ -281,12 +281,12 @@ export interface components {
             source: {
                 /** @description The project's repository URL */
                 repository: string;
-                /** @description The branch the agent works on (the pull request's head branch) */
+                /** @description The branch the job's work goes to (the pull request's head branch), named at creation. It exists on the repository only once a run pushed to it: a job that changed nothing (completed with prLink null and filesChanged 0) never creates it, nor does a project that publishes by pushing onto its base branch */
                 ref: string;
             };
             /** @description The model id used, e.g. anthropic:claude-sonnet-4-5; never null */
             model: string;
-            /** @description The pull request URL; null while active and when no file changed */
+            /** @description The pull request URL; null while active, when no file changed (then no branch was pushed either), and when the project publishes by pushing onto its base branch */
             prLink: string | null;
             /** @description ISO 8601, UTC */
             createdAt: string;
@@ -298,7 +298,7 @@ export interface components {
             baseRef: string;
             /** @description Where an active job is; null when not active */
             phase: ("queued" | "preparing" | "running" | "publishing") | null;
-            /** @description The pull request title */
+            /** @description The job's title (and its pull request's), named by the first run that completes; follow-ups keep it. Null until then */
             title: string | null;
             /** @description The agent's final message to the user */
             summary: string | null;

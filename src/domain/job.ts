@@ -1,3 +1,4 @@
+import transliterate from '@sindresorhus/transliterate';
 import type { CheckRun } from './checks.js';
 import { AppError } from './errors.js';
 
@@ -116,9 +117,15 @@ export interface Job {
   draft: boolean;
 }
 
-/** The branch a job works on: `agentjobs/<short id>-<slug of the prompt>`, stable for the job's life. */
+/**
+ * The branch a job works on: `agentjobs/<short id>-<slug of the prompt>`, stable for the job's life.
+ * The prompt is transliterated to Latin first (Cyrillic, Greek, accents, Arabic…), so the slug keeps
+ * its meaning; a script with no transliteration (CJK, Hebrew) or emoji leaves only what was Latin in
+ * it, and with nothing left the branch is the id alone.
+ */
 export function jobBranch(jobId: string, prompt: string): string {
-  const slug = prompt
+  const slug = transliterate(prompt)
+    // Compatibility forms (ligatures, circled digits) to their plain letters.
     .normalize('NFKD')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')

@@ -212,16 +212,34 @@ async function git(cwd: string, args: string[]): Promise<string> {
 
 const TITLE_LIMIT = 72;
 
-/** The agent's title; else the summary's first line when short; else the prompt's, cut short. */
+/**
+ * The job's title. The first run that completes names the job: the agent's title; else the
+ * summary's first line when short; else the prompt's, cut short. Later runs (follow-ups, retries)
+ * keep that name: their answer is a reply ("Done. I added …"), not a new name for the work. Only a
+ * stopgap name, a prompt cut short or none at all, gives way to a title a later run brings.
+ */
 export function pullRequestTitle(
   result: Pick<AgentResult, 'title' | 'summary'>,
-  job: Pick<Job, 'prompt'>,
+  job: Pick<Job, 'prompt' | 'title'>,
 ): string {
-  const title = result.title?.trim();
-  if (title) return cut(firstLine(title), TITLE_LIMIT);
+  const prompt = firstLine(job.prompt);
+  const fallback = prompt ? cut(prompt, TITLE_LIMIT) : 'Changes by agentjobs';
+  const stopgap = fallback !== prompt;
+  const kept = job.title?.trim();
+  if (kept && !(stopgap && kept === fallback)) return kept;
+  const title = firstLine(result.title ?? '');
+  if (title && !isChatLine(title)) return cut(title, TITLE_LIMIT);
   const summary = firstLine(result.summary);
-  if (summary && summary.length <= TITLE_LIMIT) return summary;
-  return cut(firstLine(job.prompt) || 'Changes by agentjobs', TITLE_LIMIT);
+  if (summary && summary.length <= TITLE_LIMIT && !isChatLine(summary)) return summary;
+  return fallback;
+}
+
+/**
+ * A first line that answers the user rather than names a change: more than one sentence ("Done. I
+ * added …"), or an acknowledgement ("Done", "Sure, …").
+ */
+function isChatLine(line: string): boolean {
+  return /[.!?…]\s+\p{Lu}/u.test(line) || /^(done|ok(ay)?|sure|all set|finished|here you go)\b/i.test(line);
 }
 
 function commitMessage(title: string, summary: string, job: Job): string {

@@ -1,12 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { createProjectAndKey, git } from '../support/e2e.js';
-import { type ServerProcess, startServerProcess } from '../support/processes.js';
-import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { git } from '../support/e2e.js';
+import type { ServerProcess } from '../support/processes.js';
+import type { ScriptedModelServer } from '../support/scripted-model.js';
+import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
 
 /** The agent's own events, as the job stores them. */
 const AGENT_EVENTS = new Set(['message', 'tool_call', 'tool_result', 'plan', 'usage', 'error']);
@@ -24,7 +21,7 @@ const MODES: { mode: string; env: Record<string, string>; streamed: boolean }[] 
 // streamed (the default) and once whole (AGENTJOBS_MODEL_STREAMING=false): the same job must give
 // the same pull request and the same events either way. SQLite in the data directory.
 describe.each(MODES)('a job with the model answers $mode', ({ env: modeEnv, streamed }) => {
-  let dir: string;
+  let scripted: ScriptedServer;
   let repo: string;
   let baseSha: string;
   let model: ScriptedModelServer;
@@ -33,31 +30,16 @@ describe.each(MODES)('a job with the model answers $mode', ({ env: modeEnv, stre
   let key: string;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-modes-e2e-'));
-    repo = path.join(dir, 'docs');
-    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-    fs.writeFileSync(path.join(repo, 'README.md'), '# Docs\n\nWelcome.\n');
-    fs.mkdirSync(path.join(repo, 'guide'));
-    fs.writeFileSync(path.join(repo, 'guide', 'install.md'), '# Install\n\nRun npm install.\n');
-    git(repo, 'add', '-A');
-    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
+    scripted = await scriptedServer({
+      name: 'modes-e2e',
+      files: { 'README.md': '# Docs\n\nWelcome.\n', 'guide/install.md': '# Install\n\nRun npm install.\n' },
+      env: modeEnv,
+    });
+    ({ repo, model, server, projectId, key } = scripted);
     baseSha = git(repo, 'rev-parse', 'main');
-
-    model = await startScriptedModel();
-    const env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
-      ...modeEnv,
-    };
-    server = await startServerProcess(env);
-    ({ projectId, key } = await createProjectAndKey(env, repo));
   });
-
   afterAll(async () => {
-    await server?.stop();
-    await model?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await scripted?.close();
   });
 
   const get = async (url: string) => {

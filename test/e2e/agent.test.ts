@@ -1,57 +1,37 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
-import { createProjectAndKey, dashboardCookie, git, jobApi } from '../support/e2e.js';
-import { type ServerProcess, startServerProcess } from '../support/processes.js';
-import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { testDialects } from '../support/db.js';
+import { dashboardCookie, git, jobApi } from '../support/e2e.js';
+import type { ServerProcess } from '../support/processes.js';
+import { heldUntil, type ScriptedModelServer } from '../support/scripted-model.js';
+import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
 
 const PASSWORD = 'e2e admin password';
 
 // The whole product on one machine: the built server, a local repository, a scripted
 // OpenAI-compatible model, real HTTP and real git.
 describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
-  let dir: string;
+  let scripted: ScriptedServer;
   let repo: string;
   let baseSha: string;
-  let database: TestDatabase;
   let model: ScriptedModelServer;
   let server: ServerProcess;
   let projectId: string;
   let key: string;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-agent-e2e-'));
-    repo = path.join(dir, 'docs');
-    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-    fs.writeFileSync(path.join(repo, 'README.md'), '# Docs\n\nWelcome.\n');
-    fs.mkdirSync(path.join(repo, 'guide'));
-    fs.writeFileSync(path.join(repo, 'guide', 'install.md'), '# Install\n\nRun npm install.\n');
-    git(repo, 'add', '-A');
-    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
+    scripted = await scriptedServer({
+      name: 'agent-e2e',
+      dialect,
+      files: { 'README.md': '# Docs\n\nWelcome.\n', 'guide/install.md': '# Install\n\nRun npm install.\n' },
+      env: { AGENTJOBS_ADMIN_PASSWORD: PASSWORD },
+    });
+    ({ repo, model, server, projectId, key } = scripted);
     baseSha = git(repo, 'rev-parse', 'main');
-
-    model = await startScriptedModel();
-    database = await createTestDatabase(dialect);
-    const env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: database.url,
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
-      AGENTJOBS_ADMIN_PASSWORD: PASSWORD,
-    };
-    server = await startServerProcess(env);
-    ({ projectId, key } = await createProjectAndKey(env, repo));
   });
 
   afterAll(async () => {
-    await server?.stop();
-    await model?.close();
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await scripted?.close();
   });
 
   const { call: api, waitUntil } = jobApi(() => ({ url: server.url, projectId, key }));
@@ -187,43 +167,25 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
 
 describe('a model endpoint that is down', () => {
   it('fails the job with model_error after retries', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-down-'));
-    const repo = path.join(dir, 'docs');
-    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init');
-    const env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      // Nothing listens on port 1.
-      OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:1/v1',
-      // A refused connection is an outage the run waits out; here, only briefly.
-      AGENTJOBS_MODEL_OUTAGE_SECONDS: '1',
-    };
-    const server = await startServerProcess(env);
+    const scripted = await scriptedServer({
+      name: 'down',
+      files: {},
+      env: {
+        // Nothing listens on port 1.
+        OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:1/v1',
+        // A refused connection is an outage the run waits out; here, only briefly.
+        AGENTJOBS_MODEL_OUTAGE_SECONDS: '1',
+      },
+    });
     try {
-      const { projectId, key } = await createProjectAndKey(env, repo);
-      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-      const created = (await (
-        await fetch(`${server.url}/v2/agent/${projectId}/job`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ prompt: 'x' }),
-        })
-      ).json()) as Job;
-      let job = created;
-      const deadline = Date.now() + 30_000;
-      while (job.status === 'active' && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        job = (await (
-          await fetch(`${server.url}/v2/agent/${projectId}/job/${created.id}`, { headers })
-        ).json()) as Job;
-      }
+      const { api } = scripted;
+      const created = await api.call('POST', '/job', { prompt: 'x' });
+      const job = await api.waitUntil(created.job.id, (current) => current.status !== 'active', 30_000);
       expect(job.status).toBe('failed');
       expect(job.error?.code).toBe('model_error');
       expect(job.error?.message).not.toContain('undefined');
     } finally {
-      await server.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await scripted.close();
     }
   });
 });

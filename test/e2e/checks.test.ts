@@ -1,19 +1,11 @@
-/**
- * Checks end to end: the built server, a Mintlify-style repository, a scripted model. A job that
- * writes a broken page is told every problem and fixes it; one that does not gets a draft pull
- * request listing them; with `onCheckFailure: fail` nothing is published.
- */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { openDb } from '../../src/store/db.js';
-import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
+import { testDialects } from '../support/db.js';
 import { createProjectAndKey, git, type JobTarget, jobApi } from '../support/e2e.js';
-import { type ServerProcess, startServerProcess } from '../support/processes.js';
-import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import type { ServerProcess } from '../support/processes.js';
+import type { ScriptedModelServer } from '../support/scripted-model.js';
+import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
 
 const BROKEN =
   '---\ntitle: Quickstart\n---\n\n# Quickstart\n\n<Note>\nRead [the setup](/setup-guide) first.\n';
@@ -21,56 +13,39 @@ const FIXED =
   '---\ntitle: Quickstart\n---\n\n# Quickstart\n\n<Note>\nRead [the setup](/guides/setup) first.\n</Note>\n';
 
 describe.each(testDialects())('checks end to end on %s', (dialect) => {
-  let dir: string;
+  let scripted: ScriptedServer;
   let repo: string;
-  let database: TestDatabase;
   let model: ScriptedModelServer;
   let server: ServerProcess;
   let draftTarget: JobTarget;
   let failTarget: JobTarget;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-checks-e2e-'));
-    repo = path.join(dir, 'docs');
-    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-    const files: Record<string, string> = {
-      'docs.json': JSON.stringify(
-        { name: 'Acme', navigation: { pages: ['index', 'quickstart', 'guides/setup'] } },
-        null,
-        2,
-      ),
-      'index.mdx': '---\ntitle: Home\n---\n\nWelcome.\n',
-      'quickstart.mdx': '---\ntitle: Quickstart\n---\n\n# Quickstart\n\nInstall it.\n',
-      'guides/setup.mdx': '---\ntitle: Setup\n---\n\n# Setup\n',
-    };
-    for (const [file, content] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
-      fs.writeFileSync(path.join(repo, file), content);
-    }
-    git(repo, 'add', '-A');
-    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
-
-    model = await startScriptedModel();
-    database = await createTestDatabase(dialect);
-    const env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: database.url,
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
-      AGENTJOBS_CHECK_REPAIR_ROUNDS: '1',
-    };
-    server = await startServerProcess(env);
-    const draft = await createProjectAndKey(env, repo);
-    const fail = await createProjectAndKey(env, repo, ['--on-check-failure', 'fail']);
+    scripted = await scriptedServer({
+      name: 'checks-e2e',
+      dialect,
+      files: {
+        'docs.json': JSON.stringify(
+          { name: 'Acme', navigation: { pages: ['index', 'quickstart', 'guides/setup'] } },
+          null,
+          2,
+        ),
+        'index.mdx': '---\ntitle: Home\n---\n\nWelcome.\n',
+        'quickstart.mdx': '---\ntitle: Quickstart\n---\n\n# Quickstart\n\nInstall it.\n',
+        'guides/setup.mdx': '---\ntitle: Setup\n---\n\n# Setup\n',
+      },
+      env: { AGENTJOBS_CHECK_REPAIR_ROUNDS: '1' },
+      project: false,
+    });
+    ({ repo, model, server } = scripted);
+    const draft = await createProjectAndKey(scripted.env, repo);
+    const fail = await createProjectAndKey(scripted.env, repo, ['--on-check-failure', 'fail']);
     draftTarget = { url: server.url, ...draft };
     failTarget = { url: server.url, ...fail };
   });
 
   afterAll(async () => {
-    await server?.stop();
-    await model?.close();
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await scripted?.close();
   });
 
   const finished = (job: Job) => job.status !== 'active';
@@ -85,7 +60,7 @@ describe.each(testDialects())('checks end to end on %s', (dialect) => {
 
   async function pullRequest(prLink: string | null) {
     const number = Number(prLink?.split('/').at(-1));
-    const db = openDb({ url: database.url });
+    const db = openDb({ url: scripted.env.DATABASE_URL ?? '' });
     try {
       return await db.kysely
         .selectFrom('pull_requests')

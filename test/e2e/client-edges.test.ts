@@ -1,19 +1,14 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
-import { createProjectAndKey } from '../support/e2e.js';
-import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
+import { testDialects } from '../support/db.js';
+import { runCli, type ServerProcess } from '../support/processes.js';
+import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
 
 // fetch's json() is untyped; these tests check the shapes they read.
 const read = async <T = Record<string, unknown>>(response: Response) => (await response.json()) as T;
 
 // What a client of the hosted API meets when it moves over: the built server over real HTTP.
 describe.each(testDialects())('the edges a moving client hits, on %s', (dialect) => {
-  let dir: string;
-  let database: TestDatabase;
+  let scripted: ScriptedServer;
   let server: ServerProcess;
   let env: Record<string, string>;
   let repo: string;
@@ -22,40 +17,13 @@ describe.each(testDialects())('the edges a moving client hits, on %s', (dialect)
   const jobs = () => `${server.url}/v2/agent/${projectId}/job`;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-edges-'));
-    repo = path.join(dir, 'docs');
-    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-    execFileSync('git', [
-      '-C',
-      repo,
-      '-c',
-      'user.name=t',
-      '-c',
-      'user.email=t@e',
-      'commit',
-      '-q',
-      '--allow-empty',
-      '-m',
-      'init',
-    ]);
-    database = await createTestDatabase(dialect);
     // No model provider at all: nothing in the environment names one.
-    env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: database.url,
-      AGENTJOBS_MODEL: '',
-      ANTHROPIC_API_KEY: '',
-      OPENAI_API_KEY: '',
-      OPENAI_COMPATIBLE_BASE_URL: '',
-    };
-    server = await startServerProcess(env);
-    ({ projectId, key } = await createProjectAndKey(env, repo));
+    scripted = await scriptedServer({ name: 'edges', dialect, files: {}, provider: false });
+    ({ server, env, repo, projectId, key } = scripted);
   });
 
   afterAll(async () => {
-    expect(await server?.stop()).toBe(0);
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    expect(await scripted?.close()).toBe(0);
   });
 
   it('answers 404 job_not_found for a UUID job id on every job route', async () => {

@@ -1,21 +1,15 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentJobsError, createClient, type Job, type JobEvent } from '../../src/client/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { createProjectAndKey, git } from '../support/e2e.js';
 import { type FaultyProxy, startFaultyProxy } from '../support/faulty-proxy.js';
-import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
-import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { runCli, type ServerProcess } from '../support/processes.js';
+import { heldUntil, type ScriptedModelServer } from '../support/scripted-model.js';
+import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
 
 // The typed client against the built server over real HTTP, directly and through a proxy that
 // refuses with 429/503 and cuts event streams. The client is what users import: its source here,
 // and test/client-package.test.ts checks the built package.
 describe('the typed client against the built server', () => {
-  let dir: string;
-  let database: TestDatabase;
+  let scripted: ScriptedServer;
   let model: ScriptedModelServer;
   let server: ServerProcess;
   let proxy: FaultyProxy;
@@ -24,34 +18,20 @@ describe('the typed client against the built server', () => {
   const done = () => ({ text: 'Done\n\nNothing needed changing.' });
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-client-e2e-'));
-    const repo = path.join(dir, 'docs');
-    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-    fs.writeFileSync(path.join(repo, 'README.md'), '# Docs\n');
-    git(repo, 'add', '-A');
-    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
-    model = await startScriptedModel();
-    // Every job that is not scripted on purpose answers at once.
-    model.setScript(Array.from({ length: 50 }, () => ({ answer: done })));
-    database = await createTestDatabase('sqlite');
-    const env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: database.url,
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
-      AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: 'true',
-    };
-    server = await startServerProcess(env);
-    ({ projectId, key } = await createProjectAndKey(env, repo));
+    scripted = await scriptedServer({
+      name: 'client-e2e',
+      dialect: 'sqlite',
+      // Every job that is not scripted on purpose answers at once.
+      model: { script: Array.from({ length: 50 }, () => ({ answer: done })) },
+      env: { AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: 'true' },
+    });
+    ({ model, server, projectId, key } = scripted);
     proxy = await startFaultyProxy(server.url);
   });
 
   afterAll(async () => {
     await proxy?.close();
-    await server?.stop();
-    await model?.close();
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await scripted?.close();
   });
 
   const direct = () => createClient({ baseUrl: server.url, apiKey: key, projectId });

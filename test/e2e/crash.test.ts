@@ -1,35 +1,23 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.js';
-import { createTestDatabase, testDialects } from '../support/db.js';
-import { createProjectAndKey, git } from '../support/e2e.js';
-import { startServerProcess } from '../support/processes.js';
-import { heldUntil, startScriptedModel } from '../support/scripted-model.js';
+import { testDialects } from '../support/db.js';
+import { git } from '../support/e2e.js';
+import { type ServerProcess, startServerProcess } from '../support/processes.js';
+import { heldUntil } from '../support/scripted-model.js';
+import { scriptedServer } from '../support/scripted-server.js';
 
 // A worker killed mid-run must not lose the job, open a second pull request or commit twice.
 describe.each(testDialects())('a worker killed with SIGKILL mid-run, on %s', (dialect) => {
   it('leaves the job to the next worker, which completes it once', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-crash-'));
-    const repo = path.join(dir, 'docs');
-    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init');
-    const database = await createTestDatabase(dialect);
-    const model = await startScriptedModel();
-    const env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: database.url,
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
-      AGENTJOBS_LEASE_SECONDS: '5',
-      AGENTJOBS_POLL_SECONDS: '1',
-    };
-    const first = await startServerProcess(env);
-    let second: Awaited<ReturnType<typeof startServerProcess>> | undefined;
+    const scripted = await scriptedServer({
+      name: 'crash',
+      dialect,
+      files: {},
+      env: { AGENTJOBS_LEASE_SECONDS: '5', AGENTJOBS_POLL_SECONDS: '1' },
+    });
+    const { repo, model, env, projectId, key, server: first } = scripted;
+    let second: ServerProcess | undefined;
     try {
-      const { projectId, key } = await createProjectAndKey(env, repo);
       const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
       // The model writes a file, then holds its next answer: the worker is mid-run.
@@ -66,7 +54,7 @@ describe.each(testDialects())('a worker killed with SIGKILL mid-run, on %s', (di
       expect(current.prLink).toMatch(/\/pulls\/1$/);
 
       // One pull request, one commit, exactly the change.
-      const db = openDb({ url: database.url });
+      const db = openDb({ url: env.DATABASE_URL ?? '' });
       const pulls = await db.kysely.selectFrom('pull_requests').selectAll().execute();
       await db.close();
       expect(pulls).toHaveLength(1);
@@ -75,9 +63,7 @@ describe.each(testDialects())('a worker killed with SIGKILL mid-run, on %s', (di
     } finally {
       await first.stop('SIGKILL');
       await second?.stop();
-      await model.close();
-      await database.drop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await scripted.close();
     }
   });
 });

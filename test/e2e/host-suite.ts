@@ -176,7 +176,9 @@ export function hostEndToEnd(host: E2eHost): void {
       expect(again).toMatchObject({ status: 'completed', prLink: job.prLink });
       expect(git(bare, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('2');
       expect(double.pulls()).toHaveLength(1);
-      expect(double.pulls()[0]?.title).toBe('Reworded the FAQ');
+      // The follow-up's answer is a reply, not a new name: the pull request keeps the job's title.
+      expect(again.title).toBe('Add an FAQ page');
+      expect(double.pulls()[0]?.title).toBe('Add an FAQ page');
       expect(double.requests.some((r) => double.isUpdate(r.method, r.path, 1))).toBe(true);
     });
 

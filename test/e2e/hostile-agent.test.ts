@@ -1,12 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { createProjectAndKey, git, jobApi } from '../support/e2e.js';
-import { type ServerProcess, startServerProcess } from '../support/processes.js';
-import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { git, jobApi } from '../support/e2e.js';
+import type { ServerProcess } from '../support/processes.js';
+import type { ScriptedModelServer } from '../support/scripted-model.js';
+import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
 
 const SECRETS = {
   AGENTJOBS_SECRET_KEY: 'hostile-test-secret-key-0123456789abcdef',
@@ -22,7 +21,7 @@ interface JobEvent {
 // A model that behaves as an attacker would, against the built server, real git and a local
 // content repository whose post-receive hook records the environment git hands it.
 describe('a hostile agent against the built server', () => {
-  let dir: string;
+  let scripted: ScriptedServer;
   let repo: string;
   let envDump: string;
   let model: ScriptedModelServer;
@@ -31,32 +30,18 @@ describe('a hostile agent against the built server', () => {
   let key: string;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-hostile-'));
-    repo = path.join(dir, 'docs');
-    envDump = path.join(dir, 'post-receive.env');
-    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-    fs.writeFileSync(path.join(repo, 'README.md'), '# Docs\n');
-    fs.writeFileSync(path.join(repo, 'r.txt'), `${'a'.repeat(32)}b\n`);
-    git(repo, 'add', '-A');
-    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
+    scripted = await scriptedServer({
+      name: 'hostile',
+      files: { 'README.md': '# Docs\n', 'r.txt': `${'a'.repeat(32)}b\n` },
+      env: SECRETS,
+    });
+    ({ repo, model, server, projectId, key } = scripted);
+    envDump = path.join(scripted.dir, 'post-receive.env');
     const hook = path.join(repo, '.git', 'hooks', 'post-receive');
     fs.writeFileSync(hook, `#!/bin/sh\nenv > '${envDump}'\n`, { mode: 0o755 });
-
-    model = await startScriptedModel();
-    const env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
-      ...SECRETS,
-    };
-    server = await startServerProcess(env);
-    ({ projectId, key } = await createProjectAndKey(env, repo));
   });
-
   afterAll(async () => {
-    await server?.stop('SIGKILL');
-    await model?.close();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await scripted?.close('SIGKILL');
   });
 
   const { call: api, waitUntil } = jobApi(() => ({ url: server.url, projectId, key }), {

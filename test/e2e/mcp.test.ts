@@ -1,17 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { createProjectAndKey, git } from '../support/e2e.js';
-import { CLI, runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
-import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { git } from '../support/e2e.js';
+import { CLI, runCli, type ServerProcess } from '../support/processes.js';
+import type { ScriptedModelServer } from '../support/scripted-model.js';
+import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
 
 const TOOLS = ['archive_job', 'create_job', 'get_job', 'get_job_events', 'list_jobs', 'send_message'];
 
@@ -35,9 +31,8 @@ async function waitForJob(client: Client, jobId: string, done: (job: Job) => boo
 // The built server, a scripted model and real git, driven by the MCP SDK's own clients: over
 // Streamable HTTP at /mcp, and over stdio through `agentjobs mcp`, as an assistant would.
 describe('MCP end to end', () => {
-  let dir: string;
+  let scripted: ScriptedServer;
   let repo: string;
-  let database: TestDatabase;
   let model: ScriptedModelServer;
   let server: ServerProcess;
   let projectId: string;
@@ -45,31 +40,16 @@ describe('MCP end to end', () => {
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-mcp-e2e-'));
-    repo = path.join(dir, 'docs');
-    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-    fs.writeFileSync(path.join(repo, 'README.md'), '# Docs\n');
-    git(repo, 'add', '-A');
-    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
-    model = await startScriptedModel();
-    database = await createTestDatabase('sqlite');
-    const env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: database.url,
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
-      AGENTJOBS_ADMIN_PASSWORD: 'mcp e2e admin password',
-    };
-    server = await startServerProcess(env);
-    ({ projectId, key } = await createProjectAndKey(env, repo));
+    scripted = await scriptedServer({
+      name: 'mcp-e2e',
+      dialect: 'sqlite',
+      env: { AGENTJOBS_ADMIN_PASSWORD: 'mcp e2e admin password' },
+    });
+    ({ repo, model, server, projectId, key } = scripted);
   });
-
   afterAll(async () => {
     for (const client of clients) await client.close();
-    await server?.stop();
-    await model?.close();
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await scripted?.close();
   });
 
   async function overHttp(): Promise<Client> {

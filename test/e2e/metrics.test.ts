@@ -1,14 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
-import { createProjectAndKey, git, jobApi } from '../support/e2e.js';
+import { testDialects } from '../support/db.js';
+import { jobApi } from '../support/e2e.js';
 import { READY, type ServerProcess, startServerProcess } from '../support/processes.js';
 import { labelValues, type MetricFamily, parsePrometheus, sample } from '../support/prometheus.js';
-import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import type { ScriptedModelServer } from '../support/scripted-model.js';
+import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
 
 const TOKEN = 'metrics-token-for-the-e2e-test';
 const PASSWORD = 'metrics e2e admin password';
@@ -35,8 +34,7 @@ async function scrapeUntil(url: string, ready: (families: Map<string, MetricFami
 // The built server and a worker process over real HTTP, a scripted model, real git: the metrics
 // an operator would scrape, read back with a Prometheus text parser.
 describe.each(testDialects())('metrics end to end on %s', (dialect) => {
-  let dir: string;
-  let database: TestDatabase;
+  let scripted: ScriptedServer;
   let model: ScriptedModelServer;
   let server: ServerProcess;
   let env: Record<string, string>;
@@ -44,31 +42,16 @@ describe.each(testDialects())('metrics end to end on %s', (dialect) => {
   let key: string;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-metrics-e2e-'));
-    const repo = path.join(dir, 'docs');
-    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-    fs.writeFileSync(path.join(repo, 'README.md'), '# Docs\n');
-    git(repo, 'add', '-A');
-    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
-    model = await startScriptedModel();
-    database = await createTestDatabase(dialect);
-    env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: database.url,
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
-      AGENTJOBS_ADMIN_PASSWORD: PASSWORD,
-      AGENTJOBS_METRICS_TOKEN: TOKEN,
-    };
-    server = await startServerProcess(env);
-    ({ projectId, key } = await createProjectAndKey(env, repo));
+    scripted = await scriptedServer({
+      name: 'metrics-e2e',
+      dialect,
+      env: { AGENTJOBS_ADMIN_PASSWORD: PASSWORD, AGENTJOBS_METRICS_TOKEN: TOKEN },
+    });
+    ({ model, server, env, projectId, key } = scripted);
   });
 
   afterAll(async () => {
-    await server?.stop();
-    await model?.close();
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await scripted?.close();
   });
 
   const { call: api, waitUntil } = jobApi(() => ({ url: server.url, projectId, key }));

@@ -1,56 +1,36 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobSchema } from '../../src/api/schemas.js';
-import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
-import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
-import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { testDialects } from '../support/db.js';
+import { runCli, type ServerProcess } from '../support/processes.js';
+import { heldUntil } from '../support/scripted-model.js';
+import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
 
 // fetch's json() is untyped; these tests check the shapes they read.
 const read = async <T = Record<string, unknown>>(response: Response) => (await response.json()) as T;
 
 // The built server over real HTTP, set up through the real CLI, the way a newcomer would.
 describe.each(testDialects())('agentjobs serve end to end on %s', (dialect) => {
-  let dir: string;
-  let database: TestDatabase;
+  let scripted: ScriptedServer;
   let server: ServerProcess;
-  let model: ScriptedModelServer;
   let env: Record<string, string>;
   let projectId: string;
   let key: string;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-e2e-'));
-    const repo = path.join(dir, 'docs');
-    execFileSync('git', ['init', '-q', '-b', 'trunk', repo]);
-    execFileSync('git', [
-      '-C',
-      repo,
-      '-c',
-      'user.name=t',
-      '-c',
-      'user.email=t@e',
-      'commit',
-      '-q',
-      '--allow-empty',
-      '-m',
-      'init',
-    ]);
-    database = await createTestDatabase(dialect);
     // The worker inside `serve` takes each job to a model that never answers, so jobs stay active
     // while this test drives them through the API (the agent suite covers jobs that finish).
-    model = await startScriptedModel({
-      script: Array.from({ length: 20 }, () => heldUntil(new Promise<void>(() => {}), { text: 'never' })),
+    scripted = await scriptedServer({
+      name: 'e2e',
+      dialect,
+      branch: 'trunk',
+      files: {},
+      model: {
+        script: Array.from({ length: 20 }, () => heldUntil(new Promise<void>(() => {}), { text: 'never' })),
+      },
+      project: false,
     });
-    env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: database.url,
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
-    };
-    server = await startServerProcess(env);
+    ({ server, env } = scripted);
+    const repo = scripted.repo;
 
     const project = await runCli(['project', 'create', '--name', 'Docs', '--repo', repo, '--json'], env);
     expect(project.code, project.stderr).toBe(0);
@@ -65,10 +45,7 @@ describe.each(testDialects())('agentjobs serve end to end on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    expect(await server?.stop()).toBe(0);
-    await model?.close();
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    expect(await scripted?.close()).toBe(0);
   });
 
   it('serves health, readiness and OpenAPI over HTTP', async () => {

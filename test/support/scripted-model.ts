@@ -81,7 +81,7 @@ export interface ScriptedModelServer {
   close(): Promise<void>;
 }
 
-interface ScriptedModelOptions {
+export interface ScriptedModelOptions {
   script?: ScriptedTurn[];
   port?: number;
   host?: string;

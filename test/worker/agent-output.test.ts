@@ -1,44 +1,31 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
-import type { Worker } from '../../src/worker/worker.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import {
-  type ScriptedModelServer,
-  type ScriptedTurn,
-  startScriptedModel,
-} from '../support/scripted-model.js';
-import { realAgentConfig, SECRETS, startRealWorker } from './real-agent.js';
-import { git, makeRepo, tempDir, waitFor } from './support.js';
+import { type TestStore, testDialects } from '../support/db.js';
+import type { ScriptedModelServer, ScriptedTurn } from '../support/scripted-model.js';
+import { SECRETS } from './real-agent.js';
+import { type ScriptedWorker, scriptedWorker } from './scripted-worker.js';
+import { git, waitFor } from './support.js';
 
 // What a run of the real agent sends, stores and hands out, with the scripted model over HTTP,
 // real git, the local code host and a real database.
 describe.each(testDialects())('runs of the real agent on %s', (dialect) => {
+  let scripted: ScriptedWorker;
   let t: TestStore;
-  let dir: string;
   let repo: string;
   let project: Project;
   let model: ScriptedModelServer;
-  let worker: Worker;
 
   beforeAll(async () => {
-    t = await openTestStore(dialect);
-    dir = tempDir('agent-output');
-    ({ repo } = makeRepo(dir));
-    project = await t.store.projects.create({ name: 'Docs', repository: repo });
-    model = await startScriptedModel();
-    const config = realAgentConfig(path.join(dir, 'data'), model.url, {
+    scripted = await scriptedWorker({
+      name: 'agent-output',
+      dialect,
       env: { AGENTJOBS_MODEL_OUTAGE_SECONDS: '3' },
     });
-    ({ worker } = await startRealWorker(config, t.store, 'agent-output'));
+    ({ t, repo, project, model } = scripted);
   });
   afterAll(async () => {
-    await worker?.stop({ graceMs: 0 });
-    await model?.close();
-    await t?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await scripted?.close();
   });
 
   const run = async (script: ScriptedTurn[], prompt = 'Improve the docs') => {

@@ -1,42 +1,32 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
-import type { Worker } from '../../src/worker/worker.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
-import { realAgentConfig, startRealWorker } from './real-agent.js';
-import { git, makeRepo, tempDir, waitFor } from './support.js';
+import { type TestStore, testDialects } from '../support/db.js';
+import type { ScriptedModelServer } from '../support/scripted-model.js';
+import { type ScriptedWorker, scriptedWorker } from './scripted-worker.js';
+import { git, waitFor } from './support.js';
 
 // The scripted model answers every call with 10 tokens in and 5 out; at $1,000 per million tokens
 // each way, a step costs $0.015, so a run limited to $0.04 stops after its third step.
 const PRICES = JSON.stringify({ 'openai-compatible:scripted': { input: 1000, output: 1000 } });
 
 describe.each(testDialects())('cost limits on %s', (dialect) => {
+  let scripted: ScriptedWorker;
   let t: TestStore;
-  let dir: string;
   let repo: string;
   let project: Project;
   let model: ScriptedModelServer;
-  let worker: Worker;
 
   beforeAll(async () => {
-    t = await openTestStore(dialect);
-    dir = tempDir('budget');
-    ({ repo } = makeRepo(dir));
-    project = await t.store.projects.create({ name: 'Docs', repository: repo });
-    model = await startScriptedModel();
-    const config = realAgentConfig(path.join(dir, 'data'), model.url, {
+    scripted = await scriptedWorker({
+      name: 'budget',
+      dialect,
       env: { AGENTJOBS_MODEL_PRICES: PRICES, AGENTJOBS_MAX_JOB_COST_USD: '0.04' },
     });
-    ({ worker } = await startRealWorker(config, t.store, 'budget'));
+    ({ t, repo, project, model } = scripted);
   });
   afterAll(async () => {
-    await worker?.stop({ graceMs: 0 });
-    await model?.close();
-    await t?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await scripted?.close();
   });
 
   const write = (file: string) => ({

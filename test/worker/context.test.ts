@@ -2,16 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import type { Project } from '../../src/domain/project.js';
-import type { Worker } from '../../src/worker/worker.js';
-import { openTestStore, type TestStore } from '../support/db.js';
-import {
-  type ScriptedModelServer,
-  type ScriptedTurn,
-  startScriptedModel,
-} from '../support/scripted-model.js';
-import { realAgentConfig, startRealWorker } from './real-agent.js';
-import { git, makeRepo, tempDir, waitFor } from './support.js';
+import type { ScriptedTurn } from '../support/scripted-model.js';
+import { type ScriptedWorker, scriptedWorker } from './scripted-worker.js';
+import { git, makeRepo, waitFor } from './support.js';
 
 // Long runs against a model that refuses requests past a size, as providers refuse prompts longer
 // than their window: the real agent and worker, the scripted model over HTTP, real git and SQLite.
@@ -42,34 +35,10 @@ const read = (number: number): ScriptedTurn => ({
   toolCalls: [{ name: 'read_file', input: { path: `pages/page-${number}.md` } }],
 });
 
-interface Setup {
-  t: TestStore;
-  dir: string;
-  repo: string;
-  project: Project;
-  model: ScriptedModelServer;
-  worker: Worker;
-}
+type Setup = ScriptedWorker;
 
-async function setUp(name: string, contextTokens: string): Promise<Setup> {
-  const t = await openTestStore('sqlite');
-  const dir = tempDir(name);
-  const repo = repoWithPages(dir);
-  const project = await t.store.projects.create({ name: 'Docs', repository: repo });
-  const model = await startScriptedModel();
-  const config = realAgentConfig(path.join(dir, 'data'), model.url, {
-    env: { AGENTJOBS_CONTEXT_TOKENS: contextTokens },
-  });
-  const { worker } = await startRealWorker(config, t.store, name);
-  return { t, dir, repo, project, model, worker };
-}
-
-async function tearDown(setup: Partial<Setup>) {
-  await setup.worker?.stop({ graceMs: 0 });
-  await setup.model?.close();
-  await setup.t?.close();
-  if (setup.dir) fs.rmSync(setup.dir, { recursive: true, force: true });
-}
+const setUp = (name: string, contextTokens: string) =>
+  scriptedWorker({ name, env: { AGENTJOBS_CONTEXT_TOKENS: contextTokens }, repo: repoWithPages });
 
 async function settled(setup: Setup, jobId: string): Promise<Job> {
   return (await waitFor(
@@ -86,7 +55,7 @@ describe('a run that reads more than the window holds', () => {
     setup = await setUp('context-long', '20000');
     setup.model.setContextLimit(90_000);
   });
-  afterAll(() => tearDown(setup));
+  afterAll(() => setup?.close());
 
   it('completes because older tool results were replaced by notes', async () => {
     const { t, model, project, repo } = setup;
@@ -146,7 +115,7 @@ describe('a run whose first request is already over the size', () => {
     // The agent believes in a huge window, so only the provider's refusal can tell it otherwise.
     setup = await setUp('context-overflow', '1000000');
   });
-  afterAll(() => tearDown(setup));
+  afterAll(() => setup?.close());
 
   it('compacts once and tries again, instead of failing the job', async () => {
     const { t, model, project, repo } = setup;

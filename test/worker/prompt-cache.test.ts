@@ -1,13 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
-import type { Worker } from '../../src/worker/worker.js';
 import { type AnthropicDouble, startAnthropicDouble } from '../support/anthropic-double.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import { realAgentConfig, startRealWorker } from './real-agent.js';
-import { makeRepo, tempDir, waitFor } from './support.js';
+import { type TestStore, testDialects } from '../support/db.js';
+import { type ScriptedWorker, scriptedWorker } from './scripted-worker.js';
+import { waitFor } from './support.js';
 
 const EPHEMERAL = { type: 'ephemeral' };
 /** Claude Sonnet 4.5's list price, USD per million tokens (src/agent/prices.ts). */
@@ -16,33 +13,29 @@ const PRICE = { input: 3, cacheRead: 0.3, cacheWrite: 3.75, output: 15 };
 // The real agent and worker with the real @ai-sdk/anthropic client, against a double of
 // Anthropic's Messages API that simulates its prompt cache.
 describe.each(testDialects())('prompt caching with Anthropic on %s', (dialect) => {
+  let scripted: ScriptedWorker;
   let t: TestStore;
-  let dir: string;
   let repo: string;
   let project: Project;
   let anthropic: AnthropicDouble;
-  let worker: Worker;
 
   beforeAll(async () => {
-    t = await openTestStore(dialect);
-    dir = tempDir('prompt-cache');
-    ({ repo } = makeRepo(dir));
-    project = await t.store.projects.create({ name: 'Docs', repository: repo });
     anthropic = await startAnthropicDouble();
-    const config = realAgentConfig(path.join(dir, 'data'), 'http://127.0.0.1:9/v1', {
+    // The project's model is Anthropic's, served by the double; the scripted model stays unused.
+    scripted = await scriptedWorker({
+      name: 'prompt-cache',
+      dialect,
       env: {
         AGENTJOBS_MODEL: 'anthropic:claude-sonnet-4-5',
         ANTHROPIC_API_KEY: 'sk-ant-api03-test-key-for-the-double',
         ANTHROPIC_BASE_URL: anthropic.url,
       },
     });
-    ({ worker } = await startRealWorker(config, t.store, 'prompt-cache'));
+    ({ t, repo, project } = scripted);
   });
   afterAll(async () => {
-    await worker?.stop({ graceMs: 0 });
+    await scripted?.close();
     await anthropic?.close();
-    await t?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('marks the system prompt and the last message, and counts cache reads and writes in usage and cost', async () => {

@@ -139,22 +139,29 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
     // A follow-up adds a commit to the same branch and updates the same pull request.
     agent.setScript(async ({ workspace }) => {
       await workspace.writeFile('docs/faq.md', '# FAQ\n\nAsk away, kindly.\n');
-      return { summary: 'Made it kinder' };
+      // The model's answer to a follow-up is a chat line; the job and its pull request keep their title.
+      return { summary: 'Done. I made it kinder.', title: 'Done. I made it kinder.' };
     });
     await t.store.jobs.followUp(project.id, job.id, 'Be kinder');
     const followed = await waitFor(
       () => t.store.jobs.get(project.id, job.id),
-      (j) => j?.status === 'completed' && j.summary === 'Made it kinder',
+      (j) => j?.status === 'completed' && j.summary === 'Done. I made it kinder.',
     );
     const call = agent.calls.at(-1);
     expect(call?.prompts).toEqual(['Be kinder']);
     expect(JSON.stringify(call?.history)).toContain('Add an FAQ page');
-    expect(followed).toMatchObject({ prLink: done?.prLink, filesChanged: 1, usage: { steps: 3 } });
+    expect(followed).toMatchObject({
+      prLink: done?.prLink,
+      filesChanged: 1,
+      usage: { steps: 3 },
+      title: 'Add an FAQ page',
+    });
     expect(git(repo, 'rev-list', '--count', `main..${branch}`)).toBe('2');
     expect(git(repo, 'show', `${branch}:docs/faq.md`)).toContain('kindly');
     expect(git(repo, 'rev-parse', 'main')).toBe(baseSha);
     const updated = await t.store.pullRequests.get(project.id, 1);
     expect(updated?.headSha).toBe(git(repo, 'rev-parse', branch));
+    expect(updated?.title).toBe('Add an FAQ page');
     expect((await t.store.pullRequests.list(project.id, { limit: 10 })).pullRequests).toHaveLength(1);
   });
 

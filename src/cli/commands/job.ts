@@ -14,13 +14,20 @@ function projectOf(options: ProjectOptions): string {
   return project;
 }
 
+/**
+ * The job's branch; a job that completed with no pull request never pushed one (it changed nothing,
+ * or its project pushes onto the base branch), so the name alone would send people looking for it.
+ */
+const branchOf = (job: Job) =>
+  job.status === 'completed' && job.prLink === null ? `${job.source.ref} (none pushed)` : job.source.ref;
+
 const describe = (job: Job) =>
   table(
     [
       ['id', job.id],
       ['status', job.phase ? `${job.status} (${job.phase})` : job.status],
       ['prompt', job.prompt.length > 80 ? `${job.prompt.slice(0, 77)}...` : job.prompt],
-      ['branch', job.source.ref],
+      ['branch', branchOf(job)],
       ['model', job.model],
       ['pull request', job.prLink ?? '-'],
       [

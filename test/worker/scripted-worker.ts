@@ -1,0 +1,61 @@
+/**
+ * A real worker (the real agent, `real-agent.ts`) on a real store, with a project on a local
+ * repository and the scripted model over HTTP: what the worker tests that drive the real agent
+ * share. Apart from `real-agent.ts`, which a child process also loads outside the test runner.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Project } from '../../src/domain/project.js';
+import type { Worker } from '../../src/worker/worker.js';
+import { openTestStore, type TestDialect, type TestStore } from '../support/db.js';
+import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { realAgentConfig, startRealWorker } from './real-agent.js';
+import { makeRepo, tempDir } from './support.js';
+
+export interface ScriptedWorker {
+  t: TestStore;
+  /** The temporary folder of the repository and the data; removed by `close`. */
+  dir: string;
+  repo: string;
+  project: Project;
+  model: ScriptedModelServer;
+  worker: Worker;
+  /** Stops the worker and the model, closes the store, removes the folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a `dialect` store (default SQLite), makes a repository (`makeRepo`, or `repo(dir)`) and its
+ * project, starts the scripted model and a worker with the real agent on it (`env` over
+ * `realAgentConfig`'s). `close` it in `afterAll`.
+ */
+export async function scriptedWorker(options: {
+  name: string;
+  dialect?: TestDialect;
+  env?: Record<string, string>;
+  repo?: (dir: string) => string;
+}): Promise<ScriptedWorker> {
+  const dir = tempDir(options.name);
+  const parts: Partial<ScriptedWorker> = {};
+  const close = async () => {
+    await parts.worker?.stop({ graceMs: 0 });
+    await parts.model?.close();
+    await parts.t?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const t = await openTestStore(options.dialect ?? 'sqlite');
+    parts.t = t;
+    const repo = options.repo ? options.repo(dir) : makeRepo(dir).repo;
+    const project = await t.store.projects.create({ name: 'Docs', repository: repo });
+    const model = await startScriptedModel();
+    parts.model = model;
+    const config = realAgentConfig(path.join(dir, 'data'), model.url, { env: options.env ?? {} });
+    const { worker } = await startRealWorker(config, t.store, options.name);
+    parts.worker = worker;
+    return { t, dir, repo, project, model, worker, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
