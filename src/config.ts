@@ -13,6 +13,7 @@ import {
   type PriceOverrides,
   trustProxy,
 } from './config-values.js';
+import { chooseDataDir, type DataDirSource } from './data-dir.js';
 import { DEFAULT_MODEL_ID } from './domain/job.js';
 import { WEBHOOK_DISABLE_AFTER_MS } from './domain/webhook.js';
 
@@ -24,6 +25,8 @@ export type { PriceOverrides };
  */
 export interface Config {
   dataDir: string;
+  /** How `dataDir` was chosen (`data-dir.ts`): the admin commands refuse to start a new one unasked. */
+  dataDirSource: DataDirSource;
   /** `sqlite:<file>` or a `postgres://` URL. */
   databaseUrl: string;
   host: string;
@@ -148,7 +151,7 @@ export interface AgentConfig {
 }
 
 const schema = z.object({
-  AGENTJOBS_DATA_DIR: z.string().min(1).default('./.agentjobs'),
+  AGENTJOBS_DATA_DIR: optionalString,
   DATABASE_URL: optionalString.pipe(
     z
       .string()
@@ -219,7 +222,7 @@ export class ConfigError extends Error {
 }
 
 /** Reads and validates the environment. Throws `ConfigError` naming the first bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -231,10 +234,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`${variable}: ${issue?.message ?? 'invalid'}${shown}`);
   }
   const e = parsed.data;
-  const dataDir = path.resolve(e.AGENTJOBS_DATA_DIR);
+  const { dir: dataDir, source: dataDirSource } = chooseDataDir(e.AGENTJOBS_DATA_DIR, cwd);
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const config: Config = {
     dataDir,
+    dataDirSource,
     databaseUrl: e.DATABASE_URL ?? `sqlite:${path.join(dataDir, 'agentjobs.db')}`,
     host: e.HOST,
     port: e.PORT,

@@ -208,7 +208,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
     await deliverer.start();
     warnWithoutModel(config, logger);
-    logger.info({ address, dataDir: config.dataDir, worker: worker !== null }, 'agentjobs is listening');
+    logger.info(
+      { address, dataDir: config.dataDir, dataDirSource: config.dataDirSource, worker: worker !== null },
+      'agentjobs is listening',
+    );
     await announceAdminPassword(config, store, address);
     return {
       app,
@@ -269,6 +272,7 @@ export async function startWorkerProcess(
     logger.info(
       {
         dataDir: config.dataDir,
+        dataDirSource: config.dataDirSource,
         worker: worker.id,
         metrics: metricsServer ? `${metricsServer.url}/metrics` : null,
       },
