@@ -41,6 +41,8 @@ export interface Config {
   /** Where the Anthropic and OpenAI clients send requests (a gateway, a proxy); null: the provider's own API. */
   providerBaseUrls: { anthropic: string | null; openai: string | null };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `auto`: readable lines on a terminal, JSON lines otherwise; or always one of them. */
+  logFormat: 'auto' | 'json' | 'pretty';
   /**
    * Which proxies' X-Forwarded-For to believe (Fastify's `trustProxy`): none (false), any (true),
    * or the proxies at these addresses or CIDR ranges.
@@ -173,6 +175,7 @@ const schema = z.object({
   ANTHROPIC_BASE_URL: optionalString.pipe(httpUrl.optional()),
   OPENAI_BASE_URL: optionalString.pipe(httpUrl.optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  AGENTJOBS_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   AGENTJOBS_TRUST_PROXY: trustProxy.default(false),
   AGENTJOBS_RATE_LIMIT_PER_HOUR: integer(1, 10_000_000).default(100),
   AGENTJOBS_MAX_ACTIVE_JOBS: integer(0, 1_000_000).default(100),
@@ -254,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     openaiCompatibleBaseUrl: e.OPENAI_COMPATIBLE_BASE_URL ?? null,
     providerBaseUrls: { anthropic: e.ANTHROPIC_BASE_URL ?? null, openai: e.OPENAI_BASE_URL ?? null },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.AGENTJOBS_LOG_FORMAT,
     trustProxy: e.AGENTJOBS_TRUST_PROXY,
     limits: {
       requestsPerHour: e.AGENTJOBS_RATE_LIMIT_PER_HOUR,
