@@ -3,7 +3,8 @@
 //   npm run bench:start          (BENCH_RUNS=5 runs per row; BENCH_FULL=1 adds a build from nothing)
 //
 // Each row starts a command in a fresh data directory (PORT=0, JSON logs), times it from the spawn
-// to the "agentjobs is listening" line, and stops it with SIGTERM. "npm start" includes npm itself
+// to the "agentjobs is listening" line, and stops it with SIGTERM; the CPU column is the CPU time
+// all its processes used until then, which a busy machine changes much less than the wall time. "npm start" includes npm itself
 // and the build's up-to-date check (`tsc -b`); "node dist/cli/main.js serve" is the server alone.
 // BENCH_FULL=1 copies the checkout's sources to a temporary folder and times a first build there
 // (what `npm ci` runs once through `prepare`). Prints one table.
@@ -17,6 +18,30 @@ import { machine, printTable } from './table.mjs';
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-bench-start-'));
+
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+
+/**
+ * CPU seconds the process group `pgid` has used so far, its finished children's included: on a
+ * busy machine the wall time mostly measures the others' work, the CPU time does not.
+ */
+function groupCpuSeconds(pgid) {
+  let ticks = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // After the command name in parentheses: state, ppid, pgrp, … utime (14), stime, cutime, cstime.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) !== pgid) continue;
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  }
+  return ticks / TICKS_PER_SECOND;
+}
 
 async function timeToListen(command, args) {
   const dataDir = fs.mkdtempSync(path.join(scratch, 'data-'));
@@ -35,7 +60,8 @@ async function timeToListen(command, args) {
   });
   try {
     await firstLine(child, /agentjobs is listening/);
-    return performance.now() - started;
+    const wall = performance.now() - started;
+    return { wall, cpu: groupCpuSeconds(child.pid) * 1000 };
   } finally {
     const exited = new Promise((resolve) => child.on('exit', resolve));
     process.kill(-child.pid, 'SIGTERM');
@@ -45,17 +71,37 @@ async function timeToListen(command, args) {
 
 function timeBuild(cwd) {
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const childrenBefore = childrenCpu();
   execFileSync('npm', ['run', 'build', '--silent'], { cwd, stdio: 'ignore' });
-  return performance.now() - started;
+  return { wall: performance.now() - started, cpu: childrenCpu() - childrenBefore + cpuMs(cpuBefore) };
 }
+
+/** CPU milliseconds of this process's waited-for children (from /proc/self/stat: cutime, cstime). */
+function childrenCpu() {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND) * 1000;
+}
+const cpuMs = (since) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 async function row(label, measure) {
-  const times = [];
-  for (let run = 0; run < RUNS; run++) times.push(await measure());
-  return [label, seconds(median(times)), seconds(Math.min(...times)), seconds(Math.max(...times))];
+  const runs = [];
+  for (let run = 0; run < RUNS; run++) runs.push(await measure());
+  const walls = runs.map((one) => one.wall);
+  return [
+    label,
+    seconds(median(walls)),
+    seconds(Math.min(...walls)),
+    seconds(Math.max(...walls)),
+    seconds(median(runs.map((one) => one.cpu))),
+  ];
 }
 
 try {
@@ -80,10 +126,11 @@ try {
       fs.cpSync(path.join(ROOT, entry), path.join(copy, entry), { recursive: true });
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
     const full = timeBuild(copy);
-    rows.push(['npm run build (from nothing, as at install)', seconds(full), seconds(full), seconds(full)]);
+    const wall = seconds(full.wall);
+    rows.push(['npm run build (from nothing, as at install)', wall, wall, wall, seconds(full.cpu)]);
   }
   console.log(`${machine()}, ${RUNS} runs per row, load average ${os.loadavg()[0].toFixed(2)}\n`);
-  printTable(['command', 'median', 'fastest', 'slowest'], rows);
+  printTable(['command', 'median', 'fastest', 'slowest', 'CPU (median)'], rows);
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
 }
