@@ -1,8 +1,23 @@
-import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import {
+  boolean,
+  dollars,
+  duration,
+  durationList,
+  httpUrl,
+  integer,
+  modelId,
+  modelPrices,
+  optionalString,
+  type PriceOverrides,
+  trustProxy,
+} from './config-values.js';
+import { chooseDataDir, type DataDirSource } from './data-dir.js';
 import { DEFAULT_MODEL_ID } from './domain/job.js';
 import { WEBHOOK_DISABLE_AFTER_MS } from './domain/webhook.js';
+
+export type { PriceOverrides };
 
 /**
  * The service's configuration, read once from the environment and validated. Everything else
@@ -10,6 +25,8 @@ import { WEBHOOK_DISABLE_AFTER_MS } from './domain/webhook.js';
  */
 export interface Config {
   dataDir: string;
+  /** How `dataDir` was chosen (`data-dir.ts`): the admin commands refuse to start a new one unasked. */
+  dataDirSource: DataDirSource;
   /** `sqlite:<file>` or a `postgres://` URL. */
   databaseUrl: string;
   host: string;
@@ -24,6 +41,8 @@ export interface Config {
   /** Where the Anthropic and OpenAI clients send requests (a gateway, a proxy); null: the provider's own API. */
   providerBaseUrls: { anthropic: string | null; openai: string | null };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `auto`: readable lines on a terminal, JSON lines otherwise; or always one of them. */
+  logFormat: 'auto' | 'json' | 'pretty';
   /**
    * Which proxies' X-Forwarded-For to believe (Fastify's `trustProxy`): none (false), any (true),
    * or the proxies at these addresses or CIDR ranges.
@@ -133,122 +152,8 @@ export interface AgentConfig {
   contextTokens: number | null;
 }
 
-const integer = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
-
-const boolean = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
-
-/** A proxy address or CIDR range: 10.0.0.1, 10.0.0.0/8, ::1, fd00::/8. */
-function isAddressOrRange(entry: string): boolean {
-  const [address = '', prefix, ...rest] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  if (prefix === undefined) return true;
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
-}
-
-/**
- * `true`/`false`, or the proxies' addresses. With `true`, a client that reaches the service
- * without the proxy can name its own address in X-Forwarded-For; a list believes only those
- * proxies. (Fastify 5 no longer honours a hop count: it cannot check the nearest peer.)
- */
-const trustProxy = z.string().transform((value, context) => {
-  const text = value.trim();
-  if (/^(true|yes|1)$/i.test(text)) return true;
-  if (/^(false|no|0|)$/i.test(text)) return false;
-  const entries = text
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  if (entries.length > 0 && entries.every(isAddressOrRange)) return entries;
-  context.addIssue({
-    code: 'custom',
-    message: 'must be true, false, or the proxies’ addresses or CIDR ranges, comma-separated',
-  });
-  return z.NEVER;
-});
-
-const modelId = z
-  .string()
-  .regex(
-    /^(anthropic|openai|openai-compatible):\S+$/,
-    'must look like provider:model, e.g. anthropic:claude-sonnet-4-5',
-  );
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `500ms`, `5s`, `5m`, `2h`, `1d` in milliseconds, or null when it is not one. */
-function parseDuration(text: string): number | null {
-  const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(text.trim());
-  return match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 0) : null;
-}
-
-const duration = (maxMs: number) =>
-  z.string().transform((text, context) => {
-    const ms = parseDuration(text);
-    if (ms !== null && ms > 0 && ms <= maxMs) return ms;
-    context.addIssue({ code: 'custom', message: 'must be a duration such as 500ms, 10s or 1m, above 0' });
-    return z.NEVER;
-  });
-
-const durationList = z.string().transform((text, context) => {
-  const delays = text.split(',').map(parseDuration);
-  if (delays.length <= 20 && delays.every((ms) => ms !== null)) return delays as number[];
-  context.addIssue({ code: 'custom', message: 'must be durations separated by commas, e.g. 5s,5m,30m,2h' });
-  return z.NEVER;
-});
-
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-
-const optionalString = z
-  .string()
-  .optional()
-  .transform((value) => (value === undefined || value === '' ? undefined : value));
-
-const dollars = z
-  .string()
-  .regex(/^\d+(\.\d+)?$/, 'must be an amount in US dollars, e.g. 2.50')
-  .transform(Number)
-  .pipe(z.number().positive('must be more than 0'));
-
-const perMillion = z.number().min(0);
-/** `{"provider:model": {"input": 3, "output": 15, "cachedInput"?: 0.3, "cacheWrite"?: 3.75}}`, USD per million tokens. */
-const modelPrices = z.string().transform((text, context) => {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    context.addIssue({ code: 'custom', message: 'must be JSON' });
-    return z.NEVER;
-  }
-  const parsed = z
-    .record(
-      modelId,
-      z.strictObject({
-        input: perMillion,
-        output: perMillion,
-        cachedInput: perMillion.optional(),
-        cacheWrite: perMillion.optional(),
-      }),
-    )
-    .safeParse(value);
-  if (parsed.success) return parsed.data as PriceOverrides;
-  const issue = parsed.error.issues[0];
-  context.addIssue({
-    code: 'custom',
-    message: `must map model ids to { input, output, cachedInput?, cacheWrite? } in USD per million tokens (${issue?.path.join('.')}: ${issue?.message})`,
-  });
-  return z.NEVER;
-});
-
 const schema = z.object({
-  AGENTJOBS_DATA_DIR: z.string().min(1).default('./.agentjobs'),
+  AGENTJOBS_DATA_DIR: optionalString,
   DATABASE_URL: optionalString.pipe(
     z
       .string()
@@ -270,6 +175,7 @@ const schema = z.object({
   ANTHROPIC_BASE_URL: optionalString.pipe(httpUrl.optional()),
   OPENAI_BASE_URL: optionalString.pipe(httpUrl.optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  AGENTJOBS_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   AGENTJOBS_TRUST_PROXY: trustProxy.default(false),
   AGENTJOBS_RATE_LIMIT_PER_HOUR: integer(1, 10_000_000).default(100),
   AGENTJOBS_MAX_ACTIVE_JOBS: integer(0, 1_000_000).default(100),
@@ -313,22 +219,13 @@ const schema = z.object({
   AGENTJOBS_CHECK_MEMORY_MB: integer(64, 1_048_576).default(2048),
 });
 
-/**
- * Model prices as `AGENTJOBS_MODEL_PRICES` gives them, USD per million tokens by model id; the
- * cache prices default to the input price (`agent/prices.ts`).
- */
-export type PriceOverrides = Record<
-  string,
-  { input: number; output: number; cachedInput?: number; cacheWrite?: number }
->;
-
 /** A configuration problem, phrased as one line that names the variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
 /** Reads and validates the environment. Throws `ConfigError` naming the first bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -340,10 +237,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`${variable}: ${issue?.message ?? 'invalid'}${shown}`);
   }
   const e = parsed.data;
-  const dataDir = path.resolve(e.AGENTJOBS_DATA_DIR);
+  const { dir: dataDir, source: dataDirSource } = chooseDataDir(e.AGENTJOBS_DATA_DIR, cwd);
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const config: Config = {
     dataDir,
+    dataDirSource,
     databaseUrl: e.DATABASE_URL ?? `sqlite:${path.join(dataDir, 'agentjobs.db')}`,
     host: e.HOST,
     port: e.PORT,
@@ -359,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     openaiCompatibleBaseUrl: e.OPENAI_COMPATIBLE_BASE_URL ?? null,
     providerBaseUrls: { anthropic: e.ANTHROPIC_BASE_URL ?? null, openai: e.OPENAI_BASE_URL ?? null },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.AGENTJOBS_LOG_FORMAT,
     trustProxy: e.AGENTJOBS_TRUST_PROXY,
     limits: {
       requestsPerHour: e.AGENTJOBS_RATE_LIMIT_PER_HOUR,

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import { redactSecrets } from './domain/redact.js';
 
 /**
@@ -46,6 +47,25 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 }
 
 export type { Logger };
+
+/** `AGENTJOBS_LOG_FORMAT`: `auto` is pretty on a terminal and JSON lines otherwise. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
+/**
+ * Where the service's log goes: for a person at a terminal, one readable line per entry (in
+ * colour where the terminal has it); for anything else (a pipe, a file, a log shipper), JSON lines.
+ * Redaction happens in pino before either, so both carry the same censored values.
+ */
+export function logDestination(format: LogFormat, isTerminal = process.stdout.isTTY === true) {
+  if (format === 'json' || (format === 'auto' && !isTerminal)) return stdoutDestination();
+  // Synchronous: a person's terminal takes little, and a line must be out before the process is.
+  return pinoPretty({ sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' });
+}
+
+/** Resolves once the lines logged so far are written (the asynchronous destination buffers them). */
+export function flushLog(logger: Logger): Promise<void> {
+  return new Promise((resolve) => logger.flush(() => resolve()));
+}
 
 /** How long the synchronous flush at exit may wait for a destination that takes nothing. */
 const EXIT_FLUSH_MS = 1_000;

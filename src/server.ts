@@ -11,7 +11,7 @@ import type { Config } from './config.js';
 import { ensureAdminPassword } from './domain/password.js';
 import { CodeHostError, type CodeHosts, createCodeHosts } from './hosts/index.js';
 import { inProcessApi, inProcessCredential } from './http/in-process.js';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, flushLog, type Logger, logDestination } from './log.js';
 import { Metrics } from './metrics/index.js';
 import { startJobCountRefresh } from './metrics/job-counts.js';
 import { type MetricsServer, startMetricsServer } from './metrics/server.js';
@@ -164,27 +164,40 @@ function warnWithoutModel(config: Config, logger: Logger): void {
 
 /**
  * The dashboard's password: AGENTJOBS_ADMIN_PASSWORD, or one generated at the first start. A
- * generated one is written to the terminal once, never to the log (logs are kept and shipped).
+ * generated one is written to the terminal once, never to the log (logs are kept and shipped): in a
+ * frame on stderr, after the start's log lines are out so that it does not land among them.
  */
-async function announceAdminPassword(config: Config, store: Store, address: string): Promise<void> {
+async function announceAdminPassword(
+  config: Config,
+  store: Store,
+  address: string,
+  logger: Logger,
+): Promise<void> {
   const { generated } = await ensureAdminPassword(store.admin, config.adminPassword);
   if (!generated) return;
   const url = `${withListeningPort(config, address).publicUrl}/ui`;
+  await flushLog(logger);
   process.stderr.write(
-    [
-      '',
-      `  Dashboard: ${url}`,
-      `  Admin password (shown this once): ${generated}`,
-      '  Set AGENTJOBS_ADMIN_PASSWORD to choose your own, or run `agentjobs admin password` to replace it.',
-      '',
-      '',
-    ].join('\n'),
+    frame([
+      `Dashboard: ${url}`,
+      `Admin password (shown this once): ${generated}`,
+      'Set AGENTJOBS_ADMIN_PASSWORD to choose your own,',
+      'or run `agentjobs admin password` to replace it.',
+    ]),
   );
+}
+
+/** Lines in a box drawn with line characters, with a blank line around it. */
+function frame(lines: string[]): string {
+  const width = Math.max(...lines.map((line) => line.length));
+  const rule = '─'.repeat(width + 2);
+  const body = lines.map((line) => `  │ ${line.padEnd(width)} │`);
+  return ['', `  ┌${rule}┐`, ...body, `  └${rule}┘`, '', ''].join('\n');
 }
 
 /** Starts the HTTP API, and with `worker: true` a worker beside it, and listens. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, logDestination(config.logFormat));
   ensureSecretKey(config);
   const store = await openStore(config);
   const lifecycle = { draining: false };
@@ -212,8 +225,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
     await deliverer.start();
     warnWithoutModel(config, logger);
-    logger.info({ address, dataDir: config.dataDir, worker: worker !== null }, 'agentjobs is listening');
-    await announceAdminPassword(config, store, address);
+    logger.info(
+      { address, dataDir: config.dataDir, dataDirSource: config.dataDirSource, worker: worker !== null },
+      'agentjobs is listening',
+    );
+    await announceAdminPassword(config, store, address, logger);
     return {
       app,
       store,
@@ -251,7 +267,7 @@ export async function startWorkerProcess(
   config: Config,
   options: { agent?: Agent } = {},
 ): Promise<RunningWorker> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, logDestination(config.logFormat));
   const store = await openStore(config);
   const { metrics, stopRefresh } = processMetrics(store, logger);
   const deliverer = makeDeliverer(config, store, logger, metrics);
@@ -273,6 +289,7 @@ export async function startWorkerProcess(
     logger.info(
       {
         dataDir: config.dataDir,
+        dataDirSource: config.dataDirSource,
         worker: worker.id,
         metrics: metricsServer ? `${metricsServer.url}/metrics` : null,
       },

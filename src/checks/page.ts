@@ -5,7 +5,6 @@
  * definitions, `href`/`src` of components, ESM imports) and the anchors its headings make. Code
  * blocks and inline code are nodes of their own, so a `<Tag>` or a link inside them is never seen.
  */
-import { createProcessor } from '@mdx-js/mdx';
 import GithubSlugger from 'github-slugger';
 import type { Heading, Root, RootContent } from 'mdast';
 import { toString as textOf } from 'mdast-util-to-string';
@@ -49,7 +48,15 @@ const lenientMdx = unified()
   })
   .use(remarkParse)
   .use(remarkFrontmatter, ['yaml']);
-const mdx = createProcessor({ format: 'mdx', remarkPlugins: [[remarkFrontmatter, ['yaml']]] });
+type MdxProcessor = ReturnType<typeof import('@mdx-js/mdx').createProcessor>;
+let mdxProcessor: Promise<MdxProcessor> | undefined;
+/** The MDX compiler loads with the first MDX page, not at every start of the server. */
+function loadMdx(): Promise<MdxProcessor> {
+  mdxProcessor ??= import('@mdx-js/mdx').then(({ createProcessor }) =>
+    createProcessor({ format: 'mdx', remarkPlugins: [[remarkFrontmatter, ['yaml']]] }),
+  );
+  return mdxProcessor;
+}
 
 /**
  * Parses (and, for MDX, compiles unless `compile: false`, which is enough to read a link target's
@@ -62,9 +69,10 @@ export async function parsePage(
 ): Promise<ParsedPage> {
   const page: ParsedPage = { path, problems: [], fault: null, frontmatter: null, links: [], anchors: null };
   const isMdx = path.endsWith('.mdx');
+  const mdx = isMdx ? await loadMdx() : null;
   let tree: Root;
   try {
-    tree = (isMdx ? mdx.parse(text) : markdown.parse(text)) as Root;
+    tree = (mdx ? mdx.parse(text) : markdown.parse(text)) as Root;
   } catch (error) {
     recordFailure(page, error, 'parse');
     if (!isMdx) return page;
@@ -82,7 +90,7 @@ export async function parsePage(
     recordFailure(page, error, 'parse');
     return page;
   }
-  if (isMdx && options.compile !== false) {
+  if (mdx && options.compile !== false) {
     try {
       // Compiling (to JavaScript, not run) finds what the parser lets through, e.g. duplicate exports.
       await mdx.run(tree as never);

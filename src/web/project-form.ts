@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CheckSettingsError, MAX_CHECK_COMMAND_CHARS, parseCheckSettings } from '../checks/settings.js';
 import { CHECK_FAILURE_POLICIES } from '../domain/checks.js';
 import { CODE_HOSTS, type NewProject, PUBLISH_MODES } from '../domain/project.js';
+import { checkLocalRepository, RepositoryCheckError } from '../git/repository-check.js';
 import { checkHostSettings, ProjectSettingsError, resolveRepository } from '../hosts/project-settings.js';
 
 /** A form field and what is wrong with it, shown next to the field. */
@@ -116,6 +117,15 @@ export async function parseProjectForm(
   }
   if (form.defaultModel && form.allowedModels.length && !form.allowedModels.includes(form.defaultModel))
     errors.defaultModel = 'must be one of the allowed models';
+  const baseBranch = form.baseBranch || detectedBase || 'main';
+  if (form.host === 'local' && !errors.repository) {
+    try {
+      await checkLocalRepository(repository, baseBranch);
+    } catch (error) {
+      if (!(error instanceof RepositoryCheckError)) throw error;
+      errors[error.field] = error.message;
+    }
+  }
   if (Object.keys(errors).length) return { ok: false, errors };
   return {
     ok: true,
@@ -124,7 +134,7 @@ export async function parseProjectForm(
         name: form.name,
         repository,
         host: form.host,
-        baseBranch: form.baseBranch || detectedBase || 'main',
+        baseBranch,
         publish: form.publish,
         defaultModel: form.defaultModel ?? null,
         allowedModels: form.allowedModels.length ? form.allowedModels : null,

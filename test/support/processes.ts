@@ -63,8 +63,10 @@ export const READY: Record<Role, string> = {
 export function startServerProcess(
   env: Record<string, string>,
   role: Role = 'serve',
+  options: { cwd?: string } = {},
 ): Promise<ServerProcess> {
   const child = spawnInGroup(process.execPath, [CLI, role], {
+    ...options,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -146,9 +148,15 @@ export interface CliResult {
 }
 
 /** Runs the built CLI to completion; `input`, when given, is its standard input. */
-export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+  options: { cwd?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawnInGroup(process.execPath, [CLI, ...args], {
+      ...options,
       env: { ...process.env, ...env },
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });

@@ -241,6 +241,43 @@ describe.each(testDialects())('dashboard over HTTP on %s', (dialect) => {
     expect((await browser.get(revoked.location ?? '')).body).toContain('badge revoked');
   });
 
+  it('refuses a repository without commits or without the base branch, in the field that is wrong', async () => {
+    const browser = new DashboardClient(t.app);
+    await browser.signIn(PASSWORD);
+    await browser.get('/ui/projects/new');
+    const empty = mkdtempSync(join(tmpdir(), 'agentjobs-ui-empty-'));
+    execFileSync('git', ['init', '--quiet', '--initial-branch=main', empty]);
+    const form = { name: 'Empty', host: 'local', publish: 'pull_request', baseBranch: '' };
+    const before = (await t.store.projects.list()).length;
+    const noCommits = await browser.post('/ui/projects', { ...form, repository: empty });
+    expect(noCommits.status).toBe(400);
+    expect(noCommits.body).toContain(
+      `${empty} has no commits yet: make a first commit (git commit) and try again.`,
+    );
+    const noBranch = await browser.post('/ui/projects', {
+      ...form,
+      repository: gitRepository(),
+      baseBranch: 'live',
+    });
+    expect(noBranch.status).toBe(400);
+    expect(noBranch.body).toMatch(/has no branch &quot;live&quot; \(its branches: main\)/);
+    expect(await t.store.projects.list()).toHaveLength(before);
+
+    const settings = await browser.get(`/ui/projects/${t.project.id}/settings`);
+    expect(settings.status).toBe(200);
+    const repository = gitRepository();
+    const moved = await browser.post(`/ui/projects/${t.project.id}/settings`, {
+      name: t.project.name,
+      host: 'local',
+      repository,
+      publish: 'pull_request',
+      baseBranch: 'no-such-branch',
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body).toContain('has no branch &quot;no-such-branch&quot;');
+    expect((await t.store.projects.get(t.project.id))?.baseBranch).toBe(t.project.baseBranch);
+  });
+
   it('refuses a bad IP allowlist entry and keeps what was typed', async () => {
     const browser = new DashboardClient(t.app);
     await browser.signIn(PASSWORD);

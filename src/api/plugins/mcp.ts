@@ -1,6 +1,5 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type CallApi, createMcpServer } from '../../mcp/tools.js';
+import type { CallApi } from '../../mcp/tools.js';
 import type { Store } from '../../store/store.js';
 import { admit } from '../auth.js';
 
@@ -24,6 +23,11 @@ export interface McpOptions {
 export async function mcpRoutes(app: FastifyInstance, { store, version }: McpOptions) {
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
     const key = await admit(store, request, {});
+    // The MCP SDK loads on the first MCP request, not at every start of the server.
+    const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
+      import('../../mcp/tools.js'),
+      import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    ]);
     const server = createMcpServer({ callApi: inProcess(app, request), projectId: key.projectId, version });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

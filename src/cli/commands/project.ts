@@ -171,6 +171,17 @@ async function sandboxCheck() {
 }
 
 /** `--daily-budget-usd`: an amount in US dollars, or `none` to remove the budget. */
+/** The repository checks of `git/repository-check.ts`, as the command's own error. */
+async function checkRepository(repository: string, baseBranch: string): Promise<void> {
+  const { checkLocalRepository, RepositoryCheckError } = await import('../../git/repository-check.js');
+  try {
+    await checkLocalRepository(repository, baseBranch);
+  } catch (error) {
+    if (error instanceof RepositoryCheckError) throw new CliError(error.message, 'repository_not_ready');
+    throw error;
+  }
+}
+
 function dailyBudgetOf(value: string): number | null {
   if (/^none$/i.test(value.trim())) return null;
   const amount = Number(value);
@@ -236,13 +247,15 @@ export function registerProjectCommands(program: Command) {
         if (error instanceof ProjectSettingsError) throw new CliError(error.message);
         throw error;
       }
+      const baseBranch = options.base ?? detectedBase ?? 'main';
+      if (options.host === 'local') await checkRepository(repository, baseBranch);
       const token = options.host === 'local' ? null : await readToken(options.host, options);
       const created = await withStore(async (store) => {
         const made = await store.projects.create({
           name,
           repository,
           host: options.host,
-          baseBranch: options.base ?? detectedBase ?? 'main',
+          baseBranch,
           publish: options.publish,
           defaultModel: options.model ?? null,
           allowedModels: options.models
@@ -281,6 +294,8 @@ export function registerProjectCommands(program: Command) {
         options.dailyBudgetUsd === undefined ? undefined : dailyBudgetOf(options.dailyBudgetUsd);
       const updated = await withStore(async (store) => {
         const found = await requireProject(store, id);
+        if (options.base !== undefined && found.host === 'local')
+          await checkRepository(found.repository, options.base);
         return (
           (await store.projects.update(found.id, {
             ...(dailyBudgetUsd !== undefined ? { dailyBudgetUsd } : {}),
