@@ -10,7 +10,7 @@ import { type ScriptedModelServer, startScriptedModel } from '../support/scripte
  * The shell blocks of the README's "Your first job in five minutes" that follow a
  * `<!-- quickstart:run -->` marker, in order: what a newcomer types after starting the server.
  */
-export function quickstartBlocks(readme: string): string[] {
+function quickstartBlocks(readme: string): string[] {
   const start = readme.indexOf('## Your first job in five minutes');
   const end = readme.indexOf('\n## ', start + 1);
   const section = readme.slice(start, end === -1 ? undefined : end);
