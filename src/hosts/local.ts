@@ -89,6 +89,14 @@ export function createLocalHost(options: LocalHostOptions): CodeHost {
     check: checkLocal,
     // A local repository needs no credentials.
     gitEnv: async () => ({}),
+    async closePullRequest({ project, branch }) {
+      const pull = await options.pullRequests.getByBranch(project.id, branch);
+      if (pull?.state !== 'open') return null;
+      const closed = await options.pullRequests.finish(project.id, pull.number, 'closed');
+      return closed
+        ? { url: localPullRequestUrl(publicUrl(), project.id, closed.number), number: closed.number }
+        : null;
+    },
     async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink> {
       const { pullRequest } = await options.pullRequests.openOrUpdate({
         projectId: input.project.id,
