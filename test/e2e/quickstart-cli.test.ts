@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../support/e2e.js';
 import { runCli } from '../support/processes.js';
-import { tempDir } from '../worker/support.js';
+import { makeRepo, tempDir } from '../worker/support.js';
 
 // `agentjobs quickstart` through the built CLI, with a data directory of its own and no server.
 describe('agentjobs quickstart', () => {
@@ -58,5 +58,33 @@ describe('agentjobs quickstart', () => {
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout).error).toMatch(/exists and is not a git repository with a main branch/);
     expect(fs.readdirSync(other)).toEqual(['notes.txt']);
+  });
+});
+
+// The project setting on the command line: `project create|update --close-pr-on-archive yes|no`.
+describe('agentjobs project --close-pr-on-archive', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  beforeAll(() => {
+    dir = tempDir('close-pr-cli');
+    env = { AGENTJOBS_DATA_DIR: path.join(dir, 'data'), HOME: dir };
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('is set at creation, changed by update, and refuses other values', async () => {
+    const repo = makeRepo(dir).repo;
+    const created = await runCli(
+      ['project', 'create', '--name', 'Docs', '--repo', repo, '--close-pr-on-archive', 'no', '--json'],
+      env,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const project = JSON.parse(created.stdout);
+    expect(project.closePrOnArchive).toBe(false);
+    const updated = await runCli(['project', 'update', project.id, '--close-pr-on-archive', 'yes'], env);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(/close PR on archive\s+yes/);
+    const refused = await runCli(['project', 'update', project.id, '--close-pr-on-archive', 'maybe'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--close-pr-on-archive takes yes or no (got "maybe")');
   });
 });
