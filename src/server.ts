@@ -21,6 +21,7 @@ import type { Store } from './store/store.js';
 import { dashboard } from './web/dashboard.js';
 import { createDeliverer, type Deliverer } from './webhooks/deliverer.js';
 import type { ResolveModel, RunAgent } from './worker/agent-port.js';
+import { startPullRequestCloser } from './worker/close-pull-requests.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
 /**
@@ -207,6 +208,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Known once the server listens: with an ephemeral port, the port is part of it.
   let publicUrl = config.publicUrl;
   const hosts = createServerCodeHosts(config, store, () => publicUrl, metrics);
+  let closer: ReturnType<typeof startPullRequestCloser> | null = null;
   try {
     const app = await buildHttpApp({ config, store, logger, lifecycle, hosts, metrics });
     const address = await app.listen({ host: config.host, port: config.port });
@@ -224,6 +226,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await worker.start();
     }
     await deliverer.start();
+    // Every role closes archived jobs' pull requests, as every role delivers webhooks.
+    closer = startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
     warnWithoutModel(config, logger);
     logger.info(
       { address, dataDir: config.dataDir, dataDirSource: config.dataDirSource, worker: worker !== null },
@@ -238,7 +242,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       worker,
       async stop() {
         lifecycle.draining = true;
-        await Promise.all([app.close(), worker?.stop(), deliverer.stop()]);
+        await Promise.all([app.close(), worker?.stop(), deliverer.stop(), closer?.stop()]);
         stopRefresh();
         await store.close();
       },
@@ -285,6 +289,7 @@ export async function startWorkerProcess(
     }
     await worker.start();
     await deliverer.start();
+    const closer = startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
     warnWithoutModel(config, logger);
     logger.info(
       {
@@ -300,7 +305,7 @@ export async function startWorkerProcess(
       store,
       logger,
       async stop() {
-        await Promise.all([worker.stop(), deliverer.stop(), metricsServer?.close()]);
+        await Promise.all([worker.stop(), deliverer.stop(), closer.stop(), metricsServer?.close()]);
         stopRefresh();
         await store.close();
       },

@@ -53,6 +53,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0008_usage_cost',
         '0009_checks',
         '0010_idempotency_owner',
+        '0011_close_pr_on_archive',
       ]);
 
       const db = openDb({ url: database.url });

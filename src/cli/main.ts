@@ -7,7 +7,9 @@ import { registerEvalCommand } from './commands/eval.js';
 import { registerJobCommands } from './commands/job.js';
 import { registerKeyCommands } from './commands/key.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerPullRequestCommands } from './commands/pr.js';
 import { registerProjectCommands } from './commands/project.js';
+import { registerQuickstartCommand } from './commands/quickstart.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerWebhookCommands } from './commands/webhook.js';
 import { CliError } from './output.js';
@@ -20,9 +22,11 @@ const program = new Command()
   .exitOverride();
 
 registerServerCommands(program);
+registerQuickstartCommand(program);
 registerProjectCommands(program);
 registerKeyCommands(program);
 registerJobCommands(program);
+registerPullRequestCommands(program);
 registerWebhookCommands(program);
 registerAdminCommands(program);
 registerMcpCommand(program);

@@ -43,6 +43,8 @@ export interface Project extends ProjectChecks {
   hasHostToken: boolean;
   /** USD the project's jobs may spend per UTC day; past it, new runs are refused until the day ends. */
   dailyBudgetUsd: number | null;
+  /** Archiving a job closes its open pull request on the code host (default true). */
+  closePrOnArchive: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -62,4 +64,5 @@ export interface NewProject {
   checkTimeoutSeconds?: number | null;
   onCheckFailure?: CheckFailurePolicy;
   dailyBudgetUsd?: number | null;
+  closePrOnArchive?: boolean;
 }

@@ -170,6 +170,20 @@ export function createGiteaHost(options: GiteaHostOptions): CodeHost {
       }
     },
 
+    async closePullRequest(input) {
+      const { request, path, name } = await client(input.project, input.signal);
+      try {
+        const existing = await findOpenPull(request, path, name, input.branch);
+        if (!existing) return null;
+        const closed = await request<GiteaPull>('PATCH', `${path}/pulls/${existing.number}`, {
+          body: { state: 'closed' },
+        });
+        return { url: closed.html_url, number: closed.number };
+      } catch (error) {
+        throw explainGiteaError(error, 'closing the pull request', name);
+      }
+    },
+
     async check(project): Promise<HostCheck[]> {
       const { request, target, path, name } = await client(project);
       const checks: HostCheck[] = [];

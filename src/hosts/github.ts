@@ -201,6 +201,31 @@ export function createGithubHost(options: GithubHostOptions): CodeHost {
       }
     },
 
+    async closePullRequest(input) {
+      const { octokit, target, name } = await client(input.project);
+      const request = input.signal ? { signal: input.signal } : {};
+      const repository = { owner: target.owner, repo: target.repo };
+      try {
+        const { data: open } = await octokit.rest.pulls.list({
+          ...repository,
+          head: `${target.owner}:${input.branch}`,
+          state: 'open',
+          request,
+        });
+        const existing = open[0];
+        if (!existing) return null;
+        const { data } = await octokit.rest.pulls.update({
+          ...repository,
+          pull_number: existing.number,
+          state: 'closed',
+          request,
+        });
+        return { url: data.html_url, number: data.number };
+      } catch (error) {
+        throw explainGithubError(error, 'closing the pull request', name);
+      }
+    },
+
     async check(project): Promise<HostCheck[]> {
       const { octokit, target, name } = await client(project);
       const checks: HostCheck[] = [];

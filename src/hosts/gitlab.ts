@@ -175,6 +175,26 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
       }
     },
 
+    async closePullRequest(input) {
+      const { api, target } = await client(input.project, input.signal);
+      try {
+        const open = (await api.MergeRequests.all({
+          projectId: target.projectPath,
+          sourceBranch: input.branch,
+          state: 'opened',
+          maxPages: 1,
+        })) as unknown as MergeRequest[];
+        const existing = open[0];
+        if (!existing) return null;
+        const closed = (await api.MergeRequests.edit(target.projectPath, existing.iid, {
+          stateEvent: 'close',
+        })) as unknown as MergeRequest;
+        return { url: closed.web_url, number: closed.iid };
+      } catch (error) {
+        throw await explainRefusal(api, target, error, 'closing the merge request');
+      }
+    },
+
     async check(project): Promise<HostCheck[]> {
       const { api, target, name } = await client(project);
       const checks: HostCheck[] = [];

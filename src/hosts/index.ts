@@ -26,6 +26,7 @@ export { createGithubHost, githubTarget } from './github.js';
 export { createGitlabHost, gitlabTarget } from './gitlab.js';
 export { createLocalHost, localPullRequestUrl } from './local.js';
 export { type MergeOptions, type MergeResult, mergeLocalPullRequest } from './local-merge.js';
+export { localRepositoryPath, noticeOutsideChanges } from './local-sync.js';
 export * from './types.js';
 
 /** What the code hosts are given: what they need, never the store or the secret box. */

@@ -1,16 +1,20 @@
 /**
  * Merging a local pull request into its base, in the project's repository itself (DESIGN section 6).
- * A merge must never leave a working copy inconsistent, so it is refused while the base branch is
- * checked out in any working tree of the repository (the user merges there with git, or uses a bare
- * repository). Otherwise nothing is checked out: a fast-forward when the base has not moved, else a
- * merge commit built by `git merge-tree --write-tree` (git 2.38+) and `commit-tree`, and the base
- * moves by compare-and-swap, so a concurrent push to it is never overwritten. Conflicts are refused.
+ * The new head of the base is built without a checkout: the head itself when the base has not moved
+ * (a fast-forward), else a merge commit built by `git merge-tree --write-tree` (git 2.38+) and
+ * `commit-tree`. Conflicts are refused. Either way the new head descends from the base as it was
+ * read, so moving the base is a fast-forward to it:
+ * - when no working tree has the base checked out, by `update-ref` with the old value
+ *   (compare-and-swap: a concurrent push is never overwritten);
+ * - when one has (a clone with `main` checked out, the newcomer's case), by `git merge --ff-only` in
+ *   that working tree, so the branch, its index and its files move together as if the user had
+ *   merged there. git refuses when uncommitted changes there would be overwritten, and when the base
+ *   moved meanwhile (no longer a fast-forward); changes to other files stay as they were.
  */
-import { fileURLToPath } from 'node:url';
 import type { Project } from '../domain/project.js';
 import type { PullRequest } from '../domain/pull-request.js';
-import { normalizeRepository } from '../git/mirror.js';
 import { GitError, runGit } from '../git/run.js';
+import { localRepositoryPath } from './local-sync.js';
 import { CodeHostError, type PullRequestRecords } from './types.js';
 
 /** What a merge takes: the project, its open pull request, and where the records are. */
@@ -36,20 +40,12 @@ export async function mergeLocalPullRequest(options: MergeOptions): Promise<Merg
   if (project.host !== 'local') throw new CodeHostError('Only local pull requests are merged here.');
   if (pullRequest.state !== 'open')
     throw new CodeHostError(`Pull request #${pullRequest.number} is not open.`);
-  const repository = normalizeRepository(project.repository);
-  const cwd = repository.startsWith('file://') ? fileURLToPath(repository) : repository;
-  if (/^https?:/i.test(cwd))
-    throw new CodeHostError('The repository of a local project must be on this machine.');
+  const cwd = localRepositoryPath(project);
   const git = async (...args: string[]) => (await runGit(args, { cwd })).stdout.toString('utf8').trim();
   const base = `refs/heads/${pullRequest.baseBranch}`;
   const head = `refs/heads/${pullRequest.headBranch}`;
 
-  const worktrees = await git('worktree', 'list', '--porcelain');
-  if (worktrees.split('\n').includes(`branch ${base}`)) {
-    throw new CodeHostError(
-      `${pullRequest.baseBranch} is checked out in a working copy of the repository; merging here would leave it out of date. Merge with git in that working copy, or use a bare repository.`,
-    );
-  }
+  const workingCopy = checkedOutIn(await git('worktree', 'list', '--porcelain'), base);
   const baseSha = await git('rev-parse', '--verify', `${base}^{commit}`);
   const headSha = await git('rev-parse', '--verify', `${head}^{commit}`);
   const isAncestor = (a: string, b: string) =>
@@ -94,14 +90,58 @@ export async function mergeLocalPullRequest(options: MergeOptions): Promise<Merg
         .toString('utf8')
         .trim();
     }
-    // Compare-and-swap: fails if the base moved since it was read.
-    await runGit(['update-ref', '-m', `agentjobs: merge #${pullRequest.number}`, base, sha, baseSha], {
-      cwd,
-    }).catch(() => {
-      throw new CodeHostError(`${pullRequest.baseBranch} moved during the merge; try again.`);
-    });
+    if (workingCopy) await fastForwardWorkingCopy(workingCopy, pullRequest, sha);
+    else {
+      // Compare-and-swap: fails if the base moved since it was read.
+      await runGit(['update-ref', '-m', `agentjobs: merge #${pullRequest.number}`, base, sha, baseSha], {
+        cwd,
+      }).catch(() => {
+        throw new CodeHostError(`${pullRequest.baseBranch} moved during the merge; try again.`);
+      });
+    }
   }
   const merged = await options.pullRequests.finish(project.id, pullRequest.number, 'merged');
   if (!merged) throw new CodeHostError(`Pull request #${pullRequest.number} was closed meanwhile.`);
   return { pullRequest: merged, sha, fastForward };
+}
+
+/** The working tree that has `ref` checked out, from `git worktree list --porcelain`, or null. */
+export function checkedOutIn(porcelain: string, ref: string): string | null {
+  for (const entry of porcelain.split('\n\n')) {
+    const lines = entry.split('\n');
+    const tree = lines.find((line) => line.startsWith('worktree '))?.slice('worktree '.length);
+    if (tree && !lines.includes('bare') && lines.includes(`branch ${ref}`)) return tree;
+  }
+  return null;
+}
+
+/**
+ * Moves the branch checked out in `workingCopy` to `sha`, a descendant of it, with its index and
+ * files, as `git merge` there would. Refusals name what to do in that working copy.
+ */
+async function fastForwardWorkingCopy(workingCopy: string, pullRequest: PullRequest, sha: string) {
+  try {
+    await runGit(['merge', '--ff-only', '--no-stat', '--no-autostash', '--no-verify-signatures', sha], {
+      cwd: workingCopy,
+    });
+  } catch (error) {
+    if (!(error instanceof GitError) || error.reason !== 'exit') throw error;
+    const { stderr } = error;
+    const files = stderr
+      .split('\n')
+      .filter((line) => /^\t/.test(line))
+      .map((line) => line.trim());
+    const where = `${pullRequest.baseBranch} is checked out in ${workingCopy}`;
+    if (/would be overwritten|not uptodate|overwritten by merge/i.test(stderr)) {
+      throw new CodeHostError(
+        `Not merged: ${where}, and uncommitted changes there (${files.length ? files.join(', ') : 'files'}) would be overwritten by the merge. Commit them, or stash them (git stash -u), in that working copy, then merge again.`,
+      );
+    }
+    if (/not possible to fast-forward|diverging/i.test(stderr)) {
+      throw new CodeHostError(`${pullRequest.baseBranch} moved during the merge; try again.`);
+    }
+    throw new CodeHostError(
+      `Not merged: ${where}, and git refused to update it there: ${stderr.split('\n')[0] ?? ''} Finish or undo what is under way in that working copy (git status says what), then merge again.`,
+    );
+  }
 }

@@ -38,8 +38,8 @@ async function git(cwd: string, ...args: string[]): Promise<string | null> {
 
 /**
  * What a local project needs: a git repository at its path, its base branch, and for `push`
- * projects a repository that accepts a push to the base. Merging from the dashboard is refused while
- * the base is checked out in a working copy; that is said, but it is not a failure.
+ * projects a repository that accepts a push to the base. A base checked out in a working copy is
+ * said (a merge updates that working copy), but it is not a failure.
  */
 async function checkLocal(project: Project): Promise<HostCheck[]> {
   const cwd = project.repository.startsWith('file://')
@@ -74,7 +74,7 @@ async function checkLocal(project: Project): Promise<HostCheck[]> {
       name: 'pull_request',
       ok: true,
       detail: checkedOut
-        ? `Pull requests open here; merge them with git in the working copy, since ${project.baseBranch} is checked out there (the dashboard only merges into a base no working copy has checked out).`
+        ? `Pull requests open here and can be merged from the dashboard; ${project.baseBranch} is checked out here, so a merge updates that working copy too, and is refused while uncommitted changes there would be overwritten.`
         : 'Pull requests open here and can be merged from the dashboard.',
     });
   }
@@ -89,6 +89,14 @@ export function createLocalHost(options: LocalHostOptions): CodeHost {
     check: checkLocal,
     // A local repository needs no credentials.
     gitEnv: async () => ({}),
+    async closePullRequest({ project, branch }) {
+      const pull = await options.pullRequests.getByBranch(project.id, branch);
+      if (pull?.state !== 'open') return null;
+      const closed = await options.pullRequests.finish(project.id, pull.number, 'closed');
+      return closed
+        ? { url: localPullRequestUrl(publicUrl(), project.id, closed.number), number: closed.number }
+        : null;
+    },
     async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink> {
       const { pullRequest } = await options.pullRequests.openOrUpdate({
         projectId: input.project.id,

@@ -22,6 +22,14 @@ export interface PullRequestInput {
   signal?: AbortSignal;
 }
 
+/** What closing the pull request of a branch takes. */
+export interface ClosePullRequestInput {
+  project: Project;
+  /** The head branch. */
+  branch: string;
+  signal?: AbortSignal;
+}
+
 /** A pull request as a job links to it. */
 export interface PullRequestLink {
   url: string;
@@ -40,6 +48,11 @@ export interface CodeHost {
    * it: a retried run or a follow-up never opens a second.
    */
   openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink>;
+  /**
+   * Closes the open pull request of `branch` without merging it (its job was archived). Returns
+   * it, or null when the branch has none open (merged, closed by hand, never opened): nothing to do.
+   */
+  closePullRequest(input: ClosePullRequestInput): Promise<PullRequestLink | null>;
   /**
    * Optional: what the project's credentials allow (`agentjobs project check`): read the
    * repository, fetch it with git, push a branch, open a pull request. Each check says what is
@@ -71,6 +84,7 @@ export type ProjectSecret = (project: Project) => Promise<string | null>;
 export interface PullRequestRecords {
   openOrUpdate(input: OpenPullRequest): Promise<{ pullRequest: PullRequest; created: boolean }>;
   finish(projectId: string, number: number, state: 'merged' | 'closed'): Promise<PullRequest | undefined>;
+  getByBranch(projectId: string, headBranch: string): Promise<PullRequest | undefined>;
 }
 
 /** Finds the code host of a kind; throws `CodeHostError` for one this server cannot use. */

@@ -222,6 +222,8 @@ export function jobQueries(db: Db) {
         updated_at: now,
         completed_at: null,
         archived_at: null,
+        pr_close_due_at: null,
+        pr_close_attempts: 0,
       };
       return db.write(async (trx) => {
         if (input.maxActive) await refuseOverCap(db, trx, input.projectId, input.maxActive);
@@ -308,6 +310,16 @@ export function jobQueries(db: Db) {
         if (row.status === 'archived') return toJob(row);
         const status = transition(row.status as JobStatus, 'archive');
         const now = new Date().toISOString();
+        // Its pull request is closed on the host later (`pullRequestCloses`), so that the archive
+        // answers at once even when the host is down; noted here, in the same transaction.
+        const closePr =
+          row.pr_link !== null &&
+          (await trx
+            .selectFrom('projects')
+            .select('close_pr_on_archive')
+            .where('id', '=', projectId)
+            .executeTakeFirst()
+            .then((project) => Number(project?.close_pr_on_archive ?? 0) === 1));
         await trx
           .updateTable('jobs')
           .set({
@@ -317,6 +329,7 @@ export function jobQueries(db: Db) {
             updated_at: now,
             lease_owner: null,
             lease_expires_at: null,
+            ...(closePr ? { pr_close_due_at: now, pr_close_attempts: 0 } : {}),
           })
           .where('id', '=', jobId)
           .execute();

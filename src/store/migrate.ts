@@ -9,6 +9,7 @@ import * as m0006 from './migrations/0006_instance_keys.js';
 import * as m0008 from './migrations/0008_usage_cost.js';
 import * as m0009 from './migrations/0009_checks.js';
 import * as m0010 from './migrations/0010_idempotency_owner.js';
+import * as m0011 from './migrations/0011_close_pr_on_archive.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0008_usage_cost': m0008,
   '0009_checks': m0009,
   '0010_idempotency_owner': m0010,
+  '0011_close_pr_on_archive': m0011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

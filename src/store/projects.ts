@@ -28,6 +28,7 @@ export function toProject(row: ProjectRow): Project {
     checkTimeoutSeconds: row.check_timeout_seconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS,
     onCheckFailure: row.on_check_failure as CheckFailurePolicy,
     dailyBudgetUsd: row.daily_budget_usd === null ? null : Number(row.daily_budget_usd),
+    closePrOnArchive: Number(row.close_pr_on_archive ?? 1) === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -58,6 +59,7 @@ export function projectQueries(db: Db) {
         check_timeout_seconds: input.checkTimeoutSeconds ?? null,
         on_check_failure: input.onCheckFailure ?? 'draft',
         daily_budget_usd: input.dailyBudgetUsd ?? null,
+        close_pr_on_archive: input.closePrOnArchive === false ? 0 : 1,
         created_at: now,
         updated_at: now,
       };
@@ -98,6 +100,7 @@ export function projectQueries(db: Db) {
       if (patch.checkTimeoutSeconds !== undefined) set.check_timeout_seconds = patch.checkTimeoutSeconds;
       if (patch.onCheckFailure !== undefined) set.on_check_failure = patch.onCheckFailure;
       if (patch.dailyBudgetUsd !== undefined) set.daily_budget_usd = patch.dailyBudgetUsd;
+      if (patch.closePrOnArchive !== undefined) set.close_pr_on_archive = patch.closePrOnArchive ? 1 : 0;
       if (patch.hostSettings !== undefined)
         set.host_settings = Object.keys(patch.hostSettings).length
           ? JSON.stringify(patch.hostSettings)

@@ -40,6 +40,8 @@ export interface ProjectsTable {
   host_token_encrypted: string | null;
   /** 1: the built-in checks run on every job; 0: they do not. */
   built_in_checks: Generated<number>;
+  /** 1: archiving a job closes its open pull request. */
+  close_pr_on_archive: Generated<number>;
   /** The project's own check command, run in the sandbox; null for none. */
   check_command: string | null;
   /** Its time limit; null for the default. */
@@ -115,6 +117,9 @@ export interface JobsTable {
   updated_at: string;
   completed_at: string | null;
   archived_at: string | null;
+  /** When an archived job's pull request is next to be closed on its host; null: nothing to do. */
+  pr_close_due_at: string | null;
+  pr_close_attempts: Generated<number>;
 }
 
 export interface JobMessagesTable {

@@ -5,6 +5,7 @@ import type { Db } from './db.js';
 import { eventQueries } from './events.js';
 import { idempotencyQueries } from './idempotency.js';
 import { jobQueries } from './jobs.js';
+import { pullRequestCloseQueries } from './pr-closes.js';
 import { projectQueries } from './projects.js';
 import { pullRequestQueries } from './pull-requests.js';
 import { queueQueries } from './queue/index.js';
@@ -29,6 +30,8 @@ export interface Store {
   queue: ReturnType<typeof queueQueries>;
   /** The local code host's pull requests. */
   pullRequests: ReturnType<typeof pullRequestQueries>;
+  /** Pull requests of archived jobs, to close on their code hosts. */
+  pullRequestCloses: ReturnType<typeof pullRequestCloseQueries>;
   /** The dashboard's sessions and server-wide settings. */
   admin: ReturnType<typeof adminQueries>;
   /** What projects spend per day, against their daily budgets. */
@@ -53,6 +56,7 @@ export function createStore(db: Db): Store {
     rateLimits: rateLimitQueries(db),
     queue: queueQueries(db),
     pullRequests: pullRequestQueries(db),
+    pullRequestCloses: pullRequestCloseQueries(db),
     admin: adminQueries(db),
     spend: spendQueries(db),
     webhooks: webhookQueries(db),

@@ -21,6 +21,7 @@ const valuesOf = (project: Project): ProjectFormValues => ({
   appId: String(project.hostSettings.appId ?? ''),
   installationId: String(project.hostSettings.installationId ?? ''),
   builtInChecks: project.builtInChecks ? 'on' : 'off',
+  closePrOnArchive: project.closePrOnArchive ? 'on' : 'off',
   checkCommand: project.checkCommand ?? '',
   checkTimeoutSeconds: String(project.checkTimeoutSeconds),
   onCheckFailure: project.onCheckFailure,
@@ -46,7 +47,7 @@ function projectForm(options: {
       <input type="${attrs.type ?? 'text'}" id="f-${name}" name="${name}" value="${values[name] ?? ''}"${attrs.required ? html` required` : ''}${attrs.placeholder ? html` placeholder="${attrs.placeholder}"` : ''} aria-describedby="h-${name}"${errors[name] ? html` aria-invalid="true"` : ''}>
       ${fieldHint(`h-${name}`, errors[name], hint)}</div>`;
   const select = (
-    name: 'host' | 'publish' | 'builtInChecks' | 'onCheckFailure',
+    name: 'host' | 'publish' | 'builtInChecks' | 'closePrOnArchive' | 'onCheckFailure',
     label: string,
     choices: readonly string[],
     hint: string,
@@ -64,6 +65,7 @@ function projectForm(options: {
     ${field('defaultModel', 'Default model', 'provider:model, e.g. anthropic:claude-sonnet-4-5. Empty: the server’s default.')}
     ${field('allowedModels', 'Allowed models', 'Comma-separated. Empty: any model the server is configured for.')}
     ${field('dailyBudgetUsd', 'Daily budget (USD)', 'What this project’s jobs may spend per UTC day; past it, new runs are refused until the day ends. Empty: no budget.', { placeholder: '20.00' })}
+    ${select('closePrOnArchive', 'Close pull request on archive', ['on', 'off'], 'on: archiving a job closes its open pull request on the code host; off: it stays open.')}
     ${options.webhooksHref ? html`<p class="hint">Webhooks (job events pushed to your receivers) are on the <a href="${options.webhooksHref}">Webhooks tab</a>.</p>` : ''}
     <fieldset><legend>Checks before publishing</legend>
       ${select('builtInChecks', 'Built-in checks', ['on', 'off'], 'MDX and Markdown parse, front matter, links, navigation, JSON and YAML, on what each job changed.')}

@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import type { PullRequest } from '../domain/pull-request.js';
 import { type Changes, readChanges } from '../git/diff.js';
-import { CodeHostError, mergeLocalPullRequest } from '../hosts/index.js';
+import { CodeHostError, mergeLocalPullRequest, noticeOutsideChanges } from '../hosts/index.js';
 import type { Store } from '../store/store.js';
 import { renderDiff } from './diff.js';
 import { html, time } from './html.js';
@@ -23,7 +23,8 @@ async function pullRequestOf(
     ? await store.pullRequests.get(project.id, Number(number))
     : undefined;
   if (!pull) throw new AppError('not_found', `There is no pull request #${number} in this project.`);
-  return { project, pull };
+  // A merge or a branch deletion done with git by hand shows here, not an open pull request.
+  return { project, pull: await noticeOutsideChanges(project, pull, store.pullRequests) };
 }
 
 const NO_CHANGES: Changes = { commits: [], diff: '', truncated: false };
@@ -51,10 +52,14 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
     async (request, reply) => {
       const project = await projectOf(store, request);
       const before = /^\d{1,9}$/.test(request.query.before ?? '') ? Number(request.query.before) : undefined;
-      const { pullRequests, more } = await store.pullRequests.list(project.id, {
+      const page = await store.pullRequests.list(project.id, {
         limit: PAGE_SIZE,
         ...(before ? { before } : {}),
       });
+      const { more } = page;
+      const pullRequests = await Promise.all(
+        page.pullRequests.map((pull) => noticeOutsideChanges(project, pull, store.pullRequests)),
+      );
       const last = pullRequests.at(-1);
       return sendPage(
         request,
@@ -111,6 +116,8 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
 
   app.post('/projects/:projectId/pulls/:number/merge', { schema: { hide: true } }, async (request, reply) => {
     const { project, pull } = await pullRequestOf(store, request);
+    // Merged or closed meanwhile (with git by hand, or in another tab): the page says which.
+    if (pull.state !== 'open') return reply.redirect(`/ui/projects/${project.id}/pulls/${pull.number}`, 303);
     try {
       await mergeLocalPullRequest({
         project,
@@ -121,7 +128,7 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
       });
     } catch (error) {
       if (!(error instanceof CodeHostError)) throw error;
-      // A conflict or a checked-out base: the page says why, and nothing changed.
+      // A conflict, or uncommitted changes in the working copy in the way: the page says why, and nothing changed.
       return sendPage(
         request,
         reply,

@@ -2,7 +2,8 @@
  * The contract every code host keeps (DESIGN section 6), run against each implementation: a
  * pull request opens and links to the host's own page; opening again for the same branch (a
  * retried run, a follow-up) updates and returns the same pull request, never a second one; another
- * branch gets a pull request of its own; git gets an environment of plain strings.
+ * branch gets a pull request of its own; closing a branch's pull request closes that one only, and
+ * then finds nothing to close; git gets an environment of plain strings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
@@ -19,6 +20,8 @@ export interface HostUnderTest {
   expectedUrl(number: number): string;
   /** The title the host now holds for pull request `number`. */
   titleOf(number: number): Promise<string | undefined>;
+  /** Whether the host holds pull request `number` open. */
+  isOpen(number: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -63,6 +66,20 @@ export function codeHostContract(name: string, setup: () => Promise<HostUnderTes
       const two = await open('agentjobs/contract-four');
       expect(two.number).not.toBe(one.number);
       expect(two.url).toBe(subject.expectedUrl(two.number));
+    });
+
+    it('closes the open pull request of a branch (an archived job), and then has nothing to close', async () => {
+      const link = await open('agentjobs/contract-archived');
+      const other = await open('agentjobs/contract-kept');
+      const close = () =>
+        subject.host.closePullRequest({ project: subject.project, branch: 'agentjobs/contract-archived' });
+      expect(await close()).toEqual(link);
+      expect(await subject.isOpen(link.number)).toBe(false);
+      expect(await subject.isOpen(other.number)).toBe(true);
+      expect(await close()).toBeNull();
+      expect(
+        await subject.host.closePullRequest({ project: subject.project, branch: 'agentjobs/never-opened' }),
+      ).toBeNull();
     });
 
     it('gives git an environment of strings and no URL with credentials', async () => {

@@ -24,6 +24,7 @@ codeHostContract('gitea against its double', async () => {
     job: async (title) => ({ id: `job-${title}` }) as Job,
     expectedUrl: (number) => `https://gitea.example.com/org/docs/pulls/${number}`,
     titleOf: async (number) => repository.pulls.find((pull) => pull.number === number)?.title,
+    isOpen: async (number) => repository.pulls.find((pull) => pull.number === number)?.state === 'open',
     close: async () => {
       await double.close();
       fs.rmSync(dir, { recursive: true, force: true });

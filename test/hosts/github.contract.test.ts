@@ -28,6 +28,7 @@ codeHostContract('github against its double', async () => {
     hasHostToken: true,
     ...DEFAULT_PROJECT_CHECKS,
     dailyBudgetUsd: null,
+    closePrOnArchive: true,
     createdAt: now,
     updatedAt: now,
   };
@@ -41,6 +42,7 @@ codeHostContract('github against its double', async () => {
     job: async (title) => ({ id: `job-${title}` }) as Job,
     expectedUrl: (number) => `https://github.com/org/repo/pull/${number}`,
     titleOf: async (number) => repository.pulls.find((pull) => pull.number === number)?.title,
+    isOpen: async (number) => repository.pulls.find((pull) => pull.number === number)?.state === 'open',
     close: async () => {
       await double.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -27,6 +27,7 @@ function projectOf(settings: Record<string, unknown>, repository = 'https://gith
     hasHostToken: true,
     ...DEFAULT_PROJECT_CHECKS,
     dailyBudgetUsd: null,
+    closePrOnArchive: true,
     createdAt: now,
     updatedAt: now,
   };

@@ -24,6 +24,7 @@ codeHostContract('gitlab against its double', async () => {
     job: async (title) => ({ id: `job-${title}` }) as Job,
     expectedUrl: (number) => `https://gitlab.example.com/org/docs/site/-/merge_requests/${number}`,
     titleOf: async (number) => project.mergeRequests.find((mr) => mr.iid === number)?.title,
+    isOpen: async (number) => project.mergeRequests.find((mr) => mr.iid === number)?.state === 'opened',
     close: async () => {
       await double.close();
       fs.rmSync(dir, { recursive: true, force: true });

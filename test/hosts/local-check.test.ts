@@ -31,6 +31,7 @@ const project = (repository: string, overrides: Partial<Project> = {}): Project 
   hasHostToken: false,
   ...DEFAULT_PROJECT_CHECKS,
   dailyBudgetUsd: null,
+  closePrOnArchive: true,
   createdAt: '',
   updatedAt: '',
   ...overrides,

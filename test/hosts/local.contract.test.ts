@@ -29,6 +29,7 @@ for (const dialect of testDialects()) {
         })) as Job,
       expectedUrl: (number) => localPullRequestUrl(publicUrl, project.id, number),
       titleOf: async (number) => (await t.store.pullRequests.get(project.id, number))?.title,
+      isOpen: async (number) => (await t.store.pullRequests.get(project.id, number))?.state === 'open',
       close: async () => {
         await t.close();
         fs.rmSync(dir, { recursive: true, force: true });

@@ -22,6 +22,7 @@ export function hostProject(
     hasHostToken: true,
     ...DEFAULT_PROJECT_CHECKS,
     dailyBudgetUsd: null,
+    closePrOnArchive: true,
     createdAt: now,
     updatedAt: now,
   };

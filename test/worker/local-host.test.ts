@@ -129,41 +129,4 @@ describe.each(testDialects())('local code host on %s', (dialect) => {
     expect((await t.store.pullRequests.get(project.id, number))?.state).toBe('open');
     expect((await t.store.pullRequests.finish(project.id, number, 'closed'))?.state).toBe('closed');
   });
-
-  it('refuses to merge into a base checked out in a working copy', async () => {
-    const copy = path.join(dir, 'copy');
-    git(dir, 'clone', '-q', bare, copy);
-    const copyProject = await t.store.projects.create({ name: 'Copy', repository: copy });
-    git(copy, 'branch', '-q', 'agentjobs/wc', 'main');
-    const job = await t.store.jobs.create({
-      projectId: copyProject.id,
-      prompt: 'x',
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: copy,
-      draft: false,
-    });
-    const { pullRequest } = await t.store.pullRequests.openOrUpdate({
-      projectId: copyProject.id,
-      jobId: job.id,
-      headBranch: 'agentjobs/wc',
-      baseBranch: 'main',
-      title: 'wc',
-      body: '',
-      draft: false,
-      headSha: git(copy, 'rev-parse', 'main'),
-    });
-    const before = git(copy, 'rev-parse', 'main');
-    await expect(
-      mergeLocalPullRequest({
-        project: copyProject,
-        pullRequest,
-        pullRequests: t.store.pullRequests,
-        authorName: 'a',
-        authorEmail: 'a@b',
-      }),
-    ).rejects.toThrow(/checked out/);
-    expect(git(copy, 'rev-parse', 'main')).toBe(before);
-    expect(git(copy, 'status', '--porcelain')).toBe('');
-  });
 });

@@ -30,6 +30,8 @@ interface CreateOptions extends OutputOptions, CheckOptions {
 
 /** The check options of `project create` and `project update`. */
 interface CheckOptions {
+  /** `yes` or `no`: whether archiving a job closes its pull request. */
+  closePrOnArchive?: string;
   checkCommand?: string;
   checkTimeout?: string;
   onCheckFailure?: string;
@@ -132,7 +134,19 @@ function withCheckOptions(command: Command): Command {
       `when checks still fail: ${CHECK_FAILURE_POLICIES.join(', ')} (default draft)`,
     )
     .option('--built-in-checks', 'run the built-in checks (the default)')
-    .option('--no-built-in-checks', 'do not run the built-in checks');
+    .option('--no-built-in-checks', 'do not run the built-in checks')
+    .option(
+      '--close-pr-on-archive <yes|no>',
+      'whether archiving a job closes its open pull request (default yes)',
+    );
+}
+
+/** `--close-pr-on-archive`, as a project setting. */
+function closePrOnArchiveOf(options: CheckOptions): { closePrOnArchive?: boolean } {
+  if (options.closePrOnArchive === undefined) return {};
+  if (!/^(yes|no)$/.test(options.closePrOnArchive))
+    throw new CliError(`--close-pr-on-archive takes yes or no (got "${options.closePrOnArchive}").`);
+  return { closePrOnArchive: options.closePrOnArchive === 'yes' };
 }
 
 /** Where each remote host finds the repository; throws `CodeHostError` when the settings cannot say. */
@@ -145,6 +159,7 @@ const describe = (project: Project) =>
     ['base branch', project.baseBranch],
     ['publish', project.publish],
     ['built-in checks', project.builtInChecks ? 'on' : 'off'],
+    ['close PR on archive', project.closePrOnArchive ? 'yes' : 'no'],
     [
       'check command',
       project.checkCommand ? `${project.checkCommand} (limit ${project.checkTimeoutSeconds} s)` : 'none',
@@ -266,6 +281,7 @@ export function registerProjectCommands(program: Command) {
             : null,
           ...(Object.keys(hostSettings).length ? { hostSettings } : {}),
           ...checks,
+          ...closePrOnArchiveOf(options),
           dailyBudgetUsd,
         });
         if (token === null) return made;
@@ -303,6 +319,7 @@ export function registerProjectCommands(program: Command) {
             ...(options.base !== undefined ? { baseBranch: options.base } : {}),
             ...(options.publish !== undefined ? { publish: options.publish as PublishMode } : {}),
             ...checks,
+            ...closePrOnArchiveOf(options),
           })) ?? found
         );
       });

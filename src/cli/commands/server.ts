@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { type OutputOptions, print } from '../output.js';
+import { CliError, type OutputOptions, print } from '../output.js';
 
 type Role = 'serve' | 'api' | 'worker';
 
@@ -30,10 +30,18 @@ function runUntilSignal(role: Role) {
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
-    const running =
-      role === 'worker'
-        ? await startWorkerProcess(config)
-        : await startServer(config, { worker: role === 'serve' });
+    const running = await (role === 'worker'
+      ? startWorkerProcess(config)
+      : startServer(config, { worker: role === 'serve' })
+    ).catch((error: unknown) => {
+      // The first thing a second `npm start` meets: say it in words, not a stack.
+      if ((error as { code?: string }).code === 'EADDRINUSE')
+        throw new CliError(
+          `Port ${config.port} on ${config.host} is in use: another agentjobs (or another program) listens there. Stop it, or start this one with PORT=8081 (and AGENTJOBS_PUBLIC_URL to match).`,
+          'port_in_use',
+        );
+      throw error;
+    });
     const graceMs = config.worker.shutdownGraceMs;
     let stopping = false;
     stop = (signal: string) => {

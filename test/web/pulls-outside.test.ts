@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureAdminPassword } from '../../src/domain/password.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { testDialects } from '../support/db.js';
+import { git, makeRepo, tempDir } from '../worker/support.js';
+import { DashboardClient } from './session.js';
+
+const PASSWORD = 'pulls outside test password';
+const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
+
+// The dashboard shows what was done to a local pull request's branches with git by hand: merged
+// into the base, it shows merged (no Merge button); its branch deleted, it shows closed.
+describe.each(testDialects())('local pull requests changed outside agentjobs, on %s', (dialect) => {
+  let t: TestApp;
+  let browser: DashboardClient;
+  let dir: string;
+  let repo: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(dialect);
+    await ensureAdminPassword(t.store.admin, PASSWORD);
+    browser = new DashboardClient(t.app);
+    await browser.signIn(PASSWORD);
+    dir = tempDir('pulls-outside');
+    repo = makeRepo(dir).repo;
+  });
+  afterAll(async () => {
+    await t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows a pull request merged with git as merged, and one whose branch was deleted as closed', async () => {
+    const project = await t.store.projects.create({ name: 'Working copy', repository: repo });
+    const open = async (branch: string) => {
+      git(repo, 'checkout', '-q', '-b', branch, 'main');
+      fs.writeFileSync(path.join(repo, `${branch.replace(/\W/g, '-')}.md`), `${branch}\n`);
+      git(repo, 'add', '-A');
+      git(repo, ...identity, 'commit', '-q', '-m', branch);
+      git(repo, 'checkout', '-q', 'main');
+      const job = await t.store.jobs.create({
+        projectId: project.id,
+        prompt: branch,
+        model: 'anthropic:claude-sonnet-4-5',
+        baseRef: 'main',
+        repository: repo,
+        draft: false,
+      });
+      return (
+        await t.store.pullRequests.openOrUpdate({
+          projectId: project.id,
+          jobId: job.id,
+          headBranch: branch,
+          baseBranch: 'main',
+          title: `Title ${branch}`,
+          body: '',
+          draft: false,
+          headSha: git(repo, 'rev-parse', branch),
+        })
+      ).pullRequest;
+    };
+    const merged = await open('agentjobs/merged-by-hand');
+    const deleted = await open('agentjobs/deleted-by-hand');
+    const page = (number: number) => browser.get(`/ui/projects/${project.id}/pulls/${number}`);
+    expect((await page(merged.number)).body).toContain('Merge into main');
+
+    git(repo, ...identity, 'merge', '-q', '--no-edit', 'agentjobs/merged-by-hand');
+    git(repo, 'branch', '-q', '-D', 'agentjobs/deleted-by-hand');
+
+    const mergedPage = (await page(merged.number)).body;
+    expect(mergedPage).toContain('badge merged');
+    expect(mergedPage).not.toContain('Merge into main');
+    const list = (await browser.get(`/ui/projects/${project.id}/pulls`)).body;
+    expect(list).toMatch(/Title agentjobs\/deleted-by-hand<\/a><\/td><td><span class="badge closed">/);
+    expect((await t.store.pullRequests.get(project.id, deleted.number))?.state).toBe('closed');
+    // The Merge button of a page opened before: it says what happened instead of an error.
+    const late = await browser.post(`/ui/projects/${project.id}/pulls/${merged.number}/merge`);
+    expect(late.status).toBe(303);
+  });
+});

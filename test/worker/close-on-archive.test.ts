@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NewProject, Project } from '../../src/domain/project.js';
+import { createCodeHosts } from '../../src/hosts/index.js';
+import { createLogger } from '../../src/log.js';
+import { CLOSE_ATTEMPTS, closeDuePullRequests } from '../../src/worker/close-pull-requests.js';
+import { memoryLog } from '../support/app.js';
+import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
+import { git, makeRepo, tempDir } from './support.js';
+
+const TOKEN = `ghp_${randomBytes(12).toString('hex')}`;
+
+// Archiving a job closes its open pull request (unless the project says not to), after the
+// archive has answered: the closer takes what the archive noted, on every dialect.
+describe.each(testDialects())('closing pull requests of archived jobs on %s', (dialect) => {
+  let t: TestStore;
+  let dir: string;
+  let repo: string;
+  let github: GithubDouble;
+  const logs: string[] = [];
+  let closer: Parameters<typeof closeDuePullRequests>[0];
+
+  beforeAll(async () => {
+    t = await openTestStore(dialect);
+    dir = tempDir('close-on-archive');
+    repo = makeRepo(dir).repo;
+    github = await startGithubDouble({ token: TOKEN });
+    github.repository('org', 'docs');
+    closer = {
+      store: t.store,
+      logger: createLogger('debug', memoryLog(logs)),
+      hosts: createCodeHosts({
+        secret: async () => TOKEN,
+        pullRequests: t.store.pullRequests,
+        askpassDir: path.join(dir, 'askpass'),
+        publicUrl: 'http://agentjobs.test',
+        githubRetry: { baseMs: 5, pacing: false, retries: 0 },
+      }),
+    };
+  });
+  afterAll(async () => {
+    await github?.close();
+    await t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A completed job of `project` with an open pull request, as the worker leaves one. */
+  const publishedJob = async (project: Project) => {
+    const job = await t.store.jobs.create({
+      projectId: project.id,
+      prompt: 'Add a page',
+      model: 'anthropic:claude-sonnet-4-5',
+      baseRef: 'main',
+      repository: project.repository,
+      draft: false,
+    });
+    const branch = job.source.ref;
+    if (project.host === 'local') git(repo, 'branch', branch, 'main');
+    const link = await closer.hosts(project.host).openOrUpdatePullRequest({
+      project,
+      job,
+      branch,
+      base: 'main',
+      title: 'Add a page',
+      body: '',
+      draft: false,
+      headSha: project.host === 'local' ? git(repo, 'rev-parse', 'main') : 'a'.repeat(40),
+    });
+    await t.store.db.kysely
+      .updateTable('jobs')
+      .set({ status: 'completed', phase: null, pr_link: link.url })
+      .where('id', '=', job.id)
+      .execute();
+    return { job, link };
+  };
+  const project = (input: Partial<NewProject> = {}) =>
+    t.store.projects.create({ name: 'Docs', repository: repo, ...input });
+  const events = async (jobId: string) =>
+    (await t.store.events.list(jobId, 0, 100)).filter((event) => event.type === 'pull_request');
+
+  it('closes the pull request of an archived job once the archive has answered', async () => {
+    const local = await project();
+    expect(local.closePrOnArchive).toBe(true);
+    const { job, link } = await publishedJob(local);
+    const archived = await t.store.jobs.archive(local.id, job.id);
+    expect(archived.status).toBe('archived');
+    // The archive only noted it: the pull request is still open until the closer runs.
+    expect((await t.store.pullRequests.get(local.id, link.number))?.state).toBe('open');
+    expect(await closeDuePullRequests(closer)).toBe(1);
+    expect((await t.store.pullRequests.get(local.id, link.number))?.state).toBe('closed');
+    expect(await events(job.id)).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ action: 'closed', url: link.url }) }),
+    ]);
+    // Done: nothing is left to close, and archiving again changes nothing.
+    await t.store.jobs.archive(local.id, job.id);
+    expect(await closeDuePullRequests(closer)).toBe(0);
+  });
+
+  it('leaves it open when the project says so', async () => {
+    const keep = await project({ closePrOnArchive: false });
+    const { job, link } = await publishedJob(keep);
+    await t.store.jobs.archive(keep.id, job.id);
+    expect(await closeDuePullRequests(closer)).toBe(0);
+    expect((await t.store.pullRequests.get(keep.id, link.number))?.state).toBe('open');
+    const updated = await t.store.projects.update(keep.id, { closePrOnArchive: true });
+    expect(updated?.closePrOnArchive).toBe(true);
+  });
+
+  it('closes a GitHub pull request, and tries again later while GitHub is unreachable', async () => {
+    const hub = await project({
+      host: 'github',
+      repository: 'https://github.com/org/docs',
+      hostSettings: { apiUrl: github.url },
+    });
+    const { job, link } = await publishedJob(hub);
+    const pull = () => github.repository('org', 'docs').pulls.find((p) => p.number === link.number);
+    expect(pull()?.state).toBe('open');
+
+    // Down: the project points at an address where nothing listens.
+    const down = await t.store.projects.update(hub.id, { hostSettings: { apiUrl: 'http://127.0.0.1:9' } });
+    expect(down).toBeDefined();
+    await t.store.jobs.archive(hub.id, job.id);
+    expect(await closeDuePullRequests(closer)).toBe(1);
+    expect(pull()?.state).toBe('open');
+    expect(logs.some((line) => line.includes('trying again later'))).toBe(true);
+    // Not due again until its wait is over; then, with GitHub back, it closes.
+    expect(await closeDuePullRequests(closer)).toBe(0);
+    await t.store.projects.update(hub.id, { hostSettings: { apiUrl: github.url } });
+    expect(await closeDuePullRequests(closer, new Date(Date.now() + 60_000))).toBe(1);
+    expect(pull()?.state).toBe('closed');
+    expect((await events(job.id)).map((event) => event.data.action)).toEqual(['closed']);
+  });
+
+  it('gives up after the last try and says so on the job', async () => {
+    const hub = await project({
+      host: 'github',
+      repository: 'https://github.com/org/docs',
+      hostSettings: { apiUrl: 'http://127.0.0.1:9' },
+    });
+    const { job } = await publishedJob({ ...hub, hostSettings: { apiUrl: github.url } });
+    await t.store.jobs.archive(hub.id, job.id);
+    let at = Date.now();
+    for (let attempt = 1; attempt <= CLOSE_ATTEMPTS; attempt++) {
+      expect(await closeDuePullRequests(closer, new Date(at))).toBe(1);
+      at += 7 * 3_600_000;
+    }
+    expect(await closeDuePullRequests(closer, new Date(at))).toBe(0);
+    const [event] = await events(job.id);
+    expect(event?.data).toMatchObject({ action: 'close_failed' });
+    expect(String(event?.data.message)).toMatch(/^Left open: /);
+  });
+});
