@@ -11,6 +11,7 @@ import { mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, posix, resolve as resolvePath } from 'node:path';
 import { type CatFile, type MirrorReader, openMirrorReader } from './cat-file.js';
 import { checkoutTree } from './checkout.js';
+import { commitChanges } from './commit.js';
 import { filterByPattern } from './glob.js';
 import { resolveRepoPath, WorkspaceError } from './paths.js';
 import { compareMatches, grepTree, type SearchResult } from './search.js';
@@ -18,7 +19,6 @@ import { listTree, MODE, type Overlay, type Resolved, TreeReader } from './tree.
 import {
   addWorktree,
   assertCommittable,
-  commitChanges,
   hashBlob,
   removeWorktree,
   type WrittenFile,
@@ -277,6 +277,7 @@ export class Workspace {
       headTree: this.rootTree,
       written: this.written,
       deleted: this.deleted,
+      objects: this.catFile,
     });
     this.written.clear();
     this.deleted.clear();
