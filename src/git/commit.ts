@@ -3,8 +3,8 @@
  * are rebuilt from HEAD's trees (read through the mirror's object reader) with the new blobs, and
  * written by one `git mktree --batch`; every other tree is HEAD's, by id. So a commit costs work in
  * proportion to the folders changed, not to the files in the repository (as `read-tree` +
- * `update-index` + `write-tree` over a full index did): a check of the written paths in an index
- * of their own, `mktree`, `commit-tree` and `update-ref`.
+ * `update-index` + `write-tree` over a full index did): `mktree`, `commit-tree` and `update-ref`
+ * (and a check of the written paths in an index of their own, unless the caller made it).
  *
  * Entry names are kept as the bytes HEAD's trees hold (keys are those bytes as latin1, one
  * character per byte), so an untouched entry is written back exactly, whatever its encoding.
@@ -28,6 +28,8 @@ export interface Changes {
   authorEmail: string;
   /** Reads HEAD's trees (the mirror's reader, which the worktree shares). */
   objects: CatFile;
+  /** Every written path already passed `assertCommittable` (the workspace asks git at each write). */
+  pathsChecked?: boolean;
 }
 
 /** One entry of a tree: the name's bytes as latin1 → mode and object id. */
@@ -70,8 +72,8 @@ export async function commitChanges(changes: Changes): Promise<{ commit: string;
   for (const path of changes.deleted) at(path).deleted = true;
   for (const [path, file] of changes.written) at(path).file = file;
   // mktree does not apply git's rules for paths (`.git` and its look-alikes): an index does. The
-  // workspace asked git about each path when it was written; asked again here, for every caller.
-  if (changes.written.size > 0) {
+  // workspace asks git about each path when it is written; any other caller, here.
+  if (changes.written.size > 0 && !changes.pathsChecked) {
     const warnings = await withScratchIndex(cwd, changes.written, async (_env, found) => found);
     if (warnings !== '') throw new Error(`git left changes out of the commit: ${warnings.slice(0, 300)}`);
   }

@@ -6,7 +6,6 @@
 import { posix } from 'node:path';
 import type { CatFile } from './cat-file.js';
 import { PathError, resolveRepoPath, WorkspaceError } from './paths.js';
-import { runGit } from './run.js';
 
 /** File modes as git writes them in tree objects. */
 export const MODE = {
@@ -52,6 +51,31 @@ export class TreeReader {
   async entries(sha: string): Promise<Map<string, TreeEntry>> {
     const cached = this.trees.get(sha);
     if (cached) return cached;
+    const entries = await this.parse(sha);
+    this.trees.set(sha, entries);
+    return entries;
+  }
+
+  /**
+   * Every file path (blobs, links and submodules, as `git ls-tree -r` lists them) below tree `sha`,
+   * each prefixed with `prefix/`. Read through the object reader, with no process of its own; the
+   * trees of a whole listing are not kept (a large repository has thousands), only used if cached.
+   */
+  async listFiles(sha: string, prefix: string): Promise<string[]> {
+    const entries = this.trees.get(sha) ?? (await this.parse(sha));
+    const files: string[] = [];
+    const folders: Promise<string[]>[] = [];
+    for (const [name, entry] of entries) {
+      const path = prefix ? `${prefix}/${name}` : name;
+      // Subtrees are asked for together, so their reads share the reader's pipe instead of waiting in turn.
+      if (entry.mode === MODE.tree) folders.push(this.listFiles(entry.sha, path));
+      else files.push(path);
+    }
+    for (const below of await Promise.all(folders)) files.push(...below);
+    return files;
+  }
+
+  private async parse(sha: string): Promise<Map<string, TreeEntry>> {
     const object = await this.catFile.read(sha);
     if (!object?.content || object.type !== 'tree')
       throw new WorkspaceError('not_found', `Tree ${sha} is missing.`);
@@ -68,7 +92,6 @@ export class TreeReader {
       entries.set(name, { mode, sha: content.subarray(nul + 1, nul + 1 + hashBytes).toString('hex') });
       offset = nul + 1 + hashBytes;
     }
-    this.trees.set(sha, entries);
     return entries;
   }
 
@@ -120,14 +143,6 @@ export class TreeReader {
       return { path: real, entry, state: entry ? 'head' : 'absent' };
     }
   }
-}
-
-/** Every file path under `path` ('' for all) in `commit`, as `git ls-tree -r` lists them. */
-export async function listTree(cwd: string, commit: string, path: string): Promise<string[]> {
-  // Literal pathspecs: a folder named `*` or `:(glob)x` is a name, not a pattern.
-  const args = ['--literal-pathspecs', 'ls-tree', '-r', '--name-only', '-z', commit, '--'];
-  const { stdout } = await runGit(path ? [...args, path] : args, { cwd });
-  return stdout.toString('utf8').split('\0').filter(Boolean);
 }
 
 /** The components of where the link at `linkPath` points, refused when that is outside or in `.git`. */

@@ -15,7 +15,7 @@ import { commitChanges } from './commit.js';
 import { filterByPattern } from './glob.js';
 import { resolveRepoPath, WorkspaceError } from './paths.js';
 import { compareMatches, grepTree, type SearchResult } from './search.js';
-import { listTree, MODE, type Overlay, type Resolved, TreeReader } from './tree.js';
+import { MODE, type Overlay, type Resolved, TreeReader } from './tree.js';
 import {
   addWorktree,
   assertCommittable,
@@ -150,7 +150,7 @@ export class Workspace {
     const where = await this.locateFolder(path);
     let files: string[] = [];
     if (where.state === 'head' && where.entry?.mode === MODE.tree)
-      files = await listTree(this.dir, this.head, where.path);
+      files = await this.trees.listFiles(where.entry.sha, where.path);
     else if (where.state === 'head') files = [where.path];
     files = files.filter((file) => !this.deleted.has(file) && !this.written.has(file));
     for (const file of this.written.keys()) if (isUnder(file, where.path)) files.push(file);
@@ -278,6 +278,8 @@ export class Workspace {
       written: this.written,
       deleted: this.deleted,
       objects: this.catFile,
+      // `put` asked git about every path it recorded.
+      pathsChecked: true,
     });
     this.written.clear();
     this.deleted.clear();
