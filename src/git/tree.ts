@@ -6,6 +6,7 @@
 import { posix } from 'node:path';
 import type { CatFile } from './cat-file.js';
 import { PathError, resolveRepoPath, WorkspaceError } from './paths.js';
+import { runGit } from './run.js';
 
 /** File modes as git writes them in tree objects. */
 export const MODE = {
@@ -38,6 +39,9 @@ export interface Overlay {
   deleted: ReadonlySet<string>;
 }
 
+/** Entries `TreeReader.listFiles` reads before it leaves the listing to `git ls-tree -r`. */
+const LIST_WALK_LIMIT = 2000;
+
 /** POSIX's SYMLOOP_MAX; beyond it a chain of links is treated as a loop. */
 const MAX_LINK_HOPS = 40;
 
@@ -58,21 +62,32 @@ export class TreeReader {
 
   /**
    * Every file path (blobs, links and submodules, as `git ls-tree -r` lists them) below tree `sha`,
-   * each prefixed with `prefix/`. Read through the object reader, with no process of its own; the
-   * trees of a whole listing are not kept (a large repository has thousands), only used if cached.
+   * each prefixed with `prefix/`, read through the object reader with no process of its own; or
+   * null once more than `limit` entries were read. Parsing runs on the event loop, so past a few
+   * thousand entries one `git ls-tree -r` (`listTree`) costs the service less; the trees of a
+   * listing are not cached (a large repository has thousands), only used when they are.
    */
-  async listFiles(sha: string, prefix: string): Promise<string[]> {
-    const entries = this.trees.get(sha) ?? (await this.parse(sha));
-    const files: string[] = [];
-    const folders: Promise<string[]>[] = [];
-    for (const [name, entry] of entries) {
-      const path = prefix ? `${prefix}/${name}` : name;
-      // Subtrees are asked for together, so their reads share the reader's pipe instead of waiting in turn.
-      if (entry.mode === MODE.tree) folders.push(this.listFiles(entry.sha, path));
-      else files.push(path);
-    }
-    for (const below of await Promise.all(folders)) files.push(...below);
-    return files;
+  async listFiles(sha: string, prefix: string, limit = LIST_WALK_LIMIT): Promise<string[] | null> {
+    const budget = { left: limit };
+    const walk = async (tree: string, path: string): Promise<string[] | null> => {
+      const entries = this.trees.get(tree) ?? (await this.parse(tree));
+      budget.left -= entries.size;
+      if (budget.left < 0) return null;
+      const files: string[] = [];
+      const folders: Promise<string[] | null>[] = [];
+      for (const [name, entry] of entries) {
+        const full = path ? `${path}/${name}` : name;
+        // Subtrees are asked for together, so their reads share the reader's pipe instead of waiting in turn.
+        if (entry.mode === MODE.tree) folders.push(walk(entry.sha, full));
+        else files.push(full);
+      }
+      for (const below of await Promise.all(folders)) {
+        if (below === null) return null;
+        files.push(...below);
+      }
+      return files;
+    };
+    return walk(sha, prefix);
   }
 
   private async parse(sha: string): Promise<Map<string, TreeEntry>> {
@@ -143,6 +158,14 @@ export class TreeReader {
       return { path: real, entry, state: entry ? 'head' : 'absent' };
     }
   }
+}
+
+/** Every file path under `path` ('' for all) in `commit`, as `git ls-tree -r` lists them. */
+export async function listTree(cwd: string, commit: string, path: string): Promise<string[]> {
+  // Literal pathspecs: a folder named `*` or `:(glob)x` is a name, not a pattern.
+  const args = ['--literal-pathspecs', 'ls-tree', '-r', '--name-only', '-z', commit, '--'];
+  const { stdout } = await runGit(path ? [...args, path] : args, { cwd });
+  return stdout.toString('utf8').split('\0').filter(Boolean);
 }
 
 /** The components of where the link at `linkPath` points, refused when that is outside or in `.git`. */

@@ -15,7 +15,7 @@ import { commitChanges } from './commit.js';
 import { filterByPattern } from './glob.js';
 import { resolveRepoPath, WorkspaceError } from './paths.js';
 import { compareMatches, grepTree, type SearchResult } from './search.js';
-import { MODE, type Overlay, type Resolved, TreeReader } from './tree.js';
+import { listTree, MODE, type Overlay, type Resolved, TreeReader } from './tree.js';
 import {
   addWorktree,
   assertCommittable,
@@ -150,7 +150,9 @@ export class Workspace {
     const where = await this.locateFolder(path);
     let files: string[] = [];
     if (where.state === 'head' && where.entry?.mode === MODE.tree)
-      files = await this.trees.listFiles(where.entry.sha, where.path);
+      files =
+        (await this.trees.listFiles(where.entry.sha, where.path)) ??
+        (await listTree(this.dir, this.head, where.path));
     else if (where.state === 'head') files = [where.path];
     files = files.filter((file) => !this.deleted.has(file) && !this.written.has(file));
     for (const file of this.written.keys()) if (isUnder(file, where.path)) files.push(file);
