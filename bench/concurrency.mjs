@@ -136,7 +136,9 @@ async function startRole(role, env) {
   const prefix = trace
     ? ['-f', '-qq', '-e', 'trace=execve', '-o', `${trace}.${role}-${traced++}`, process.execPath]
     : [];
-  const child = start(command, [...prefix, CLI, role], env);
+  // BENCH_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=<dir>`) go to each service process's node.
+  const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = start(command, [...prefix, ...nodeFlags, CLI, role], env);
   const ready =
     role === 'worker' ? /agentjobs worker is running/ : /\{[^\n]*"agentjobs is listening"[^\n]*\}/;
   const [line] = await firstLine(child, ready);

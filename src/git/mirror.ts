@@ -19,6 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { withFileLock } from './file-lock.js';
+import { pushRef } from './push.js';
 import { runGit } from './run.js';
 
 /** The refspec that makes the mirror's branches the upstream's branches. */
@@ -283,15 +284,24 @@ export interface PushBranchOptions {
   signal?: AbortSignal;
 }
 
-/** Pushes the mirror's `refs/heads/<branch>` to the same branch of origin. */
+/**
+ * Pushes the mirror's `refs/heads/<branch>` to the same branch of origin, in one `git push` with
+ * the other runs pushing from this mirror at that moment (`pushRef`).
+ */
 export async function pushBranch(options: PushBranchOptions): Promise<void> {
-  await assertBranchName(options.branch);
   const ref = `refs/heads/${options.branch}`;
-  await runGit(['push', '--quiet', '--no-verify', 'origin', `${options.force ? '+' : ''}${ref}:${ref}`], {
-    cwd: options.mirrorPath,
+  // The name is checked by git only when the push fails: a run's branch was made by git already.
+  await pushRef({
+    mirrorPath: options.mirrorPath,
+    source: ref,
+    destination: ref,
     env: options.env,
-    timeoutMs: options.timeoutMs,
-    signal: options.signal,
+    ...(options.force ? { force: true } : {}),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  }).catch(async (error: unknown) => {
+    await assertBranchName(options.branch);
+    throw error;
   });
 }
 

@@ -115,6 +115,11 @@ export interface RunGitOptions {
    * `truncated: true` instead of an error. For commands whose output can be huge (grep).
    */
   maxStdoutBytes?: number;
+  /**
+   * Exit codes besides 0 that resolve instead of rejecting, for commands whose output says what
+   * went wrong in detail (`push --porcelain`: one line per ref). The result's `exitCode` tells.
+   */
+  acceptExitCodes?: readonly number[];
 }
 
 /** What a successful git command printed. */
@@ -123,6 +128,8 @@ export interface RunGitResult {
   stderr: string;
   /** True when `maxStdoutBytes` cut the output short. */
   truncated: boolean;
+  /** 0, or one of `acceptExitCodes`; null when cut short by `maxStdoutBytes`. */
+  exitCode: number | null;
 }
 
 /**
@@ -190,13 +197,14 @@ export function runGit(args: string[], options: RunGitOptions = {}): Promise<Run
         child.kill('SIGKILL');
       }
     };
-    const finish = (error: GitError | null) => {
+    const finish = (error: GitError | null, exitCode: number | null = null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       if (error) reject(error);
-      else resolve({ stdout: Buffer.concat(stdout), stderr: redact(stderr, options.env), truncated });
+      else
+        resolve({ stdout: Buffer.concat(stdout), stderr: redact(stderr, options.env), truncated, exitCode });
     };
     const fail = (reason: GitFailure, exitCode: number | null) =>
       finish(
@@ -229,7 +237,7 @@ export function runGit(args: string[], options: RunGitOptions = {}): Promise<Run
     });
     child.on('error', () => fail('spawn', null));
     child.on('close', (code) => {
-      if (code === 0) finish(null);
+      if (code === 0 || (code !== null && options.acceptExitCodes?.includes(code))) finish(null, code);
       else fail('exit', code);
     });
     if (child.stdin) {

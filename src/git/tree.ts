@@ -39,6 +39,9 @@ export interface Overlay {
   deleted: ReadonlySet<string>;
 }
 
+/** Entries `TreeReader.listFiles` reads before it leaves the listing to `git ls-tree -r`. */
+const LIST_WALK_LIMIT = 2000;
+
 /** POSIX's SYMLOOP_MAX; beyond it a chain of links is treated as a loop. */
 const MAX_LINK_HOPS = 40;
 
@@ -52,6 +55,42 @@ export class TreeReader {
   async entries(sha: string): Promise<Map<string, TreeEntry>> {
     const cached = this.trees.get(sha);
     if (cached) return cached;
+    const entries = await this.parse(sha);
+    this.trees.set(sha, entries);
+    return entries;
+  }
+
+  /**
+   * Every file path (blobs, links and submodules, as `git ls-tree -r` lists them) below tree `sha`,
+   * each prefixed with `prefix/`, read through the object reader with no process of its own; or
+   * null once more than `limit` entries were read. Parsing runs on the event loop, so past a few
+   * thousand entries one `git ls-tree -r` (`listTree`) costs the service less; the trees of a
+   * listing are not cached (a large repository has thousands), only used when they are.
+   */
+  async listFiles(sha: string, prefix: string, limit = LIST_WALK_LIMIT): Promise<string[] | null> {
+    const budget = { left: limit };
+    const walk = async (tree: string, path: string): Promise<string[] | null> => {
+      const entries = this.trees.get(tree) ?? (await this.parse(tree));
+      budget.left -= entries.size;
+      if (budget.left < 0) return null;
+      const files: string[] = [];
+      const folders: Promise<string[] | null>[] = [];
+      for (const [name, entry] of entries) {
+        const full = path ? `${path}/${name}` : name;
+        // Subtrees are asked for together, so their reads share the reader's pipe instead of waiting in turn.
+        if (entry.mode === MODE.tree) folders.push(walk(entry.sha, full));
+        else files.push(full);
+      }
+      for (const below of await Promise.all(folders)) {
+        if (below === null) return null;
+        files.push(...below);
+      }
+      return files;
+    };
+    return walk(sha, prefix);
+  }
+
+  private async parse(sha: string): Promise<Map<string, TreeEntry>> {
     const object = await this.catFile.read(sha);
     if (!object?.content || object.type !== 'tree')
       throw new WorkspaceError('not_found', `Tree ${sha} is missing.`);
@@ -68,7 +107,6 @@ export class TreeReader {
       entries.set(name, { mode, sha: content.subarray(nul + 1, nul + 1 + hashBytes).toString('hex') });
       offset = nul + 1 + hashBytes;
     }
-    this.trees.set(sha, entries);
     return entries;
   }
 

@@ -11,6 +11,7 @@ import { mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, posix, resolve as resolvePath } from 'node:path';
 import { type CatFile, type MirrorReader, openMirrorReader } from './cat-file.js';
 import { checkoutTree } from './checkout.js';
+import { commitChanges } from './commit.js';
 import { filterByPattern } from './glob.js';
 import { resolveRepoPath, WorkspaceError } from './paths.js';
 import { compareMatches, grepTree, type SearchResult } from './search.js';
@@ -18,7 +19,6 @@ import { listTree, MODE, type Overlay, type Resolved, TreeReader } from './tree.
 import {
   addWorktree,
   assertCommittable,
-  commitChanges,
   hashBlob,
   removeWorktree,
   type WrittenFile,
@@ -150,7 +150,9 @@ export class Workspace {
     const where = await this.locateFolder(path);
     let files: string[] = [];
     if (where.state === 'head' && where.entry?.mode === MODE.tree)
-      files = await listTree(this.dir, this.head, where.path);
+      files =
+        (await this.trees.listFiles(where.entry.sha, where.path)) ??
+        (await listTree(this.dir, this.head, where.path));
     else if (where.state === 'head') files = [where.path];
     files = files.filter((file) => !this.deleted.has(file) && !this.written.has(file));
     for (const file of this.written.keys()) if (isUnder(file, where.path)) files.push(file);
@@ -277,6 +279,9 @@ export class Workspace {
       headTree: this.rootTree,
       written: this.written,
       deleted: this.deleted,
+      objects: this.catFile,
+      // `put` asked git about every path it recorded.
+      pathsChecked: true,
     });
     this.written.clear();
     this.deleted.clear();

@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CatFile } from './cat-file.js';
+import { commitChanges } from './commit.js';
 import { WorkspaceError } from './paths.js';
 import { runGit } from './run.js';
-import { assertCommittable, commitChanges, hashBlob } from './worktree.js';
+import { assertCommittable, hashBlob } from './worktree.js';
 
 const identity = {
   GIT_AUTHOR_NAME: 'Upstream',
@@ -16,6 +18,7 @@ const identity = {
 let root: string;
 let head: string;
 let headTree: string;
+let objects: CatFile;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'agentjobs-worktree-'));
@@ -23,9 +26,11 @@ beforeAll(async () => {
   await runGit(['commit', '--quiet', '--allow-empty', '-m', 'first'], { cwd: root, env: identity });
   const { stdout } = await runGit(['rev-parse', 'HEAD', 'HEAD^{tree}'], { cwd: root });
   [head, headTree] = stdout.toString('utf8').trim().split('\n') as [string, string];
+  objects = new CatFile(root);
 });
 
-afterAll(() => {
+afterAll(async () => {
+  await objects.close();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -44,6 +49,7 @@ describe('writing and committing by blob id', () => {
       message: 'quoted',
       authorName: 'Bot',
       authorEmail: 'bot@example.com',
+      objects,
     });
     const listing = await runGit(['ls-tree', '-r', '-z', result?.commit ?? 'HEAD'], { cwd: root });
     expect(listing.stdout.toString('utf8')).toBe(`100644 blob ${sha}\t"/etc/passwd"\0`);
@@ -74,6 +80,7 @@ describe('writing and committing by blob id', () => {
       message: 'drop',
       authorName: 'Bot',
       authorEmail: 'bot@example.com',
+      objects,
     });
     await expect(commit).rejects.toThrow(/left changes out of the commit/);
   });

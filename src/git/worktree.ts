@@ -1,7 +1,7 @@
 /**
- * The git side of a workspace: adding and removing its worktree, and turning the agent's changes
- * into a commit. Plumbing only (`read-tree`, `update-index`, `write-tree`, `commit-tree`,
- * `update-ref`): nothing here reads or writes the files of the repository.
+ * The git side of a workspace: adding and removing its worktree, storing what the agent writes as
+ * blobs, and asking git whether it would commit a path (the commit itself is in commit.ts).
+ * Plumbing only: nothing here reads or writes the files of the repository.
  */
 import { randomUUID } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
@@ -20,9 +20,9 @@ export interface WorktreeStart {
 
 /**
  * Adds a worktree at `dir` on `branch` (created, or reset, at the commit `start` names) without a
- * checkout. Its index stays empty: only a commit needs it, and filling it (`read-tree`) costs tens
- * of milliseconds on a large repository, so `commitChanges` does that when there is something to
- * stage. `start` is a branch of the mirror, or a list of them: the first that exists.
+ * checkout. It never gets an index: filling one (`read-tree`) costs tens of milliseconds on a large
+ * repository, and the commit builds its trees without one (commit.ts). `start` is a branch of the
+ * mirror, or a list of them: the first that exists.
  *
  * The start is resolved, and the worktree added, under the mirror's lock (a fetch could otherwise
  * prune or move the new branch), in a batch with the other worktrees being added or removed at
@@ -173,58 +173,4 @@ export async function assertCommittable(dir: string, path: string, file: Written
       `git cannot commit a file at "${path}" (${warnings.split('\n')[0]}). Choose another name.`,
     );
   }
-}
-
-/** What `commitChanges` commits: the worktree's HEAD plus exactly these paths. */
-export interface Changes {
-  dir: string;
-  head: string;
-  headTree: string;
-  /** Written paths and their blobs. */
-  written: ReadonlyMap<string, WrittenFile>;
-  deleted: ReadonlySet<string>;
-  message: string;
-  authorName: string;
-  authorEmail: string;
-}
-
-/**
- * Stages the changes into the index and commits it on the worktree's branch. Returns the commit and
- * its tree, or null when the tree equals HEAD's. The branch moves only if it is still at `head`
- * (`update-ref` compare-and-swap), so a commit never silently replaces someone else's; and no
- * hook or signing configuration runs, as it would with `git commit`.
- *
- * @throws Error when git would leave out one of the paths, rather than commit less than was written.
- */
-export async function commitChanges(changes: Changes): Promise<{ commit: string; tree: string } | null> {
-  const cwd = changes.dir;
-  const zero = '0'.repeat(changes.head.length);
-  // Deletions first, so a file may replace a folder the agent emptied.
-  const records = [...changes.deleted].map((path) => `0 ${zero}\t${path}\0`);
-  for (const [path, file] of changes.written) records.push(indexRecord(path, file));
-  // Nothing staged: the tree is HEAD's, and no git process needs to run.
-  if (records.length === 0) return null;
-  // The index starts as exactly the commit the changes apply to, then takes the changed paths.
-  await runGit(['read-tree', changes.head], { cwd });
-  const { stderr } = await runGit(['update-index', '-z', '--index-info'], { cwd, input: records.join('') });
-  if (stderr.trim() !== '')
-    throw new Error(`git left changes out of the commit: ${stderr.trim().slice(0, 300)}`);
-  const tree = (await runGit(['write-tree'], { cwd })).stdout.toString('utf8').trim();
-  if (tree === changes.headTree) return null;
-
-  const identity = {
-    GIT_AUTHOR_NAME: changes.authorName,
-    GIT_AUTHOR_EMAIL: changes.authorEmail,
-    GIT_COMMITTER_NAME: changes.authorName,
-    GIT_COMMITTER_EMAIL: changes.authorEmail,
-  };
-  const message = changes.message.endsWith('\n') ? changes.message : `${changes.message}\n`;
-  const { stdout } = await runGit(['commit-tree', '--no-gpg-sign', tree, '-p', changes.head], {
-    cwd,
-    env: identity,
-    input: message,
-  });
-  const commit = stdout.toString('utf8').trim();
-  await runGit(['update-ref', '-m', 'agentjobs: commit', 'HEAD', commit, changes.head], { cwd });
-  return { commit, tree };
 }

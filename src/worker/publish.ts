@@ -18,6 +18,7 @@ import type { CheckFailurePolicy, CheckRun } from '../domain/checks.js';
 import type { Job } from '../domain/job.js';
 import type { Project } from '../domain/project.js';
 import { pushBranch } from '../git/mirror.js';
+import { pushRef } from '../git/push.js';
 import { GitError, runGit } from '../git/run.js';
 import type { Workspace } from '../git/workspace.js';
 import type { CodeHost } from '../hosts/types.js';
@@ -78,8 +79,10 @@ export async function publish(input: PublishInput): Promise<Published> {
     if (!sha) return { prLink: null, headSha: null, filesChanged: 0, title, saved: false };
     await store.queue.heartbeat(lease, config.worker.leaseMs);
     // No `+`: only a fast-forward of the base is accepted.
-    await runGit(['push', '--quiet', '--no-verify', 'origin', `${sha}:refs/heads/${job.baseRef}`], {
-      cwd: input.mirrorPath,
+    await pushRef({
+      mirrorPath: input.mirrorPath,
+      source: sha,
+      destination: `refs/heads/${job.baseRef}`,
       env: input.env,
       signal,
     }).catch((error: unknown) => {
