@@ -1,0 +1,270 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bot,
+  filesOnDisk,
+  fx,
+  git,
+  nextDir,
+  useWorkspaceFixture,
+} from '../../test/support/workspace-fixture.js';
+import { ensureMirror } from './mirror.js';
+import { runGit } from './run.js';
+import { Workspace } from './workspace.js';
+
+useWorkspaceFixture();
+
+describe('Workspace commits', () => {
+  let workspace: Workspace;
+  const branch = 'agentjobs/job-1';
+
+  beforeAll(async () => {
+    workspace = await Workspace.create({
+      mirrorPath: fx.mirrorPath,
+      dir: nextDir(),
+      branch,
+      baseRef: 'main',
+    });
+  });
+
+  afterAll(async () => {
+    await workspace.close();
+  });
+
+  it('writes, moves and deletes in the overlay, and on disk', async () => {
+    await workspace.writeFile('README.md', '# Demo\nHello agents\n');
+    await workspace.writeFile('notes/new/file.md', 'brand new needle\n');
+    await workspace.writeFile('link-inside.md', 'Index through the link\n');
+    await workspace.moveFile('docs/guide/intro.md', 'docs/intro.md');
+    await workspace.moveFile('scripts/build.sh', 'scripts/make.sh');
+    await workspace.deleteFile('images/logo.png');
+    await workspace.deleteFile('evil');
+    await workspace.writeFile('docs-link/through-link.md', 'written through a symlinked folder\n');
+    await workspace.writeFile('scratch/deep/file.md', 'temporary\n');
+    await workspace.deleteFile('scratch/deep/file.md');
+    await workspace.writeFile('scratch', 'a file where an emptied folder was\n');
+    await workspace.deleteFile('scratch');
+
+    await expect(workspace.moveFile('docs/index.md', 'README.md')).rejects.toMatchObject({
+      code: 'already_exists',
+    });
+    await expect(workspace.deleteFile('images/logo.png')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(workspace.writeFile('notes/new', 'x')).rejects.toMatchObject({ code: 'is_directory' });
+    await expect(workspace.writeFile('notes/new/file.md/x', 'x')).rejects.toMatchObject({
+      code: 'not_a_directory',
+    });
+
+    expect((await workspace.readFile('README.md'))?.toString()).toBe('# Demo\nHello agents\n');
+    expect((await workspace.readFile('docs/index.md'))?.toString()).toBe('Index through the link\n');
+    expect((await workspace.readFile('docs/intro.md'))?.toString()).toContain('needle');
+    expect(await workspace.readFile('docs/guide/intro.md')).toBeNull();
+    expect(await workspace.readFile('images/logo.png')).toBeNull();
+    expect(await workspace.listFiles()).toEqual([
+      'README.md',
+      'abs-evil',
+      'dangling',
+      'docs-link',
+      'docs/index.md',
+      'docs/intro.md',
+      'docs/through-link.md',
+      'empty.txt',
+      'link-inside.md',
+      'loop-a',
+      'loop-b',
+      'notes/new/file.md',
+      'scripts/make.sh',
+      'tiny.txt',
+      'to-git',
+    ]);
+    expect(await workspace.listFiles('notes')).toEqual(['notes/new/file.md']);
+    expect((await workspace.search('needle')).matches.map((match) => match.path)).toEqual([
+      'docs/intro.md',
+      'notes/new/file.md',
+    ]);
+    expect(workspace.changedPaths()).toEqual([
+      'README.md',
+      'docs/guide/intro.md',
+      'docs/index.md',
+      'docs/intro.md',
+      'docs/through-link.md',
+      'evil',
+      'images/logo.png',
+      'notes/new/file.md',
+      'scripts/build.sh',
+      'scripts/make.sh',
+    ]);
+    // Written files are real files in the worktree; nothing else was checked out.
+    expect(filesOnDisk(workspace.dir)).toEqual([
+      '.git',
+      'README.md',
+      'docs/index.md',
+      'docs/intro.md',
+      'docs/through-link.md',
+      'notes/new/file.md',
+      'scripts/make.sh',
+    ]);
+    expect(readdirSync(workspace.dir).sort()).toEqual(['.git', 'README.md', 'docs', 'notes', 'scripts']);
+    expect(readFileSync(join(workspace.dir, 'docs/index.md'), 'utf8')).toBe('Index through the link\n');
+  });
+  it('commits exactly the changes on the job branch and leaves the base alone', async () => {
+    const sha = (await workspace.commit({ message: 'Update docs', ...bot })) as string;
+    expect(sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(workspace.headCommit).toBe(sha);
+    expect(workspace.changedPaths()).toEqual([]);
+    expect(await git(fx.mirrorPath, 'rev-parse', `refs/heads/${branch}`)).toBe(sha);
+    expect(await git(fx.mirrorPath, 'rev-parse', 'refs/heads/main')).toBe(fx.baseSha);
+    expect(await git(fx.mirrorPath, 'rev-parse', `${sha}^`)).toBe(fx.baseSha);
+    expect(await git(fx.mirrorPath, 'log', '-1', '--format=%an <%ae>|%cn <%ce>|%s', sha)).toBe(
+      'Agent Jobs <bot@example.com>|Agent Jobs <bot@example.com>|Update docs',
+    );
+    const diff = await git(fx.mirrorPath, 'diff', '--name-status', '--no-renames', 'main', sha);
+    expect(diff.split('\n').sort()).toEqual(
+      [
+        'M\tREADME.md',
+        'D\tdocs/guide/intro.md',
+        'M\tdocs/index.md',
+        'A\tdocs/intro.md',
+        'A\tdocs/through-link.md',
+        'D\tevil',
+        'D\timages/logo.png',
+        'A\tnotes/new/file.md',
+        'D\tscripts/build.sh',
+        'A\tscripts/make.sh',
+      ].sort(),
+    );
+    // The mode travels with a move; the symlink stays a symlink.
+    expect(await git(fx.mirrorPath, 'ls-tree', sha, 'scripts/make.sh', 'link-inside.md')).toMatch(
+      /^120000 blob \w+\tlink-inside\.md\n100755 blob \w+\tscripts\/make\.sh$/,
+    );
+    expect(await git(fx.mirrorPath, 'show', `${sha}:docs/index.md`)).toBe('Index through the link');
+    // Reads now come from the new commit.
+    expect((await workspace.readFile('docs/intro.md'))?.toString()).toContain('needle');
+    expect(await workspace.readFile('images/logo.png')).toBeNull();
+  });
+
+  it('returns null when nothing changed', async () => {
+    expect(await workspace.commit({ message: 'Nothing', ...bot })).toBeNull();
+    await workspace.writeFile('README.md', '# Demo\nHello agents\n');
+    expect(await workspace.commit({ message: 'Same content', ...bot })).toBeNull();
+    expect(workspace.changedPaths()).toEqual([]);
+  });
+
+  it('continues the job branch in a follow-up workspace', async () => {
+    const first = workspace.headCommit;
+    await workspace.close();
+    await workspace.close();
+    expect(await git(fx.mirrorPath, 'worktree', 'list', '--porcelain')).not.toContain(workspace.dir);
+    await expect(workspace.readFile('README.md')).rejects.toMatchObject({ code: 'closed' });
+
+    const followUp = await Workspace.create({
+      mirrorPath: fx.mirrorPath,
+      dir: nextDir(),
+      branch,
+      baseRef: 'main',
+      startFrom: 'branch',
+    });
+    try {
+      expect(followUp.headCommit).toBe(first);
+      expect((await followUp.readFile('README.md'))?.toString()).toBe('# Demo\nHello agents\n');
+      await followUp.writeFile('docs/intro.md', 'rewritten\n');
+      const second = await followUp.commit({ message: 'Follow-up', ...bot });
+      expect(await git(fx.mirrorPath, 'rev-list', '--count', `main..refs/heads/${branch}`)).toBe('2');
+      expect(await git(fx.mirrorPath, 'rev-parse', `${second}^`)).toBe(first);
+    } finally {
+      await followUp.close();
+    }
+  });
+
+  it('starts over from the base on a retry with the same directory', async () => {
+    const dir = nextDir();
+    const crashed = await Workspace.create({
+      mirrorPath: fx.mirrorPath,
+      dir,
+      branch: 'agentjobs/retry',
+      baseRef: 'main',
+    });
+    await crashed.writeFile('a.md', 'half done\n');
+    // No close: the process "crashed". The retry takes the same directory.
+    const retry = await Workspace.create({
+      mirrorPath: fx.mirrorPath,
+      dir,
+      branch: 'agentjobs/retry',
+      baseRef: 'main',
+    });
+    try {
+      expect(retry.changedPaths()).toEqual([]);
+      expect(readdirSync(dir)).toEqual(['.git']);
+    } finally {
+      await retry.close();
+      await crashed.close();
+    }
+  });
+
+  it('refuses a missing base branch and invalid branch names', async () => {
+    await expect(
+      Workspace.create({ mirrorPath: fx.mirrorPath, dir: nextDir(), branch: 'x', baseRef: 'nope' }),
+    ).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(
+      Workspace.create({ mirrorPath: fx.mirrorPath, dir: nextDir(), branch: '-f', baseRef: 'main' }),
+    ).rejects.toThrow(/Invalid branch name/);
+    await expect(
+      Workspace.create({ mirrorPath: fx.mirrorPath, dir: nextDir(), branch: 'a..b', baseRef: 'main' }),
+    ).rejects.toThrow(/Invalid branch name/);
+  });
+});
+
+describe('Workspace on a large repository', () => {
+  const FILES = 5_000;
+
+  it(`creates a workspace over ${FILES} files without writing them`, async () => {
+    const origin = join(fx.root, 'large.git');
+    await git(fx.root, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
+    // fast-import builds the 5,000-file commit in one process, in well under a second.
+    const lines = [
+      'commit refs/heads/main',
+      'committer Upstream <upstream@example.com> 1700000000 +0000',
+      'data 5',
+      'bulk',
+      '',
+    ];
+    for (let index = 0; index < FILES; index++) {
+      const content = `file ${index}\n`;
+      lines.push(
+        `M 100644 inline dir${index % 50}/file${index}.md`,
+        `data ${Buffer.byteLength(content)}`,
+        content,
+      );
+    }
+    await runGit(['fast-import', '--quiet'], { cwd: origin, input: `${lines.join('\n')}\n` });
+    const largeMirror = await ensureMirror({
+      mirrorsDir: join(fx.root, 'mirrors'),
+      projectId: 'large',
+      repository: origin,
+      env: {},
+    });
+
+    const started = performance.now();
+    const workspace = await Workspace.create({
+      mirrorPath: largeMirror,
+      dir: nextDir(),
+      branch: 'agentjobs/large',
+      baseRef: 'main',
+    });
+    const createMs = performance.now() - started;
+    try {
+      expect(filesOnDisk(workspace.dir)).toEqual(['.git']);
+      expect((await workspace.readFile('dir7/file4207.md'))?.toString()).toBe('file 4207\n');
+      expect(await workspace.listFiles()).toHaveLength(FILES);
+      await workspace.writeFile('dir7/file4207.md', 'changed\n');
+      const sha = await workspace.commit({ message: 'One file', ...bot });
+      expect(await git(largeMirror, 'diff', '--name-only', 'main', sha as string)).toBe('dir7/file4207.md');
+      expect(filesOnDisk(workspace.dir)).toEqual(['.git', 'dir7/file4207.md']);
+      console.info(`workspace create over ${FILES} files: ${createMs.toFixed(0)} ms`);
+    } finally {
+      await workspace.close();
+    }
+  });
+});
