@@ -70,7 +70,22 @@ async function startAgentjobs(databaseUrl) {
     // No worker runs here, so every created job stays active; with a cap the run would stop at it.
     AGENTJOBS_MAX_ACTIVE_JOBS: '0',
   };
-  execFileSync('git', ['init', '-q', path.join(dataDir, 'repo')]);
+  // A project's repository needs a first commit on its base branch (the CLI checks).
+  const repo = path.join(dataDir, 'repo');
+  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+  execFileSync('git', [
+    '-C',
+    repo,
+    '-c',
+    'user.name=bench',
+    '-c',
+    'user.email=bench@example.com',
+    'commit',
+    '-q',
+    '--allow-empty',
+    '-m',
+    'init',
+  ]);
   const project = cli(['project', 'create', '--name', 'Bench', '--repo', path.join(dataDir, 'repo')], env);
   const { key } = cli(['key', 'create', '--project', project.id], env);
   // The API role alone: with `serve`, its worker would claim every job the POST runs create and

@@ -71,7 +71,22 @@ async function run(label, databaseUrl) {
     AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: 'true',
     LOG_LEVEL: 'warn',
   };
-  execFileSync('git', ['init', '-q', path.join(dataDir, 'repo')]);
+  // A project's repository needs a first commit on its base branch (the CLI checks).
+  const repo = path.join(dataDir, 'repo');
+  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+  execFileSync('git', [
+    '-C',
+    repo,
+    '-c',
+    'user.name=bench',
+    '-c',
+    'user.email=bench@example.com',
+    'commit',
+    '-q',
+    '--allow-empty',
+    '-m',
+    'init',
+  ]);
   const project = cli(['project', 'create', '--name', 'Bench', '--repo', path.join(dataDir, 'repo')], env);
   const { key } = cli(['key', 'create', '--project', project.id], env);
   const child = spawn(process.execPath, [CLI, 'api'], {
