@@ -24,7 +24,9 @@ const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 const LABEL_NAME = '[a-zA-Z_][a-zA-Z0-9_]*';
 const LABEL_VALUE = '"(?:[^"\\\\\\n]|\\\\[\\\\"n])*"';
 const LABEL = `${LABEL_NAME}=${LABEL_VALUE}`;
-const VALUE = '(?:[-+]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][-+]?\\d+)?|NaN|[-+]Inf)';
+// Prometheus reads a value with Go's strconv.ParseFloat, which takes NaN and Inf in any case;
+// prom-client writes "Nan" for a gauge with no samples yet (the event-loop lag right after start).
+const VALUE = '(?:[-+]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][-+]?\\d+)?|[Nn][Aa][Nn]|[-+]?[Ii][Nn][Ff])';
 const SAMPLE = new RegExp(`^(${NAME})(?:\\{((?:${LABEL}(?:,${LABEL})*,?)?)\\})? (${VALUE})(?: -?\\d+)?$`);
 const HELP = new RegExp(`^# HELP (${NAME}) (.*)$`);
 const TYPE = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|untyped)$`);
@@ -72,7 +74,7 @@ export function parsePrometheus(text: string): Map<string, MetricFamily> {
     for (const [, labelName, quoted] of (sample[2] ?? '').matchAll(LABEL_PAIR)) {
       labels[labelName as string] = labelValueOf(quoted as string);
     }
-    current.samples.push({ name, labels, value: Number(sample[3]) });
+    current.samples.push({ name, labels, value: numberOf(sample[3] as string) });
   }
   return families;
 }
@@ -105,4 +107,11 @@ export function labelValues(families: Map<string, MetricFamily>): string[] {
         .map(([, value]) => value),
     ),
   );
+}
+
+/** A sample's value as Prometheus reads it. */
+function numberOf(text: string): number {
+  if (/^nan$/i.test(text)) return Number.NaN;
+  if (/^[-+]?inf$/i.test(text)) return text.startsWith('-') ? -Infinity : Infinity;
+  return Number(text);
 }
