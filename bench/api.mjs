@@ -9,13 +9,13 @@
 // DATABASE_URL or 127.0.0.1:5432 is reachable. Each runs in its own process; autocannon drives it
 // from this one. Prints one table, then GET job on SQLite and the bare server measured in adjacent
 // pairs (BENCH_PAIRED_ROUNDS=5), which is how the "vs bare" target is judged on a drifting host.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { scratchDatabase } from './postgres.mjs';
-import { firstLine } from './processes.mjs';
+import { benchProject, firstLine } from './processes.mjs';
 import { machine, printTable } from './table.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -55,12 +55,6 @@ async function startFastify(job) {
   return { url: `${address}/v2/agent/p/job/${job.id}`, stop: () => child.kill() };
 }
 
-function cli(args, env) {
-  return JSON.parse(
-    execFileSync(process.execPath, [CLI, ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
-  );
-}
-
 async function startAgentjobs(databaseUrl) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-bench-'));
   const env = {
@@ -70,24 +64,7 @@ async function startAgentjobs(databaseUrl) {
     // No worker runs here, so every created job stays active; with a cap the run would stop at it.
     AGENTJOBS_MAX_ACTIVE_JOBS: '0',
   };
-  // A project's repository needs a first commit on its base branch (the CLI checks).
-  const repo = path.join(dataDir, 'repo');
-  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  execFileSync('git', [
-    '-C',
-    repo,
-    '-c',
-    'user.name=bench',
-    '-c',
-    'user.email=bench@example.com',
-    'commit',
-    '-q',
-    '--allow-empty',
-    '-m',
-    'init',
-  ]);
-  const project = cli(['project', 'create', '--name', 'Bench', '--repo', path.join(dataDir, 'repo')], env);
-  const { key } = cli(['key', 'create', '--project', project.id], env);
+  const { project, key } = benchProject(dataDir, env);
   // The API role alone: with `serve`, its worker would claim every job the POST runs create and
   // run it to failure (no model), so POST would measure the worker too, and GET a failed job.
   const child = spawn(process.execPath, [CLI, 'api'], {

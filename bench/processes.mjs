@@ -1,4 +1,29 @@
 // What the benchmark scripts share about the processes they start.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+const CLI = path.resolve(new URL('..', import.meta.url).pathname, 'dist/cli/main.js');
+
+/** Runs the built CLI with `--json` and returns what it printed, parsed. */
+export function cli(args, env) {
+  return JSON.parse(
+    execFileSync(process.execPath, [CLI, ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
+  );
+}
+
+/**
+ * A project on an empty repository in `dataDir` (with the first commit the CLI's repository check
+ * asks for) and a read+write key for it, made through the built CLI.
+ */
+export function benchProject(dataDir, env) {
+  const repo = path.join(dataDir, 'repo');
+  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+  const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com'];
+  execFileSync('git', ['-C', repo, ...identity, 'commit', '-q', '--allow-empty', '-m', 'init']);
+  const project = cli(['project', 'create', '--name', 'Bench', '--repo', repo], env);
+  const { key } = cli(['key', 'create', '--project', project.id], env);
+  return { project, key };
+}
 
 /**
  * Resolves with the first match of `pattern` in a child's output. From then on the output is only

@@ -9,25 +9,19 @@
 // in flight, and measures for each event the time from the payload's `timestamp` (written in the
 // job's create transaction) to the moment the receiver has the whole request. Same machine, same
 // clock. The receiver answers 204 at once.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { scratchDatabase } from './postgres.mjs';
-import { firstLine } from './processes.mjs';
+import { benchProject, firstLine } from './processes.mjs';
 import { machine, printTable } from './table.mjs';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
 const CLI = path.resolve('dist/cli/main.js');
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-function cli(args, env) {
-  return JSON.parse(
-    execFileSync(process.execPath, [CLI, ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
-  );
-}
 
 /** A receiver that notes when each event arrived and how late. */
 async function startReceiver() {
@@ -71,24 +65,7 @@ async function run(label, databaseUrl) {
     AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: 'true',
     LOG_LEVEL: 'warn',
   };
-  // A project's repository needs a first commit on its base branch (the CLI checks).
-  const repo = path.join(dataDir, 'repo');
-  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  execFileSync('git', [
-    '-C',
-    repo,
-    '-c',
-    'user.name=bench',
-    '-c',
-    'user.email=bench@example.com',
-    'commit',
-    '-q',
-    '--allow-empty',
-    '-m',
-    'init',
-  ]);
-  const project = cli(['project', 'create', '--name', 'Bench', '--repo', path.join(dataDir, 'repo')], env);
-  const { key } = cli(['key', 'create', '--project', project.id], env);
+  const { project, key } = benchProject(dataDir, env);
   const child = spawn(process.execPath, [CLI, 'api'], {
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
