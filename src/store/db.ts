@@ -31,8 +31,7 @@ export function openDb(options: DbOptions): Db {
  */
 export function precompile<Row>(db: Db, build: (kysely: Kysely<Database>) => Compilable<Row>) {
   const { sql: text } = build(db.kysely).compile();
-  return (...parameters: unknown[]): Promise<Row[]> =>
-    db.readCompiled(CompiledQuery.raw(text, parameters) as CompiledQuery<Row>);
+  return (...parameters: unknown[]): Promise<Row[]> => db.readCompiled<Row>(text, parameters);
 }
 
 /**

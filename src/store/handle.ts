@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { CompiledQuery, Kysely, SelectQueryBuilder } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { NotificationListener, Unlisten } from './notify.js';
 import type { Database } from './schema.js';
 
@@ -76,11 +76,12 @@ export interface Db {
    */
   read(): Queryable;
   /**
-   * Runs a compiled read (see `precompile`) where `read` would. On SQLite outside a write it goes
-   * straight to the read-only connection's prepared statement: Kysely's executor costs more than
-   * a small lookup, and the hottest reads (a key, a polled job) are small lookups.
+   * Runs the SQL of a read compiled once (see `precompile`) with `parameters`, where `read` would.
+   * On SQLite outside a write it goes straight to a prepared statement of the read-only
+   * connection: Kysely's executor costs more than a small lookup, and the hottest reads (a key, a
+   * polled job) are small lookups.
    */
-  readCompiled<Row>(query: CompiledQuery<Row>): Promise<Row[]>;
+  readCompiled<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]>;
   /**
    * Runs one statement that changes data the cheapest way: inside a write, in it; on SQLite in the
    * group commit (a commit of its own costs more than the statement); on PostgreSQL alone, since

@@ -1,4 +1,4 @@
-import { Kysely, sql } from 'kysely';
+import { CompiledQuery, Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { currentWrite, type Db, refuseInsideWrite, runInWrite, type Transaction } from '../handle.js';
 import type { Database } from '../schema.js';
@@ -66,7 +66,8 @@ export function openPostgres(options: PostgresOptions): Db {
     capabilities: { serializedWrites: false },
     write,
     read: () => currentWrite() ?? kysely,
-    readCompiled: async (query) => (await (currentWrite() ?? kysely).executeQuery(query)).rows,
+    readCompiled: async <Row>(text: string, parameters: readonly unknown[]) =>
+      (await (currentWrite() ?? kysely).executeQuery<Row>(CompiledQuery.raw(text, [...parameters]))).rows,
     // One statement commits by itself; a transaction around it would cost two more round trips.
     writeStatement: (fn) => fn(currentWrite() ?? kysely),
     lockForUpdate: (query, options = {}) => {

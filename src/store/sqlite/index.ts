@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type CompiledQuery, Kysely } from 'kysely';
+import { CompiledQuery, Kysely } from 'kysely';
 import { currentWrite, type Db, refuseInsideWrite } from '../handle.js';
 import type { Database } from '../schema.js';
 import { listenOnBus, sqliteBus } from './bus.js';
-import { FairSqliteDialect, withStatementCache } from './driver.js';
+import { arrayReads, FairSqliteDialect, withStatementCache } from './driver.js';
 import { groupCommitWriter } from './group-commit.js';
 import { openSqliteFile } from './library.js';
 
@@ -29,11 +29,13 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Db {
     dialect: new FairSqliteDialect({ database: withStatementCache(database) }),
   });
   // An in-memory database exists only on its own connection, so it reads there too.
-  const readStatements =
-    file === ':memory:' ? null : withStatementCache(openSqliteFile(file, { readonly: true }));
-  const reader = readStatements
-    ? new Kysely<Database>({ dialect: new FairSqliteDialect({ database: readStatements }) })
+  const readConnection = file === ':memory:' ? null : openSqliteFile(file, { readonly: true });
+  const reader = readConnection
+    ? new Kysely<Database>({
+        dialect: new FairSqliteDialect({ database: withStatementCache(readConnection) }),
+      })
     : kysely;
+  const readArrays = readConnection ? arrayReads(readConnection) : null;
   const bus = sqliteBus(file);
   const writer = groupCommitWriter(
     kysely,
@@ -54,11 +56,13 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Db {
     capabilities: { serializedWrites: true },
     write,
     read: () => currentWrite() ?? reader,
-    readCompiled: async <Row>(query: CompiledQuery<Row>) => {
+    readCompiled: async <Row>(text: string, parameters: readonly unknown[]) => {
       const trx = currentWrite();
-      if (trx || !readStatements) return (await (trx ?? kysely).executeQuery(query)).rows;
+      if (trx || !readArrays) {
+        return (await (trx ?? kysely).executeQuery<Row>(CompiledQuery.raw(text, [...parameters]))).rows;
+      }
       // SQLite runs it at once, in a read transaction of its own.
-      return readStatements.prepare(query.sql).all(query.parameters) as Row[];
+      return readArrays<Row>(text, parameters);
     },
     writeStatement: (fn) => {
       const trx = currentWrite();

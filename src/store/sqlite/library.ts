@@ -19,8 +19,16 @@ export interface SqliteStatement {
   iterate(parameters: readonly unknown[]): IterableIterator<unknown>;
 }
 
+/** A prepared read that returns each row as an array of its values, in `columns` order. */
+export interface SqliteArrayRead {
+  readonly columns: readonly string[];
+  all(parameters: readonly unknown[]): unknown[][];
+}
+
 export interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
+  /** Prepares a read whose rows come back as arrays (cheaper to make than objects, see `arrayReads`). */
+  prepareArrays(sql: string): SqliteArrayRead;
   /** Runs statements that return nothing (pragmas, `begin`). */
   exec(sql: string): void;
   close(): void;
@@ -32,7 +40,8 @@ const BUSY_TIMEOUT_MS = 10_000;
 // What the service uses of `node:sqlite` (Node 22.5+; not in the Node 20 type definitions).
 type Value = null | number | bigint | string | Uint8Array;
 interface StatementSync {
-  columns(): unknown[];
+  columns(): { name: string }[];
+  setReturnArrays(enabled: boolean): void;
   all(...parameters: Value[]): unknown[];
   run(...parameters: Value[]): { changes: number | bigint; lastInsertRowid: number | bigint };
   iterate(...parameters: Value[]): IterableIterator<unknown>;
@@ -58,18 +67,48 @@ export function openSqliteFile(file: string, options: { readonly?: boolean } = {
   const readonly = options.readonly ?? false;
   if (SQLITE_LIBRARY === 'better-sqlite3') {
     const BetterSqlite = load('better-sqlite3') as typeof import('better-sqlite3');
-    const database = new BetterSqlite(file, { readonly, timeout: BUSY_TIMEOUT_MS });
-    // Its statements take an array of parameters as they are, and say whether they read.
-    return database as unknown as SqliteConnection;
+    return new BetterSqliteConnection(new BetterSqlite(file, { readonly, timeout: BUSY_TIMEOUT_MS }));
   }
   const { DatabaseSync } = load('node:sqlite') as NodeSqlite;
   return new NodeSqliteConnection(new DatabaseSync(file, { readOnly: readonly, timeout: BUSY_TIMEOUT_MS }));
+}
+
+class BetterSqliteConnection implements SqliteConnection {
+  constructor(private readonly database: import('better-sqlite3').Database) {}
+  prepare(sql: string): SqliteStatement {
+    // Its statements take an array of parameters as they are, and say whether they read.
+    return this.database.prepare(sql) as unknown as SqliteStatement;
+  }
+  prepareArrays(sql: string): SqliteArrayRead {
+    const statement = this.database.prepare(sql).raw(true);
+    return {
+      columns: statement.columns().map((column) => column.name),
+      all: (parameters) => statement.all(parameters) as unknown[][],
+    };
+  }
+  exec(sql: string): void {
+    this.database.exec(sql);
+  }
+  close(): void {
+    this.database.close();
+  }
+  get inTransaction(): boolean {
+    return this.database.inTransaction;
+  }
 }
 
 class NodeSqliteConnection implements SqliteConnection {
   constructor(private readonly database: DatabaseSync) {}
   prepare(sql: string): SqliteStatement {
     return translated(() => new NodeSqliteStatement(this.database.prepare(sql)));
+  }
+  prepareArrays(sql: string): SqliteArrayRead {
+    const statement = translated(() => this.database.prepare(sql));
+    statement.setReturnArrays(true);
+    return {
+      columns: statement.columns().map((column) => column.name),
+      all: (parameters) => translated(() => statement.all(...(parameters as Value[]))) as unknown[][],
+    };
   }
   exec(sql: string): void {
     translated(() => this.database.exec(sql));
