@@ -43,7 +43,7 @@ const wellFormed = new Set<string>();
  * project or an instance key (any existing project), used from an allowed address, with the scope the method needs. 401 when the key
  * itself is missing or not good; 403 when a good key may not do this.
  */
-export async function authenticate(store: Store, request: FastifyRequest): Promise<ApiKey> {
+export function authenticate(store: Store, request: FastifyRequest): Promise<ApiKey> {
   const { projectId } = request.params as { projectId?: string };
   const scope = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
   return admit(store, request, { projectId, scope });
@@ -63,7 +63,9 @@ export interface Access {
 export async function admit(store: Store, request: FastifyRequest, access: Access): Promise<ApiKey> {
   const digest = presentedDigest(request);
   const key = identify(await store.apiKeys.findByHash(digest), digest);
-  await authorize(store, request, key, access);
+  const { projectId, scope } = access;
+  if (projectId !== undefined && projectId !== key.projectId) await refuseOtherProject(store, key, projectId);
+  authorize(request, key, scope);
   const { keyHash: _hash, ...publicKey } = key;
   store.apiKeys
     .touch(publicKey)
@@ -98,10 +100,8 @@ function identify(key: ApiKeyWithHash | undefined, digest: string): ApiKeyWithHa
   return key;
 }
 
-/** What a live key may do here: its project, its address, its scope: 403 (or 404) otherwise. */
-async function authorize(store: Store, request: FastifyRequest, key: ApiKeyWithHash, access: Access) {
-  const { projectId, scope } = access;
-  if (projectId !== undefined && projectId !== key.projectId) await refuseOtherProject(store, key, projectId);
+/** Whether a live key may be used from here, with this scope: 403 otherwise. */
+function authorize(request: FastifyRequest, key: ApiKeyWithHash, scope: Access['scope']) {
   if (key.ipAllowlist && !allowlistAdmits(key.ipAllowlist, request.ip)) {
     throw new AppError('forbidden', `This API key may not be used from ${request.ip}.`);
   }
