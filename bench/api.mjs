@@ -9,6 +9,8 @@
 // DATABASE_URL or 127.0.0.1:5432 is reachable. Each runs in its own process; autocannon drives it
 // from this one. Prints one table, then GET job on SQLite and the bare server measured in adjacent
 // pairs (BENCH_PAIRED_ROUNDS=5), which is how the "vs bare" target is judged on a drifting host.
+// BENCH_BEFORE=<another checkout's built dist/cli/main.js> adds that build to each round, right
+// after this one, on the same database: a before and an after under the same conditions.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +26,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const PAIRED_ROUNDS = Number(process.env.BENCH_PAIRED_ROUNDS ?? 5);
 const PAIRED_DURATION = 5;
 const CLI = path.resolve('dist/cli/main.js');
+const BEFORE_CLI = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE) : null;
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 async function startBare(job) {
@@ -55,6 +58,16 @@ async function startFastify(job) {
   return { url: `${address}/v2/agent/p/job/${job.id}`, stop: () => child.kill() };
 }
 
+/** A second API process of another build, on the database of `of`. */
+async function startBefore(of) {
+  const child = spawn(process.execPath, [BEFORE_CLI, 'api'], {
+    env: { ...process.env, ...of.env, HOST: '127.0.0.1', PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const [, address] = await firstLine(child, /"address":"([^"]+)"/);
+  return { jobUrl: of.jobUrl.replace(/^http:\/\/[^/]+/, address), stop: () => child.kill() };
+}
+
 async function startAgentjobs(databaseUrl) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-bench-'));
   const env = {
@@ -80,6 +93,7 @@ async function startAgentjobs(databaseUrl) {
   });
   const job = await created.json();
   return {
+    env,
     job,
     jobUrl: `${address}/v2/agent/${project.id}/job/${job.id}`,
     createUrl: `${address}/v2/agent/${project.id}/job`,
@@ -124,12 +138,16 @@ rows.push(
 // The host's speed drifts (its cores are shared with other machines), and the runs above are
 // minutes apart. The GET target is a ratio, so it is also measured in adjacent pairs: bare, then
 // agentjobs, a few times over, each pair under the same conditions.
+const before = BEFORE_CLI ? await startBefore(sqlite) : null;
 const pairs = [];
 for (let round = 0; round < PAIRED_ROUNDS; round++) {
   const bareRun = await drive('bare', { url: `${bare.url}/job` }, PAIRED_DURATION);
   const oursRun = await drive('agentjobs', { url: sqlite.jobUrl, headers: sqlite.headers }, PAIRED_DURATION);
-  pairs.push({ bare: bareRun, ours: oursRun, ratio: oursRun.rps / bareRun.rps });
+  const beforeRun =
+    before && (await drive('before', { url: before.jobUrl, headers: sqlite.headers }, PAIRED_DURATION));
+  pairs.push({ bare: bareRun, ours: oursRun, ratio: oursRun.rps / bareRun.rps, before: beforeRun });
 }
+before?.stop();
 bare.stop();
 sqlite.stop();
 
@@ -171,18 +189,32 @@ printTable(
   ]),
 );
 
-const ratios = pairs.map((pair) => pair.ratio).sort((a, b) => a - b);
-const median = ratios[Math.floor(ratios.length / 2)] ?? 0;
+const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const percent = (ratio) => `${(ratio * 100).toFixed(0)} %`;
 console.log(
-  `\nGET job on SQLite against the bare server in adjacent pairs (${PAIRED_DURATION} s each after ${WARMUP} s of warm-up); median ${(median * 100).toFixed(0)} %`,
+  `\nGET job on SQLite against the bare server in adjacent pairs (${PAIRED_DURATION} s each after ${WARMUP} s of warm-up); median ${percent(median(pairs.map((pair) => pair.ratio)))}`,
 );
+if (before) {
+  const beforeRatios = pairs.map((pair) => pair.before.rps / pair.bare.rps);
+  console.log(
+    `The build before (BENCH_BEFORE), run right after each pair: median ${percent(median(beforeRatios))}`,
+  );
+}
 printTable(
-  ['pair', 'bare req/s', 'agentjobs req/s', 'agentjobs p99 ms', 'vs bare'],
+  [
+    'pair',
+    'bare req/s',
+    'agentjobs req/s',
+    'agentjobs p99 ms',
+    'vs bare',
+    ...(before ? ['before req/s', 'before vs bare'] : []),
+  ],
   pairs.map((pair, i) => [
     String(i + 1),
     pair.bare.rps.toFixed(0),
     pair.ours.rps.toFixed(0),
     String(pair.ours.p99),
-    `${(pair.ratio * 100).toFixed(0)} %`,
+    percent(pair.ratio),
+    ...(pair.before ? [pair.before.rps.toFixed(0), percent(pair.before.rps / pair.bare.rps)] : []),
   ]),
 );
