@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../config.js';
 import { AgentError } from './errors.js';
-import { parseModelId, resolveModel } from './models.js';
+import { parseModelId } from './model-id.js';
+import { resolveModel } from './models.js';
 
 /** A config from a plain environment, as the server would read it. */
 function config(env: Record<string, string> = {}): Config {

@@ -9,20 +9,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import type { Config } from '../config.js';
 import { AgentError } from './errors.js';
-
-/** The providers a model id may name. */
-export const PROVIDERS = ['anthropic', 'openai', 'openai-compatible'] as const;
-export type Provider = (typeof PROVIDERS)[number];
-
-/** `anthropic:claude-sonnet-4-5` → `{ provider: 'anthropic', model: 'claude-sonnet-4-5' }`, or null when malformed. */
-export function parseModelId(modelId: string): { provider: Provider; model: string } | null {
-  const colon = modelId.indexOf(':');
-  if (colon < 0) return null;
-  const provider = modelId.slice(0, colon);
-  const model = modelId.slice(colon + 1).trim();
-  if (!(PROVIDERS as readonly string[]).includes(provider) || model === '') return null;
-  return { provider: provider as Provider, model };
-}
+import { PROVIDERS, parseModelId } from './model-id.js';
 
 /**
  * The language model for `modelId` (a job's model, else the server default).

@@ -7,7 +7,7 @@
  * A model with no price has `costUsd` null: an unknown price is not a price of zero.
  */
 import type { PriceOverrides } from '../config.js';
-import { parseModelId } from './models.js';
+import { parseModelId } from './model-id.js';
 
 export type { PriceOverrides } from '../config.js';
 

@@ -5,7 +5,7 @@
  * caps the input below the total window (GPT-5: 272k of 400k), the input cap is what counts.
  * Any other model: `AGENTJOBS_CONTEXT_TOKENS`, else `DEFAULT_CONTEXT_TOKENS`.
  */
-import { parseModelId } from './models.js';
+import { parseModelId } from './model-id.js';
 
 /** The window assumed for a model that is neither known nor configured. */
 export const DEFAULT_CONTEXT_TOKENS = 128_000;

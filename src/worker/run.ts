@@ -13,42 +13,20 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ModelMessage } from 'ai';
-import type { Config } from '../config.js';
 import type { CheckRun } from '../domain/checks.js';
 import { ensureMirror } from '../git/mirror.js';
 import { Workspace } from '../git/workspace.js';
 import { removeWorktree } from '../git/worktree.js';
-import type { CodeHosts } from '../hosts/types.js';
-import type { Logger } from '../log.js';
-import type { Metrics, RunOutcome } from '../metrics/index.js';
+import type { RunOutcome } from '../metrics/index.js';
 import type { ClaimedJob, Lease } from '../store/queue/index.js';
-import type { Store } from '../store/store.js';
-import {
-  type AgentResult,
-  contextWindowOf,
-  isAgentError,
-  type ResolveModel,
-  type RunAgent,
-  type RunAgentOptions,
-} from './agent-port.js';
+import { type AgentResult, contextWindowOf, isAgentError, type RunAgentOptions } from './agent-port.js';
 import { ChecksFailedError, checkAndRepair, checkRunner } from './checks.js';
 import { RunStopped, type StopReason } from './errors.js';
 import { keepWorkOnBranch } from './keep-work.js';
 import { finishPublished, publish } from './publish.js';
+import type { RunControl, RunDependencies } from './run-context.js';
 import { redactorFor, settle } from './settle.js';
 import { liveUsage, spending } from './usage.js';
-
-export interface RunDependencies {
-  config: Config;
-  store: Store;
-  logger: Logger;
-  runAgent: RunAgent;
-  resolveModel: ResolveModel;
-  hosts: CodeHosts;
-  workerId: string;
-  /** Records pickup and run times and the model's usage; none in some tests. */
-  metrics?: Metrics | undefined;
-}
 
 /** A run in progress, as the worker holds it. */
 export interface ActiveRun {
@@ -88,15 +66,6 @@ export function startRun(deps: RunDependencies, claimed: ClaimedJob, previous?: 
     .catch((error) => log.error({ err: error }, 'job run crashed'));
   const lease: Lease = { jobId: claimed.job.id, attempt: claimed.attempt, owner: deps.workerId };
   return { jobId: claimed.job.id, attempt: claimed.attempt, lease, stop, done };
-}
-
-export interface RunControl {
-  main: AbortSignal;
-  publishing: AbortSignal;
-  stop(reason: StopReason): void;
-  log: Logger;
-  /** Records how the run ended and how long it took. */
-  ended(outcome: RunOutcome): void;
 }
 
 async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunControl): Promise<void> {

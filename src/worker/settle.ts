@@ -9,7 +9,7 @@ import { isTransientDatabaseError, retryTransient } from '../store/transient.js'
 import { isAgentError } from './agent-port.js';
 import { ChecksFailedError } from './checks.js';
 import { jobErrorOf, RunStopped } from './errors.js';
-import type { RunControl, RunDependencies } from './run.js';
+import type { RunControl, RunDependencies } from './run-context.js';
 
 /** Records why the run ended, unless the run may no longer write. */
 export async function settle(
