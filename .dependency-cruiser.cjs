@@ -1,5 +1,5 @@
-// The layout's rules (STYLE.md, "Our layout"), checked by `npm run lint` on every source file that
-// is not a test. A rule here is a line of that section; keep the two in step.
+// The layers of src/ (README, "Development"), checked by `npm run lint` on every source file that
+// is not a test. Each rule is a sentence of that paragraph; keep the two in step.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
