@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawnInGroup } from '../../test/support/processes.js';
 import { acquireFileLock, withFileLock } from './file-lock.js';
 
 const CONTENDER = resolve('test/support/lock-contender.ts');
@@ -13,9 +14,8 @@ const children: ChildProcess[] = [];
 
 /** Starts test/support/lock-contender.ts in a process group of its own. */
 function contender(...args: string[]): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', CONTENDER, ...args], {
+  const child = spawnInGroup(process.execPath, ['--import', 'tsx', CONTENDER, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
   });
   children.push(child);
   return child;

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnInGroup } from '../../test/support/processes.js';
 import { ensureMirror, MIRROR_REFSPEC, MirrorError, normalizeRepository, pushBranch } from './mirror.js';
 import { runGit } from './run.js';
 import { Workspace } from './workspace.js';
@@ -148,10 +148,10 @@ describe('ensureMirror', () => {
 describe('the mirror lock', () => {
   it('makes a fetch wait while another process holds the mirror, and go on once it is gone', async () => {
     const mirror = await ensureMirror({ mirrorsDir, projectId: 'p2', repository: origin, env: {} });
-    const holder = spawn(
+    const holder = spawnInGroup(
       process.execPath,
       ['--import', 'tsx', resolve('test/support/lock-contender.ts'), 'hold', `${mirror}.lock`],
-      { stdio: ['ignore', 'pipe', 'inherit'], detached: true },
+      { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const exited = new Promise((done) => holder.on('exit', done));
     try {

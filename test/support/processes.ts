@@ -1,4 +1,5 @@
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 
 export const CLI = path.resolve('dist/cli/main.js');
@@ -26,14 +27,22 @@ process.once('exit', () => {
   for (const child of started) killGroup(child);
 });
 
+// util-linux's setpriv (Debian, most Linux distributions): with `--pdeathsig KILL` the kernel kills
+// the child when the test process dies, even by SIGKILL, when no exit handler of ours can run.
+const SETPRIV = '/usr/bin/setpriv';
+const lifeline = fs.existsSync(SETPRIV);
+
 /**
  * Spawns a process in a process group of its own that dies with the test file that started it at
  * the latest: a timed-out or failed test skips its own cleanup, and a grandchild (git, a server
  * the child started) must not outlive it either. Not with the test: some files start a server in
- * one test and use it in the next.
+ * one test and use it in the next. Where setpriv exists, the kernel also kills the process when the
+ * test process is killed outright (setpriv execs it, so its pid and group stay the same).
  */
 export function spawnInGroup(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
-  const child = spawn(command, args, { ...options, detached: true });
+  const child = lifeline
+    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', command, ...args], { ...options, detached: true })
+    : spawn(command, args, { ...options, detached: true });
   started.add(child);
   child.on('exit', () => started.delete(child));
   return child;
