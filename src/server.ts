@@ -208,7 +208,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Known once the server listens: with an ephemeral port, the port is part of it.
   let publicUrl = config.publicUrl;
   const hosts = createServerCodeHosts(config, store, () => publicUrl, metrics);
-  let closer: ReturnType<typeof startPullRequestCloser> | null = null;
+  let closer: Awaited<ReturnType<typeof startPullRequestCloser>> | null = null;
   try {
     const app = await buildHttpApp({ config, store, logger, lifecycle, hosts, metrics });
     const address = await app.listen({ host: config.host, port: config.port });
@@ -227,7 +227,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
     await deliverer.start();
     // Every role closes archived jobs' pull requests, as every role delivers webhooks.
-    closer = startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
+    closer = await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
     warnWithoutModel(config, logger);
     logger.info(
       { address, dataDir: config.dataDir, dataDirSource: config.dataDirSource, worker: worker !== null },
@@ -289,7 +289,7 @@ export async function startWorkerProcess(
     }
     await worker.start();
     await deliverer.start();
-    const closer = startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
+    const closer = await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
     warnWithoutModel(config, logger);
     logger.info(
       {

@@ -8,3 +8,6 @@ export const JOBS_CHANNEL = 'agentjobs_jobs';
 
 /** A webhook delivery became due: an event was written to the outbox, or one was redelivered. Payload: an id. */
 export const WEBHOOKS_CHANNEL = 'agentjobs_webhooks';
+
+/** An archived job's pull request is due to be closed (`jobs.archive`). Payload: the job id. */
+export const PR_CLOSES_CHANNEL = 'agentjobs_pr_closes';

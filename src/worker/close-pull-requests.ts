@@ -6,6 +6,7 @@
  */
 import type { CodeHosts } from '../hosts/index.js';
 import type { Logger } from '../log.js';
+import { PR_CLOSES_CHANNEL } from '../store/channels.js';
 import type { Store } from '../store/store.js';
 
 /** Tries per pull request: with the waits below, about a day. */
@@ -77,26 +78,52 @@ export async function closeDuePullRequests(
   return due.length;
 }
 
-/** Runs `closeDuePullRequests` every `intervalMs` until stopped. */
-export function startPullRequestCloser(options: PullRequestCloserOptions & { intervalMs: number }) {
+/**
+ * Runs `closeDuePullRequests` when an archive notes a pull request to close (`PR_CLOSES_CHANNEL`)
+ * and every `intervalMs` (retries fall due, and a notification may be missed while the database is
+ * away), until stopped. Resolves once it listens (or polls only, when notifications are unavailable).
+ */
+export async function startPullRequestCloser(options: PullRequestCloserOptions & { intervalMs: number }) {
   let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> = Promise.resolve();
+  let running: Promise<unknown> | null = null;
+  let again = false;
   let stopped = false;
   const tick = () => {
+    timer = null;
     running = closeDuePullRequests(options)
       .catch((error: unknown) =>
         options.logger.warn({ err: error }, 'could not look for pull requests to close; trying again'),
       )
       .finally(() => {
-        if (!stopped) timer = setTimeout(tick, options.intervalMs);
+        running = null;
+        if (stopped) return;
+        // Woken during the pass: what woke it may have come after the pass's look.
+        if (again) {
+          again = false;
+          tick();
+        } else timer = setTimeout(tick, options.intervalMs);
       });
   };
+  const wake = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    if (timer) clearTimeout(timer);
+    tick();
+  };
+  const unlisten = await options.store.db.listen(PR_CLOSES_CHANNEL, wake).catch((error: unknown) => {
+    options.logger.warn({ err: error }, 'pull-request close notifications unavailable; polling instead');
+    return null;
+  });
   timer = setTimeout(tick, options.intervalMs);
   return {
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
       await running;
+      await unlisten?.();
     },
   };
 }

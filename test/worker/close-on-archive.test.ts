@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewProject, Project } from '../../src/domain/project.js';
 import { createCodeHosts } from '../../src/hosts/index.js';
 import { createLogger } from '../../src/log.js';
-import { CLOSE_ATTEMPTS, closeDuePullRequests } from '../../src/worker/close-pull-requests.js';
+import {
+  CLOSE_ATTEMPTS,
+  closeDuePullRequests,
+  startPullRequestCloser,
+} from '../../src/worker/close-pull-requests.js';
 import { memoryLog } from '../support/app.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
@@ -80,6 +84,21 @@ describe.each(testDialects())('closing pull requests of archived jobs on %s', (d
     t.store.projects.create({ name: 'Docs', repository: repo, ...input });
   const events = async (jobId: string) =>
     (await t.store.events.list(jobId, 0, 100)).filter((event) => event.type === 'pull_request');
+
+  it('closes it as soon as the archive commits, not at the next poll', async () => {
+    const local = await project();
+    const { job, link } = await publishedJob(local);
+    // A poll far beyond the test's time: only the archive's notification can wake the closer.
+    const running = await startPullRequestCloser({ ...closer, intervalMs: 3_600_000 });
+    try {
+      await t.store.jobs.archive(local.id, job.id);
+      await expect
+        .poll(async () => (await t.store.pullRequests.get(local.id, link.number))?.state, { timeout: 20_000 })
+        .toBe('closed');
+    } finally {
+      await running.stop();
+    }
+  });
 
   it('closes the pull request of an archived job once the archive has answered', async () => {
     const local = await project();
