@@ -17,6 +17,7 @@ export interface RunDependencies {
   logger: Logger;
   runAgent: RunAgent;
   resolveModel: ResolveModel;
+  /** The code hosts, built once by the server (`createServerCodeHosts`). */
   hosts: CodeHosts;
   workerId: string;
   /** Records pickup and run times and the model's usage; none in some tests. */

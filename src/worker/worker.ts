@@ -6,32 +6,19 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Config } from '../config.js';
-import type { CodeHosts } from '../hosts/types.js';
-import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics/index.js';
 import { JOBS_CHANNEL } from '../store/channels.js';
 import type { Unlisten } from '../store/notify.js';
-import type { Store } from '../store/store.js';
-import type { ResolveModel, RunAgent } from './agent-port.js';
 import { runCapacity } from './capacity.js';
 import { type ActiveRun, startRun } from './run.js';
+import type { RunDependencies } from './run-context.js';
 
 /** The first retry of a failed claim; each next waits twice as long, up to the poll interval. */
 const RETRY_MIN_MS = 250;
 
-export interface WorkerOptions {
-  config: Config;
-  store: Store;
-  logger: Logger;
-  runAgent: RunAgent;
-  resolveModel: ResolveModel;
-  /** The code hosts, built once by the server (`createServerCodeHosts`). */
-  hosts: CodeHosts;
+/** What each run gets (`RunDependencies`), but the worker's id, which is made here unless given. */
+export interface WorkerOptions extends Omit<RunDependencies, 'workerId'> {
   /** Names the worker in leases and logs; unique by default. */
   id?: string;
-  /** Where pickup and run times, and the model's usage, are recorded. */
-  metrics?: Metrics;
 }
 
 export interface Worker {
@@ -51,7 +38,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const { config, store } = options;
   const id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const logger = options.logger.child({ worker: id });
-  const deps = {
+  const deps: RunDependencies = {
     config,
     store,
     logger,
