@@ -1,66 +1,57 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   bot,
   filesOnDisk,
   fx,
   git,
   nextDir,
+  openWorkspace,
+  useWorkspace,
   useWorkspaceFixture,
 } from '../../test/support/workspace-fixture.js';
 import { ensureMirror } from './mirror.js';
-import { runGit } from './run.js';
 import { Workspace } from './workspace.js';
+import { runGit } from './run.js';
 
 useWorkspaceFixture();
 
 describe('Workspace commits', () => {
-  let workspace: Workspace;
   const branch = 'agentjobs/job-1';
-
-  beforeAll(async () => {
-    workspace = await Workspace.create({
-      mirrorPath: fx.mirrorPath,
-      dir: nextDir(),
-      branch,
-      baseRef: 'main',
-    });
-  });
-
-  afterAll(async () => {
-    await workspace.close();
-  });
+  const opened = useWorkspace(branch);
 
   it('writes, moves and deletes in the overlay, and on disk', async () => {
-    await workspace.writeFile('README.md', '# Demo\nHello agents\n');
-    await workspace.writeFile('notes/new/file.md', 'brand new needle\n');
-    await workspace.writeFile('link-inside.md', 'Index through the link\n');
-    await workspace.moveFile('docs/guide/intro.md', 'docs/intro.md');
-    await workspace.moveFile('scripts/build.sh', 'scripts/make.sh');
-    await workspace.deleteFile('images/logo.png');
-    await workspace.deleteFile('evil');
-    await workspace.writeFile('docs-link/through-link.md', 'written through a symlinked folder\n');
-    await workspace.writeFile('scratch/deep/file.md', 'temporary\n');
-    await workspace.deleteFile('scratch/deep/file.md');
-    await workspace.writeFile('scratch', 'a file where an emptied folder was\n');
-    await workspace.deleteFile('scratch');
+    await opened.workspace.writeFile('README.md', '# Demo\nHello agents\n');
+    await opened.workspace.writeFile('notes/new/file.md', 'brand new needle\n');
+    await opened.workspace.writeFile('link-inside.md', 'Index through the link\n');
+    await opened.workspace.moveFile('docs/guide/intro.md', 'docs/intro.md');
+    await opened.workspace.moveFile('scripts/build.sh', 'scripts/make.sh');
+    await opened.workspace.deleteFile('images/logo.png');
+    await opened.workspace.deleteFile('evil');
+    await opened.workspace.writeFile('docs-link/through-link.md', 'written through a symlinked folder\n');
+    await opened.workspace.writeFile('scratch/deep/file.md', 'temporary\n');
+    await opened.workspace.deleteFile('scratch/deep/file.md');
+    await opened.workspace.writeFile('scratch', 'a file where an emptied folder was\n');
+    await opened.workspace.deleteFile('scratch');
 
-    await expect(workspace.moveFile('docs/index.md', 'README.md')).rejects.toMatchObject({
+    await expect(opened.workspace.moveFile('docs/index.md', 'README.md')).rejects.toMatchObject({
       code: 'already_exists',
     });
-    await expect(workspace.deleteFile('images/logo.png')).rejects.toMatchObject({ code: 'not_found' });
-    await expect(workspace.writeFile('notes/new', 'x')).rejects.toMatchObject({ code: 'is_directory' });
-    await expect(workspace.writeFile('notes/new/file.md/x', 'x')).rejects.toMatchObject({
+    await expect(opened.workspace.deleteFile('images/logo.png')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(opened.workspace.writeFile('notes/new', 'x')).rejects.toMatchObject({
+      code: 'is_directory',
+    });
+    await expect(opened.workspace.writeFile('notes/new/file.md/x', 'x')).rejects.toMatchObject({
       code: 'not_a_directory',
     });
 
-    expect((await workspace.readFile('README.md'))?.toString()).toBe('# Demo\nHello agents\n');
-    expect((await workspace.readFile('docs/index.md'))?.toString()).toBe('Index through the link\n');
-    expect((await workspace.readFile('docs/intro.md'))?.toString()).toContain('needle');
-    expect(await workspace.readFile('docs/guide/intro.md')).toBeNull();
-    expect(await workspace.readFile('images/logo.png')).toBeNull();
-    expect(await workspace.listFiles()).toEqual([
+    expect((await opened.workspace.readFile('README.md'))?.toString()).toBe('# Demo\nHello agents\n');
+    expect((await opened.workspace.readFile('docs/index.md'))?.toString()).toBe('Index through the link\n');
+    expect((await opened.workspace.readFile('docs/intro.md'))?.toString()).toContain('needle');
+    expect(await opened.workspace.readFile('docs/guide/intro.md')).toBeNull();
+    expect(await opened.workspace.readFile('images/logo.png')).toBeNull();
+    expect(await opened.workspace.listFiles()).toEqual([
       'README.md',
       'abs-evil',
       'dangling',
@@ -77,12 +68,12 @@ describe('Workspace commits', () => {
       'tiny.txt',
       'to-git',
     ]);
-    expect(await workspace.listFiles('notes')).toEqual(['notes/new/file.md']);
-    expect((await workspace.search('needle')).matches.map((match) => match.path)).toEqual([
+    expect(await opened.workspace.listFiles('notes')).toEqual(['notes/new/file.md']);
+    expect((await opened.workspace.search('needle')).matches.map((match) => match.path)).toEqual([
       'docs/intro.md',
       'notes/new/file.md',
     ]);
-    expect(workspace.changedPaths()).toEqual([
+    expect(opened.workspace.changedPaths()).toEqual([
       'README.md',
       'docs/guide/intro.md',
       'docs/index.md',
@@ -95,7 +86,7 @@ describe('Workspace commits', () => {
       'scripts/make.sh',
     ]);
     // Written files are real files in the worktree; nothing else was checked out.
-    expect(filesOnDisk(workspace.dir)).toEqual([
+    expect(filesOnDisk(opened.workspace.dir)).toEqual([
       '.git',
       'README.md',
       'docs/index.md',
@@ -104,14 +95,22 @@ describe('Workspace commits', () => {
       'notes/new/file.md',
       'scripts/make.sh',
     ]);
-    expect(readdirSync(workspace.dir).sort()).toEqual(['.git', 'README.md', 'docs', 'notes', 'scripts']);
-    expect(readFileSync(join(workspace.dir, 'docs/index.md'), 'utf8')).toBe('Index through the link\n');
+    expect(readdirSync(opened.workspace.dir).sort()).toEqual([
+      '.git',
+      'README.md',
+      'docs',
+      'notes',
+      'scripts',
+    ]);
+    expect(readFileSync(join(opened.workspace.dir, 'docs/index.md'), 'utf8')).toBe(
+      'Index through the link\n',
+    );
   });
   it('commits exactly the changes on the job branch and leaves the base alone', async () => {
-    const sha = (await workspace.commit({ message: 'Update docs', ...bot })) as string;
+    const sha = (await opened.workspace.commit({ message: 'Update docs', ...bot })) as string;
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
-    expect(workspace.headCommit).toBe(sha);
-    expect(workspace.changedPaths()).toEqual([]);
+    expect(opened.workspace.headCommit).toBe(sha);
+    expect(opened.workspace.changedPaths()).toEqual([]);
     expect(await git(fx.mirrorPath, 'rev-parse', `refs/heads/${branch}`)).toBe(sha);
     expect(await git(fx.mirrorPath, 'rev-parse', 'refs/heads/main')).toBe(fx.baseSha);
     expect(await git(fx.mirrorPath, 'rev-parse', `${sha}^`)).toBe(fx.baseSha);
@@ -139,31 +138,25 @@ describe('Workspace commits', () => {
     );
     expect(await git(fx.mirrorPath, 'show', `${sha}:docs/index.md`)).toBe('Index through the link');
     // Reads now come from the new commit.
-    expect((await workspace.readFile('docs/intro.md'))?.toString()).toContain('needle');
-    expect(await workspace.readFile('images/logo.png')).toBeNull();
+    expect((await opened.workspace.readFile('docs/intro.md'))?.toString()).toContain('needle');
+    expect(await opened.workspace.readFile('images/logo.png')).toBeNull();
   });
 
   it('returns null when nothing changed', async () => {
-    expect(await workspace.commit({ message: 'Nothing', ...bot })).toBeNull();
-    await workspace.writeFile('README.md', '# Demo\nHello agents\n');
-    expect(await workspace.commit({ message: 'Same content', ...bot })).toBeNull();
-    expect(workspace.changedPaths()).toEqual([]);
+    expect(await opened.workspace.commit({ message: 'Nothing', ...bot })).toBeNull();
+    await opened.workspace.writeFile('README.md', '# Demo\nHello agents\n');
+    expect(await opened.workspace.commit({ message: 'Same content', ...bot })).toBeNull();
+    expect(opened.workspace.changedPaths()).toEqual([]);
   });
 
   it('continues the job branch in a follow-up workspace', async () => {
-    const first = workspace.headCommit;
-    await workspace.close();
-    await workspace.close();
-    expect(await git(fx.mirrorPath, 'worktree', 'list', '--porcelain')).not.toContain(workspace.dir);
-    await expect(workspace.readFile('README.md')).rejects.toMatchObject({ code: 'closed' });
+    const first = opened.workspace.headCommit;
+    await opened.workspace.close();
+    await opened.workspace.close();
+    expect(await git(fx.mirrorPath, 'worktree', 'list', '--porcelain')).not.toContain(opened.workspace.dir);
+    await expect(opened.workspace.readFile('README.md')).rejects.toMatchObject({ code: 'closed' });
 
-    const followUp = await Workspace.create({
-      mirrorPath: fx.mirrorPath,
-      dir: nextDir(),
-      branch,
-      baseRef: 'main',
-      startFrom: 'branch',
-    });
+    const followUp = await openWorkspace(branch, { startFrom: 'branch' });
     try {
       expect(followUp.headCommit).toBe(first);
       expect((await followUp.readFile('README.md'))?.toString()).toBe('# Demo\nHello agents\n');
@@ -178,20 +171,10 @@ describe('Workspace commits', () => {
 
   it('starts over from the base on a retry with the same directory', async () => {
     const dir = nextDir();
-    const crashed = await Workspace.create({
-      mirrorPath: fx.mirrorPath,
-      dir,
-      branch: 'agentjobs/retry',
-      baseRef: 'main',
-    });
+    const crashed = await openWorkspace('agentjobs/retry', { dir });
     await crashed.writeFile('a.md', 'half done\n');
     // No close: the process "crashed". The retry takes the same directory.
-    const retry = await Workspace.create({
-      mirrorPath: fx.mirrorPath,
-      dir,
-      branch: 'agentjobs/retry',
-      baseRef: 'main',
-    });
+    const retry = await openWorkspace('agentjobs/retry', { dir });
     try {
       expect(retry.changedPaths()).toEqual([]);
       expect(readdirSync(dir)).toEqual(['.git']);
@@ -202,17 +185,11 @@ describe('Workspace commits', () => {
   });
 
   it('refuses a missing base branch and invalid branch names', async () => {
-    await expect(
-      Workspace.create({ mirrorPath: fx.mirrorPath, dir: nextDir(), branch: 'x', baseRef: 'nope' }),
-    ).rejects.toMatchObject({
+    await expect(openWorkspace('x', { baseRef: 'nope' })).rejects.toMatchObject({
       code: 'not_found',
     });
-    await expect(
-      Workspace.create({ mirrorPath: fx.mirrorPath, dir: nextDir(), branch: '-f', baseRef: 'main' }),
-    ).rejects.toThrow(/Invalid branch name/);
-    await expect(
-      Workspace.create({ mirrorPath: fx.mirrorPath, dir: nextDir(), branch: 'a..b', baseRef: 'main' }),
-    ).rejects.toThrow(/Invalid branch name/);
+    await expect(openWorkspace('-f')).rejects.toThrow(/Invalid branch name/);
+    await expect(openWorkspace('a..b')).rejects.toThrow(/Invalid branch name/);
   });
 });
 

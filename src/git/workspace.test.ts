@@ -1,64 +1,59 @@
 import { readdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_FILES, fx, nextDir, PNG, useWorkspaceFixture } from '../../test/support/workspace-fixture.js';
+import { describe, expect, it } from 'vitest';
+import {
+  ALL_FILES,
+  fx,
+  openWorkspace,
+  PNG,
+  useWorkspace,
+  useWorkspaceFixture,
+} from '../../test/support/workspace-fixture.js';
 import { isBinary, PathError, WorkspaceError } from './paths.js';
-import { Workspace } from './workspace.js';
 
 useWorkspaceFixture();
 
 describe('Workspace', () => {
-  let workspace: Workspace;
   const branch = 'agentjobs/job-1';
-
-  beforeAll(async () => {
-    workspace = await Workspace.create({
-      mirrorPath: fx.mirrorPath,
-      dir: nextDir(),
-      branch,
-      baseRef: 'main',
-    });
-  });
-
-  afterAll(async () => {
-    await workspace.close();
-  });
+  const opened = useWorkspace(branch);
 
   it('starts at the base branch without writing any file', () => {
-    expect(workspace.headCommit).toBe(fx.baseSha);
-    expect(readdirSync(workspace.dir)).toEqual(['.git']);
+    expect(opened.workspace.headCommit).toBe(fx.baseSha);
+    expect(readdirSync(opened.workspace.dir)).toEqual(['.git']);
   });
 
   it('lists files, by folder, by glob and through a symlinked folder', async () => {
-    expect(await workspace.listFiles()).toEqual(ALL_FILES);
-    expect(await workspace.listFiles('.')).toEqual(ALL_FILES);
-    expect(await workspace.listFiles('docs')).toEqual(['docs/guide/intro.md', 'docs/index.md']);
-    expect(await workspace.listFiles(undefined, '*.md')).toEqual([
+    expect(await opened.workspace.listFiles()).toEqual(ALL_FILES);
+    expect(await opened.workspace.listFiles('.')).toEqual(ALL_FILES);
+    expect(await opened.workspace.listFiles('docs')).toEqual(['docs/guide/intro.md', 'docs/index.md']);
+    expect(await opened.workspace.listFiles(undefined, '*.md')).toEqual([
       'README.md',
       'docs/guide/intro.md',
       'docs/index.md',
       'link-inside.md',
     ]);
-    expect(await workspace.listFiles('docs', 'guide/*.md')).toEqual(['docs/guide/intro.md']);
-    expect(await workspace.listFiles(undefined, 'docs/**/*.md')).toEqual([
+    expect(await opened.workspace.listFiles('docs', 'guide/*.md')).toEqual(['docs/guide/intro.md']);
+    expect(await opened.workspace.listFiles(undefined, 'docs/**/*.md')).toEqual([
       'docs/guide/intro.md',
       'docs/index.md',
     ]);
-    expect(await workspace.listFiles('docs-link')).toEqual(['docs/guide/intro.md', 'docs/index.md']);
-    expect(await workspace.listFiles('nowhere')).toEqual([]);
-    await expect(workspace.listFiles('../up')).rejects.toBeInstanceOf(PathError);
+    expect(await opened.workspace.listFiles('docs-link')).toEqual(['docs/guide/intro.md', 'docs/index.md']);
+    expect(await opened.workspace.listFiles('nowhere')).toEqual([]);
+    await expect(opened.workspace.listFiles('../up')).rejects.toBeInstanceOf(PathError);
   });
 
   it('reads text, binary and symlinked files from the object store', async () => {
-    expect((await workspace.readFile('README.md'))?.toString()).toBe('# Demo\nHello world\n');
-    expect((await workspace.readFile('./docs/guide/../guide/intro.md'))?.toString()).toContain('needle');
-    const logo = await workspace.readFile('images/logo.png');
+    expect((await opened.workspace.readFile('README.md'))?.toString()).toBe('# Demo\nHello world\n');
+    expect((await opened.workspace.readFile('./docs/guide/../guide/intro.md'))?.toString()).toContain(
+      'needle',
+    );
+    const logo = await opened.workspace.readFile('images/logo.png');
     expect(logo?.equals(PNG)).toBe(true);
     expect(isBinary(logo as Buffer)).toBe(true);
-    expect((await workspace.readFile('link-inside.md'))?.toString()).toBe('Index\nSee the guide\n');
-    expect((await workspace.readFile('docs-link/guide/intro.md'))?.toString()).toContain('needle');
-    expect(await workspace.readFile('missing.md')).toBeNull();
-    expect(await workspace.readFile('dangling')).toBeNull();
-    expect((await workspace.readFile('empty.txt'))?.length).toBe(0);
+    expect((await opened.workspace.readFile('link-inside.md'))?.toString()).toBe('Index\nSee the guide\n');
+    expect((await opened.workspace.readFile('docs-link/guide/intro.md'))?.toString()).toContain('needle');
+    expect(await opened.workspace.readFile('missing.md')).toBeNull();
+    expect(await opened.workspace.readFile('dangling')).toBeNull();
+    expect((await opened.workspace.readFile('empty.txt'))?.length).toBe(0);
   });
 
   it('keeps the cat-file protocol in step under many concurrent reads', async () => {
@@ -71,7 +66,7 @@ describe('Workspace', () => {
       'docs-link/index.md',
     ];
     const reads = await Promise.all(
-      Array.from({ length: 60 }, (_, index) => workspace.readFile(paths[index % 6] as string)),
+      Array.from({ length: 60 }, (_, index) => opened.workspace.readFile(paths[index % 6] as string)),
     );
     expect(reads.slice(0, 6).map((content) => content?.length ?? null)).toEqual([
       19,
@@ -85,54 +80,52 @@ describe('Workspace', () => {
   });
 
   it('refuses paths outside the repository, into .git, and folders', async () => {
-    await expect(workspace.readFile('evil')).rejects.toMatchObject({
+    await expect(opened.workspace.readFile('evil')).rejects.toMatchObject({
       name: 'PathError',
       code: 'outside_repository',
     });
-    await expect(workspace.readFile('abs-evil')).rejects.toBeInstanceOf(PathError);
-    await expect(workspace.writeFile('evil', 'x')).rejects.toBeInstanceOf(PathError);
-    await expect(workspace.readFile('../README.md')).rejects.toBeInstanceOf(PathError);
-    await expect(workspace.readFile('/etc/passwd')).rejects.toBeInstanceOf(PathError);
-    await expect(workspace.readFile('.git/config')).rejects.toBeInstanceOf(PathError);
-    await expect(workspace.writeFile('.GIT/hooks/pre-commit', 'x')).rejects.toBeInstanceOf(PathError);
-    await expect(workspace.readFile('docs')).rejects.toMatchObject({ code: 'is_directory' });
-    await expect(workspace.readFile('README.md/x')).rejects.toMatchObject({ code: 'not_a_directory' });
-    await expect(workspace.writeFile('docs', 'x')).rejects.toMatchObject({ code: 'is_directory' });
-    await expect(workspace.readFile('to-git')).rejects.toMatchObject({ code: 'outside_repository' });
-    await expect(workspace.readFile('loop-a')).rejects.toMatchObject({ code: 'unsupported' });
-    await expect(workspace.readFile('evil/x')).rejects.toBeInstanceOf(PathError);
-    await expect(workspace.moveFile('evil', 'elsewhere')).rejects.toMatchObject({ code: 'unsupported' });
-    await expect(workspace.listFiles('evil')).rejects.toBeInstanceOf(PathError);
-    await expect(workspace.search('x', { path: 'abs-evil' })).rejects.toBeInstanceOf(PathError);
+    await expect(opened.workspace.readFile('abs-evil')).rejects.toBeInstanceOf(PathError);
+    await expect(opened.workspace.writeFile('evil', 'x')).rejects.toBeInstanceOf(PathError);
+    await expect(opened.workspace.readFile('../README.md')).rejects.toBeInstanceOf(PathError);
+    await expect(opened.workspace.readFile('/etc/passwd')).rejects.toBeInstanceOf(PathError);
+    await expect(opened.workspace.readFile('.git/config')).rejects.toBeInstanceOf(PathError);
+    await expect(opened.workspace.writeFile('.GIT/hooks/pre-commit', 'x')).rejects.toBeInstanceOf(PathError);
+    await expect(opened.workspace.readFile('docs')).rejects.toMatchObject({ code: 'is_directory' });
+    await expect(opened.workspace.readFile('README.md/x')).rejects.toMatchObject({ code: 'not_a_directory' });
+    await expect(opened.workspace.writeFile('docs', 'x')).rejects.toMatchObject({ code: 'is_directory' });
+    await expect(opened.workspace.readFile('to-git')).rejects.toMatchObject({ code: 'outside_repository' });
+    await expect(opened.workspace.readFile('loop-a')).rejects.toMatchObject({ code: 'unsupported' });
+    await expect(opened.workspace.readFile('evil/x')).rejects.toBeInstanceOf(PathError);
+    await expect(opened.workspace.moveFile('evil', 'elsewhere')).rejects.toMatchObject({
+      code: 'unsupported',
+    });
+    await expect(opened.workspace.listFiles('evil')).rejects.toBeInstanceOf(PathError);
+    await expect(opened.workspace.search('x', { path: 'abs-evil' })).rejects.toBeInstanceOf(PathError);
   });
 
   it('searches committed files with fixed strings and regexes, capped', async () => {
-    expect(await workspace.search('needle')).toEqual({
+    expect(await opened.workspace.search('needle')).toEqual({
       matches: [{ path: 'docs/guide/intro.md', line: 2, text: 'needle here' }],
       truncated: false,
     });
-    expect((await workspace.search('Hel+o', { regex: true })).matches).toEqual([
+    expect((await opened.workspace.search('Hel+o', { regex: true })).matches).toEqual([
       { path: 'README.md', line: 2, text: 'Hello world' },
     ]);
-    expect((await workspace.search('Hel+o')).matches).toEqual([]);
+    expect((await opened.workspace.search('Hel+o')).matches).toEqual([]);
     expect(
-      (await workspace.search('e', { path: 'docs' })).matches.every((m) => m.path.startsWith('docs/')),
+      (await opened.workspace.search('e', { path: 'docs' })).matches.every((m) => m.path.startsWith('docs/')),
     ).toBe(true);
-    expect(await workspace.search('e', { limit: 2 })).toMatchObject({
+    expect(await opened.workspace.search('e', { limit: 2 })).toMatchObject({
       truncated: true,
       matches: { length: 2 },
     });
-    await expect(workspace.search('(', { regex: true })).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(opened.workspace.search('(', { regex: true })).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
   });
 
   it('enforces the file size limit', async () => {
-    const small = await Workspace.create({
-      mirrorPath: fx.mirrorPath,
-      dir: nextDir(),
-      branch: 'agentjobs/small',
-      baseRef: 'main',
-      maxFileBytes: 10,
-    });
+    const small = await openWorkspace('agentjobs/small', { maxFileBytes: 10 });
     try {
       await expect(small.readFile('README.md')).rejects.toMatchObject({ code: 'too_large' });
       // The skipped bytes did not desynchronize the reader.

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { ensureMirror } from '../../src/git/mirror.js';
 import { runGit } from '../../src/git/run.js';
+import { Workspace, type WorkspaceOptions } from '../../src/git/workspace.js';
 
 const identity = {
   GIT_AUTHOR_NAME: 'Upstream',
@@ -39,6 +40,23 @@ export const PNG = Buffer.from([
 export const fx = { root: '', mirrorPath: '', baseSha: '' };
 let dirCount = 0;
 export const nextDir = () => join(fx.root, 'work', `job-${++dirCount}`);
+
+/** A Workspace on `branch` of the fixture's mirror, from `main`, in a directory of its own unless given. */
+export function openWorkspace(branch: string, options: Partial<WorkspaceOptions> = {}): Promise<Workspace> {
+  return Workspace.create({ mirrorPath: fx.mirrorPath, dir: nextDir(), branch, baseRef: 'main', ...options });
+}
+
+/** The workspace of a describe block: opened before its tests, closed after them. */
+export function useWorkspace(branch: string): { workspace: Workspace } {
+  const held = {} as { workspace: Workspace };
+  beforeAll(async () => {
+    held.workspace = await openWorkspace(branch);
+  });
+  afterAll(async () => {
+    await held.workspace?.close();
+  });
+  return held;
+}
 
 /** Makes the upstream repository (text, binary, executable, hostile links) and its mirror. */
 export function useWorkspaceFixture(): void {
