@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxStatus } from '../../src/checks/sandbox.js';
-import { git } from '../support/e2e.js';
+import { committedRepo } from '../support/e2e.js';
 import { runCli } from '../support/processes.js';
 
 const sandbox = await sandboxStatus();
@@ -20,8 +20,7 @@ let repo: string;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-checks-cli-'));
   repo = path.join(dir, 'docs');
-  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init');
+  committedRepo(repo);
   env = { AGENTJOBS_DATA_DIR: path.join(dir, 'data') };
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -1,14 +1,8 @@
-/**
- * The built CLI's admin commands find the server's data directory by the server's own rule
- * (AGENTJOBS_DATA_DIR, else the nearest `.agentjobs` from the working directory up), say on stderr
- * which one and why, and refuse to make a new database where none was asked for.
- */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git } from '../support/e2e.js';
+import { committedRepo } from '../support/e2e.js';
 import { runCli, startServerProcess } from '../support/processes.js';
 
 // Blank values count as unset (config.ts): the test's own environment must not choose for the CLI.
@@ -32,8 +26,7 @@ beforeAll(() => {
   deeper = path.join(dir, 'site', 'pages');
   fs.mkdirSync(deeper, { recursive: true });
   repo = path.join(dir, 'docs');
-  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init');
+  committedRepo(repo);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_KEY_EXPIRY_DAYS } from '../../src/domain/keys.js';
+import { committedRepo } from '../support/e2e.js';
 import { runCli } from '../support/processes.js';
 
 const DAY_MS = 86_400_000;
@@ -17,20 +17,7 @@ describe('agentjobs key create --expires', () => {
   it('expires in 90 days by default, like a key made in the dashboard', async () => {
     expect(DEFAULT_KEY_EXPIRY_DAYS).toBe(90);
     const repo = path.join(dir, 'repo');
-    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-    execFileSync('git', [
-      '-C',
-      repo,
-      '-c',
-      'user.name=t',
-      '-c',
-      'user.email=t@e',
-      'commit',
-      '-q',
-      '--allow-empty',
-      '-m',
-      'init',
-    ]);
+    committedRepo(repo);
     const project = await runCli(['project', 'create', '--name', 'Docs', '--repo', repo, '--json'], env);
     expect(project.code, project.stderr).toBe(0);
     const projectId = JSON.parse(project.stdout).id as string;

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { committedRepo } from '../support/e2e.js';
 import { runCli } from '../support/processes.js';
 
 describe('agentjobs project --daily-budget-usd', () => {
@@ -12,20 +12,7 @@ describe('agentjobs project --daily-budget-usd', () => {
 
   it('sets the budget at creation, changes it, removes it, and refuses a bad amount', async () => {
     const repo = path.join(dir, 'repo');
-    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-    execFileSync('git', [
-      '-C',
-      repo,
-      '-c',
-      'user.name=t',
-      '-c',
-      'user.email=t@e',
-      'commit',
-      '-q',
-      '--allow-empty',
-      '-m',
-      'init',
-    ]);
+    committedRepo(repo);
     const created = await runCli(
       ['project', 'create', '--name', 'Docs', '--repo', repo, '--daily-budget-usd', '20', '--json'],
       env,

@@ -6,17 +6,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROJECT_CHECKS, type Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
 import type { PullRequestRecords } from '../../src/hosts/types.js';
+import { committedRepo } from '../support/e2e.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-local-check-'));
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, stdio: 'pipe' }).toString().trim();
 
-function workingCopy(name: string): string {
-  const repo = path.join(dir, name);
-  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init');
-  return repo;
-}
+const workingCopy = (name: string) => committedRepo(path.join(dir, name));
 
 const project = (repository: string, overrides: Partial<Project> = {}): Project => ({
   id: 'p1',

@@ -8,6 +8,16 @@ export const git = (repo: string, ...args: string[]): string =>
     .toString()
     .trim();
 
+/**
+ * Makes `repo` a git repository on `main` with one empty commit: the least a project's repository
+ * may be (the CLI refuses one without commits). Returns `repo`.
+ */
+export function committedRepo(repo: string): string {
+  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+  git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init');
+  return repo;
+}
+
 /** Makes a project on `repo` and a read+write key for it through the built CLI, as a user would. */
 export async function createProjectAndKey(
   env: Record<string, string>,

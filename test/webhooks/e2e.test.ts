@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -7,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import type { WebhookDelivery } from '../../src/domain/webhook.js';
 import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
-import { createProjectAndKey, git, jobApi } from '../support/e2e.js';
+import { committedRepo, createProjectAndKey, jobApi } from '../support/e2e.js';
 import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
 import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 import { eventually, type Receiver, startReceiver } from '../support/webhook-receiver.js';
@@ -23,8 +22,7 @@ async function freePort(): Promise<number> {
 
 function localRepository(dir: string): string {
   const repo = path.join(dir, 'docs');
-  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init');
+  committedRepo(repo);
   return repo;
 }
 
