@@ -1,13 +1,12 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { git } from '../support/e2e.js';
+import { bareRepo, git } from '../support/e2e.js';
 import { type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 import { hasChromium, launch, screenshot } from './chromium.js';
@@ -33,14 +32,7 @@ describe.skipIf(!hasChromium)('starting a job from the dashboard in Chromium', (
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-new-job-'));
-    const work = path.join(dir, 'work');
-    execFileSync('git', ['init', '-q', '-b', 'main', work]);
-    fs.writeFileSync(path.join(work, 'README.md'), '# Handbook\n\nWelcome.\n');
-    git(work, 'add', '-A');
-    git(work, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
-    // Bare: the local host merges into a main that no working copy has checked out.
-    bare = path.join(dir, 'handbook.git');
-    execFileSync('git', ['clone', '-q', '--bare', work, bare]);
+    bare = bareRepo(dir, 'handbook', { 'README.md': '# Handbook\n\nWelcome.\n' });
 
     model = await startScriptedModel();
     database = await createTestDatabase('sqlite');

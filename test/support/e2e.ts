@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Job } from '../../src/domain/job.js';
 import { runCli } from './processes.js';
 
@@ -16,6 +18,24 @@ export function committedRepo(repo: string): string {
   execFileSync('git', ['init', '-q', '-b', 'main', repo]);
   git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init');
   return repo;
+}
+
+/**
+ * A bare repository `<dir>/<name>.git` whose `main` holds `files` in one commit: a base that no
+ * working copy has checked out, as the local host merges into. Returns its path.
+ */
+export function bareRepo(dir: string, name: string, files: Record<string, string>): string {
+  const work = path.join(dir, `${name}-work`);
+  execFileSync('git', ['init', '-q', '-b', 'main', work]);
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
+    fs.writeFileSync(path.join(work, file), content);
+  }
+  git(work, 'add', '-A');
+  git(work, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
+  const bare = path.join(dir, `${name}.git`);
+  execFileSync('git', ['clone', '-q', '--bare', work, bare]);
+  return bare;
 }
 
 /** Makes a project on `repo` and a read+write key for it through the built CLI, as a user would. */
