@@ -12,8 +12,8 @@ import {
   useWorkspaceFixture,
 } from '../../test/support/workspace-fixture.js';
 import { ensureMirror } from './mirror.js';
-import { Workspace } from './workspace.js';
 import { runGit } from './run.js';
+import { Workspace } from './workspace.js';
 
 useWorkspaceFixture();
 
