@@ -6,7 +6,7 @@ import {
   SqliteDriver,
 } from 'kysely';
 import { refuseInsideWrite } from '../handle.js';
-import type { SqliteArrayRead, SqliteConnection, SqliteStatement } from './library.js';
+import type { SqliteConnection } from './library.js';
 
 /**
  * Kysely's SQLite driver guards its one connection with a mutex that wakes every waiter on each
@@ -48,42 +48,41 @@ export class FairSqliteDialect extends SqliteDialect {
 }
 
 /**
- * Kysely's SQLite driver prepares every query anew; preparing costs more than running our small
- * queries. The set of distinct SQL strings the service issues is small and fixed, so a bounded
- * cache of prepared statements keeps them all.
+ * `prepare`, each SQL string prepared once. The set of distinct SQL strings the service issues is
+ * small and fixed, so a bounded cache keeps them all; past `size` it starts over.
  */
+function preparedOnce<T>(prepare: (text: string) => T, size: number): (text: string) => T {
+  const prepared = new Map<string, T>();
+  return (text) => {
+    let statement = prepared.get(text);
+    if (statement === undefined) {
+      if (prepared.size >= size) prepared.clear();
+      statement = prepare(text);
+      prepared.set(text, statement);
+    }
+    return statement;
+  };
+}
+
+/** Kysely's SQLite driver prepares every query anew; preparing costs more than running our small queries. */
 export function withStatementCache(database: SqliteConnection, size = 500) {
-  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
     // Kysely's driver prepares each statement right before it runs it.
-    prepare(text: string): SqliteStatement {
-      let statement = statements.get(text);
-      if (!statement) {
-        if (statements.size >= size) statements.clear();
-        statement = database.prepare(text);
-        statements.set(text, statement);
-      }
-      return statement;
-    },
+    prepare: preparedOnce((text) => database.prepare(text), size),
   };
 }
 
 /**
  * Reads that skip Kysely (`Db.readCompiled`): compiled SQL run on `database`, each statement
- * prepared once (as above), rows built here from arrays of values. better-sqlite3 makes a row
- * object in C++ one key at a time, each key a string it looks up again; for the 31 columns of a
- * job that cost more than finding the row, and a plain loop over the column names does not.
+ * prepared once, rows built here from arrays of values. better-sqlite3 makes a row object in C++
+ * one key at a time, each key a string it looks up again; for the 31 columns of a job that cost
+ * more than finding the row, and a plain loop over the column names does not.
  */
 export function arrayReads(database: SqliteConnection, size = 500) {
-  const reads = new Map<string, SqliteArrayRead>();
+  const prepare = preparedOnce((text) => database.prepareArrays(text), size);
   return <Row>(text: string, parameters: readonly unknown[]): Row[] => {
-    let read = reads.get(text);
-    if (!read) {
-      if (reads.size >= size) reads.clear();
-      read = database.prepareArrays(text);
-      reads.set(text, read);
-    }
+    const read = prepare(text);
     const { columns } = read;
     return read.all(parameters).map((values) => {
       const row: Record<string, unknown> = {};
