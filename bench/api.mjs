@@ -10,8 +10,15 @@
 // from this one. Prints one table, then GET job on SQLite and the bare server measured in adjacent
 // pairs (BENCH_PAIRED_ROUNDS=5), which is how the "vs bare" target is judged on a drifting host.
 // BENCH_BEFORE=<another checkout's built dist/cli/main.js> adds that build to each round, right
-// after this one, on the same database: a before and an after under the same conditions.
-import { spawn } from 'node:child_process';
+// after this one, on a database of its own made the same way (an older build may not open a newer
+// schema): a before and an after under the same conditions.
+//
+// Requests a second is a ratio of two things on a 2-core machine: the server's own cost and how fast
+// the load generator, on the same cores, can send. The bare server is limited by the generator, a
+// real server by its own work, so a quiet (fast) host raises the first far more than the second.
+// Each run also reports the server process's CPU per request (Linux: /proc/PID/stat), which is
+// the server's cost alone, and the pairs compare that too.
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,7 +48,7 @@ async function startBare(job) {
     }).listen(0, '127.0.0.1', function () { console.log('listening ' + this.address().port); });`;
   const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
   const [, port] = await firstLine(child, /listening (\d+)/);
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => child.kill() };
 }
 
 // The framework's own floor: Fastify answering the same fixed job JSON from a route of the same
@@ -55,20 +62,11 @@ async function startFastify(job) {
     app.listen({ port: 0, host: '127.0.0.1' }).then((address) => console.log('listening ' + address));`;
   const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
   const [, address] = await firstLine(child, /listening (\S+)/);
-  return { url: `${address}/v2/agent/p/job/${job.id}`, stop: () => child.kill() };
+  return { url: `${address}/v2/agent/p/job/${job.id}`, pid: child.pid, stop: () => child.kill() };
 }
 
-/** A second API process of another build, on the database of `of`. */
-async function startBefore(of) {
-  const child = spawn(process.execPath, [BEFORE_CLI, 'api'], {
-    env: { ...process.env, ...of.env, HOST: '127.0.0.1', PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const [, address] = await firstLine(child, /"address":"([^"]+)"/);
-  return { jobUrl: of.jobUrl.replace(/^http:\/\/[^/]+/, address), stop: () => child.kill() };
-}
-
-async function startAgentjobs(databaseUrl) {
+/** `agentjobs api` of the build at `cliPath` on a database of its own, with a project, a key and a job. */
+async function startAgentjobs(databaseUrl, cliPath = CLI) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-bench-'));
   const env = {
     AGENTJOBS_DATA_DIR: dataDir,
@@ -77,10 +75,10 @@ async function startAgentjobs(databaseUrl) {
     // No worker runs here, so every created job stays active; with a cap the run would stop at it.
     AGENTJOBS_MAX_ACTIVE_JOBS: '0',
   };
-  const { project, key } = benchProject(dataDir, env);
+  const { project, key } = benchProject(dataDir, env, cliPath);
   // The API role alone: with `serve`, its worker would claim every job the POST runs create and
   // run it to failure (no model), so POST would measure the worker too, and GET a failed job.
-  const child = spawn(process.execPath, [CLI, 'api'], {
+  const child = spawn(process.execPath, [cliPath, 'api'], {
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -96,6 +94,7 @@ async function startAgentjobs(databaseUrl) {
     env,
     job,
     jobUrl: `${address}/v2/agent/${project.id}/job/${job.id}`,
+    pid: child.pid,
     createUrl: `${address}/v2/agent/${project.id}/job`,
     headers,
     stop: () => {
@@ -105,14 +104,44 @@ async function startAgentjobs(databaseUrl) {
   };
 }
 
-async function drive(label, options, duration = DURATION) {
+const TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU time (user + system) a process has used so far, in µs; null where /proc is missing. */
+function cpuMicros(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
+  } catch {
+    return null;
+  }
+}
+
+/** Loads the server of process `pid` at `options`; its throughput, latency and CPU per request. */
+async function drive(label, pid, options, duration = DURATION) {
   // V8 compiles a server's hot paths over its first seconds under load; without a warm-up the
   // average of a 10 s run would count them, and count them more for servers with more code.
   await autocannon({ connections: CONNECTIONS, duration: WARMUP, ...options });
+  const cpuBefore = cpuMicros(pid);
   const result = await autocannon({ connections: CONNECTIONS, duration, ...options });
+  const cpuAfter = cpuMicros(pid);
   const ok = result['2xx'];
   const bad = result.non2xx + result.errors + result.timeouts;
-  return { label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, bad };
+  const cpu = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / (ok + bad);
+  return {
+    label,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpu,
+    ok,
+    bad,
+  };
 }
 
 const rows = [];
@@ -120,14 +149,18 @@ const prompt = JSON.stringify({ prompt: 'Fix the typo on the home page' });
 
 const sqlite = await startAgentjobs(null);
 const bare = await startBare(sqlite.job);
-rows.push(await drive('bare node:http GET (fixed job JSON)', { url: `${bare.url}/job` }));
-rows.push(await drive('bare node:http POST', { url: `${bare.url}/job`, method: 'POST', body: prompt }));
-const fastify = await startFastify(sqlite.job);
-rows.push(await drive('Fastify alone GET (fixed job JSON)', { url: fastify.url }));
-fastify.stop();
-rows.push(await drive('agentjobs GET job, SQLite', { url: sqlite.jobUrl, headers: sqlite.headers }));
+rows.push(await drive('bare node:http GET (fixed job JSON)', bare.pid, { url: `${bare.url}/job` }));
 rows.push(
-  await drive('agentjobs POST job, SQLite', {
+  await drive('bare node:http POST', bare.pid, { url: `${bare.url}/job`, method: 'POST', body: prompt }),
+);
+const fastify = await startFastify(sqlite.job);
+rows.push(await drive('Fastify alone GET (fixed job JSON)', fastify.pid, { url: fastify.url }));
+fastify.stop();
+rows.push(
+  await drive('agentjobs GET job, SQLite', sqlite.pid, { url: sqlite.jobUrl, headers: sqlite.headers }),
+);
+rows.push(
+  await drive('agentjobs POST job, SQLite', sqlite.pid, {
     url: sqlite.createUrl,
     method: 'POST',
     headers: sqlite.headers,
@@ -138,14 +171,20 @@ rows.push(
 // The host's speed drifts (its cores are shared with other machines), and the runs above are
 // minutes apart. The GET target is a ratio, so it is also measured in adjacent pairs: bare, then
 // agentjobs, a few times over, each pair under the same conditions.
-const before = BEFORE_CLI ? await startBefore(sqlite) : null;
+const before = BEFORE_CLI ? await startAgentjobs(null, BEFORE_CLI) : null;
 const pairs = [];
 for (let round = 0; round < PAIRED_ROUNDS; round++) {
-  const bareRun = await drive('bare', { url: `${bare.url}/job` }, PAIRED_DURATION);
-  const oursRun = await drive('agentjobs', { url: sqlite.jobUrl, headers: sqlite.headers }, PAIRED_DURATION);
+  const bareRun = await drive('bare', bare.pid, { url: `${bare.url}/job` }, PAIRED_DURATION);
+  const oursRun = await drive(
+    'agentjobs',
+    sqlite.pid,
+    { url: sqlite.jobUrl, headers: sqlite.headers },
+    PAIRED_DURATION,
+  );
   const beforeRun =
-    before && (await drive('before', { url: before.jobUrl, headers: sqlite.headers }, PAIRED_DURATION));
-  pairs.push({ bare: bareRun, ours: oursRun, ratio: oursRun.rps / bareRun.rps, before: beforeRun });
+    before &&
+    (await drive('before', before.pid, { url: before.jobUrl, headers: before.headers }, PAIRED_DURATION));
+  pairs.push({ bare: bareRun, ours: oursRun, before: beforeRun });
 }
 before?.stop();
 bare.stop();
@@ -155,10 +194,13 @@ const database = await scratchDatabase(POSTGRES);
 if (database) {
   const postgres = await startAgentjobs(database.url);
   rows.push(
-    await drive('agentjobs GET job, PostgreSQL', { url: postgres.jobUrl, headers: postgres.headers }),
+    await drive('agentjobs GET job, PostgreSQL', postgres.pid, {
+      url: postgres.jobUrl,
+      headers: postgres.headers,
+    }),
   );
   rows.push(
-    await drive('agentjobs POST job, PostgreSQL', {
+    await drive('agentjobs POST job, PostgreSQL', postgres.pid, {
       url: postgres.createUrl,
       method: 'POST',
       headers: postgres.headers,
@@ -171,50 +213,73 @@ if (database) {
   console.log(`PostgreSQL not reachable at ${POSTGRES}: PostgreSQL rows skipped.`);
 }
 
-const bareGet = rows[0].rps;
-const barePost = rows[1].rps;
+const bareGet = rows[0];
+const barePost = rows[1];
+const micros = (cpu) => (cpu === null ? '-' : cpu.toFixed(1));
+/** What `run` achieves of `bare`: in requests a second, and in CPU per request (bare's over its own). */
+const ofBare = (run, bare) => ({
+  rps: run.rps / bare.rps,
+  cpu: run.cpu === null || bare.cpu === null ? null : bare.cpu / run.cpu,
+});
+const percent = (ratio) => (ratio === null ? '-' : `${(ratio * 100).toFixed(0)} %`);
 console.log(`\n${CONNECTIONS} connections, ${DURATION} s per run after ${WARMUP} s of warm-up, ${machine()}`);
 printTable(
-  ['run', 'req/s', 'p50 ms', 'p99 ms', 'vs bare', '2xx', 'errors'],
-  rows.map((row) => [
-    row.label,
-    row.rps.toFixed(0),
-    String(row.p50),
-    String(row.p99),
-    row.label.startsWith('bare')
-      ? '100 %'
-      : `${((row.rps / (row.label.includes('POST') ? barePost : bareGet)) * 100).toFixed(0)} %`,
-    String(row.ok),
-    String(row.bad),
-  ]),
+  ['run', 'req/s', 'p50 ms', 'p99 ms', 'vs bare', 'CPU µs/req', 'vs bare, by CPU', '2xx', 'errors'],
+  rows.map((row) => {
+    const ratio = ofBare(row, row.label.includes('POST') ? barePost : bareGet);
+    return [
+      row.label,
+      row.rps.toFixed(0),
+      String(row.p50),
+      String(row.p99),
+      percent(ratio.rps),
+      micros(row.cpu),
+      percent(ratio.cpu),
+      String(row.ok),
+      String(row.bad),
+    ];
+  }),
 );
 
-const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-const percent = (ratio) => `${(ratio * 100).toFixed(0)} %`;
+const median = (values) =>
+  values.includes(null) ? null : values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const medians = (runs) => {
+  const ratios = pairs.map((pair) => ofBare(runs(pair), pair.bare));
+  return `median ${percent(median(ratios.map((r) => r.rps)))} in req/s, ${percent(median(ratios.map((r) => r.cpu)))} by CPU per request`;
+};
 console.log(
-  `\nGET job on SQLite against the bare server in adjacent pairs (${PAIRED_DURATION} s each after ${WARMUP} s of warm-up); median ${percent(median(pairs.map((pair) => pair.ratio)))}`,
+  `\nGET job on SQLite against the bare server in adjacent pairs (${PAIRED_DURATION} s each after ${WARMUP} s of warm-up): ${medians((pair) => pair.ours)}`,
 );
 if (before) {
-  const beforeRatios = pairs.map((pair) => pair.before.rps / pair.bare.rps);
   console.log(
-    `The build before (BENCH_BEFORE), run right after each pair: median ${percent(median(beforeRatios))}`,
+    `The build before (BENCH_BEFORE), run right after each pair: ${medians((pair) => pair.before)}`,
   );
 }
+const pairColumns = (run, bare) => {
+  const ratio = ofBare(run, bare);
+  return [run.rps.toFixed(0), micros(run.cpu), percent(ratio.rps), percent(ratio.cpu)];
+};
 printTable(
   [
     'pair',
     'bare req/s',
+    'bare CPU µs',
     'agentjobs req/s',
-    'agentjobs p99 ms',
+    'agentjobs CPU µs',
     'vs bare',
-    ...(before ? ['before req/s', 'before vs bare'] : []),
+    'by CPU',
+    'agentjobs p99 ms',
+    ...(before ? ['before req/s', 'before CPU µs', 'before vs bare', 'by CPU'] : []),
   ],
-  pairs.map((pair, i) => [
-    String(i + 1),
-    pair.bare.rps.toFixed(0),
-    pair.ours.rps.toFixed(0),
-    String(pair.ours.p99),
-    percent(pair.ratio),
-    ...(pair.before ? [pair.before.rps.toFixed(0), percent(pair.before.rps / pair.bare.rps)] : []),
-  ]),
+  pairs.map((pair, i) => {
+    const ours = pairColumns(pair.ours, pair.bare);
+    return [
+      String(i + 1),
+      pair.bare.rps.toFixed(0),
+      micros(pair.bare.cpu),
+      ...ours,
+      String(pair.ours.p99),
+      ...(pair.before ? pairColumns(pair.before, pair.bare) : []),
+    ];
+  }),
 );

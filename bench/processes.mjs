@@ -4,24 +4,26 @@ import path from 'node:path';
 
 const CLI = path.resolve(new URL('..', import.meta.url).pathname, 'dist/cli/main.js');
 
-/** Runs the built CLI with `--json` and returns what it printed, parsed. */
-export function cli(args, env) {
+/** Runs the built CLI (or the one at `cliPath`) with `--json` and returns what it printed, parsed. */
+export function cli(args, env, cliPath = CLI) {
   return JSON.parse(
-    execFileSync(process.execPath, [CLI, ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
+    execFileSync(process.execPath, [cliPath, ...args, '--json'], {
+      env: { ...process.env, ...env },
+    }).toString(),
   );
 }
 
 /**
  * A project on an empty repository in `dataDir` (with the first commit the CLI's repository check
- * asks for) and a read+write key for it, made through the built CLI.
+ * asks for) and a read+write key for it, made through the built CLI (or the one at `cliPath`).
  */
-export function benchProject(dataDir, env) {
+export function benchProject(dataDir, env, cliPath = CLI) {
   const repo = path.join(dataDir, 'repo');
   execFileSync('git', ['init', '-q', '-b', 'main', repo]);
   const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com'];
   execFileSync('git', ['-C', repo, ...identity, 'commit', '-q', '--allow-empty', '-m', 'init']);
-  const project = cli(['project', 'create', '--name', 'Bench', '--repo', repo], env);
-  const { key } = cli(['key', 'create', '--project', project.id], env);
+  const project = cli(['project', 'create', '--name', 'Bench', '--repo', repo], env, cliPath);
+  const { key } = cli(['key', 'create', '--project', project.id], env, cliPath);
   return { project, key };
 }
 
