@@ -7,9 +7,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 
 const root = new URL('..', import.meta.url);
-let tsc;
 try {
-  tsc = createRequire(new URL('package.json', root)).resolve('typescript/bin/tsc');
+  createRequire(new URL('package.json', root)).resolve('typescript/bin/tsc');
 } catch {
   if (!fs.existsSync(new URL('dist/cli/main.js', root))) {
     console.warn(
@@ -20,7 +19,8 @@ try {
   }
   process.exit(0);
 }
-execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json', 'tsconfig.client.json'], {
-  cwd: root,
-  stdio: 'inherit',
-});
+// The build is package.json's own `build` script, so that what it runs is written in one place.
+// npm names itself in npm_execpath for the scripts it runs; run by hand, this finds npm on the PATH.
+const npm = process.env.npm_execpath;
+const [command, args] = npm ? [process.execPath, [npm]] : ['npm', []];
+execFileSync(command, [...args, 'run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
