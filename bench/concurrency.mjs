@@ -29,8 +29,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { api, jobEvents } from './job-api.mjs';
 import { scratchDatabase } from './postgres.mjs';
-import { firstLine } from './processes.mjs';
+import { cpuTicks, sampler, TICK_SECONDS } from './proc.mjs';
+import { cli, firstLine, stop } from './processes.mjs';
+import { percentile, progressLog } from './report.mjs';
 import { machine, printTable } from './table.mjs';
 
 const { values: options } = parseArgs({
@@ -59,14 +62,10 @@ const MODEL_MS = STEPS * LATENCY_MS;
 
 const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
 const CLI = path.join(ROOT, 'dist/cli/main.js');
-const TICK_SECONDS = 1 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-const PAGE_BYTES = Number(execFileSync('getconf', ['PAGESIZE']).toString().trim());
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-bench-concurrency-'));
 const modelLog = path.join(temp, 'model-calls.jsonl');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const began = Date.now();
-const log = (message) =>
-  process.stderr.write(`[${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+const log = progressLog();
 
 // ---- processes ---------------------------------------------------------------------------------------
 
@@ -100,14 +99,6 @@ function start(command, args, env = {}) {
   children.add(child);
   child.on('exit', () => children.delete(child));
   return child;
-}
-
-function stop(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
 }
 
 async function startModel() {
@@ -145,12 +136,6 @@ async function startRole(role, env) {
   return { child, pid: child.pid, address: role === 'worker' ? null : JSON.parse(line).address };
 }
 
-function cli(args, env) {
-  return JSON.parse(
-    execFileSync(process.execPath, [CLI, ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
-  );
-}
-
 // ---- repositories -------------------------------------------------------------------------------------
 
 /** A bare repository of `files` Markdown pages in 10 folders, one commit, on `main`. */
@@ -168,89 +153,7 @@ function makeRepository(dir, files) {
   execFileSync('git', ['fast-import', '--quiet', '--done'], { cwd: dir, input: parts.join('') });
 }
 
-// ---- /proc ---------------------------------------------------------------------------------------------
-
-function readStat(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const open = stat.indexOf('(');
-    const close = stat.lastIndexOf(')');
-    const fields = stat.slice(close + 2).split(' ');
-    // fields[0] is field 3 (state): utime is field 14, so fields[11]; rss is field 24.
-    return {
-      comm: stat.slice(open + 1, close),
-      ppid: Number(fields[1]),
-      utime: Number(fields[11]),
-      stime: Number(fields[12]),
-      cutime: Number(fields[13]),
-      cstime: Number(fields[14]),
-      rssBytes: Number(fields[21]) * PAGE_BYTES,
-    };
-  } catch {
-    return null;
-  }
-}
-
-/** Every live process below `roots` (not the roots), with its stat. */
-function descendants(roots) {
-  const all = new Map();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(entry);
-    if (stat) all.set(Number(entry), stat);
-  }
-  const below = [];
-  for (const [pid, stat] of all) {
-    if (roots.includes(pid)) continue;
-    let up = stat.ppid;
-    while (up > 1 && !roots.includes(up)) up = all.get(up)?.ppid ?? 0;
-    if (up > 1) below.push(stat);
-  }
-  return { roots: roots.map((pid) => all.get(pid)).filter(Boolean), below };
-}
-
-/** CPU ticks so far: of the service processes themselves, and of everything they started. */
-function cpuTicks(pids) {
-  const { roots, below } = descendants(pids);
-  const service = roots.reduce((sum, s) => sum + s.utime + s.stime, 0);
-  const reaped = roots.reduce((sum, s) => sum + s.cutime + s.cstime, 0);
-  const live = below.reduce((sum, s) => sum + s.utime + s.stime + s.cutime + s.cstime, 0);
-  return { service, children: reaped + live };
-}
-
-/** Samples RSS (service + descendants) and the git processes alive, every 100 ms, until stopped. */
-function sampler(pids) {
-  let peakRss = 0;
-  let peakGit = 0;
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const { roots, below } = descendants(pids);
-      const rss = [...roots, ...below].reduce((sum, s) => sum + s.rssBytes, 0);
-      peakRss = Math.max(peakRss, rss);
-      peakGit = Math.max(peakGit, below.filter((s) => s.comm.startsWith('git')).length);
-      await sleep(100);
-    }
-  })();
-  return async () => {
-    running = false;
-    await loop;
-    return { peakRss, peakGit };
-  };
-}
-
 // ---- jobs ----------------------------------------------------------------------------------------------
-
-async function api(address, project, method, route, body) {
-  const response = await fetch(`${address}/v2/agent/${project.id}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${project.key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** POSTs `count` jobs at once over the projects and waits until none is active. */
 async function runBatch(address, projects, count, label) {
@@ -283,14 +186,7 @@ async function collect(address, batch) {
   const jobs = [];
   for (const job of batch.posted) {
     const record = await api(address, job.project, 'GET', `/job/${job.id}`);
-    const events = [];
-    let after = '';
-    for (;;) {
-      const page = await api(address, job.project, 'GET', `/job/${job.id}/events${after}`);
-      events.push(...page.events);
-      if (!page.nextCursor) break;
-      after = `?after=${page.nextCursor}`;
-    }
+    const events = await jobEvents(address, job.project, job.id);
     jobs.push({ ...job, record, events });
   }
   return { ...batch, jobs };
@@ -307,12 +203,6 @@ function modelCalls() {
   }
   for (const calls of byJob.values()) calls.sort((a, b) => a.arrived - b.arrived);
   return byJob;
-}
-
-function percentile(values, p) {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 /** The figures of one batch. */

@@ -16,7 +16,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { firstLine } from './processes.mjs';
+import { api, jobEvents } from './job-api.mjs';
+import { statusKiB, treeRssKiB } from './proc.mjs';
+import { cli, firstLine, stop } from './processes.mjs';
+import { percentile, progressLog } from './report.mjs';
+import { printTable } from './table.mjs';
 
 const WARM = Number(process.env.BENCH_WARM ?? 10);
 const TOOL_RUNS = Number(process.env.BENCH_TOOL_RUNS ?? 20);
@@ -46,9 +50,7 @@ for (const signal of ['SIGINT', 'SIGTERM'])
     cleanUp();
     process.exit(130);
   });
-const began = now();
-const log = (message) =>
-  process.stderr.write(`[${((now() - began) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+const log = progressLog();
 
 // ---- repositories --------------------------------------------------------------------------------
 
@@ -300,12 +302,6 @@ async function startTimingProxy(upstream) {
   };
 }
 
-function cli(args, env) {
-  return JSON.parse(
-    execFileSync(process.execPath, [CLI, ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
-  );
-}
-
 async function startServer(env) {
   const child = track(
     spawn(process.execPath, [CLI, 'serve'], {
@@ -319,46 +315,24 @@ async function startServer(env) {
   return {
     address: started.address,
     pid: child.pid,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
+    stop: () => stop(child),
   };
 }
 
 // ---- jobs ------------------------------------------------------------------------------------------
 
-async function api(server, project, method, route, body) {
-  const response = await fetch(`${server.address}/v2/agent/${project.id}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${project.key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 /** POSTs a job and waits for its end; returns the job, its events and the POST's send time. */
 async function runJob(server, project, prompt) {
   const postAt = now();
-  const created = await api(server, project, 'POST', '/job', { prompt });
+  const created = await api(server.address, project, 'POST', '/job', { prompt });
   let job = created;
   while (job.status === 'active') {
     await sleep(10);
-    job = await api(server, project, 'GET', `/job/${created.id}`);
+    job = await api(server.address, project, 'GET', `/job/${created.id}`);
   }
   if (job.status !== 'completed')
     throw new Error(`job ${job.id} ended ${job.status}: ${JSON.stringify(job.error)}`);
-  const events = [];
-  let after = '';
-  for (;;) {
-    const page = await api(server, project, 'GET', `/job/${job.id}/events${after}`);
-    events.push(...page.events);
-    if (!page.nextCursor) break;
-    after = `?after=${page.nextCursor}`;
-  }
+  const events = await jobEvents(server.address, project, job.id);
   return { postAt, job, events };
 }
 
@@ -392,47 +366,6 @@ function measure({ postAt, job, events }, calls) {
     overhead: completedAt - postAt - model,
     total: completedAt - postAt,
   };
-}
-
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-// ---- memory ----------------------------------------------------------------------------------------
-
-function statusKiB(pid, field) {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
-    fs.readFileSync(`/proc/${pid}/status`, 'utf8'),
-  );
-  return match ? Number(match[1]) : 0;
-}
-
-/** RSS of `pid` and every process below it (the git processes of the worker), in KiB. */
-function treeRssKiB(pid) {
-  const parents = new Map();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parents.set(Number(entry), Number(fields[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  let total = 0;
-  for (const [child] of parents) {
-    let up = child;
-    while (up && up !== pid && parents.has(up)) up = parents.get(up);
-    if (up !== pid) continue;
-    try {
-      total += statusKiB(child, 'VmRSS');
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
 }
 
 // ---- tools -----------------------------------------------------------------------------------------
@@ -697,9 +630,6 @@ const header = [
   'target',
   'met?',
 ];
-const table = [header, ...rows];
-const widths = header.map((_, i) => Math.max(...table.map((row) => String(row[i]).length)));
-const line = (row) => `| ${row.map((cell, i) => String(cell).padEnd(widths[i])).join(' | ')} |`;
 const cpu = os.cpus();
 const git = execFileSync('git', ['--version']).toString().trim().replace('git version ', '');
 console.log(
@@ -719,8 +649,6 @@ console.log(
 console.log(
   `${CONCURRENT} jobs at once: ${ms(concurrentWall)} wall, ${concurrentPrs} of ${CONCURRENT} opened a PR; RSS after: ${(rssAfter / 1024).toFixed(0)} MiB`,
 );
-console.log(line(header));
-console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-for (const row of rows) console.log(line(row));
+printTable(header, rows);
 // The scripted model and the proxy's keep-alive sockets would hold the process open.
 process.exit(0);
