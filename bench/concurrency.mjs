@@ -34,6 +34,7 @@ import { scratchDatabase } from './postgres.mjs';
 import { cpuTicks, sampler, TICK_SECONDS } from './proc.mjs';
 import { cli, firstLine, stop } from './processes.mjs';
 import { percentile, progressLog } from './report.mjs';
+import { makeRepository } from './repos.mjs';
 import { machine, printTable } from './table.mjs';
 
 const { values: options } = parseArgs({
@@ -134,23 +135,6 @@ async function startRole(role, env) {
     role === 'worker' ? /agentjobs worker is running/ : /\{[^\n]*"agentjobs is listening"[^\n]*\}/;
   const [line] = await firstLine(child, ready);
   return { child, pid: child.pid, address: role === 'worker' ? null : JSON.parse(line).address };
-}
-
-// ---- repositories -------------------------------------------------------------------------------------
-
-/** A bare repository of `files` Markdown pages in 10 folders, one commit, on `main`. */
-function makeRepository(dir, files) {
-  execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', dir]);
-  const parts = [
-    'commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 9\nAdd pages\n',
-  ];
-  for (let i = 0; i < files; i++) {
-    const body = `# Page ${i}\n\n${'Some words about this page. '.repeat(20 + (i % 40))}\n`;
-    const name = `docs/section-${String(i % 10).padStart(2, '0')}/page-${String(i).padStart(4, '0')}.md`;
-    parts.push(`M 100644 inline ${name}\ndata ${Buffer.byteLength(body)}\n${body}\n`);
-  }
-  parts.push('\ndone\n');
-  execFileSync('git', ['fast-import', '--quiet', '--done'], { cwd: dir, input: parts.join('') });
 }
 
 // ---- jobs ----------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import { api, jobEvents } from './job-api.mjs';
 import { statusKiB, treeRssKiB } from './proc.mjs';
 import { cli, firstLine, stop } from './processes.mjs';
 import { percentile, progressLog } from './report.mjs';
+import { cachedRepo, NEEDLE, pagePath, timeClone, upstreamCopy } from './repos.mjs';
 import { printTable } from './table.mjs';
 
 const WARM = Number(process.env.BENCH_WARM ?? 10);
@@ -28,9 +29,6 @@ const CONCURRENT = 4;
 const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
 const CLI = path.join(ROOT, 'dist/cli/main.js');
 const SCRIPTED_MODEL = path.join(ROOT, 'test/support/scripted-model.ts');
-const CACHE = path.join(os.tmpdir(), 'agentjobs-bench-repos');
-/** A word in 1 of 1,000 pages: a search for it reads the whole tree and finds a few lines. */
-const NEEDLE = 'kumquat';
 const REPOS = [
   { label: '2,000 files', files: 2_000, commits: 300, historyMiB: 20 },
   { label: '20,000 files', files: 20_000, commits: 300, historyMiB: 200 },
@@ -51,156 +49,6 @@ for (const signal of ['SIGINT', 'SIGTERM'])
     process.exit(130);
   });
 const log = progressLog();
-
-// ---- repositories --------------------------------------------------------------------------------
-
-/** Page `i` of `files`: docs/area-NN/topic-NN/page-NNN.md, 20 × 20 folders. */
-function pagePath(i, files) {
-  const pages = Math.max(1, Math.ceil(files / 400));
-  const area = String(Math.floor(i / pages / 20)).padStart(2, '0');
-  const topic = String(Math.floor(i / pages) % 20).padStart(2, '0');
-  return `docs/area-${area}/topic-${topic}/page-${String(i % pages).padStart(3, '0')}.md`;
-}
-
-function xorshift(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
-}
-
-/** A page of random lowercase words in lines of about 75 characters: about 0.75 of it survives zlib. */
-function page(random, i, revision, size) {
-  const body = Buffer.allocUnsafe(size);
-  let column = 0;
-  for (let k = 0; k < size; k += 4) {
-    let r = random();
-    for (let j = 0; j < 4 && k + j < size; j++) {
-      const b = r & 0xff;
-      r >>>= 8;
-      if (column > 72 && b < 64) {
-        body[k + j] = 10;
-        column = 0;
-      } else {
-        body[k + j] = b < 40 ? 32 : 97 + (b % 26);
-        column += 1;
-      }
-    }
-  }
-  const needle = i % 1000 === 7 ? `\nThe ${NEEDLE} is here.\n` : '';
-  return Buffer.concat([
-    Buffer.from(`# Page ${i}, revision ${revision}\n\n`),
-    body,
-    Buffer.from(`${needle}\n`),
-  ]);
-}
-
-/**
- * One fast-import stream: a first commit with every page, then commits that each rewrite a random
- * set of pages with fresh text (400 B to 2 KB), enough for about `historyMiB` of packed history.
- */
-async function generateRepo(dir, { files, commits, historyMiB }) {
-  execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', dir]);
-  const child = spawn('git', ['fast-import', '--quiet', '--done'], {
-    cwd: dir,
-    stdio: ['pipe', 'inherit', 'inherit'],
-  });
-  const exited = new Promise((resolve, reject) =>
-    child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`git fast-import exited ${code}`)),
-    ),
-  );
-  const write = async (chunk) => {
-    if (!child.stdin.write(chunk)) await new Promise((resolve) => child.stdin.once('drain', resolve));
-  };
-  const random = xorshift(files * 7919 + commits);
-  const averagePage = 1200;
-  const perCommit = Math.max(
-    1,
-    Math.round(((historyMiB * 2 ** 20) / 0.75 / averagePage - files) / (commits - 1)),
-  );
-  let time = 1_700_000_000;
-  for (let c = 0; c < commits; c++) {
-    time += 3600;
-    const message = c === 0 ? 'Add the pages' : `Revise ${perCommit} pages`;
-    await write(
-      `commit refs/heads/main\ncommitter Bench <bench@example.com> ${time} +0000\ndata ${Buffer.byteLength(message)}\n${message}\n`,
-    );
-    const count = c === 0 ? files : perCommit;
-    for (let n = 0; n < count; n++) {
-      const i = c === 0 ? n : random() % files;
-      const content = page(random, i, c, 400 + (random() % 1600));
-      await write(
-        Buffer.concat([
-          Buffer.from(`M 100644 inline ${pagePath(i, files)}\ndata ${content.length}\n`),
-          content,
-          Buffer.from('\n'),
-        ]),
-      );
-    }
-    await write('\n');
-  }
-  await write('done\n');
-  child.stdin.end();
-  await exited;
-}
-
-/** The cached repository for `spec`, generated on first use. */
-async function cachedRepo(spec) {
-  const dir = path.join(
-    CACHE,
-    `files-${spec.files}-commits-${spec.commits}-history-${spec.historyMiB}mib-v1`,
-  );
-  if (!fs.existsSync(path.join(dir, 'bench-complete'))) {
-    log(`generating ${spec.label} (${spec.historyMiB} MiB of history) in ${dir}`);
-    const started = now();
-    fs.rmSync(dir, { recursive: true, force: true });
-    const partial = `${dir}.tmp-${process.pid}`;
-    fs.mkdirSync(CACHE, { recursive: true });
-    await generateRepo(partial, spec);
-    fs.writeFileSync(path.join(partial, 'bench-complete'), '');
-    fs.renameSync(partial, dir);
-    log(`  generated in ${((now() - started) / 1000).toFixed(1)} s`);
-  }
-  const counts = Object.fromEntries(
-    execFileSync('git', ['count-objects', '-v'], { cwd: dir })
-      .toString()
-      .trim()
-      .split('\n')
-      .map((line) => line.split(': ')),
-  );
-  return { ...spec, dir, packMiB: Number(counts['size-pack']) / 1024, objects: Number(counts['in-pack']) };
-}
-
-/** A throwaway upstream for one run (job branches are pushed into it): hard links where possible. */
-function upstreamCopy(repo) {
-  const target = path.join(temp, `upstream-${repo.files}.git`);
-  try {
-    execFileSync('cp', ['-al', repo.dir, target]);
-  } catch {
-    fs.rmSync(target, { recursive: true, force: true });
-    execFileSync('cp', ['-a', repo.dir, target]);
-  }
-  return target;
-}
-
-/** Median of three runs of `git clone <args> <repo> <tmp>`, with its checkout. */
-function timeClone(repo, args) {
-  const runs = [];
-  for (let n = 0; n < 3; n++) {
-    const target = path.join(temp, `clone-${n}`);
-    const started = now();
-    execFileSync('git', ['clone', '--quiet', ...args, repo.dir, target]);
-    runs.push(now() - started);
-    fs.rmSync(target, { recursive: true, force: true });
-  }
-  return percentile(runs, 50);
-}
 
 // ---- processes -------------------------------------------------------------------------------------
 
@@ -428,15 +276,15 @@ async function timeGitSide(repo, mirrorPath) {
 // ---- the run -------------------------------------------------------------------------------------
 
 const repos = [];
-for (const spec of REPOS) repos.push(await cachedRepo(spec));
+for (const spec of REPOS) repos.push(await cachedRepo(spec, log));
 
 // The 1-minute load average at start, after the jobs and at the end: other work on the machine shows here.
 const loads = [os.loadavg()[0]];
 for (const repo of repos) {
   log(`${repo.label}: timing git clone (3 runs each)`);
-  repo.cloneNoLocal = timeClone(repo, ['--no-local']);
-  repo.cloneTransfer = timeClone(repo, ['--no-local', '--no-checkout']);
-  repo.cloneLocal = timeClone(repo, []);
+  repo.cloneNoLocal = timeClone(repo, ['--no-local'], temp);
+  repo.cloneTransfer = timeClone(repo, ['--no-local', '--no-checkout'], temp);
+  repo.cloneLocal = timeClone(repo, [], temp);
 }
 
 const jobs = repos.length * (1 + WARM);
@@ -460,7 +308,7 @@ const env = {
 };
 fs.mkdirSync(dataDir, { recursive: true });
 for (const repo of repos) {
-  repo.upstream = upstreamCopy(repo);
+  repo.upstream = upstreamCopy(repo, temp);
   const project = cli(['project', 'create', '--name', `Bench ${repo.label}`, '--repo', repo.upstream], env);
   repo.project = { id: project.id, key: cli(['key', 'create', '--project', project.id], env).key };
 }
