@@ -15,11 +15,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { api, jobEvents } from './job-api.mjs';
+import { timeGitSide } from './job-git.mjs';
+import { measure, runJob } from './job-phases.mjs';
 import { statusKiB, treeRssKiB } from './proc.mjs';
 import { cli, firstLine, stop } from './processes.mjs';
 import { percentile, progressLog } from './report.mjs';
-import { cachedRepo, NEEDLE, pagePath, timeClone, upstreamCopy } from './repos.mjs';
+import { cachedRepo, NEEDLE, timeClone, upstreamCopy } from './repos.mjs';
 import { printTable } from './table.mjs';
 import { startTimingProxy } from './timing-proxy.mjs';
 
@@ -103,112 +104,6 @@ async function startServer(env) {
   };
 }
 
-// ---- jobs ------------------------------------------------------------------------------------------
-
-/** POSTs a job and waits for its end; returns the job, its events and the POST's send time. */
-async function runJob(server, project, prompt) {
-  const postAt = now();
-  const created = await api(server.address, project, 'POST', '/job', { prompt });
-  let job = created;
-  while (job.status === 'active') {
-    await sleep(10);
-    job = await api(server.address, project, 'GET', `/job/${created.id}`);
-  }
-  if (job.status !== 'completed')
-    throw new Error(`job ${job.id} ended ${job.status}: ${JSON.stringify(job.error)}`);
-  const events = await jobEvents(server.address, project, job.id);
-  return { postAt, job, events };
-}
-
-/** The figures of one job (ms). Model calls are those the proxy saw between its POST and its end. */
-function measure({ postAt, job, events }, calls) {
-  const at = (predicate, last = false) => {
-    const found = last ? events.findLast(predicate) : events.find(predicate);
-    if (!found) throw new Error(`job ${job.id}: event missing (${predicate})`);
-    return Date.parse(found.at);
-  };
-  const claimedAt = at((e) => e.type === 'phase' && e.data.phase === 'preparing');
-  const runningAt = at((e) => e.type === 'phase' && e.data.phase === 'running');
-  const commitAt = at((e) => e.type === 'commit');
-  const prAt = at((e) => e.type === 'pull_request');
-  const createdAt = Date.parse(job.createdAt);
-  const completedAt = Date.parse(job.completedAt);
-  const mine = calls.filter((call) => call.start >= postAt && call.end <= completedAt + 1);
-  if (mine.length !== 2) throw new Error(`job ${job.id}: ${mine.length} model calls, expected 2`);
-  const model = mine.reduce((sum, call) => sum + (call.end - call.start), 0);
-  const answeredAt = mine.at(-1).end;
-  return {
-    pickup: claimedAt - postAt,
-    pickupServer: claimedAt - createdAt,
-    workspace: runningAt - claimedAt,
-    loop: answeredAt - runningAt - model,
-    publish: prAt - answeredAt,
-    commit: commitAt - answeredAt,
-    push: prAt - commitAt,
-    finish: completedAt - prAt,
-    model,
-    overhead: completedAt - postAt - model,
-    total: completedAt - postAt,
-  };
-}
-
-// ---- tools -----------------------------------------------------------------------------------------
-
-async function timeRuns(runs, task) {
-  const times = [];
-  for (let n = 0; n < runs; n++) {
-    const started = now();
-    await task(n);
-    times.push(now() - started);
-  }
-  return times;
-}
-
-async function timeGitSide(repo, mirrorPath) {
-  const { ensureMirror } = await import(new URL('../dist/git/mirror.js', import.meta.url));
-  const { Workspace } = await import(new URL('../dist/git/workspace.js', import.meta.url));
-  const { createTools } = await import(new URL('../dist/agent/tools/index.js', import.meta.url));
-  const mirrorsDir = path.dirname(mirrorPath);
-  const projectId = path.basename(mirrorPath, '.git');
-  const fetch = await timeRuns(TOOL_RUNS, () =>
-    ensureMirror({ mirrorsDir, projectId, repository: repo.upstream, env: {} }),
-  );
-  const create = [];
-  for (let n = 0; n < TOOL_RUNS; n++) {
-    const started = now();
-    const workspace = await Workspace.create({
-      mirrorPath,
-      dir: path.join(temp, `ws-${repo.files}-${n}`),
-      branch: `bench/create-${n}`,
-      baseRef: 'main',
-    });
-    create.push(now() - started);
-    await workspace.close();
-  }
-  const workspace = await Workspace.create({
-    mirrorPath,
-    dir: path.join(temp, `ws-${repo.files}-tools`),
-    branch: 'bench/tools',
-    baseRef: 'main',
-  });
-  const tools = createTools(workspace, { onPlan() {}, checkChange: () => null });
-  const options = { toolCallId: 'bench', messages: [] };
-  const target = pagePath(Math.floor(repo.files / 2) + 7, repo.files);
-  const results = {
-    fetch,
-    create,
-    list: await timeRuns(TOOL_RUNS, () => tools.list_files.execute({}, options)),
-    read: await timeRuns(TOOL_RUNS, () => tools.read_file.execute({ path: target }, options)),
-    search: await timeRuns(TOOL_RUNS, () => tools.search_files.execute({ query: NEEDLE }, options)),
-  };
-  const listed = await tools.list_files.execute({}, options);
-  const found = await tools.search_files.execute({ query: NEEDLE }, options);
-  if (!listed.startsWith(`${repo.files} files`)) throw new Error(`list_files: ${listed.slice(0, 200)}`);
-  if (!found.includes(NEEDLE)) throw new Error(`search_files: ${found.slice(0, 200)}`);
-  await workspace.close();
-  return results;
-}
-
 // ---- the run -------------------------------------------------------------------------------------
 
 const repos = [];
@@ -289,7 +184,8 @@ const concurrentPrs = concurrent.filter((result) => result.job.prLink).length;
 
 for (const repo of repos) {
   log(`${repo.label}: mirror fetch, workspace and tools (${TOOL_RUNS} runs each)`);
-  repo.git = await timeGitSide(repo, path.join(dataDir, 'mirrors', `${repo.project.id}.git`));
+  const mirrorPath = path.join(dataDir, 'mirrors', `${repo.project.id}.git`);
+  repo.git = await timeGitSide(repo, mirrorPath, { runs: TOOL_RUNS, temp });
 }
 
 // ---- the table -------------------------------------------------------------------------------------
