@@ -29,8 +29,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { collect, measure, modelCalls, runBatch } from './batches.mjs';
 import { scratchDatabase } from './postgres.mjs';
-import { firstLine } from './processes.mjs';
+import { cpuTicks, sampler, TICK_SECONDS } from './proc.mjs';
+import { cli, firstLine, stop } from './processes.mjs';
+import { percentile, progressLog } from './report.mjs';
+import { makeRepository } from './repos.mjs';
 import { machine, printTable } from './table.mjs';
 
 const { values: options } = parseArgs({
@@ -59,14 +63,9 @@ const MODEL_MS = STEPS * LATENCY_MS;
 
 const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
 const CLI = path.join(ROOT, 'dist/cli/main.js');
-const TICK_SECONDS = 1 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-const PAGE_BYTES = Number(execFileSync('getconf', ['PAGESIZE']).toString().trim());
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-bench-concurrency-'));
 const modelLog = path.join(temp, 'model-calls.jsonl');
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const began = Date.now();
-const log = (message) =>
-  process.stderr.write(`[${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+const log = progressLog();
 
 // ---- processes ---------------------------------------------------------------------------------------
 
@@ -100,14 +99,6 @@ function start(command, args, env = {}) {
   children.add(child);
   child.on('exit', () => children.delete(child));
   return child;
-}
-
-function stop(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
 }
 
 async function startModel() {
@@ -145,212 +136,7 @@ async function startRole(role, env) {
   return { child, pid: child.pid, address: role === 'worker' ? null : JSON.parse(line).address };
 }
 
-function cli(args, env) {
-  return JSON.parse(
-    execFileSync(process.execPath, [CLI, ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
-  );
-}
-
-// ---- repositories -------------------------------------------------------------------------------------
-
-/** A bare repository of `files` Markdown pages in 10 folders, one commit, on `main`. */
-function makeRepository(dir, files) {
-  execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', dir]);
-  const parts = [
-    'commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 9\nAdd pages\n',
-  ];
-  for (let i = 0; i < files; i++) {
-    const body = `# Page ${i}\n\n${'Some words about this page. '.repeat(20 + (i % 40))}\n`;
-    const name = `docs/section-${String(i % 10).padStart(2, '0')}/page-${String(i).padStart(4, '0')}.md`;
-    parts.push(`M 100644 inline ${name}\ndata ${Buffer.byteLength(body)}\n${body}\n`);
-  }
-  parts.push('\ndone\n');
-  execFileSync('git', ['fast-import', '--quiet', '--done'], { cwd: dir, input: parts.join('') });
-}
-
-// ---- /proc ---------------------------------------------------------------------------------------------
-
-function readStat(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const open = stat.indexOf('(');
-    const close = stat.lastIndexOf(')');
-    const fields = stat.slice(close + 2).split(' ');
-    // fields[0] is field 3 (state): utime is field 14, so fields[11]; rss is field 24.
-    return {
-      comm: stat.slice(open + 1, close),
-      ppid: Number(fields[1]),
-      utime: Number(fields[11]),
-      stime: Number(fields[12]),
-      cutime: Number(fields[13]),
-      cstime: Number(fields[14]),
-      rssBytes: Number(fields[21]) * PAGE_BYTES,
-    };
-  } catch {
-    return null;
-  }
-}
-
-/** Every live process below `roots` (not the roots), with its stat. */
-function descendants(roots) {
-  const all = new Map();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(entry);
-    if (stat) all.set(Number(entry), stat);
-  }
-  const below = [];
-  for (const [pid, stat] of all) {
-    if (roots.includes(pid)) continue;
-    let up = stat.ppid;
-    while (up > 1 && !roots.includes(up)) up = all.get(up)?.ppid ?? 0;
-    if (up > 1) below.push(stat);
-  }
-  return { roots: roots.map((pid) => all.get(pid)).filter(Boolean), below };
-}
-
-/** CPU ticks so far: of the service processes themselves, and of everything they started. */
-function cpuTicks(pids) {
-  const { roots, below } = descendants(pids);
-  const service = roots.reduce((sum, s) => sum + s.utime + s.stime, 0);
-  const reaped = roots.reduce((sum, s) => sum + s.cutime + s.cstime, 0);
-  const live = below.reduce((sum, s) => sum + s.utime + s.stime + s.cutime + s.cstime, 0);
-  return { service, children: reaped + live };
-}
-
-/** Samples RSS (service + descendants) and the git processes alive, every 100 ms, until stopped. */
-function sampler(pids) {
-  let peakRss = 0;
-  let peakGit = 0;
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const { roots, below } = descendants(pids);
-      const rss = [...roots, ...below].reduce((sum, s) => sum + s.rssBytes, 0);
-      peakRss = Math.max(peakRss, rss);
-      peakGit = Math.max(peakGit, below.filter((s) => s.comm.startsWith('git')).length);
-      await sleep(100);
-    }
-  })();
-  return async () => {
-    running = false;
-    await loop;
-    return { peakRss, peakGit };
-  };
-}
-
 // ---- jobs ----------------------------------------------------------------------------------------------
-
-async function api(address, project, method, route, body) {
-  const response = await fetch(`${address}/v2/agent/${project.id}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${project.key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-/** POSTs `count` jobs at once over the projects and waits until none is active. */
-async function runBatch(address, projects, count, label) {
-  const names = Array.from({ length: count }, (_, n) => `${label}-${n}`);
-  const startedAt = Date.now();
-  const posted = await Promise.all(
-    names.map(async (name, n) => {
-      const project = projects[n % projects.length];
-      const job = await api(address, project, 'POST', '/job', {
-        prompt: `Add a page for this benchmark job. [bench ${name}]`,
-      });
-      return { name, project, id: job.id };
-    }),
-  );
-  const waiting = new Set(posted.map((job) => job.id));
-  while (waiting.size > 0) {
-    await sleep(250);
-    for (const project of projects) {
-      const page = await api(address, project, 'GET', '/job?status=active&limit=100');
-      const active = new Set(page.jobs.map((job) => job.id));
-      for (const job of posted)
-        if (job.project === project && waiting.has(job.id) && !active.has(job.id)) waiting.delete(job.id);
-    }
-  }
-  return { startedAt, endedAt: Date.now(), posted };
-}
-
-/** Each job of a batch as it ended, with its events (read after the measurement, not counted in it). */
-async function collect(address, batch) {
-  const jobs = [];
-  for (const job of batch.posted) {
-    const record = await api(address, job.project, 'GET', `/job/${job.id}`);
-    const events = [];
-    let after = '';
-    for (;;) {
-      const page = await api(address, job.project, 'GET', `/job/${job.id}/events${after}`);
-      events.push(...page.events);
-      if (!page.nextCursor) break;
-      after = `?after=${page.nextCursor}`;
-    }
-    jobs.push({ ...job, record, events });
-  }
-  return { ...batch, jobs };
-}
-
-function modelCalls() {
-  const byJob = new Map();
-  if (!fs.existsSync(modelLog)) return byJob;
-  for (const line of fs.readFileSync(modelLog, 'utf8').split('\n')) {
-    if (!line) continue;
-    const call = JSON.parse(line);
-    if (!byJob.has(call.job)) byJob.set(call.job, []);
-    byJob.get(call.job).push(call);
-  }
-  for (const calls of byJob.values()) calls.sort((a, b) => a.arrived - b.arrived);
-  return byJob;
-}
-
-function percentile(values, p) {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-/** The figures of one batch. */
-function measure(batch, cpu, peaks) {
-  const calls = modelCalls();
-  const phases = { queued: [], preparing: [], step: [], publishing: [] };
-  let completed = 0;
-  let lastCompleted = batch.startedAt;
-  const links = new Set();
-  const failures = [];
-  for (const job of batch.jobs) {
-    const { record, events } = job;
-    if (record.status !== 'completed') {
-      failures.push(`${job.id} ${record.status}: ${JSON.stringify(record.error)}`);
-      continue;
-    }
-    completed += 1;
-    if (record.prLink) links.add(record.prLink);
-    const completedAt = Date.parse(record.completedAt);
-    lastCompleted = Math.max(lastCompleted, completedAt);
-    const phaseAt = (phase) =>
-      Date.parse(events.findLast((e) => e.type === 'phase' && e.data.phase === phase)?.at ?? Number.NaN);
-    const claimedAt = phaseAt('preparing');
-    const runningAt = phaseAt('running');
-    phases.queued.push(claimedAt - Date.parse(record.createdAt));
-    phases.preparing.push(runningAt - claimedAt);
-    const mine = calls.get(job.name) ?? [];
-    let previous = runningAt;
-    for (const call of mine) {
-      phases.step.push(call.arrived - previous);
-      previous = call.answered;
-    }
-    if (mine.length === STEPS) phases.publishing.push(completedAt - previous);
-    else failures.push(`${job.id}: ${mine.length} model calls, expected ${STEPS}`);
-  }
-  const wall = lastCompleted - batch.startedAt;
-  return { jobs: batch.jobs.length, completed, prs: links.size, failures, wall, phases, cpu, peaks };
-}
 
 /** Runs one measured batch against running service processes. */
 async function measuredBatch(address, projects, servicePids, count, label) {
@@ -365,7 +151,7 @@ async function measuredBatch(address, projects, servicePids, count, label) {
     service: ((after.service - before.service) * TICK_SECONDS) / count,
     children: ((after.children - before.children) * TICK_SECONDS) / count,
   };
-  const result = measure(jobs, cpu, peaks);
+  const result = measure(jobs, cpu, peaks, modelCalls(modelLog), STEPS);
   for (const failure of result.failures.slice(0, 5)) log(`  ${failure}`);
   return result;
 }

@@ -13,10 +13,16 @@
 // jobs made. Prints one table.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { firstLine } from './processes.mjs';
+import { timeGitSide } from './job-git.mjs';
+import { measure, runJob } from './job-phases.mjs';
+import { statusKiB, treeRssKiB } from './proc.mjs';
+import { cli, firstLine, stop } from './processes.mjs';
+import { percentile, progressLog } from './report.mjs';
+import { cachedRepo, NEEDLE, timeClone, upstreamCopy } from './repos.mjs';
+import { printTable } from './table.mjs';
+import { startTimingProxy } from './timing-proxy.mjs';
 
 const WARM = Number(process.env.BENCH_WARM ?? 10);
 const TOOL_RUNS = Number(process.env.BENCH_TOOL_RUNS ?? 20);
@@ -24,9 +30,6 @@ const CONCURRENT = 4;
 const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
 const CLI = path.join(ROOT, 'dist/cli/main.js');
 const SCRIPTED_MODEL = path.join(ROOT, 'test/support/scripted-model.ts');
-const CACHE = path.join(os.tmpdir(), 'agentjobs-bench-repos');
-/** A word in 1 of 1,000 pages: a search for it reads the whole tree and finds a few lines. */
-const NEEDLE = 'kumquat';
 const REPOS = [
   { label: '2,000 files', files: 2_000, commits: 300, historyMiB: 20 },
   { label: '20,000 files', files: 20_000, commits: 300, historyMiB: 200 },
@@ -46,159 +49,7 @@ for (const signal of ['SIGINT', 'SIGTERM'])
     cleanUp();
     process.exit(130);
   });
-const began = now();
-const log = (message) =>
-  process.stderr.write(`[${((now() - began) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
-
-// ---- repositories --------------------------------------------------------------------------------
-
-/** Page `i` of `files`: docs/area-NN/topic-NN/page-NNN.md, 20 × 20 folders. */
-function pagePath(i, files) {
-  const pages = Math.max(1, Math.ceil(files / 400));
-  const area = String(Math.floor(i / pages / 20)).padStart(2, '0');
-  const topic = String(Math.floor(i / pages) % 20).padStart(2, '0');
-  return `docs/area-${area}/topic-${topic}/page-${String(i % pages).padStart(3, '0')}.md`;
-}
-
-function xorshift(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
-}
-
-/** A page of random lowercase words in lines of about 75 characters: about 0.75 of it survives zlib. */
-function page(random, i, revision, size) {
-  const body = Buffer.allocUnsafe(size);
-  let column = 0;
-  for (let k = 0; k < size; k += 4) {
-    let r = random();
-    for (let j = 0; j < 4 && k + j < size; j++) {
-      const b = r & 0xff;
-      r >>>= 8;
-      if (column > 72 && b < 64) {
-        body[k + j] = 10;
-        column = 0;
-      } else {
-        body[k + j] = b < 40 ? 32 : 97 + (b % 26);
-        column += 1;
-      }
-    }
-  }
-  const needle = i % 1000 === 7 ? `\nThe ${NEEDLE} is here.\n` : '';
-  return Buffer.concat([
-    Buffer.from(`# Page ${i}, revision ${revision}\n\n`),
-    body,
-    Buffer.from(`${needle}\n`),
-  ]);
-}
-
-/**
- * One fast-import stream: a first commit with every page, then commits that each rewrite a random
- * set of pages with fresh text (400 B to 2 KB), enough for about `historyMiB` of packed history.
- */
-async function generateRepo(dir, { files, commits, historyMiB }) {
-  execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', dir]);
-  const child = spawn('git', ['fast-import', '--quiet', '--done'], {
-    cwd: dir,
-    stdio: ['pipe', 'inherit', 'inherit'],
-  });
-  const exited = new Promise((resolve, reject) =>
-    child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`git fast-import exited ${code}`)),
-    ),
-  );
-  const write = async (chunk) => {
-    if (!child.stdin.write(chunk)) await new Promise((resolve) => child.stdin.once('drain', resolve));
-  };
-  const random = xorshift(files * 7919 + commits);
-  const averagePage = 1200;
-  const perCommit = Math.max(
-    1,
-    Math.round(((historyMiB * 2 ** 20) / 0.75 / averagePage - files) / (commits - 1)),
-  );
-  let time = 1_700_000_000;
-  for (let c = 0; c < commits; c++) {
-    time += 3600;
-    const message = c === 0 ? 'Add the pages' : `Revise ${perCommit} pages`;
-    await write(
-      `commit refs/heads/main\ncommitter Bench <bench@example.com> ${time} +0000\ndata ${Buffer.byteLength(message)}\n${message}\n`,
-    );
-    const count = c === 0 ? files : perCommit;
-    for (let n = 0; n < count; n++) {
-      const i = c === 0 ? n : random() % files;
-      const content = page(random, i, c, 400 + (random() % 1600));
-      await write(
-        Buffer.concat([
-          Buffer.from(`M 100644 inline ${pagePath(i, files)}\ndata ${content.length}\n`),
-          content,
-          Buffer.from('\n'),
-        ]),
-      );
-    }
-    await write('\n');
-  }
-  await write('done\n');
-  child.stdin.end();
-  await exited;
-}
-
-/** The cached repository for `spec`, generated on first use. */
-async function cachedRepo(spec) {
-  const dir = path.join(
-    CACHE,
-    `files-${spec.files}-commits-${spec.commits}-history-${spec.historyMiB}mib-v1`,
-  );
-  if (!fs.existsSync(path.join(dir, 'bench-complete'))) {
-    log(`generating ${spec.label} (${spec.historyMiB} MiB of history) in ${dir}`);
-    const started = now();
-    fs.rmSync(dir, { recursive: true, force: true });
-    const partial = `${dir}.tmp-${process.pid}`;
-    fs.mkdirSync(CACHE, { recursive: true });
-    await generateRepo(partial, spec);
-    fs.writeFileSync(path.join(partial, 'bench-complete'), '');
-    fs.renameSync(partial, dir);
-    log(`  generated in ${((now() - started) / 1000).toFixed(1)} s`);
-  }
-  const counts = Object.fromEntries(
-    execFileSync('git', ['count-objects', '-v'], { cwd: dir })
-      .toString()
-      .trim()
-      .split('\n')
-      .map((line) => line.split(': ')),
-  );
-  return { ...spec, dir, packMiB: Number(counts['size-pack']) / 1024, objects: Number(counts['in-pack']) };
-}
-
-/** A throwaway upstream for one run (job branches are pushed into it): hard links where possible. */
-function upstreamCopy(repo) {
-  const target = path.join(temp, `upstream-${repo.files}.git`);
-  try {
-    execFileSync('cp', ['-al', repo.dir, target]);
-  } catch {
-    fs.rmSync(target, { recursive: true, force: true });
-    execFileSync('cp', ['-a', repo.dir, target]);
-  }
-  return target;
-}
-
-/** Median of three runs of `git clone <args> <repo> <tmp>`, with its checkout. */
-function timeClone(repo, args) {
-  const runs = [];
-  for (let n = 0; n < 3; n++) {
-    const target = path.join(temp, `clone-${n}`);
-    const started = now();
-    execFileSync('git', ['clone', '--quiet', ...args, repo.dir, target]);
-    runs.push(now() - started);
-    fs.rmSync(target, { recursive: true, force: true });
-  }
-  return percentile(runs, 50);
-}
+const log = progressLog();
 
 // ---- processes -------------------------------------------------------------------------------------
 
@@ -236,76 +87,6 @@ async function startScriptedModel(turns) {
   return url;
 }
 
-/**
- * A pass-through proxy in front of the scripted model that records, for each chat-completions
- * request, when it arrived and when the last byte of its answer was handed back: the model's time,
- * as a real model would take it.
- *
- * `holdFollowUps(n)`: the script is consumed in the order requests arrive, so for jobs run at once
- * a request that carries a tool result (a job's second call) waits until `n` first calls were
- * answered. Every job then gets a `write_file` turn first and a final answer second.
- */
-async function startTimingProxy(upstream) {
-  const target = new URL(upstream);
-  const agent = new http.Agent({ keepAlive: true });
-  const calls = [];
-  let gate = null;
-  const server = http.createServer((request, response) => {
-    const start = now();
-    const chunks = [];
-    request.on('data', (chunk) => chunks.push(chunk));
-    request.on('end', async () => {
-      const body = Buffer.concat(chunks);
-      const chat = request.url.endsWith('/chat/completions');
-      let first = false;
-      if (gate && chat) {
-        const messages = JSON.parse(body.toString('utf8')).messages ?? [];
-        first = !messages.some((message) => message.role === 'tool');
-        if (!first) await gate.opened;
-      }
-      const forward = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: request.method,
-          path: request.url,
-          headers: request.headers,
-          agent,
-        },
-        (answer) => {
-          if (first && gate && --gate.waiting === 0) gate.open();
-          response.writeHead(answer.statusCode, answer.headers);
-          answer.pipe(response);
-        },
-      );
-      forward.on('error', (error) => response.destroy(error));
-      forward.end(body);
-    });
-    response.on('finish', () => {
-      if (request.url.endsWith('/chat/completions')) calls.push({ start, end: now() });
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/v1`,
-    calls,
-    holdFollowUps(count) {
-      let open;
-      const opened = new Promise((resolve) => {
-        open = resolve;
-      });
-      gate = { waiting: count, opened, open };
-    },
-    close: () => server.close(),
-  };
-}
-
-function cli(args, env) {
-  return JSON.parse(
-    execFileSync(process.execPath, [CLI, ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
-  );
-}
-
 async function startServer(env) {
   const child = track(
     spawn(process.execPath, [CLI, 'serve'], {
@@ -319,191 +100,22 @@ async function startServer(env) {
   return {
     address: started.address,
     pid: child.pid,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
+    stop: () => stop(child),
   };
-}
-
-// ---- jobs ------------------------------------------------------------------------------------------
-
-async function api(server, project, method, route, body) {
-  const response = await fetch(`${server.address}/v2/agent/${project.id}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${project.key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-/** POSTs a job and waits for its end; returns the job, its events and the POST's send time. */
-async function runJob(server, project, prompt) {
-  const postAt = now();
-  const created = await api(server, project, 'POST', '/job', { prompt });
-  let job = created;
-  while (job.status === 'active') {
-    await sleep(10);
-    job = await api(server, project, 'GET', `/job/${created.id}`);
-  }
-  if (job.status !== 'completed')
-    throw new Error(`job ${job.id} ended ${job.status}: ${JSON.stringify(job.error)}`);
-  const events = [];
-  let after = '';
-  for (;;) {
-    const page = await api(server, project, 'GET', `/job/${job.id}/events${after}`);
-    events.push(...page.events);
-    if (!page.nextCursor) break;
-    after = `?after=${page.nextCursor}`;
-  }
-  return { postAt, job, events };
-}
-
-/** The figures of one job (ms). Model calls are those the proxy saw between its POST and its end. */
-function measure({ postAt, job, events }, calls) {
-  const at = (predicate, last = false) => {
-    const found = last ? events.findLast(predicate) : events.find(predicate);
-    if (!found) throw new Error(`job ${job.id}: event missing (${predicate})`);
-    return Date.parse(found.at);
-  };
-  const claimedAt = at((e) => e.type === 'phase' && e.data.phase === 'preparing');
-  const runningAt = at((e) => e.type === 'phase' && e.data.phase === 'running');
-  const commitAt = at((e) => e.type === 'commit');
-  const prAt = at((e) => e.type === 'pull_request');
-  const createdAt = Date.parse(job.createdAt);
-  const completedAt = Date.parse(job.completedAt);
-  const mine = calls.filter((call) => call.start >= postAt && call.end <= completedAt + 1);
-  if (mine.length !== 2) throw new Error(`job ${job.id}: ${mine.length} model calls, expected 2`);
-  const model = mine.reduce((sum, call) => sum + (call.end - call.start), 0);
-  const answeredAt = mine.at(-1).end;
-  return {
-    pickup: claimedAt - postAt,
-    pickupServer: claimedAt - createdAt,
-    workspace: runningAt - claimedAt,
-    loop: answeredAt - runningAt - model,
-    publish: prAt - answeredAt,
-    commit: commitAt - answeredAt,
-    push: prAt - commitAt,
-    finish: completedAt - prAt,
-    model,
-    overhead: completedAt - postAt - model,
-    total: completedAt - postAt,
-  };
-}
-
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-// ---- memory ----------------------------------------------------------------------------------------
-
-function statusKiB(pid, field) {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
-    fs.readFileSync(`/proc/${pid}/status`, 'utf8'),
-  );
-  return match ? Number(match[1]) : 0;
-}
-
-/** RSS of `pid` and every process below it (the git processes of the worker), in KiB. */
-function treeRssKiB(pid) {
-  const parents = new Map();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parents.set(Number(entry), Number(fields[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  let total = 0;
-  for (const [child] of parents) {
-    let up = child;
-    while (up && up !== pid && parents.has(up)) up = parents.get(up);
-    if (up !== pid) continue;
-    try {
-      total += statusKiB(child, 'VmRSS');
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
-}
-
-// ---- tools -----------------------------------------------------------------------------------------
-
-async function timeRuns(runs, task) {
-  const times = [];
-  for (let n = 0; n < runs; n++) {
-    const started = now();
-    await task(n);
-    times.push(now() - started);
-  }
-  return times;
-}
-
-async function timeGitSide(repo, mirrorPath) {
-  const { ensureMirror } = await import(new URL('../dist/git/mirror.js', import.meta.url));
-  const { Workspace } = await import(new URL('../dist/git/workspace.js', import.meta.url));
-  const { createTools } = await import(new URL('../dist/agent/tools/index.js', import.meta.url));
-  const mirrorsDir = path.dirname(mirrorPath);
-  const projectId = path.basename(mirrorPath, '.git');
-  const fetch = await timeRuns(TOOL_RUNS, () =>
-    ensureMirror({ mirrorsDir, projectId, repository: repo.upstream, env: {} }),
-  );
-  const create = [];
-  for (let n = 0; n < TOOL_RUNS; n++) {
-    const started = now();
-    const workspace = await Workspace.create({
-      mirrorPath,
-      dir: path.join(temp, `ws-${repo.files}-${n}`),
-      branch: `bench/create-${n}`,
-      baseRef: 'main',
-    });
-    create.push(now() - started);
-    await workspace.close();
-  }
-  const workspace = await Workspace.create({
-    mirrorPath,
-    dir: path.join(temp, `ws-${repo.files}-tools`),
-    branch: 'bench/tools',
-    baseRef: 'main',
-  });
-  const tools = createTools(workspace, { onPlan() {}, checkChange: () => null });
-  const options = { toolCallId: 'bench', messages: [] };
-  const target = pagePath(Math.floor(repo.files / 2) + 7, repo.files);
-  const results = {
-    fetch,
-    create,
-    list: await timeRuns(TOOL_RUNS, () => tools.list_files.execute({}, options)),
-    read: await timeRuns(TOOL_RUNS, () => tools.read_file.execute({ path: target }, options)),
-    search: await timeRuns(TOOL_RUNS, () => tools.search_files.execute({ query: NEEDLE }, options)),
-  };
-  const listed = await tools.list_files.execute({}, options);
-  const found = await tools.search_files.execute({ query: NEEDLE }, options);
-  if (!listed.startsWith(`${repo.files} files`)) throw new Error(`list_files: ${listed.slice(0, 200)}`);
-  if (!found.includes(NEEDLE)) throw new Error(`search_files: ${found.slice(0, 200)}`);
-  await workspace.close();
-  return results;
 }
 
 // ---- the run -------------------------------------------------------------------------------------
 
 const repos = [];
-for (const spec of REPOS) repos.push(await cachedRepo(spec));
+for (const spec of REPOS) repos.push(await cachedRepo(spec, log));
 
 // The 1-minute load average at start, after the jobs and at the end: other work on the machine shows here.
 const loads = [os.loadavg()[0]];
 for (const repo of repos) {
   log(`${repo.label}: timing git clone (3 runs each)`);
-  repo.cloneNoLocal = timeClone(repo, ['--no-local']);
-  repo.cloneTransfer = timeClone(repo, ['--no-local', '--no-checkout']);
-  repo.cloneLocal = timeClone(repo, []);
+  repo.cloneNoLocal = timeClone(repo, ['--no-local'], temp);
+  repo.cloneTransfer = timeClone(repo, ['--no-local', '--no-checkout'], temp);
+  repo.cloneLocal = timeClone(repo, [], temp);
 }
 
 const jobs = repos.length * (1 + WARM);
@@ -527,7 +139,7 @@ const env = {
 };
 fs.mkdirSync(dataDir, { recursive: true });
 for (const repo of repos) {
-  repo.upstream = upstreamCopy(repo);
+  repo.upstream = upstreamCopy(repo, temp);
   const project = cli(['project', 'create', '--name', `Bench ${repo.label}`, '--repo', repo.upstream], env);
   repo.project = { id: project.id, key: cli(['key', 'create', '--project', project.id], env).key };
 }
@@ -572,7 +184,8 @@ const concurrentPrs = concurrent.filter((result) => result.job.prLink).length;
 
 for (const repo of repos) {
   log(`${repo.label}: mirror fetch, workspace and tools (${TOOL_RUNS} runs each)`);
-  repo.git = await timeGitSide(repo, path.join(dataDir, 'mirrors', `${repo.project.id}.git`));
+  const mirrorPath = path.join(dataDir, 'mirrors', `${repo.project.id}.git`);
+  repo.git = await timeGitSide(repo, mirrorPath, { runs: TOOL_RUNS, temp });
 }
 
 // ---- the table -------------------------------------------------------------------------------------
@@ -697,9 +310,6 @@ const header = [
   'target',
   'met?',
 ];
-const table = [header, ...rows];
-const widths = header.map((_, i) => Math.max(...table.map((row) => String(row[i]).length)));
-const line = (row) => `| ${row.map((cell, i) => String(cell).padEnd(widths[i])).join(' | ')} |`;
 const cpu = os.cpus();
 const git = execFileSync('git', ['--version']).toString().trim().replace('git version ', '');
 console.log(
@@ -719,8 +329,6 @@ console.log(
 console.log(
   `${CONCURRENT} jobs at once: ${ms(concurrentWall)} wall, ${concurrentPrs} of ${CONCURRENT} opened a PR; RSS after: ${(rssAfter / 1024).toFixed(0)} MiB`,
 );
-console.log(line(header));
-console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-for (const row of rows) console.log(line(row));
+printTable(header, rows);
 // The scripted model and the proxy's keep-alive sockets would hold the process open.
 process.exit(0);

@@ -50,3 +50,12 @@ export function firstLine(child, pattern) {
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${seen.slice(-2000)}`)));
   });
 }
+
+/** Sends SIGTERM to `child` and resolves when it has exited (at once if it already has). */
+export function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
