@@ -18,12 +18,13 @@
 // real server by its own work, so a quiet (fast) host raises the first far more than the second.
 // Each run also reports the server process's CPU per request (Linux: /proc/PID/stat), which is
 // the server's cost alone, and the pairs compare that too.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { scratchDatabase } from './postgres.mjs';
+import { readStat, TICK_SECONDS } from './proc.mjs';
 import { benchProject, firstLine } from './processes.mjs';
 import { machine, printTable } from './table.mjs';
 
@@ -104,22 +105,10 @@ async function startAgentjobs(databaseUrl, cliPath = CLI) {
   };
 }
 
-const TICKS_PER_SECOND = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
 /** CPU time (user + system) a process has used so far, in µs; null where /proc is missing. */
 function cpuMicros(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
-  } catch {
-    return null;
-  }
+  const stat = readStat(pid);
+  return stat && (stat.utime + stat.stime) * TICK_SECONDS * 1e6;
 }
 
 /** Loads the server of process `pid` at `options`; its throughput, latency and CPU per request. */
