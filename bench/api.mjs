@@ -25,7 +25,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { scratchDatabase } from './postgres.mjs';
 import { readStat, TICK_SECONDS } from './proc.mjs';
-import { benchProject, firstLine } from './processes.mjs';
+import { benchProject, firstLine, killedOnExit } from './processes.mjs';
 import { machine, printTable } from './table.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -47,7 +47,7 @@ async function startBare(job) {
         response.end(body);
       });
     }).listen(0, '127.0.0.1', function () { console.log('listening ' + this.address().port); });`;
-  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = killedOnExit(spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'pipe'] }));
   const [, port] = await firstLine(child, /listening (\d+)/);
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => child.kill() };
 }
@@ -61,7 +61,7 @@ async function startFastify(job) {
     const app = require('fastify')({ logger: false });
     app.get('/v2/agent/:projectId/job/:jobId', async () => job);
     app.listen({ port: 0, host: '127.0.0.1' }).then((address) => console.log('listening ' + address));`;
-  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = killedOnExit(spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'pipe'] }));
   const [, address] = await firstLine(child, /listening (\S+)/);
   return { url: `${address}/v2/agent/p/job/${job.id}`, pid: child.pid, stop: () => child.kill() };
 }
@@ -79,10 +79,12 @@ async function startAgentjobs(databaseUrl, cliPath = CLI) {
   const { project, key } = benchProject(dataDir, env, cliPath);
   // The API role alone: with `serve`, its worker would claim every job the POST runs create and
   // run it to failure (no model), so POST would measure the worker too, and GET a failed job.
-  const child = spawn(process.execPath, [cliPath, 'api'], {
-    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = killedOnExit(
+    spawn(process.execPath, [cliPath, 'api'], {
+      env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const [, address] = await firstLine(child, /"address":"([^"]+)"/);
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const created = await fetch(`${address}/v2/agent/${project.id}/job`, {

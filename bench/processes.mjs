@@ -51,6 +51,21 @@ export function firstLine(child, pattern) {
   });
 }
 
+const running = new Set();
+process.on('exit', () => {
+  for (const child of running) child.kill();
+});
+
+/**
+ * `child`, killed when this script exits, however it exits: a script that fails halfway (a server
+ * that would not start, a refused request) must not leave the servers it started running.
+ */
+export function killedOnExit(child) {
+  running.add(child);
+  child.on('exit', () => running.delete(child));
+  return child;
+}
+
 /** Sends SIGTERM to `child` and resolves when it has exited (at once if it already has). */
 export function stop(child) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
