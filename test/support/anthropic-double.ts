@@ -25,6 +25,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text as readText } from 'node:stream/consumers';
 
 /** One answer: a final text, or tool calls (with optional text before them). */
 export type AnthropicTurn =
@@ -66,7 +67,7 @@ export async function startAnthropicDouble(
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'POST' || path !== '/v1/messages')
       return sendError(response, 404, 'not_found_error', `no route for ${request.method} ${path}`);
-    const text = await readBody(request);
+    const text = await readText(request);
     // biome-ignore lint/suspicious/noExplicitAny: the parsed request
     let body: any;
     try {
@@ -253,13 +254,4 @@ function sendError(response: ServerResponse, status: number, type: string, messa
   if (response.headersSent) return void response.end();
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(JSON.stringify({ type: 'error', error: { type, message } }));
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }

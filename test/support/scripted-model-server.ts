@@ -1,6 +1,7 @@
 /** The scripted model's HTTP server: its routes, the requests it records, the context limit and closing. */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 import { type ScriptedTurn, settle } from './scripted-model-script.js';
 import { errorBody, MODEL_ID, now, reply, sendJson } from './scripted-model-wire.js';
 
@@ -69,7 +70,7 @@ export async function listen(
       // biome-ignore lint/suspicious/noExplicitAny: see ScriptedModelServer.requests
       let body: any;
       try {
-        body = JSON.parse(await readBody(request));
+        body = JSON.parse(await text(request));
       } catch {
         return sendJson(response, 400, errorBody('request body is not JSON', 'invalid_request_error'));
       }
@@ -138,13 +139,4 @@ export async function listen(
       });
     },
   };
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }
