@@ -94,7 +94,6 @@ async function startAgentjobs(databaseUrl, cliPath = CLI) {
   });
   const job = await created.json();
   return {
-    env,
     job,
     jobUrl: `${address}/v2/agent/${project.id}/job/${job.id}`,
     pid: child.pid,
