@@ -81,7 +81,7 @@ describe('a local repository whose config names hooks and an fsmonitor', () => {
         name: path.basename(repository),
         repository,
       });
-      expect((await host.check(project)).filter((check) => !check.ok)).toEqual([]);
+      expect((await host.check?.(project))?.filter((check) => !check.ok)).toEqual([]);
       await ensureMirror({
         mirrorsDir: path.join(dir, 'mirrors'),
         projectId: project.id,
