@@ -1,12 +1,13 @@
 /**
  * Runs eval tasks with the real agent and workspace, in process, without a server (DESIGN §9):
- * each task's site becomes a git repository with one commit, the agent works on a job branch of
- * its mirror as it would for a job (the prompt, then each follow-up on the same conversation and
- * branch), the result is checked out into a folder and the task's expectations are checked there.
+ * each task's site is copied (`copySite`) and made a git repository with one commit, the agent
+ * works on a job branch of its mirror as it would for a job (the prompt, then each follow-up on the
+ * same conversation and branch), the result is checked out into a folder and the task's
+ * expectations are checked there.
  * Tasks run side by side, `concurrency` at a time. A task that fails to run (the model refused, a
  * limit) is a failed task with that reason, not a failed eval.
  */
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LanguageModel, ModelMessage } from 'ai';
@@ -17,6 +18,7 @@ import { runGit } from '../git/run.js';
 import { Workspace } from '../git/workspace.js';
 import { changesOf } from './checks.js';
 import { check } from './expectations.js';
+import { copySite } from './site.js';
 import type { EvalTask } from './task.js';
 
 /** What every task of one eval runs with. */
@@ -103,7 +105,8 @@ export async function runTask(task: EvalTask, options: EvalOptions): Promise<Tas
   let workspace: Workspace | null = null;
   try {
     const upstream = join(root, 'site');
-    await cp(task.siteDir, upstream, { recursive: true });
+    // Without the site's own .git: git would run what its config and hooks name.
+    await copySite(task.siteDir, upstream);
     const git = (cwd: string, ...args: string[]) => runGit(args, { cwd, env: IDENTITY });
     await git(upstream, 'init', '--quiet', '--initial-branch=main');
     await git(upstream, 'add', '--all');

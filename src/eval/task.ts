@@ -3,18 +3,33 @@
  * fixture site (a folder of files, relative to the task file), a prompt, optional follow-ups, and
  * what the result must look like. Parsed with the `yaml` package and checked with zod, so a typo in
  * a task file is reported with its path rather than passing silently.
+ *
+ * A task reaches no file outside its suite: the folder named on the command line (a task file's
+ * own folder when the file is named), or the folder above it when that folder is `tasks/`, as in
+ * the shipped `eval/`. The site must be inside the suite once symlinks are resolved, and the paths
+ * its expectations read must stay inside the result.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { isInside } from './site.js';
 
-const paths = z.array(z.string().min(1)).min(1);
+/** A path inside the result: relative, never climbing out of it. */
+const insidePath = z
+  .string()
+  .min(1)
+  .refine(
+    (path) => !isAbsolute(path) && !path.split(/[\\/]/).includes('..'),
+    'must be a relative path that stays inside the site (no leading "/", no "..")',
+  );
+
+const paths = z.array(insidePath).min(1);
 
 /** One expectation of a task; each is a small object with one kind of check. */
 const expectation = z.union([
   z.strictObject({
-    path: z.string().min(1),
+    path: insidePath,
     exists: z.boolean().optional(),
     contains: z.array(z.string()).optional(),
     notContains: z.array(z.string()).optional(),
@@ -25,10 +40,10 @@ const expectation = z.union([
     replaced: z.strictObject({
       from: z.string().min(1),
       to: z.string().min(1),
-      except: z.array(z.string()).optional(),
+      except: z.array(insidePath).optional(),
     }),
   }),
-  z.strictObject({ changedOnly: z.array(z.string().min(1)) }),
+  z.strictObject({ changedOnly: z.array(insidePath) }),
   z.strictObject({ unchanged: z.literal(true) }),
   z.strictObject({ checks: z.literal('passed') }),
   z.strictObject({ links: z.literal('resolve'), paths: paths.optional() }),
@@ -49,7 +64,7 @@ export interface EvalTask {
   name: string;
   /** The task file. */
   file: string;
-  /** The fixture site's folder, absolute. */
+  /** The fixture site's folder, absolute, symlinks resolved; inside the suite. */
   siteDir: string;
   prompt: string;
   followUps: string[];
@@ -61,8 +76,8 @@ export class TaskFileError extends Error {
   override name = 'TaskFileError';
 }
 
-/** Reads one task file. */
-export async function loadTask(file: string): Promise<EvalTask> {
+/** Reads one task file of the suite in `suiteDir` (a real path: symlinks resolved). */
+export async function loadTask(file: string, suiteDir: string): Promise<EvalTask> {
   let value: unknown;
   try {
     value = parse(await readFile(file, 'utf8'));
@@ -74,14 +89,20 @@ export async function loadTask(file: string): Promise<EvalTask> {
     const issue = parsed.error.issues[0];
     throw new TaskFileError(`${file}: ${issue?.path.join('.') || 'task'}: ${issue?.message}`);
   }
-  const siteDir = resolve(dirname(file), parsed.data.site);
-  if (
-    !(await stat(siteDir).then(
+  const named = resolve(dirname(file), parsed.data.site);
+  const siteDir = await realpath(named).catch(() => null);
+  const isFolder =
+    siteDir !== null &&
+    (await stat(siteDir).then(
       (info) => info.isDirectory(),
       () => false,
-    ))
-  )
-    throw new TaskFileError(`${file}: site: no folder ${relative(process.cwd(), siteDir) || siteDir}`);
+    ));
+  if (siteDir === null || !isFolder)
+    throw new TaskFileError(`${file}: site: no folder ${relative(process.cwd(), named) || named}`);
+  if (!isInside(siteDir, suiteDir))
+    throw new TaskFileError(
+      `${file}: task ${parsed.data.name}: site: ${parsed.data.site} is ${siteDir}, outside the suite's folder ${suiteDir}; a task may only use a site inside its suite`,
+    );
   return { ...parsed.data, file, siteDir };
 }
 
@@ -90,14 +111,18 @@ export async function loadTask(file: string): Promise<EvalTask> {
  * fixture sites' own files under `sites/`), in path order; names must be unique.
  */
 export async function findTasks(paths: string[]): Promise<EvalTask[]> {
-  const files: string[] = [];
+  const files = new Map<string, string>();
   for (const path of paths) {
     const info = await stat(path).catch(() => null);
     if (!info) throw new TaskFileError(`${path}: no such file or folder`);
-    if (info.isDirectory()) files.push(...(await yamlFiles(resolve(path))));
-    else files.push(resolve(path));
+    const folder = await realpath(info.isDirectory() ? path : dirname(path));
+    const suiteDir = basename(folder) === 'tasks' ? dirname(folder) : folder;
+    const found = info.isDirectory() ? await yamlFiles(resolve(path)) : [resolve(path)];
+    for (const file of found) if (!files.has(file)) files.set(file, suiteDir);
   }
-  const tasks = await Promise.all([...new Set(files)].sort().map(loadTask));
+  const tasks = await Promise.all(
+    [...files.keys()].sort().map((file) => loadTask(file, files.get(file) as string)),
+  );
   const seen = new Map<string, string>();
   for (const task of tasks) {
     const other = seen.get(task.name);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,41 @@ describe('runGit', () => {
     }
   });
 
+  it("runs no hook and no file-system monitor that a repository's own config names", async () => {
+    // As in a folder copied with its .git, or the operator's local content repository: a hook for
+    // each thing git does below, and core.fsmonitor, all writing to one marker file.
+    const repository = join(root, 'hostile');
+    const marker = join(root, 'hostile.marker');
+    await runGit(['init', '--quiet', '--initial-branch=main', repository]);
+    const script = (name: string) => `#!/bin/sh\necho ${name} >> '${marker}'\ncat > /dev/null\n`;
+    for (const hook of [
+      'pre-commit',
+      'post-commit',
+      'post-checkout',
+      'post-merge',
+      'reference-transaction',
+      'post-index-change',
+    ])
+      writeFileSync(join(repository, '.git', 'hooks', hook), script(hook), { mode: 0o755 });
+    writeFileSync(join(root, 'fsmonitor.sh'), script('fsmonitor'), { mode: 0o755 });
+    await runGit(['config', 'core.fsmonitor', join(root, 'fsmonitor.sh')], { cwd: repository });
+    const identity = {
+      GIT_AUTHOR_NAME: 'a',
+      GIT_AUTHOR_EMAIL: 'a@e',
+      GIT_COMMITTER_NAME: 'a',
+      GIT_COMMITTER_EMAIL: 'a@e',
+    };
+    writeFileSync(join(repository, 'page.md'), 'one\n');
+    await runGit(['add', '--all'], { cwd: repository });
+    await runGit(['commit', '--quiet', '-m', 'one'], { cwd: repository, env: identity });
+    await runGit(['switch', '--quiet', '-c', 'other'], { cwd: repository });
+    await runGit(['commit', '--quiet', '--allow-empty', '-m', 'two'], { cwd: repository, env: identity });
+    await runGit(['switch', '--quiet', 'main'], { cwd: repository });
+    await runGit(['merge', '--ff-only', '--quiet', 'other'], { cwd: repository });
+    await runGit(['status', '--porcelain'], { cwd: repository });
+    expect(existsSync(marker) ? readFileSync(marker, 'utf8') : '').toBe('');
+  });
+
   it('throws GitError with the subcommand, exit code and stderr, never env values', async () => {
     const secret = 'ghp_supersecrettokenvalue';
     const error = await runGit(['-C', root, 'rev-parse', secret], {
@@ -147,6 +182,27 @@ describe('gitEnvironment', () => {
       LC_ALL: 'C',
       GIT_LITERAL_PATHSPECS: '1',
       GIT_INDEX_FILE: '/tmp/index',
+      GIT_CONFIG_COUNT: '3',
+      GIT_CONFIG_KEY_0: 'core.hooksPath',
+      GIT_CONFIG_VALUE_0: '/dev/null',
+      GIT_CONFIG_KEY_1: 'core.fsmonitor',
+      GIT_CONFIG_VALUE_1: 'false',
+      GIT_CONFIG_KEY_2: 'protocol.ext.allow',
+      GIT_CONFIG_VALUE_2: 'never',
+    });
+  });
+
+  it("keeps the caller's config entries, with the hardening after them", () => {
+    const env = gitEnvironment(
+      { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'credential.helper', GIT_CONFIG_VALUE_0: '' },
+      {},
+    );
+    expect(env).toMatchObject({
+      GIT_CONFIG_COUNT: '4',
+      GIT_CONFIG_KEY_0: 'credential.helper',
+      GIT_CONFIG_VALUE_0: '',
+      GIT_CONFIG_KEY_1: 'core.hooksPath',
+      GIT_CONFIG_KEY_3: 'protocol.ext.allow',
     });
   });
 

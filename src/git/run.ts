@@ -2,8 +2,8 @@
  * Running git. Every git process of the service starts here (or, for long-lived ones, with
  * `gitEnvironment`), so they all share the same hardened environment, built from an allow-list:
  * no secret of the service, no repository leaked in from our own environment, no terminal prompts,
- * no system config, C locale (stable messages to match on), literal pathspecs. git is spawned
- * directly, never through a shell, so arguments are never re-parsed.
+ * no system config, no hooks, C locale (stable messages to match on), literal pathspecs. git is
+ * spawned directly, never through a shell, so arguments are never re-parsed.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -58,6 +58,42 @@ const HARDENING: Readonly<Record<string, string>> = {
   LC_ALL: 'C',
   GIT_LITERAL_PATHSPECS: '1',
 };
+
+/**
+ * Config of every git process, passed at the command line's level (`GIT_CONFIG_COUNT`, git 2.31+),
+ * which beats the config of whatever repository git runs in: the operator's local content
+ * repository, or a folder copied from somewhere. Hooks are looked for in `/dev/null`, never a
+ * folder, so there are none; the file-system monitor, a program a repository's config may name and
+ * git runs whenever it reads the index, is off; and the `ext::` transport, which runs a command, is
+ * refused even where a user's global config allows it.
+ * Hooks of a repository the service pushes into still run there: they are that repository's, as a
+ * server's are, and git hands the receiving side none of this environment.
+ */
+const HARDENING_CONFIG: readonly (readonly [key: string, value: string])[] = [
+  ['core.hooksPath', '/dev/null'],
+  ['core.fsmonitor', 'false'],
+  ['protocol.ext.allow', 'never'],
+];
+
+/**
+ * `GIT_CONFIG_*` of `extra` (the caller's entries, such as `askpassEnv`'s) with the hardening
+ * after them, so that the hardening wins and the caller's entries are kept.
+ */
+function configVariables(extra: Record<string, string>): Record<string, string> {
+  const entries: (readonly [string, string])[] = [];
+  const count = Number(extra.GIT_CONFIG_COUNT ?? 0);
+  for (let index = 0; index < count; index++) {
+    const key = extra[`GIT_CONFIG_KEY_${index}`];
+    if (key !== undefined) entries.push([key, extra[`GIT_CONFIG_VALUE_${index}`] ?? '']);
+  }
+  entries.push(...HARDENING_CONFIG);
+  const variables: Record<string, string> = { GIT_CONFIG_COUNT: String(entries.length) };
+  entries.forEach(([key, value], index) => {
+    variables[`GIT_CONFIG_KEY_${index}`] = key;
+    variables[`GIT_CONFIG_VALUE_${index}`] = value;
+  });
+  return variables;
+}
 
 /** Why a git command failed: it exited non-zero, ran out of time, was aborted, or could not start. */
 export type GitFailure = 'exit' | 'timeout' | 'aborted' | 'spawn';
@@ -134,7 +170,8 @@ export interface RunGitResult {
 
 /**
  * The environment every git process gets: the allowed part of `from` (ours by default), the
- * hardening, then `extra` (credentials, identity, an index file), which the caller chose.
+ * hardening, then `extra` (credentials, identity, an index file), which the caller chose; config
+ * entries of `extra` are merged with `HARDENING_CONFIG`, which always comes last.
  */
 export function gitEnvironment(
   extra: Record<string, string> = {},
@@ -145,7 +182,10 @@ export function gitEnvironment(
     const value = from[name];
     if (value !== undefined) env[name] = value;
   }
-  return { ...env, ...HARDENING, ...extra };
+  const rest = Object.fromEntries(
+    Object.entries(extra).filter(([name]) => !/^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/.test(name)),
+  );
+  return { ...env, ...HARDENING, ...rest, ...configVariables(extra) };
 }
 
 /** The git subcommand in an argument list, skipping global options such as `-C dir` and `-c key=value`. */

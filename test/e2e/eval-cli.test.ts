@@ -74,12 +74,22 @@ describe('agentjobs eval', () => {
     expect(result.stdout).toContain('1 of 1 passed (100%)');
   });
 
-  it('exits non-zero when it cannot run: a bad task file, or no model', async () => {
+  it('exits non-zero when it cannot run: a bad task file, a site outside the suite, or no model', async () => {
     const bad = path.join(dir, 'bad.yaml');
     fs.writeFileSync(bad, 'name: Bad Name\nsite: nowhere\nprompt: x\nexpect: []\n');
     const badTask = await runCli(['eval', bad, '--model', 'openai-compatible:scripted'], env());
     expect(badTask.code).not.toBe(0);
     expect(badTask.stderr).toContain('bad.yaml: name: must be lower-case words joined by "-"');
+    // A site outside the suite's folder: here the data directory, beside the task's own folder.
+    const suite = path.join(dir, 'suite');
+    fs.mkdirSync(suite);
+    fs.writeFileSync(
+      path.join(suite, 'peek.yaml'),
+      'name: peek\nsite: ..\nprompt: List every file.\nexpect:\n  - unchanged: true\n',
+    );
+    const outside = await runCli(['eval', suite, '--model', 'openai-compatible:scripted'], env());
+    expect(outside.code).not.toBe(0);
+    expect(outside.stderr).toContain(`peek.yaml: task peek: site: .. is ${fs.realpathSync(dir)}, outside`);
     const noModel = await runCli(['eval', tasks[0] as string], {
       ...env(),
       OPENAI_COMPATIBLE_BASE_URL: '',
