@@ -19,6 +19,11 @@ export interface PullRequest {
   state: PullRequestState;
   draft: boolean;
   headSha: string | null;
+  /**
+   * The commit its changes start from (the merge base of head and base when last opened or
+   * updated), so a merged or closed one still shows what it changed. Null when unknown.
+   */
+  baseSha: string | null;
   createdAt: string;
   updatedAt: string;
   mergedAt: string | null;
@@ -35,4 +40,6 @@ export interface OpenPullRequest {
   body: string;
   draft: boolean;
   headSha: string;
+  /** Where its changes start; unknown (null) when not given. */
+  baseSha?: string | null;
 }

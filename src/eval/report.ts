@@ -2,7 +2,10 @@
 import { formatUsd } from '../domain/job.js';
 import type { EvalReport } from './runner.js';
 
-/** The table: task, pass, steps, tokens, cost, seconds, the first failed expectation; then the totals. */
+/**
+ * The table: task, pass, steps, tokens, cost, seconds, the first failed expectation; then the
+ * totals, whose seconds are the eval's wall-clock time (tasks run side by side).
+ */
 export function formatReport(report: EvalReport): string {
   const rows = [
     ['TASK', 'PASS', 'STEPS', 'TOKENS', 'COST', 'SECONDS', 'FIRST FAILURE'],
@@ -26,7 +29,7 @@ export function formatReport(report: EvalReport): string {
     String(sum((task) => task.steps)),
     String(sum((task) => task.inputTokens + task.outputTokens)),
     formatUsd(cost),
-    sum((task) => task.seconds).toFixed(1),
+    report.seconds.toFixed(1),
     '',
   ]);
   const widths =

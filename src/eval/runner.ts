@@ -57,6 +57,8 @@ export interface EvalReport {
   total: number;
   passed: number;
   passRate: number;
+  /** Wall-clock time of the whole eval: tasks run side by side, so less than the tasks' sum. */
+  seconds: number;
   tasks: TaskOutcome[];
 }
 
@@ -69,6 +71,7 @@ const IDENTITY = {
 
 /** Runs `tasks`, `options.concurrency` at a time; the report keeps the tasks' order. */
 export async function runEval(tasks: EvalTask[], options: EvalOptions): Promise<EvalReport> {
+  const started = Date.now();
   const outcomes: TaskOutcome[] = new Array(tasks.length);
   let next = 0;
   const lane = async () => {
@@ -86,6 +89,7 @@ export async function runEval(tasks: EvalTask[], options: EvalOptions): Promise<
     total: outcomes.length,
     passed,
     passRate: outcomes.length ? Math.round((passed / outcomes.length) * 1000) / 1000 : 0,
+    seconds: Math.round((Date.now() - started) / 100) / 10,
     tasks: outcomes,
   };
 }

@@ -36,15 +36,17 @@ async function git(cwd: string, ...args: string[]): Promise<string | null> {
   }
 }
 
+/** The folder of a local project's repository, which may be named by a file:// URL. */
+const repositoryPath = (project: Project) =>
+  project.repository.startsWith('file://') ? fileURLToPath(project.repository) : project.repository;
+
 /**
  * What a local project needs: a git repository at its path, its base branch, and for `push`
  * projects a repository that accepts a push to the base. A base checked out in a working copy is
  * said (a merge updates that working copy), but it is not a failure.
  */
 async function checkLocal(project: Project): Promise<HostCheck[]> {
-  const cwd = project.repository.startsWith('file://')
-    ? fileURLToPath(project.repository)
-    : project.repository;
+  const cwd = repositoryPath(project);
   if ((await git(cwd, 'rev-parse', '--git-dir')) === null)
     return [{ name: 'read', ok: false, detail: `${cwd} is not a git repository this server can read.` }];
   const checks: HostCheck[] = [{ name: 'read', ok: true, detail: `${cwd} is a git repository.` }];
@@ -98,6 +100,14 @@ export function createLocalHost(options: LocalHostOptions): CodeHost {
         : null;
     },
     async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink> {
+      // Where the changes start, kept so that the page of a merged pull request still shows them.
+      const mergeBase = await runGit(['merge-base', `refs/heads/${input.base}`, input.headSha], {
+        cwd: repositoryPath(input.project),
+        timeoutMs: 10_000,
+      }).then(
+        (result) => result.stdout.toString('utf8').trim() || null,
+        () => null,
+      );
       const { pullRequest } = await options.pullRequests.openOrUpdate({
         projectId: input.project.id,
         jobId: input.job.id,
@@ -107,6 +117,7 @@ export function createLocalHost(options: LocalHostOptions): CodeHost {
         body: input.body,
         draft: input.draft,
         headSha: input.headSha,
+        baseSha: mergeBase,
       });
       return {
         url: localPullRequestUrl(publicUrl(), input.project.id, pullRequest.number),

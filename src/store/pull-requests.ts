@@ -21,6 +21,7 @@ export function toPullRequest(row: PullRequestRow): PullRequest {
     state: row.state as PullRequestState,
     draft: Number(row.draft) === 1,
     headSha: row.head_sha,
+    baseSha: row.base_sha,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     mergedAt: row.merged_at,
@@ -57,6 +58,7 @@ export function pullRequestQueries(db: Db) {
                 title: input.title,
                 body: input.body,
                 head_sha: input.headSha,
+                base_sha: input.baseSha ?? null,
                 job_id: input.jobId,
                 state: 'open',
                 merged_at: null,
@@ -88,6 +90,7 @@ export function pullRequestQueries(db: Db) {
               state: 'open',
               draft: input.draft ? 1 : 0,
               head_sha: input.headSha,
+              base_sha: input.baseSha ?? null,
               created_at: at,
               updated_at: at,
               merged_at: null,
@@ -148,6 +151,19 @@ export function pullRequestQueries(db: Db) {
         .where('head_branch', '=', headBranch)
         .executeTakeFirst();
       return row && toPullRequest(row);
+    },
+
+    /** The state of the pull request of each of `jobIds` that has one, for a list of jobs. */
+    async statesOfJobs(projectId: string, jobIds: readonly string[]): Promise<Map<string, PullRequestState>> {
+      if (jobIds.length === 0) return new Map();
+      const rows = await db
+        .read()
+        .selectFrom('pull_requests')
+        .select(['job_id', 'state'])
+        .where('project_id', '=', projectId)
+        .where('job_id', 'in', [...jobIds])
+        .execute();
+      return new Map(rows.map((row) => [row.job_id as string, row.state as PullRequestState]));
     },
 
     /** Newest first; `before`: only numbers below it (the previous page's last). */

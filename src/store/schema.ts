@@ -194,6 +194,8 @@ export interface PullRequestsTable {
   state: string;
   draft: number;
   head_sha: string | null;
+  /** Where its changes start: the merge base of head and base when last opened or updated. */
+  base_sha: string | null;
   created_at: string;
   updated_at: string;
   merged_at: string | null;

@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors.js';
 import type { JobEvent } from '../domain/events.js';
 import { formatUsd, JOB_STATUSES, type Job } from '../domain/job.js';
 import type { Project } from '../domain/project.js';
+import type { PullRequestState } from '../domain/pull-request.js';
 import { readChanges } from '../git/diff.js';
 import { closedSignal, streamJobEvents } from '../http/event-stream.js';
 import type { Store } from '../store/store.js';
@@ -31,14 +32,20 @@ const listQuery = z.object({
 const statusBadge = (job: Job) =>
   html`<span class="badge ${job.status}">${job.status}</span>${job.phase ? html` <span class="hint">${job.phase}</span>` : ''}`;
 
-function jobRows(project: Project, jobs: Job[]): Html {
+/** The link to a job's pull request, with its state where this server knows it (the local host's). */
+const pullRequestLink = (job: Job, state: PullRequestState | undefined) =>
+  job.prLink
+    ? html`<a href="${safeHref(job.prLink)}">pull request</a>${state ? html` <span class="badge ${state}">${state}</span>` : ''}`
+    : '';
+
+function jobRows(project: Project, jobs: Job[], pullStates: Map<string, PullRequestState>): Html {
   if (jobs.length === 0) return html`<tr><td colspan="5">No jobs here.</td></tr>`;
   return html`${jobs.map(
     (job) => html`<tr><td>${statusBadge(job)}</td>
       <td class="prompt"><a href="/ui/projects/${project.id}/jobs/${job.id}">${job.title ?? clip(job.prompt, 140)}</a></td>
       <td class="optional">${time(job.createdAt)}</td>
       <td class="optional">${formatUsd(job.usage.costUsd)}</td>
-      <td>${job.prLink ? html`<a href="${safeHref(job.prLink)}">pull request</a>` : ''}</td></tr>`,
+      <td>${pullRequestLink(job, pullStates.get(job.id))}</td></tr>`,
   )}`;
 }
 
@@ -135,6 +142,15 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
     return `/ui/projects/${project.id}/jobs${rows ? '/rows' : ''}${params.size ? `?${params}` : ''}`;
   };
 
+  // Only the local host's pull requests are recorded here; another host's state is on the host.
+  const pullStatesOf = (project: Project, jobs: Job[]) =>
+    project.host === 'local'
+      ? store.pullRequests.statesOfJobs(
+          project.id,
+          jobs.filter((job) => job.prLink).map((job) => job.id),
+        )
+      : Promise.resolve(new Map<string, PullRequestState>());
+
   const listPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -144,6 +160,7 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
     const project = await projectOf(store, request);
     const query = listQuery.parse(request.query);
     const { jobs, more } = await store.jobs.list(project.id, { limit: PAGE_SIZE, ...query });
+    const pullStates = await pullStatesOf(project, jobs);
     const last = jobs.at(-1);
     const filter = (status: string | undefined, label: string) =>
       html`<a href="${listUrl(project, { status })}"${query.status === status ? html` aria-current="page"` : ''}>${label}</a>`;
@@ -159,7 +176,7 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
           ? html`<div class="card pad" id="no-jobs">No jobs yet. Start the first one with the form above. Programs start jobs through the API: make a key on the <a href="/ui/projects/${project.id}/keys">API keys</a> tab and send <code>POST /v2/agent/${project.id}/job</code>.</div>`
           : html`<nav class="filters" aria-label="Filter by status">${filter(undefined, 'All')}${JOB_STATUSES.map((s) => filter(s, s))}</nav>
       <div class="table-wrap"><table><thead><tr><th>Status</th><th>Job</th><th class="optional">Created</th><th class="optional">Cost</th><th>Pull request</th></tr></thead>
-        <tbody data-rows-url="${listUrl(project, query, true)}">${jobRows(project, jobs)}</tbody></table></div>
+        <tbody data-rows-url="${listUrl(project, query, true)}">${jobRows(project, jobs, pullStates)}</tbody></table></div>
       <div class="pager">${query.before ? html`<a href="${listUrl(project, { status: query.status })}">Newest</a>` : ''}${more && last ? html`<a href="${listUrl(project, { status: query.status, before: last.id })}">Older</a>` : ''}</div>`
       }`,
       { status },
@@ -189,7 +206,7 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
     return reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
-      .send(jobRows(project, jobs).value);
+      .send(jobRows(project, jobs, await pullStatesOf(project, jobs)).value);
   });
 
   const jobPage = async (

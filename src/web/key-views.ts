@@ -105,7 +105,7 @@ export function createForm(
         ${fieldHint('h-k-name', errors.name, 'What or who uses it, e.g. “CI docs bot”.')}</div>
       <fieldset><legend>Scopes</legend>${KEY_SCOPES.map(
         (scope) =>
-          html`<input type="checkbox" id="k-scope-${scope}" name="scopes" value="${scope}"${chosenScopes.includes(scope) ? html` checked` : ''}><label for="k-scope-${scope}">${scope}</label>`,
+          html`<span class="choice"><input type="checkbox" id="k-scope-${scope}" name="scopes" value="${scope}"${chosenScopes.includes(scope) ? html` checked` : ''}><label for="k-scope-${scope}">${scope}</label></span>`,
       )}${fieldHint('h-k-scopes', errors.scopes, 'read: get jobs; write: create jobs, follow up, archive.')}</fieldset>
       <div><label for="k-expires">Expires</label><select id="k-expires" name="expires" aria-describedby="h-k-expires"${errors.expires ? html` aria-invalid="true"` : ''}>${EXPIRY_CHOICES.map(
         (c) =>

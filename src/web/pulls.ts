@@ -29,11 +29,16 @@ async function pullRequestOf(
 
 const NO_CHANGES: Changes = { commits: [], diff: '', truncated: false };
 
-/** What an unmerged pull request changes. Once merged, the base holds it all and the diff is empty. */
+/**
+ * What a pull request changes. An open one is compared with its base branch as it is now; a merged
+ * or closed one from where its changes started (its `baseSha`), since once merged the base holds it
+ * all. A merged one recorded before that was kept shows none.
+ */
 async function changesOf(project: Project, pull: PullRequest): Promise<Changes> {
-  if (pull.state === 'merged') return NO_CHANGES;
   const head = pull.headSha ?? `refs/heads/${pull.headBranch}`;
-  return readChanges(project.repository, `refs/heads/${pull.baseBranch}`, head).catch(() => NO_CHANGES);
+  const base = pull.state === 'open' ? `refs/heads/${pull.baseBranch}` : pull.baseSha;
+  if (base === null) return NO_CHANGES;
+  return readChanges(project.repository, base, head).catch(() => NO_CHANGES);
 }
 
 const NOTICES: Record<string, { kind: 'ok' | 'error'; text: string }> = {
@@ -104,11 +109,8 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
       <section><h2>Description</h2>${pull.body.trim() ? html`<div class="markdown" id="pull-body">${markdownHtml(pull.body)}</div>` : html`<div class="pad">No description.</div>`}</section>
       <section><h2>Commits (${changes.commits.length})</h2>
         <ul class="commits">${changes.commits.map((c) => html`<li><code>${c.sha}</code> ${c.subject}</li>`)}</ul></section>
-      ${
-        pull.state === 'merged'
-          ? html`<div class="flash ok">Merged into ${pull.baseBranch} ${time(pull.mergedAt)}.</div>`
-          : html`<section><h2>Changes</h2>${renderDiff(changes)}</section>`
-      }`,
+      ${pull.state === 'merged' ? html`<div class="flash ok">Merged into ${pull.baseBranch} ${time(pull.mergedAt)}.</div>` : ''}
+      <section><h2>Changes</h2>${renderDiff(changes)}</section>`,
         { flash: notice ?? null },
       );
     },

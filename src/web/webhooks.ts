@@ -141,7 +141,7 @@ export const webhookPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
             ${fieldHint('h-w-url', errors.url, 'http(s), no credentials, no #fragment; private and loopback addresses only with AGENTJOBS_WEBHOOK_ALLOW_PRIVATE.')}</div>
           <fieldset><legend>Events</legend>${WEBHOOK_EVENT_TYPES.map(
             (type) =>
-              html`<input type="checkbox" id="w-ev-${type}" name="events" value="${type}"${chosen.includes(type) ? html` checked` : ''}><label for="w-ev-${type}">${type}</label>`,
+              html`<span class="choice"><input type="checkbox" id="w-ev-${type}" name="events" value="${type}"${chosen.includes(type) ? html` checked` : ''}><label for="w-ev-${type}">${type}</label></span>`,
           )}${fieldHint('h-w-events', errors.events, 'None checked: all of them.')}</fieldset>
           <div><label for="w-description">Description</label><input type="text" id="w-description" name="description" value="${typeof values.description === 'string' ? values.description : ''}" aria-describedby="h-w-description"${errors.description ? html` aria-invalid="true"` : ''}>
             ${fieldHint('h-w-description', errors.description, 'Optional: what receives these events.')}</div>

@@ -205,6 +205,34 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await screenshot(page, 'jobs');
   });
 
+  it('keeps each event checkbox beside its label, and styles number fields like text fields', async () => {
+    for (const width of [1280, 390, 560]) {
+      await page.setViewportSize({ width, height: 860 });
+      await page.goto(`${server.url}/ui/projects/${projectId}/webhooks`);
+      const pairs = await page.$$eval('fieldset input[type=checkbox]', (boxes) =>
+        boxes.map((box) => {
+          const label = document.querySelector(`label[for="${box.id}"]`);
+          const a = box.getBoundingClientRect();
+          const b = label?.getBoundingClientRect();
+          return {
+            id: box.id,
+            sameLine: b !== undefined && b.top < a.bottom && a.top < b.bottom && b.left >= a.right,
+          };
+        }),
+      );
+      expect(pairs.length).toBeGreaterThan(3);
+      expect(pairs.filter((pair) => !pair.sameLine).map((pair) => `${pair.id} at ${width}px`)).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.goto(`${server.url}/ui/projects/${projectId}/settings`);
+    const style = (selector: string) =>
+      page.$eval(selector, (input) => {
+        const computed = getComputedStyle(input);
+        return [computed.borderTopColor, computed.borderRadius, computed.paddingLeft, computed.fontSize];
+      });
+    expect(await style('input[type=number]')).toEqual(await style('input[type=text]'));
+  });
+
   it('shows no console errors and breaks no CSP rule', async () => {
     const problems: string[] = [];
     page.on('console', (message) => {

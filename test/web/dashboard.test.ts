@@ -1,32 +1,21 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/domain/keys.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
+import { committedRepo } from '../support/e2e.js';
 import { DashboardClient } from './session.js';
 
 const PASSWORD = 'correct horse battery staple';
 
-function gitRepository(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agentjobs-ui-repo-'));
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
-  git('init', '--quiet', '--initial-branch=main');
-  git(
-    '-c',
-    'user.name=t',
-    '-c',
-    'user.email=t@example.com',
-    'commit',
-    '--quiet',
-    '--allow-empty',
-    '-m',
-    'seed',
-  );
-  return dir;
-}
+// Every folder the tests make lives under one, removed when the file ends.
+const scratch = mkdtempSync(join(tmpdir(), 'agentjobs-ui-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const gitRepository = (): string => committedRepo(mkdtempSync(join(scratch, 'repo-')));
 
 describe.each(testDialects())('dashboard over HTTP on %s', (dialect) => {
   let t: TestApp;
@@ -245,7 +234,7 @@ describe.each(testDialects())('dashboard over HTTP on %s', (dialect) => {
     const browser = new DashboardClient(t.app);
     await browser.signIn(PASSWORD);
     await browser.get('/ui/projects/new');
-    const empty = mkdtempSync(join(tmpdir(), 'agentjobs-ui-empty-'));
+    const empty = mkdtempSync(join(scratch, 'empty-'));
     execFileSync('git', ['init', '--quiet', '--initial-branch=main', empty]);
     const form = { name: 'Empty', host: 'local', publish: 'pull_request', baseBranch: '' };
     const before = (await t.store.projects.list()).length;

@@ -59,13 +59,44 @@ function describeEvent(event: JobEvent): string {
       return `usage: ${data.steps} steps, ${data.inputTokens} tokens in, ${data.outputTokens} out, cost ${formatUsd(typeof data.costUsd === 'number' ? data.costUsd : null)}`;
     case 'context':
       return `context: compacted (${data.replacedResults} older tool results replaced by notes)`;
+    case 'tool_result':
+      return `${data.ok === false ? '✗' : '←'} ${data.tool ?? 'tool'}: ${text(data.summary)}`;
+    case 'plan': {
+      const items = Array.isArray(data.items) ? (data.items as { status?: unknown }[]) : [];
+      const done = items.filter((item) => item.status === 'completed').length;
+      return `plan: ${done} of ${items.length} done`;
+    }
+    case 'check':
+      return `checks ${data.status ?? ''}${checkCounts(data.results)}`;
+    case 'commit': {
+      const files = Array.isArray(data.files) ? data.files.length : 0;
+      const unfinished = data.unfinished ? ' (unfinished work kept)' : '';
+      return `commit ${text(data.sha, 10)} on ${data.branch ?? ''} · ${files} file${files === 1 ? '' : 's'}${unfinished}`;
+    }
     default:
       return JSON.stringify(data).slice(0, 120);
   }
 }
 
-// One line each, whatever the agent wrote.
-const eventLine = (event: JobEvent) =>
+/** ": 3 problems (markdown 2, links 1)" for a check event's results, or "" when there are none. */
+function checkCounts(results: unknown): string {
+  if (!Array.isArray(results)) return '';
+  const counts = (results as { name?: unknown; problems?: unknown }[])
+    .map(
+      (result) =>
+        [
+          String(result.name ?? 'check'),
+          Array.isArray(result.problems) ? result.problems.length : 0,
+        ] as const,
+    )
+    .filter(([, count]) => count > 0);
+  const total = counts.reduce((sum, [, count]) => sum + count, 0);
+  if (total === 0) return '';
+  return `: ${total} problem${total === 1 ? '' : 's'} (${counts.map(([name, count]) => `${name} ${count}`).join(', ')})`;
+}
+
+/** One line each, whatever the agent wrote. */
+export const eventLine = (event: JobEvent) =>
   `${String(event.seq).padStart(4)}  ${event.at.slice(11, 19)}  ${event.type.padEnd(12)}  ${describeEvent(event).replace(/\s+/g, ' ')}`;
 
 /** Prints an event: a JSON line with --json, else a line for people. */

@@ -210,29 +210,32 @@ function dailyBudgetOf(value: string): number | null {
 export function registerProjectCommands(program: Command) {
   const project = program.command('project').description('Manage projects (works on the local database)');
 
-  withCheckOptions(project.command('create'))
-    .description('Create a project on a content repository')
-    .requiredOption('--name <name>', 'a name for people')
-    .requiredOption('--repo <urlOrPath>', 'the repository: a local path, file:// or https:// URL')
-    .option('--host <host>', `code host: ${CODE_HOSTS.join(', ')}`, 'local')
-    .option(
-      '--base <branch>',
-      'the branch pull requests target (default: the repository’s current branch, else main)',
-    )
-    .option('--publish <mode>', `how changes land: ${PUBLISH_MODES.join(', ')}`, 'pull_request')
-    .option('--model <id>', 'default model for this project, provider:model')
-    .option('--models <ids>', 'comma-separated models this project may use')
-    .option(
-      '--api-url <url>',
-      'github: the REST API base (GitHub Enterprise: https://HOST/api/v3); gitlab, gitea: the instance URL (default: from --repo)',
-    )
-    .option('--app-id <id>', 'github: authenticate as this GitHub App (the secret is its private key)')
-    .option('--installation-id <id>', 'github: the App installation on the repository’s owner')
-    .option(
-      '--token-env <name>',
-      'read the host token from this environment variable (default GITHUB_TOKEN, GITLAB_TOKEN or GITEA_TOKEN)',
-    )
-    .option('--token-stdin', 'read the host token from standard input')
+  withCheckOptions(
+    project
+      .command('create')
+      .description('Create a project on a content repository')
+      .requiredOption('--name <name>', 'a name for people')
+      .requiredOption('--repo <urlOrPath>', 'the repository: a local path, file:// or https:// URL')
+      .option('--host <host>', `code host: ${CODE_HOSTS.join(', ')}`, 'local')
+      .option(
+        '--base <branch>',
+        'the branch pull requests target (default: the repository’s current branch, else main)',
+      )
+      .option('--publish <mode>', `how changes land: ${PUBLISH_MODES.join(', ')}`, 'pull_request')
+      .option('--model <id>', 'default model for this project, provider:model')
+      .option('--models <ids>', 'comma-separated models this project may use')
+      .option(
+        '--api-url <url>',
+        'github: the REST API base (GitHub Enterprise: https://HOST/api/v3); gitlab, gitea: the instance URL (default: from --repo)',
+      )
+      .option('--app-id <id>', 'github: authenticate as this GitHub App (the secret is its private key)')
+      .option('--installation-id <id>', 'github: the App installation on the repository’s owner')
+      .option(
+        '--token-env <name>',
+        'read the host token from this environment variable (default GITHUB_TOKEN, GITLAB_TOKEN or GITEA_TOKEN)',
+      )
+      .option('--token-stdin', 'read the host token from standard input'),
+  )
     .option(
       '--daily-budget-usd <usd>',
       'what the project’s jobs may spend per UTC day; past it, new runs get 429',
