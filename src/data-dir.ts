@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** The folder name the service keeps its database, secret key and repositories in. */
@@ -47,4 +47,57 @@ function isDirectory(candidate: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The mode of the data directory and of the folders the service makes in it: its user's alone. */
+export const PRIVATE_DIRECTORY_MODE = 0o700;
+/** The mode of the files the service makes: the database, the secret key. */
+export const PRIVATE_FILE_MODE = 0o600;
+/** Permission bits for anyone but the owner. */
+const OTHERS = 0o077;
+
+/** One path `protectDataDir` found open to other users, and what it did about it. */
+export interface LooseMode {
+  path: string;
+  /** The mode it had, in octal (`755`). */
+  was: string;
+  /** Tightened to the private mode; else why not (it is left as it was). */
+  tightened: boolean;
+  reason?: string;
+}
+
+/**
+ * Makes the data directory if it is missing, private to the service's user (0700), and brings an
+ * existing one that other local users could read or enter, and the private files in it, to 0700
+ * and 0600. The directory holds the database, the secret key that opens the stored tokens, and
+ * every repository: nobody else on the machine may read them. A directory with the sticky bit (a
+ * shared one such as /tmp, named by mistake) is left alone, and so is whatever cannot be changed
+ * (another user's); both are returned for the caller to warn about, so a start never fails here.
+ */
+export function protectDataDir(dir: string, files: string[]): LooseMode[] {
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
+  const loose: LooseMode[] = [];
+  const protect = (target: string, mode: number) => {
+    let current: number;
+    try {
+      current = statSync(target).mode;
+    } catch {
+      return; // Not made yet: it will be made private.
+    }
+    if ((current & OTHERS) === 0) return;
+    const was = (current & 0o7777).toString(8);
+    if (current & 0o1000) {
+      loose.push({ path: target, was, tightened: false, reason: 'a shared directory (sticky bit)' });
+      return;
+    }
+    try {
+      chmodSync(target, mode);
+      loose.push({ path: target, was, tightened: true });
+    } catch (error) {
+      loose.push({ path: target, was, tightened: false, reason: (error as NodeJS.ErrnoException).code });
+    }
+  };
+  protect(dir, PRIVATE_DIRECTORY_MODE);
+  for (const file of files) protect(file, PRIVATE_FILE_MODE);
+  return loose;
 }

@@ -8,6 +8,7 @@ import { runAgent } from './agent/loop.js';
 import { resolveModel } from './agent/models.js';
 import { type AppOptions, buildApp } from './api/app.js';
 import type { Config } from './config.js';
+import { protectDataDir } from './data-dir.js';
 import { ensureAdminPassword } from './domain/password.js';
 import { CodeHostError, type CodeHosts, createCodeHosts } from './hosts/index.js';
 import { inProcessApi, inProcessCredential } from './http/in-process.js';
@@ -196,9 +197,27 @@ function frame(lines: string[]): string {
   return ['', `  ┌${rule}┐`, ...body, `  └${rule}┘`, '', ''].join('\n');
 }
 
+/**
+ * Keeps the data directory and the service's files in it private to its user (`protectDataDir`),
+ * and says in the log what was open to others: tightened, or left as it was and why.
+ */
+function protectFiles(config: Config, logger: Logger): void {
+  const database = config.databaseUrl.startsWith('sqlite:')
+    ? config.databaseUrl.slice('sqlite:'.length)
+    : null;
+  const files = [join(config.dataDir, 'secret.key')];
+  if (database && database !== ':memory:') files.push(database, `${database}-wal`, `${database}-shm`);
+  for (const { path, was, tightened, reason } of protectDataDir(config.dataDir, files)) {
+    if (tightened)
+      logger.warn({ path, was }, 'other local users could read this: made it private to this user');
+    else logger.warn({ path, was, reason }, 'other local users can read this, and it was left as it is');
+  }
+}
+
 /** Starts the HTTP API, and with `worker: true` a worker beside it, and listens. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel, logDestination(config.logFormat));
+  protectFiles(config, logger);
   ensureSecretKey(config);
   const store = await openStore(config);
   const lifecycle = { draining: false };
@@ -272,6 +291,7 @@ export async function startWorkerProcess(
   options: { agent?: Agent } = {},
 ): Promise<RunningWorker> {
   const logger = createLogger(config.logLevel, logDestination(config.logFormat));
+  protectFiles(config, logger);
   const store = await openStore(config);
   const { metrics, stopRefresh } = processMetrics(store, logger);
   const deliverer = makeDeliverer(config, store, logger, metrics);

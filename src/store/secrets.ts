@@ -89,7 +89,7 @@ export function createSecretBox(secretKey: string): SecretBox {
 export function ensureSecretKey(config: Pick<Config, 'secretKey' | 'dataDir'>): string {
   if (config.secretKey) return config.secretKey;
   const file = path.join(config.dataDir, 'secret.key');
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   try {
     fs.writeFileSync(file, randomBytes(32).toString('base64url'), { flag: 'wx', mode: 0o600 });
   } catch (error) {

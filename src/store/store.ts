@@ -10,6 +10,7 @@ import { projectQueries } from './projects.js';
 import { pullRequestQueries } from './pull-requests.js';
 import { queueQueries } from './queue/index.js';
 import { rateLimitQueries } from './rate-limits.js';
+import { signInHoldQueries } from './sign-in-holds.js';
 import { spendQueries } from './spend.js';
 import { statsQueries } from './stats.js';
 import { webhookQueries } from './webhooks/index.js';
@@ -26,6 +27,8 @@ export interface Store {
   events: ReturnType<typeof eventQueries>;
   idempotency: ReturnType<typeof idempotencyQueries>;
   rateLimits: ReturnType<typeof rateLimitQueries>;
+  /** The dashboard's sign-in failures per device or address, and the holds they earn. */
+  signInHolds: ReturnType<typeof signInHoldQueries>;
   /** The worker's side of `jobs`: claim, lease, fenced writes, complete, fail (see `queue/`). */
   queue: ReturnType<typeof queueQueries>;
   /** The local code host's pull requests. */
@@ -54,6 +57,7 @@ export function createStore(db: Db): Store {
     events: eventQueries(db),
     idempotency: idempotencyQueries(db),
     rateLimits: rateLimitQueries(db),
+    signInHolds: signInHoldQueries(db),
     queue: queueQueries(db),
     pullRequests: pullRequestQueries(db),
     pullRequestCloses: pullRequestCloseQueries(db),

@@ -35,6 +35,11 @@ function csrfKey(config: Config): string {
   return deriveKey(ensureSecretKey(config), 'dashboard csrf v1').toString('base64url');
 }
 
+/** The key signed cookies (the sign-in's device cookie) are signed with, derived the same way. */
+function cookieKey(config: Config): Buffer {
+  return deriveKey(ensureSecretKey(config), 'dashboard cookies v1');
+}
+
 function errorPage(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -57,7 +62,7 @@ function errorPage(
  */
 export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   const { store } = options;
-  await app.register(cookie);
+  await app.register(cookie, { secret: cookieKey(options.config) });
   // A follow-up of the longest allowed prompt, URL-encoded: up to 4 UTF-8 bytes a character, each
   // written as %XX. Form fields besides it are small.
   await app.register(formbody, { bodyLimit: options.config.limits.maxPromptChars * 12 + 64 * 1024 });

@@ -1,4 +1,6 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { Store } from '../../src/store/store.js';
 
 export interface PageResponse {
   status: number;
@@ -92,4 +94,17 @@ export class DashboardClient {
     await this.get('/ui/sign-in');
     return this.post('/ui/sign-in', { password });
   }
+}
+
+/**
+ * Sets the admin password with cheap scrypt parameters (the hash keeps its own), so that tests
+ * making hundreds of attempts stay quick.
+ */
+export async function setCheapAdminPassword(store: Store, password: string): Promise<void> {
+  const salt = randomBytes(16);
+  const hash = scryptSync(password.normalize('NFC'), salt, 32, { N: 2 ** 10, r: 8, p: 1 });
+  await store.admin.putSetting(
+    'admin_password_hash',
+    ['scrypt', 2 ** 10, 8, 1, salt.toString('base64url'), hash.toString('base64url')].join('$'),
+  );
 }

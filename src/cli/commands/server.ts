@@ -14,6 +14,9 @@ const EXIT_DEADLINE_MARGIN_MS = 5_000;
  */
 function runUntilSignal(role: Role) {
   return async () => {
+    // What the service makes from here on (mirrors, worktrees, check folders, lock files, what git
+    // and its children make in them) is its user's alone; children inherit the mask.
+    process.umask(0o077);
     const config = loadConfig();
     // The server (Fastify, the model SDKs, the code-host clients) loads only for the roles that run
     // it, so the client commands of this CLI start in a fraction of the time.

@@ -19,7 +19,12 @@ export interface SqliteOptions {
  * reads never wait for a write's transaction.
  */
 export function openSqlite(file: string, options: SqliteOptions = {}): Db {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Made here, private to this user, before SQLite makes it with its own default (0644 less the
+    // umask); SQLite gives the -wal and -shm files the mode of the database file.
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+  }
   const database = openSqliteFile(file);
   database.exec('PRAGMA journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
