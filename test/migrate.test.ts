@@ -54,6 +54,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0009_checks',
         '0010_idempotency_owner',
         '0011_close_pr_on_archive',
+        '0012_spend_reservations',
       ]);
 
       const db = openDb({ url: database.url });

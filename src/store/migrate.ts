@@ -10,6 +10,7 @@ import * as m0008 from './migrations/0008_usage_cost.js';
 import * as m0009 from './migrations/0009_checks.js';
 import * as m0010 from './migrations/0010_idempotency_owner.js';
 import * as m0011 from './migrations/0011_close_pr_on_archive.js';
+import * as m0012 from './migrations/0012_spend_reservations.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0009_checks': m0009,
   '0010_idempotency_owner': m0010,
   '0011_close_pr_on_archive': m0011,
+  '0012_spend_reservations': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
