@@ -33,7 +33,12 @@ export function stepReservations(store: Store, lease: Lease) {
     const answer = await store.queue.reserveSpend(lease, ceilingUsd);
     if (answer.granted) return null;
     const usd = (amount: number) => `$${amount.toFixed(2)}`;
-    return `This project reached its daily budget of ${usd(answer.budgetUsd ?? 0)}: ${usd(answer.spentUsd)} spent today and ${usd(answer.reservedUsd)} reserved by steps of its runs in flight. Runs start again at 00:00 UTC.`;
+    const budget = answer.budgetUsd ?? 0;
+    const when =
+      answer.spentUsd >= budget
+        ? 'Runs start again at 00:00 UTC.'
+        : 'What those steps leave unspent can be used once they finish.';
+    return `This project reached its daily budget of ${usd(budget)}: ${usd(answer.spentUsd)} spent today and ${usd(answer.reservedUsd)} reserved by steps of its runs in flight. ${when}`;
   };
 }
 

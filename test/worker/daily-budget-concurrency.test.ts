@@ -95,6 +95,12 @@ describe.each(testDialects())('the daily budget under concurrent runs on %s', (d
       expect(job.error?.code).toBe('budget_exceeded');
       expect(job.error?.message).toContain('daily budget of $0.30');
     }
+    // Three first steps fit under the budget together (reserved: $0, $0.10…, $0.21… before each);
+    // the fourth run was refused before its first call, while nothing was spent yet.
+    const refusedAtOnce = ended.filter((job) => job.usage.steps === 0);
+    expect(refusedAtOnce).toHaveLength(1);
+    expect(refusedAtOnce[0]?.error?.message).toMatch(/\$0\.00 spent today and \$0\.3\d reserved by steps/);
+    expect(model.requests).toHaveLength(RUNS - 1);
     // Nothing stays reserved once the runs are over.
     const day = new Date().toISOString().slice(0, 10);
     const row = await t.db.kysely
