@@ -38,6 +38,8 @@ describe('stepCeiling and maxOutputOf', () => {
     );
     expect(maxOutputOf('anthropic:claude-sonnet-4-5-20250929', null)).toBe(64_000);
     expect(maxOutputOf('anthropic:claude-opus-4-1', null)).toBe(32_000);
+    expect(maxOutputOf('anthropic:claude-sonnet-4-6', null)).toBe(128_000);
+    expect(maxOutputOf('anthropic:claude-3-5-haiku-latest', null)).toBe(4096);
     expect(maxOutputOf('openai:gpt-4o-mini', null)).toBe(16_384);
     // Unknown: it may write until its window is full.
     expect(maxOutputOf('openai-compatible:llama3', 32_768)).toBe(32_768);

@@ -39,9 +39,15 @@ const WINDOWS: Record<string, Record<string, number>> = {
 
 const OUTPUTS: Record<string, Record<string, number>> = {
   anthropic: {
+    // Newer models than these write up to 128k tokens.
+    claude: 128_000,
     'claude-opus-4': 32_000,
     'claude-opus-4-5': 64_000,
+    'claude-opus-4-6': 128_000,
+    'claude-opus-4-7': 128_000,
+    'claude-opus-4-8': 128_000,
     'claude-sonnet-4': 64_000,
+    'claude-sonnet-4-6': 128_000,
     'claude-haiku-4': 64_000,
     'claude-3': 4096,
   },
