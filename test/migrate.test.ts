@@ -54,6 +54,8 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0009_checks',
         '0010_idempotency_owner',
         '0011_close_pr_on_archive',
+        '0012_pull_request_base',
+        '0013_spend_reservations',
       ]);
 
       const db = openDb({ url: database.url });

@@ -27,6 +27,10 @@
  *   so and when it tries again. The run keeps its workspace, its conversation and (through the
  *   worker's heartbeat) its lease; requeueing instead would throw away edits not yet committed.
  *   The wait counts against the wall-time limit.
+ * - Cost: `maxCostUsd` is checked after each step. Before each model call, `reserveStep` (the
+ *   worker's: a reservation against the project's daily budget) is asked for the call's worst
+ *   case, what was estimated to be sent and the most the model may write, at its price; a refusal
+ *   ends the run with `budget_exceeded` before the call is made.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asSchema, type LanguageModel, type ModelMessage, stepCountIs, type ToolSet } from 'ai';
@@ -39,7 +43,7 @@ import { compactToolInputs } from './conversation.js';
 import { classify, limitError, untilAborted } from './ending.js';
 import { AgentError, type AgentErrorCode } from './errors.js';
 import { outageOf, outageWait } from './outage.js';
-import type { ModelPrice } from './prices.js';
+import { type ModelPrice, stepCeiling } from './prices.js';
 import { buildSystemPrompt } from './prompt.js';
 import { retryAfterMs, stepEvents, titleOf } from './report.js';
 import { runRound } from './round.js';
@@ -110,6 +114,14 @@ export interface RunAgentOptions {
   contextTokens?: number;
   /** The model's price (`priceOf`), for `usage.costUsd` and `maxCostUsd`; null or absent: unknown. */
   price?: ModelPrice | null;
+  /** The most tokens the model writes in one answer (`maxOutputOf`); default: its context window. */
+  maxOutputTokens?: number;
+  /**
+   * Called before each model call, when the price is known, with the most the call can cost (USD).
+   * Resolves null when the step may go, or why it may not: the run then ends with
+   * `budget_exceeded` and that message. Absent: every step goes.
+   */
+  reserveStep?: (ceilingUsd: number) => Promise<string | null>;
 }
 
 /** A finished run. */
@@ -176,6 +188,18 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     state.callbackError ??= { error };
     internal.abort(error);
   }
+  /** Reserves the coming call's worst case (see `reserveStep`); throws when it is refused. */
+  async function reserve(sentTokens: number) {
+    const { reserveStep, price } = options;
+    if (!reserveStep || !price) return;
+    const outputTokens = options.maxOutputTokens ?? options.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+    const ceiling = stepCeiling({ inputTokens: sentTokens, outputTokens }, price);
+    const refusal = await external(() => reserveStep(ceiling));
+    if (refusal === null) return;
+    const error = new AgentError('budget_exceeded', refusal);
+    fail(error);
+    throw error;
+  }
   const guard = filesChangedGuard(workspace, limits.maxFilesChanged);
   const tools = createTools(workspace, {
     // The plan is reported from the step's results (report.ts), in order with the other events.
@@ -234,6 +258,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           if (prepared.compaction)
             await external(() => options.onEvent('context', { ...prepared.compaction }));
           state.sentTokens = keeper.estimate(sent);
+          await reserve(state.sentTokens);
           return cachesAtBreakpoints(options.model) ? withBreakpoints(system, sent) : { messages: sent };
         },
         onStepFinish: (step) =>

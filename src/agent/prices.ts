@@ -95,3 +95,17 @@ export function costOf(
     tokens.output * price.output;
   return micro / 1_000_000;
 }
+
+/**
+ * The most one model call can cost: `inputTokens` at the dearest input price (a cache write, with
+ * Anthropic) and `outputTokens`, the most the model may write, at the output price.
+ */
+export function stepCeiling(
+  tokens: { inputTokens: number; outputTokens: number },
+  price: ModelPrice,
+): number {
+  const input = Math.max(price.input, price.cachedInput, price.cacheWrite);
+  const micro = tokens.inputTokens * input + tokens.outputTokens * price.output;
+  // Rounded up to a millionth of a dollar, so it stays a ceiling.
+  return Math.ceil(micro) / 1_000_000;
+}

@@ -14,7 +14,7 @@ import { compileStatement, type Db, precompile, type Transaction } from './db.js
 import { eventAppender } from './events.js';
 import { type Claim, completeReservation } from './idempotency.js';
 import type { JobRow } from './schema.js';
-import { refuseOverDailyBudget } from './spend.js';
+import { refuseOverDailyBudget, releaseReservation } from './spend.js';
 import { webhookOutbox } from './webhooks/outbox.js';
 
 export interface NewJob {
@@ -333,6 +333,8 @@ export function jobQueries(db: Db) {
           })
           .where('id', '=', jobId)
           .execute();
+        // Its run stops without writing anything more, so its reservation is given back here.
+        await releaseReservation(trx, jobId);
         await appendEvent(trx, jobId, 'status', { status }, now);
         // Wakes a closer at once (after the commit) rather than at its next poll.
         if (closePr) await db.notify(PR_CLOSES_CHANNEL, jobId);

@@ -18,6 +18,7 @@ export interface Database {
   admin_sessions: AdminSessionsTable;
   settings: SettingsTable;
   project_daily_spend: ProjectDailySpendTable;
+  spend_reservations: SpendReservationsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -59,6 +60,17 @@ export interface ProjectDailySpendTable {
   project_id: string;
   day: string;
   cost_usd: number;
+  /** The worst cases of the project's steps in flight that day (`spend_reservations`). */
+  reserved_usd: Generated<number>;
+}
+
+/** The reservation a job's run holds for its step in flight, against its project's day. */
+export interface SpendReservationsTable {
+  job_id: string;
+  project_id: string;
+  day: string;
+  cost_usd: number;
+  created_at: string;
 }
 
 export interface ApiKeysTable {

@@ -4,7 +4,16 @@
  * its cost is added to the project's spend of the day (UTC) in the same transaction. New runs of a
  * project past its budget are refused, inside the transaction that would start them, until the
  * day ends.
+ *
+ * Runs that go at once share the budget through reservations: before each model call a run
+ * reserves the step's worst case on the day's row (`queue.reserveSpend`), which is granted only
+ * while what was spent plus what steps in flight have reserved is under the budget; the step's
+ * real cost then takes the reservation's place. So however many runs go at once, the day ends at
+ * most one step's worst case over the budget. A run holds one reservation at a time, given back
+ * when its step is settled, when it ends (complete, fail, release, archive) or when its lease is
+ * reclaimed, so a crashed worker's reservation blocks nothing for longer than its lease.
  */
+import { sql } from 'kysely';
 import { AppError } from '../domain/errors.js';
 import type { RunUsage } from '../domain/job.js';
 import type { Db, Queryable, Transaction } from './db.js';
@@ -43,6 +52,26 @@ export async function addUsage(trx: Transaction, jobId: string, usage: RunUsage,
         .columns(['project_id', 'day'])
         .doUpdateSet((eb) => ({ cost_usd: eb('project_daily_spend.cost_usd', '+', cost) })),
     )
+    .execute();
+}
+
+/** Gives back the job's reservation, if it holds one (its step settled, or its run over). */
+export async function releaseReservation(trx: Transaction, jobId: string): Promise<void> {
+  const held = await trx
+    .deleteFrom('spend_reservations')
+    .where('job_id', '=', jobId)
+    .returning(['project_id', 'day', 'cost_usd'])
+    .executeTakeFirst();
+  if (!held) return;
+  const cost = Number(held.cost_usd);
+  await trx
+    .updateTable('project_daily_spend')
+    // Never below zero, whatever floating-point sums leave behind.
+    .set({
+      reserved_usd: sql<number>`case when reserved_usd > ${cost} then reserved_usd - ${cost} else 0 end`,
+    })
+    .where('project_id', '=', held.project_id)
+    .where('day', '=', held.day)
     .execute();
 }
 

@@ -6,7 +6,7 @@
 import { AgentError, type runAgent } from '../agent/loop.js';
 
 export { type ModelPrice, priceOf } from '../agent/prices.js';
-export { contextWindowOf } from '../agent/windows.js';
+export { contextWindowOf, maxOutputOf } from '../agent/windows.js';
 
 import type { resolveModel } from '../agent/models.js';
 

@@ -113,8 +113,14 @@ export async function checkAndRepair(
       next = await agent.run({ history: result.messages, prompts: [prompt], limits });
     } catch (error) {
       // The job records what the whole run used, not only this round.
-      if (isAgentError(error) && error.partial)
-        error.partial.usage = addUsage(result.usage, error.partial.usage);
+      if (isAgentError(error) && error.partial) {
+        const usage = addUsage(result.usage, error.partial.usage);
+        error.partial.usage = usage;
+        // The round was held to what the run had left; the run's own limit is the one to name.
+        const limit = agent.limits.maxCostUsd;
+        if (error.code === 'budget_exceeded' && limit != null && (usage.costUsd ?? 0) >= limit)
+          error.message = `The run reached its cost limit of $${limit} (it spent $${(usage.costUsd ?? 0).toFixed(4)}).`;
+      }
       throw error;
     }
     result = {
@@ -142,6 +148,8 @@ function remaining(limits: AgentLimits, used: AgentResult['usage'], startedAt: n
     maxSteps: limits.maxSteps - used.steps,
     maxTokens: limits.maxTokens - used.inputTokens - used.outputTokens,
     maxWallMs: limits.maxWallMs - (Date.now() - startedAt),
+    // A repair round spends the run's money: it gets what is left, not a limit of its own.
+    maxCostUsd: limits.maxCostUsd == null ? limits.maxCostUsd : limits.maxCostUsd - (used.costUsd ?? 0),
   };
   if (left.maxSteps < 1 || left.maxTokens < 1000 || left.maxWallMs < 5000) return null;
   return left;

@@ -26,7 +26,7 @@ import { keepWorkOnBranch } from './keep-work.js';
 import { finishPublished, publish } from './publish.js';
 import type { RunControl, RunDependencies } from './run-context.js';
 import { redactorFor, settle } from './settle.js';
-import { liveUsage, spending } from './usage.js';
+import { liveUsage, spending, stepReservations } from './usage.js';
 
 /** A run in progress, as the worker holds it. */
 export interface ActiveRun {
@@ -182,9 +182,8 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
     };
     const checks = checkRunner(checkLoop);
     const startedAt = Date.now();
-    // The model's price and what this run may spend (the job's limit, and what is left of the
-    // project's day), read once per run.
-    const spend = await spending(config, store, job);
+    // The model's price and what this run may spend; the project's day is asked before each step.
+    const spend = spending(config, job);
     const agentOptions = (options: Pick<RunAgentOptions, 'history' | 'prompts'>): RunAgentOptions => ({
       model,
       workspace: workspace as Workspace,
@@ -195,6 +194,8 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
         return more.map((prompt) => prompt.content);
       },
       price: spend.price,
+      maxOutputTokens: spend.maxOutputTokens,
+      reserveStep: stepReservations(store, lease),
       limits: { ...config.jobLimits, maxCostUsd: spend.maxCostUsd },
       stream: config.agent.modelStreaming,
       contextTokens: contextWindowOf(job.model, config.agent.contextTokens),

@@ -1,7 +1,9 @@
 /**
  * What a run may spend and what it has spent (DESIGN §5, context and cost):
- * - its price and cost limit: `AGENTJOBS_MAX_JOB_COST_USD`, and no more than what is left of the
- *   project's daily budget when the run starts;
+ * - its price and cost limit, `AGENTJOBS_MAX_JOB_COST_USD`;
+ * - before each model call, a reservation of the call's worst case against the project's daily
+ *   budget (`store.queue.reserveSpend`), shared with the project's other runs, so that runs going
+ *   at once cannot each spend what is left of the day;
  * - its usage recorded on the job after every step (`store.queue.recordUsage`), so the job's cost is
  *   live and the daily budget sees runs still going; complete and fail then add only the remainder,
  *   which is nothing for the real agent and everything for an agent that reports no steps.
@@ -11,19 +13,33 @@ import type { EventType } from '../domain/events.js';
 import type { Job, RunUsage } from '../domain/job.js';
 import type { Lease } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
-import { type AgentEventSink, type ModelPrice, priceOf } from './agent-port.js';
+import { type AgentEventSink, type ModelPrice, maxOutputOf, priceOf } from './agent-port.js';
 
-/** The model's price and the run's cost limit (null: none). */
-export async function spending(
+/** The model's price, the run's cost limit (null: none) and the most the model writes in a step. */
+export function spending(
   config: Config,
-  store: Store,
   job: Job,
-): Promise<{ price: ModelPrice | null; maxCostUsd: number | null }> {
-  const price = priceOf(job.model, config.modelPrices);
-  const { spentUsd, budgetUsd } = await store.spend.today(job.projectId);
-  const left = budgetUsd === null ? null : Math.max(0, budgetUsd - spentUsd);
-  const limits = [config.jobLimits.maxCostUsd, left].filter((limit): limit is number => limit !== null);
-  return { price, maxCostUsd: limits.length > 0 ? Math.min(...limits) : null };
+): { price: ModelPrice | null; maxCostUsd: number | null; maxOutputTokens: number } {
+  return {
+    price: priceOf(job.model, config.modelPrices),
+    maxCostUsd: config.jobLimits.maxCostUsd,
+    maxOutputTokens: maxOutputOf(job.model, config.agent.contextTokens),
+  };
+}
+
+/** The agent's `reserveStep`: a step goes while the project's day has room (store/spend.ts). */
+export function stepReservations(store: Store, lease: Lease) {
+  return async (ceilingUsd: number): Promise<string | null> => {
+    const answer = await store.queue.reserveSpend(lease, ceilingUsd);
+    if (answer.granted) return null;
+    const usd = (amount: number) => `$${amount.toFixed(2)}`;
+    const budget = answer.budgetUsd ?? 0;
+    const when =
+      answer.spentUsd >= budget
+        ? 'Runs start again at 00:00 UTC.'
+        : 'What those steps leave unspent can be used once they finish.';
+    return `This project reached its daily budget of ${usd(budget)}: ${usd(answer.spentUsd)} spent today and ${usd(answer.reservedUsd)} reserved by steps of its runs in flight. ${when}`;
+  };
 }
 
 /** The run's event sink, recording `usage` events on the job as they come; and what is left to add. */

@@ -81,4 +81,30 @@ describe.each(testDialects())('cost limits on %s', (dialect) => {
     expect(finished).toMatchObject({ status: 'completed', filesChanged: 4 });
     expect(finished.usage.costUsd).toBeCloseTo(0.075, 6);
   });
+
+  it('holds the run to its cost limit across the repair rounds its checks start', async () => {
+    // The first round ends under the limit ($0.03) with a file the checks refuse (JSON that does
+    // not parse); the repair round may spend only what the run has left, not a limit of its own.
+    const broken = { toolCalls: [{ name: 'write_file', input: { path: 'docs/site.json', content: '{' } }] };
+    model.setScript([broken, { text: 'Done' }, broken, broken, broken, broken, { text: 'never' }]);
+    const created = await t.store.jobs.create({
+      projectId: project.id,
+      prompt: 'Write the site settings',
+      model: 'openai-compatible:scripted',
+      baseRef: 'main',
+      repository: repo,
+      draft: false,
+    });
+    const job = (await waitFor(
+      () => t.store.jobs.get(project.id, created.id),
+      (current) => current?.status !== 'active',
+      { timeoutMs: 60_000, everyMs: 50 },
+    )) as Job;
+    expect(job.status).toBe('failed');
+    expect(job.error?.code).toBe('budget_exceeded');
+    // One step past the limit at most, as for a run without checks.
+    expect(job.usage).toMatchObject({ steps: 3 });
+    expect(job.usage.costUsd).toBeCloseTo(0.045, 6);
+    expect(job.error?.message).toContain('cost limit of $0.04 (it spent $0.0450)');
+  });
 });

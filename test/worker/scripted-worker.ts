@@ -26,14 +26,16 @@ export interface ScriptedWorker {
 
 /**
  * Opens a `dialect` store (default SQLite), makes a repository (`makeRepo`, or `repo(dir)`) and its
- * project, starts the scripted model and a worker with the real agent on it (`env` over
- * `realAgentConfig`'s). `close` it in `afterAll`.
+ * project, starts the scripted model (reporting `usage` for every answer) and a worker with the
+ * real agent on it (`env` over `realAgentConfig`'s). `close` it in `afterAll`.
  */
 export async function scriptedWorker(options: {
   name: string;
   dialect?: TestDialect;
   env?: Record<string, string>;
   repo?: (dir: string) => string;
+  /** The tokens the model reports for every answer (`startScriptedModel`'s `usage`). */
+  usage?: { prompt_tokens: number; completion_tokens: number };
 }): Promise<ScriptedWorker> {
   const dir = tempDir(options.name);
   const parts: Partial<ScriptedWorker> = {};
@@ -48,7 +50,7 @@ export async function scriptedWorker(options: {
     parts.t = t;
     const repo = options.repo ? options.repo(dir) : makeRepo(dir).repo;
     const project = await t.store.projects.create({ name: 'Docs', repository: repo });
-    const model = await startScriptedModel();
+    const model = await startScriptedModel(options.usage ? { usage: options.usage } : {});
     parts.model = model;
     const config = realAgentConfig(path.join(dir, 'data'), model.url, { env: options.env ?? {} });
     const { worker } = await startRealWorker(config, t.store, options.name);

@@ -10,7 +10,7 @@ import { JOBS_CHANNEL } from '../channels.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
 import { readJob } from '../jobs.js';
-import { addUsage } from '../spend.js';
+import { addUsage, releaseReservation } from '../spend.js';
 import { webhookOutbox } from '../webhooks/outbox.js';
 import { fence, type Lease } from './lease.js';
 
@@ -77,6 +77,7 @@ export function completeQueries(db: Db) {
           updated_at: at,
         };
         const change = transitionOf(waiting ? 'requeue' : 'finish');
+        await releaseReservation(trx, lease.jobId);
         await addUsage(trx, lease.jobId, outcome.usage, at);
         await trx
           .updateTable('jobs')

@@ -8,7 +8,7 @@ import { type JobError, type RunUsage, transitionOf } from '../../domain/job.js'
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
 import { readJob } from '../jobs.js';
-import { addUsage } from '../spend.js';
+import { addUsage, releaseReservation } from '../spend.js';
 import { webhookOutbox } from '../webhooks/outbox.js';
 import { fence, type Lease, resetLostAttempts } from './lease.js';
 
@@ -45,6 +45,7 @@ export function failQueries(db: Db) {
           .values({ job_id: lease.jobId, head_sha: null, lost_attempts: 0, ...state })
           .onConflict((conflict) => conflict.column('job_id').doUpdateSet(state))
           .execute();
+        await releaseReservation(trx, lease.jobId);
         if (partial) await addUsage(trx, lease.jobId, partial.usage, at);
         const change = transitionOf('fail');
         await trx

@@ -11,6 +11,7 @@ import { leaseQueries } from './lease.js';
 import { messageQueries } from './messages.js';
 import { publishedQueries } from './published.js';
 import { reclaimQueries } from './reclaim.js';
+import { reserveQueries } from './reserve.js';
 import { usageQueries } from './usage.js';
 import { waitingQueries } from './waiting.js';
 
@@ -21,6 +22,7 @@ export { isLeaseLost, type Lease, LeaseLostError } from './lease.js';
 export type { Prompt } from './messages.js';
 export type { PublishedRun, SavedConversation } from './published.js';
 export { MAX_LOST_ATTEMPTS, type ReclaimResult } from './reclaim.js';
+export type { SpendReservation } from './reserve.js';
 
 export function queueQueries(db: Db) {
   return {
@@ -32,6 +34,7 @@ export function queueQueries(db: Db) {
     ...completeQueries(db),
     ...failQueries(db),
     ...usageQueries(db),
+    ...reserveQueries(db),
     ...waitingQueries(db),
     ...checkQueries(db),
   };

@@ -10,6 +10,7 @@ import type { JobPhase } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
 import type { Db, Queryable, Transaction } from '../db.js';
 import { eventAppender } from '../events.js';
+import { releaseReservation } from '../spend.js';
 import { retryTransient } from '../transient.js';
 
 /** One claim of a job: the fence for every write of that run. */
@@ -176,6 +177,7 @@ export function leaseQueries(db: Db) {
       await db.write(async (trx) => {
         await fence(db, trx, lease);
         const at = now();
+        await releaseReservation(trx, lease.jobId);
         await trx
           .updateTable('jobs')
           .set({

@@ -9,6 +9,7 @@ import { JOBS_CHANNEL } from '../channels.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
 import { readJob } from '../jobs.js';
+import { releaseReservation } from '../spend.js';
 import { webhookOutbox } from '../webhooks/outbox.js';
 import { HELD_PHASES, resetLostAttempts } from './lease.js';
 
@@ -51,6 +52,8 @@ export function reclaimQueries(db: Db) {
             .returning('lost_attempts')
             .executeTakeFirstOrThrow();
           const lost = Number(lost_attempts);
+          // The run that held the lease is gone: its step in flight must not hold the budget.
+          await releaseReservation(trx, id);
           const unleased = { lease_owner: null, lease_expires_at: null, updated_at: at };
           if (lost >= MAX_LOST_ATTEMPTS) {
             const error = {

@@ -8,7 +8,7 @@ import type { EventType } from '../../domain/events.js';
 import type { RunUsage } from '../../domain/job.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
-import { addUsage } from '../spend.js';
+import { addUsage, releaseReservation } from '../spend.js';
 import { fence, type Lease } from './lease.js';
 
 export function usageQueries(db: Db) {
@@ -16,7 +16,7 @@ export function usageQueries(db: Db) {
   return {
     /**
      * Adds `added` to the job's usage and appends the step's events (its `usage` event holds the
-     * run's running totals), in one transaction. Throws `LeaseLostError` when the run no longer
+     * run's running totals), in one transaction, giving back the step's reservation (`reserveSpend`). Throws `LeaseLostError` when the run no longer
      * holds the job.
      */
     async recordUsage(
@@ -27,6 +27,8 @@ export function usageQueries(db: Db) {
       await db.write(async (trx) => {
         await fence(db, trx, lease);
         const at = new Date().toISOString();
+        // The step is settled: its real cost takes the place of its reservation.
+        await releaseReservation(trx, lease.jobId);
         await addUsage(trx, lease.jobId, added, at);
         for (const event of events) await appendEvent(trx, lease.jobId, event.type, event.data, at);
       });
