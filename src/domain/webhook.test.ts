@@ -6,14 +6,18 @@ describe('webhook URL rules', () => {
     ['https://hooks.example.com/agentjobs', false, null],
     ['http://hooks.example.com:8080/x?y=1', false, null],
     ['HTTPS://HOOKS.EXAMPLE.COM/', false, null],
-    ['ftp://hooks.example.com/', false, 'must be an http or https URL'],
-    ['https://a:b@hooks.example.com/', false, 'must not contain credentials (user:password@)'],
-    ['https://hooks.example.com/#x', false, 'must not contain a fragment (#…)'],
-    [`https://hooks.example.com/${'x'.repeat(2048)}`, false, 'must be at most 2048 characters'],
+    ['ftp://hooks.example.com/', false, 'it must be an http or https URL'],
+    ['https://a:b@hooks.example.com/', false, 'it must not contain credentials (user:password@)'],
+    ['https://hooks.example.com/#x', false, 'it must not contain a fragment (#…)'],
+    [`https://hooks.example.com/${'x'.repeat(2048)}`, false, 'it must be at most 2048 characters'],
     ['http://127.0.0.1/', true, null],
     ['http://[::1]/', true, null],
     ['http://169.254.169.254/', true, '169.254.169.254 is a metadata address'],
-    ['http://[::ffff:169.254.169.254]/', true, '::ffff:a9fe:a9fe is a metadata address'],
+    [
+      'http://[::ffff:169.254.169.254]/',
+      true,
+      '::ffff:a9fe:a9fe is an IPv4-mapped address for 169.254.169.254, a metadata address',
+    ],
     ['http://metadata.google.internal./', true, 'metadata.google.internal is a metadata service'],
   ])('%s (private allowed: %s)', (url, allowPrivate, problem) => {
     expect(webhookUrlProblem(url, allowPrivate)).toBe(problem);

@@ -1,10 +1,12 @@
 /**
  * Webhooks (DESIGN section 3): a project's endpoints, the events they get, the deliveries and their
- * attempts, and the rules a receiver's URL must keep. Pure: resolving a host name is I/O and lives
- * in `webhooks/address.ts`, which applies `addressProblem` to what the name resolves to.
+ * attempts, and the rules a receiver's URL must keep (the address ranges are in `webhook-address.ts`).
+ * Pure: resolving a host name is I/O and lives in `webhooks/address.ts`, which applies
+ * `addressRefusal` to what the name resolves to.
  */
 import { randomBytes } from 'node:crypto';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { addressRefusal } from './webhook-address.js';
 
 export const WEBHOOK_EVENT_TYPES = [
   'job.created',
@@ -85,78 +87,47 @@ export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString(
 export const wantsEvent = (events: readonly WebhookEventType[] | null, type: WebhookEventType): boolean =>
   events === null || events.length === 0 || events.includes(type);
 
-type AddressClass = 'loopback' | 'private' | 'link-local' | 'metadata' | 'reserved';
-
-function blockList(ranges: string[]): BlockList {
-  const list = new BlockList();
-  for (const range of ranges) {
-    const [address = '', prefix = ''] = range.split('/');
-    list.addSubnet(address, Number(prefix), isIP(address) === 4 ? 'ipv4' : 'ipv6');
-  }
-  return list;
-}
-
-// Checked in this order: a cloud's metadata service sits inside link-local or private ranges, and
-// must be refused even where private addresses are allowed. IPv4-mapped IPv6 addresses
-// (::ffff:127.0.0.1) match the IPv4 ranges (BlockList does that).
-const RANGES: [AddressClass, BlockList][] = [
-  [
-    'metadata',
-    // AWS/GCP/Azure/OpenStack, AWS ECS task metadata, AWS IPv6 metadata, Alibaba Cloud.
-    blockList(['169.254.169.254/32', '169.254.170.2/32', 'fd00:ec2::254/128', '100.100.100.200/32']),
-  ],
-  ['link-local', blockList(['169.254.0.0/16', 'fe80::/10'])],
-  // 0.0.0.0/8 and :: reach the host itself on Linux.
-  ['loopback', blockList(['127.0.0.0/8', '0.0.0.0/8', '::1/128', '::/128'])],
-  ['private', blockList(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7'])],
-  // Multicast, the reserved 240/4 block with the broadcast address: never a receiver.
-  ['reserved', blockList(['224.0.0.0/4', '240.0.0.0/4', 'ff00::/8'])],
-];
-
 /** Host names that always name a metadata service. */
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata']);
 
-function classify(address: string): AddressClass | null {
-  const family = isIP(address) === 4 ? 'ipv4' : 'ipv6';
-  for (const [name, list] of RANGES) if (list.check(address, family)) return name;
-  return null;
-}
-
 /**
- * Why a receiver at `address` (an IP address) is refused, or null when it may be sent to.
- * Loopback and private ranges pass with `allowPrivate`; link-local, metadata and reserved never.
+ * Why a receiver at `address` (an IP address) is refused, as a clause ("127.0.0.1 is a loopback
+ * address"), or null when it may be sent to. Loopback and private ranges pass with `allowPrivate`;
+ * the rest (`addressRefusal`) never.
  */
 export function addressProblem(address: string, allowPrivate: boolean): string | null {
   if (isIP(address) === 0) return `${address} is not an IP address`;
-  const kind = classify(address);
-  if (kind === null) return null;
-  if ((kind === 'loopback' || kind === 'private') && allowPrivate) return null;
-  const hint =
-    kind === 'loopback' || kind === 'private' ? ' (AGENTJOBS_WEBHOOK_ALLOW_PRIVATE=true allows it)' : '';
-  return `${address} is a ${kind} address${hint}`;
+  const refusal = addressRefusal(address, allowPrivate);
+  return refusal === null ? null : `${address} is ${refusal}`;
 }
+
+/**
+ * The one sentence every refused webhook URL is reported with, in the API, the dashboard, the CLI
+ * and a delivery's attempt log: `problem` is a clause from `webhookUrlProblem` or the name check.
+ */
+export const webhookUrlRefusal = (problem: string): string => `The URL is not allowed: ${problem}.`;
 
 /** The host of a parsed URL as DNS or an IP parser takes it: no IPv6 brackets, no trailing dot. */
 export const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
 
 /**
- * Why `text` cannot be a receiver's URL, or null. The rules that need no network: http(s) only, no
- * credentials, no fragment, at most 2,048 characters, and a host that is not a refused IP literal
- * or metadata name. A host name still has to resolve to allowed addresses (`webhooks/address.ts`).
+ * Why `text` cannot be a receiver's URL, as a clause for `webhookUrlRefusal`, or null. The rules
+ * that need no network: http(s) only, no credentials, no fragment, at most 2,048 characters, and a
+ * host that is not a refused IP literal or metadata name. A host name still has to resolve to allowed addresses (`webhooks/address.ts`).
  */
 export function webhookUrlProblem(text: string, allowPrivate: boolean): string | null {
-  if (text.length > MAX_WEBHOOK_URL_LENGTH) return `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`;
+  if (text.length > MAX_WEBHOOK_URL_LENGTH) return `it must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return 'is not a valid URL';
+    return 'it is not a valid URL';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL';
-  if (url.username || url.password) return 'must not contain credentials (user:password@)';
-  if (url.hash || text.includes('#')) return 'must not contain a fragment (#…)';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'it must be an http or https URL';
+  if (url.username || url.password) return 'it must not contain credentials (user:password@)';
+  if (url.hash || text.includes('#')) return 'it must not contain a fragment (#…)';
   const host = hostOf(url);
-  if (!host) return 'must name a host';
+  if (!host) return 'it must name a host';
   if (METADATA_HOSTS.has(host.toLowerCase())) return `${host} is a metadata service`;
   if (isIP(host) !== 0) return addressProblem(host, allowPrivate);
   return null;

@@ -6,16 +6,23 @@
  */
 import dns, { type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { addressProblem, hostOf, webhookUrlProblem } from '../domain/webhook.js';
+import { hostOf, webhookUrlProblem, webhookUrlRefusal } from '../domain/webhook.js';
+import { addressRefusal } from '../domain/webhook-address.js';
 
 /** `dns.lookup` with `all: true`, or a stand-in in tests. */
 export type Resolve = (host: string) => Promise<LookupAddress[]>;
 
 const systemResolve: Resolve = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
 
-/** A receiver that may not be sent to; `message` says why in words a user can act on. */
+/**
+ * A receiver that may not be sent to; `message` says why in words a user can act on, the same
+ * sentence wherever it is shown (`webhookUrlRefusal`).
+ */
 export class WebhookUrlError extends Error {
   override name = 'WebhookUrlError';
+  constructor(problem: string) {
+    super(webhookUrlRefusal(problem));
+  }
 }
 
 function refusedAmong(
@@ -25,8 +32,8 @@ function refusedAmong(
 ): WebhookUrlError | null {
   if (addresses.length === 0) return new WebhookUrlError(`${host} does not resolve to any address`);
   for (const { address } of addresses) {
-    const problem = addressProblem(address, allowPrivate);
-    if (problem) return new WebhookUrlError(`${host} resolves to ${problem}`);
+    const refusal = addressRefusal(address, allowPrivate);
+    if (refusal) return new WebhookUrlError(`${host} resolves to ${address}, ${refusal}`);
   }
   return null;
 }
@@ -41,17 +48,17 @@ export async function checkWebhookUrl(
   resolve: Resolve = systemResolve,
 ): Promise<void> {
   const problem = webhookUrlProblem(url, allowPrivate);
-  if (problem) throw new WebhookUrlError(`url ${problem}`);
+  if (problem) throw new WebhookUrlError(problem);
   const host = hostOf(new URL(url));
   if (isIP(host) !== 0) return; // an IP literal: checked above
   let addresses: LookupAddress[];
   try {
     addresses = await resolve(host);
   } catch {
-    throw new WebhookUrlError(`url: ${host} does not resolve`);
+    throw new WebhookUrlError(`${host} does not resolve`);
   }
   const refused = refusedAmong(host, addresses, allowPrivate);
-  if (refused) throw new WebhookUrlError(`url: ${refused.message}`);
+  if (refused) throw refused;
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { MAX_RESPONSE_EXCERPT_CHARS, webhookUrlProblem } from '../domain/webhook.js';
+import { MAX_RESPONSE_EXCERPT_CHARS, webhookUrlProblem, webhookUrlRefusal } from '../domain/webhook.js';
 import type { AttemptResult } from '../store/webhooks/index.js';
 import { type Resolve, safeLookup, WebhookUrlError } from './address.js';
 
@@ -29,7 +29,7 @@ export async function sendWebhook(options: SendOptions): Promise<AttemptResult> 
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const problem = webhookUrlProblem(options.url, options.allowPrivate);
-  if (problem) return failure(`The URL is not allowed: it ${problem}.`, null, elapsed());
+  if (problem) return failure(webhookUrlRefusal(problem), null, elapsed());
   const url = new URL(options.url);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<AttemptResult>((resolve) => {
@@ -58,8 +58,7 @@ export async function sendWebhook(options: SendOptions): Promise<AttemptResult> 
       options.timeoutMs,
     );
     request.on('error', (error) => {
-      const message =
-        error instanceof WebhookUrlError ? `The URL is not allowed: ${error.message}.` : describe(error);
+      const message = error instanceof WebhookUrlError ? error.message : describe(error);
       finish(failure(message, null, elapsed()));
     });
     request.on('response', (response) => {

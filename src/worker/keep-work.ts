@@ -5,6 +5,7 @@
  */
 import type { Config } from '../config.js';
 import type { Job } from '../domain/job.js';
+import type { Redactor } from '../domain/redact.js';
 import { pushBranch } from '../git/mirror.js';
 import type { Workspace } from '../git/workspace.js';
 import type { Lease } from '../store/queue/index.js';
@@ -18,6 +19,8 @@ export interface KeepWorkInput {
   workspace: Workspace;
   mirrorPath: string;
   env: Record<string, string>;
+  /** The run's redactor: the commit message quotes the prompt, which may hold a key. */
+  redact: Redactor;
   signal: AbortSignal;
 }
 
@@ -27,7 +30,7 @@ export async function keepWorkOnBranch(input: KeepWorkInput): Promise<string | n
   const files = workspace.changedPaths();
   if (files.length === 0) return null;
   const sha = await workspace.commit({
-    message: `Unfinished: stopped at its cost limit\n\nPrompt: ${job.prompt.slice(0, 500)}\n`,
+    message: `Unfinished: stopped at its cost limit\n\nPrompt: ${input.redact(job.prompt).slice(0, 500)}\n`,
     authorName: config.worker.gitAuthorName,
     authorEmail: config.worker.gitAuthorEmail,
   });

@@ -7,6 +7,8 @@
  *   event names the base branch. Pushing into a local working copy that has the base checked out
  *   needs `receive.denyCurrentBranch=updateInstead` there, git's own safe way to keep it consistent.
  * Right before pushing, the lease is checked once more, so an archived job publishes nothing.
+ * Everything that leaves for git and the host (title, commit message, pull request text) passes the
+ * run's redactor: the prompt is quoted there, and a prompt may hold a key.
  * Right after pushing, before anything else, the run records what it published and the outcome it
  * will complete with (`store.queue.recordPublished`); once the pull request is open, its link too.
  * A retry of a run that died after that point finishes from the record (`finishPublished`) instead
@@ -17,6 +19,7 @@ import type { Config } from '../config.js';
 import type { CheckFailurePolicy, CheckRun } from '../domain/checks.js';
 import type { Job } from '../domain/job.js';
 import type { Project } from '../domain/project.js';
+import type { Redactor } from '../domain/redact.js';
 import { pushBranch } from '../git/mirror.js';
 import { pushRef } from '../git/push.js';
 import { GitError, runGit } from '../git/run.js';
@@ -43,6 +46,8 @@ export interface PublishInput {
   saved: SavedConversation;
   /** The last run of the job's checks and the project's policy for failures; null when none ran. */
   checks?: { run: CheckRun; policy: CheckFailurePolicy } | null;
+  /** The run's redactor (`redactorFor`), applied to every text that leaves for git and the host. */
+  redact: Redactor;
   signal: AbortSignal;
 }
 
@@ -58,7 +63,18 @@ export interface Published {
 }
 
 export async function publish(input: PublishInput): Promise<Published> {
-  const { config, store, lease, job, project, workspace, result, signal } = input;
+  const { config, store, lease, project, workspace, signal, redact } = input;
+  // Redacted before anything is cut from them, so that no cut leaves half a key.
+  const job = {
+    ...input.job,
+    prompt: redact(input.job.prompt),
+    title: input.job.title && redact(input.job.title),
+  };
+  const result = {
+    ...input.result,
+    summary: redact(input.result.summary),
+    title: input.result.title && redact(input.result.title),
+  };
   const title = pullRequestTitle(result, job);
   const files = workspace.changedPaths();
   const sha = await workspace.commit({
@@ -144,6 +160,8 @@ export interface FinishInput {
   project: Project;
   host: CodeHost;
   published: PublishedRun;
+  /** The run's redactor: a record an older version wrote may hold the prompt as it was. */
+  redact: Redactor;
   signal: AbortSignal;
 }
 
@@ -163,13 +181,15 @@ async function openPullRequest(
   input: FinishInput,
   pullRequest: NonNullable<PublishedRun['pullRequest']>,
 ): Promise<string> {
-  const { store, lease, job, published } = input;
+  const { store, lease, job, published, redact } = input;
   const link = await input.host.openOrUpdatePullRequest({
     project: input.project,
     job,
     branch: job.source.ref,
     base: job.baseRef,
     ...pullRequest,
+    title: redact(pullRequest.title),
+    body: redact(pullRequest.body),
     headSha: published.headSha,
     signal: input.signal,
   });

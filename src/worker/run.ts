@@ -111,6 +111,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
         project,
         host,
         published,
+        redact,
         signal: control.publishing,
       });
       const { summary, title, prLink, usage, filesChanged, headSha } = finished;
@@ -161,6 +162,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
         workspace: open,
         mirrorPath: mirror,
         env,
+        redact,
         signal: control.publishing,
       });
     await store.queue.setPhase(lease, 'running');
@@ -252,6 +254,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
       result,
       saved: { conversation, deliveredThrough },
       checks: checkRun && { run: checkRun, policy: project.onCheckFailure },
+      redact,
       signal: control.publishing,
     });
     await cleanUp();

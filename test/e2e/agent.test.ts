@@ -5,6 +5,7 @@ import { dashboardCookie, git, jobApi } from '../support/e2e.js';
 import type { ServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer } from '../support/scripted-model.js';
 import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
+import { eventually, startReceiver } from '../support/webhook-receiver.js';
 
 const PASSWORD = 'e2e admin password';
 
@@ -24,7 +25,8 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
       name: 'agent-e2e',
       dialect,
       files: { 'README.md': '# Docs\n\nWelcome.\n', 'guide/install.md': '# Install\n\nRun npm install.\n' },
-      env: { AGENTJOBS_ADMIN_PASSWORD: PASSWORD },
+      // The webhook receiver is on loopback.
+      env: { AGENTJOBS_ADMIN_PASSWORD: PASSWORD, AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: 'true' },
     });
     ({ repo, model, server, projectId, key } = scripted);
     baseSha = git(repo, 'rev-parse', 'main');
@@ -103,6 +105,54 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
     const lastRequest = JSON.stringify(model.requests.at(-2)?.body);
     expect(lastRequest).toContain('Add an FAQ page');
     expect(lastRequest).toContain('the install guide');
+  });
+
+  it('keeps keys in the prompt out of the pull request, its page, the commit and webhook payloads', async () => {
+    const apiKey = `ajs_${'K3y'.repeat(8)}`;
+    const providerKey = `sk-ant-api03-${'p'.repeat(24)}`;
+    const receiver = await startReceiver();
+    const hooks = `${server.url}/v2/agent/${projectId}/webhooks`;
+    let hookId = '';
+    try {
+      const hook = await fetch(hooks, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: receiver.url, events: ['job.created', 'job.completed'] }),
+      });
+      expect(hook.status).toBe(201);
+      hookId = ((await hook.json()) as { id: string }).id;
+      model.setScript([
+        { toolCalls: [{ name: 'write_file', input: { path: 'keys.md', content: '# Keys\n\nRotated.\n' } }] },
+        // A reply, not a name: the title falls back to the prompt's first line.
+        { text: 'Done. I rotated them.' },
+      ]);
+      const prompt = `Rotate ${apiKey} and ${providerKey}\n\nThe old ones: ${apiKey}, ${providerKey}.`;
+      const { job: created } = await api('POST', '/job', { prompt });
+      const job = await waitUntil(created.id, finished);
+      expect(job.status).toBe('completed');
+      const page = await fetch(job.prLink ?? '', {
+        headers: { cookie: await dashboardCookie(server.url, PASSWORD) },
+      });
+      expect(page.status).toBe(200);
+      await eventually(() => receiver.received.length >= 2);
+      const out = {
+        title: job.title ?? '',
+        pullRequestPage: await page.text(),
+        commitMessage: git(repo, 'log', '-1', '--format=%B', job.source.ref),
+        webhookPayloads: receiver.received.map((request) => request.body).join('\n'),
+      };
+      for (const [where, text] of Object.entries(out)) {
+        expect(text, `${where} holds a key`).not.toContain(apiKey);
+        expect(text, `${where} holds a key`).not.toContain(providerKey);
+        expect(text, `${where} says what was there`).toContain('[redacted]');
+      }
+      expect(job.title).toBe('Rotate ajs_[redacted] and [redacted]');
+    } finally {
+      // The later tests' jobs are not sent to a receiver that is gone.
+      if (hookId)
+        await fetch(`${hooks}/${hookId}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+      await receiver.close();
+    }
   });
 
   it('completes with no pull request when nothing changed', async () => {

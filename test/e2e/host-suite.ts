@@ -182,6 +182,32 @@ export function hostEndToEnd(host: E2eHost): void {
       expect(double.requests.some((r) => double.isUpdate(r.method, r.path, 1))).toBe(true);
     });
 
+    it('keeps keys in the prompt out of the pull request it sends and the commit it pushes', async () => {
+      const apiKey = `ajs_${'K3y'.repeat(8)}`;
+      const providerKey = `sk-ant-api03-${'p'.repeat(24)}`;
+      const before = double.requests.length;
+      model.setScript([
+        { toolCalls: [{ name: 'write_file', input: { path: 'keys.md', content: '# Keys\n\nRotated.\n' } }] },
+        // A reply, not a name: the title falls back to the prompt's first line.
+        { text: 'Done. I rotated them.' },
+      ]);
+      const created = await createJob(`Rotate ${apiKey} and ${providerKey}\n\nThe old ones: ${apiKey}.`);
+      const job = await waitUntil(created.id, finished);
+      expect(job).toMatchObject({ status: 'completed', title: 'Rotate ajs_[redacted] and [redacted]' });
+      const sent = {
+        pullRequest: double.requests
+          .slice(before)
+          .map((request) => request.body)
+          .join('\n'),
+        commitMessage: git(bare, 'log', '-1', '--format=%B', job.source.ref),
+      };
+      for (const [where, text] of Object.entries(sent)) {
+        expect(text, `${where} holds a key`).not.toContain(apiKey);
+        expect(text, `${where} holds a key`).not.toContain(providerKey);
+        expect(text, `${where} says what was there`).toContain('ajs_[redacted]');
+      }
+    });
+
     it('fails a job with a clear code_host_error when the repository is archived or out of sight', async () => {
       double.archive(true);
       model.setScript(writes('more.md', 'more\n'));

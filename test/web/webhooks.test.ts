@@ -25,6 +25,12 @@ describe.each(testDialects())('the Webhooks tab on %s', (dialect) => {
     expect(refused.status).toBe(400);
     expect(refused.body).toContain('metadata address');
     expect(refused.body).toContain('&lt;b&gt;x&lt;/b&gt;');
+    // The same sentence as the API and the CLI, for a form that carries the metadata address.
+    const nat64 = await browser.post(tab(), { url: 'http://[64:ff9b::a9fe:a9fe]/' });
+    expect(nat64.status).toBe(400);
+    expect(nat64.body).toContain(
+      'The URL is not allowed: 64:ff9b::a9fe:a9fe is a NAT64 address for 169.254.169.254, a metadata address.',
+    );
 
     const created = await browser.post(tab(), {
       url: 'http://127.0.0.1:9/hook',

@@ -3,6 +3,7 @@ import { errorSchema } from '../../src/api/schemas.js';
 import { webhookSchema, webhookWithSecretSchema } from '../../src/api/webhook-schemas.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
+import { embeddedAddressRows, publicEmbeddedAddresses } from '../support/webhook-addresses.js';
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const hooks = (t: TestApp, projectId = t.project.id) => `/v2/agent/${projectId}/webhooks`;
@@ -87,6 +88,39 @@ describe.each(testDialects())('webhook endpoints over the API, on %s', (dialect)
         expect(response.statusCode, response.body).toBe(201);
       }
     });
+  });
+
+  // Each IPv6 form that carries an IPv4 address is judged by that address (issue 24, finding 7).
+  describe.each(embeddedAddressRows)('$form: $address', (row) => {
+    const url = `http://[${row.address}]:9/hook`;
+    it('is refused by default, in the one wording', async () => {
+      const response = await createHook(strict, { url });
+      expect(response.statusCode, response.body).toBe(422);
+      const error = errorSchema.parse(response.json());
+      expect(error).toMatchObject({ code: 'webhook_url_not_allowed' });
+      expect(error.error).toMatch(/^The URL is not allowed: .*\.$/);
+      expect(error.error).toContain(`The URL is not allowed: ${row.address} is ${row.says}`);
+    });
+    it(`is ${row.refusedWhenAllowed ? 'refused' : 'saved'} with AGENTJOBS_WEBHOOK_ALLOW_PRIVATE`, async () => {
+      const response = await createHook(allowing, { url });
+      expect(response.statusCode, response.body).toBe(row.refusedWhenAllowed ? 422 : 201);
+    });
+  });
+
+  it.each(publicEmbeddedAddresses)('saves [%s]: it carries a public IPv4 address', async (address) => {
+    const response = await createHook(strict, { url: `http://[${address}]:9/hook` });
+    expect(response.statusCode, response.body).toBe(201);
+  });
+
+  it('says a refused URL in one sentence, the same in the message and the detail', async () => {
+    const response = await createHook(strict, { url: 'http://127.0.0.1:9/hook' });
+    const error = errorSchema.parse(response.json());
+    expect(error.error).toBe(
+      'The URL is not allowed: 127.0.0.1 is a loopback address (AGENTJOBS_WEBHOOK_ALLOW_PRIVATE=true allows it).',
+    );
+    expect(error.details).toEqual([{ path: 'body.url', message: error.error }]);
+    const scheme = errorSchema.parse((await createHook(strict, { url: 'ftp://127.0.0.1/hook' })).json());
+    expect(scheme.error).toBe('The URL is not allowed: it must be an http or https URL.');
   });
 
   it.each([

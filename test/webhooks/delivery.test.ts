@@ -10,6 +10,7 @@ import type { Resolve } from '../../src/webhooks/address.js';
 import { createDeliverer, type Deliverer } from '../../src/webhooks/deliverer.js';
 import { memoryLog } from '../support/app.js';
 import { openTestStore, type TestDialect, type TestStore, testDialects } from '../support/db.js';
+import { embeddedAddressRows } from '../support/webhook-addresses.js';
 import { eventually, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 const box = createSecretBox('a'.repeat(40));
@@ -216,6 +217,31 @@ describe.each(testDialects())('webhook delivery on %s', (dialect: TestDialect) =
     const [delivery] = await settled(hook.id, 1, (d) => d.status === 'failed');
     expect(delivery?.attempts[0]?.error).toContain('loopback');
     expect(target.received).toHaveLength(0);
+  });
+
+  // Each IPv6 form that carries an IPv4 address (issue 24, finding 7), at the moment of sending:
+  // as the address a name resolves to now (DNS rebinding), and as an IP literal saved before the
+  // check knew the form (straight into the store, past the API). Rows that stay refused with
+  // private targets allowed are sent with them allowed.
+  describe.each(embeddedAddressRows)('refuses $form ($address) at delivery', (row) => {
+    it.each([
+      [
+        'a name that resolves to it',
+        'http://hooks.example.test:9/hook',
+        `resolves to ${row.address}, ${row.says}`,
+      ],
+      ['an IP literal', `http://[${row.address}]:9/hook`, `${row.address} is ${row.says}`],
+    ])('%s', async (_name, url, says) => {
+      const { endpoint: hook } = await endpoint(url);
+      const resolve: Resolve = async () => [{ address: row.address, family: 6 }];
+      await deliverer({ allowPrivate: row.refusedWhenAllowed, retryDelaysMs: [] }, { resolve });
+      await createJob();
+      const [delivery] = await settled(hook.id, 1, (d) => d.status === 'failed');
+      const said = delivery?.attempts[0]?.error ?? '';
+      expect(said).toMatch(/^The URL is not allowed: .*\.$/);
+      expect(said).toContain(says);
+      expect(delivery?.attempts[0]?.responseStatus).toBeNull();
+    });
   });
 
   it('disables an endpoint whose every attempt failed for the disable period', async () => {

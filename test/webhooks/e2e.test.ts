@@ -247,6 +247,12 @@ describe.each(testDialects())('webhooks end to end on %s', (dialect) => {
     const refused = await runCli(['webhook', 'create', '--url', 'http://169.254.169.254/', '--json'], cliEnv);
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout)).toMatchObject({ code: 'webhook_url_not_allowed' });
+    // The same sentence as the API and the dashboard, for a form that carries the metadata address.
+    const nat64 = await runCli(['webhook', 'create', '--url', 'http://[64:ff9b::a9fe:a9fe]/'], cliEnv);
+    expect(nat64.code).toBe(1);
+    expect(nat64.stderr).toBe(
+      'agentjobs: The URL is not allowed: 64:ff9b::a9fe:a9fe is a NAT64 address for 169.254.169.254, a metadata address. (webhook_url_not_allowed)\n',
+    );
     const badEvents = await runCli(
       ['webhook', 'create', '--url', receiver.url, '--events', 'job.boom'],
       cliEnv,

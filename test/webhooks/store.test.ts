@@ -48,6 +48,39 @@ describe.each(testDialects())('the webhook outbox and endpoints in the store, on
     }
   });
 
+  it('writes no key a prompt holds into an event: the payload leaves for a stranger and is kept', async () => {
+    const { store, close } = await openTestStore(dialect);
+    try {
+      const project = await store.projects.create({ name: 'Docs', repository: '/srv/docs' });
+      const { endpoint } = await store.webhooks.create(
+        { projectId: project.id, url: 'http://127.0.0.1:9/h', events: null, description: '' },
+        box,
+      );
+      const apiKey = `ajs_${'K3y'.repeat(8)}`;
+      const providerKey = `sk-ant-api03-${'p'.repeat(24)}`;
+      await store.jobs.create({
+        projectId: project.id,
+        prompt: `Rotate ${apiKey} and ${providerKey}`,
+        model: 'openai:gpt-5',
+        baseRef: 'main',
+        repository: '/r',
+        draft: false,
+      });
+      const { deliveries } = await store.webhooks.listDeliveries(endpoint.id, { limit: 10 });
+      expect(deliveries[0]?.event.data).toMatchObject({
+        job: { prompt: 'Rotate ajs_[redacted] and [redacted]' },
+      });
+      const claimed = await store.webhooks.claim({ owner: 'test', limit: 10, leaseMs: 10_000 });
+      expect(claimed).toHaveLength(1);
+      for (const text of [JSON.stringify(deliveries), claimed[0]?.payload ?? '']) {
+        expect(text).not.toContain(apiKey);
+        expect(text).not.toContain(providerKey);
+      }
+    } finally {
+      await close();
+    }
+  });
+
   it('prunes finished deliveries, their attempts and orphaned events past the cutoff, never pending ones', async () => {
     const { store, close } = await openTestStore(dialect);
     try {

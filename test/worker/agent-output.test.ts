@@ -84,6 +84,32 @@ describe.each(testDialects())('runs of the real agent on %s', (dialect) => {
     expect(git(repo, 'show', `${job.source.ref}:docs/keys.md`)).toContain(apiKey);
   });
 
+  it('keeps keys in the prompt out of the title, the commit message and the pull request', async () => {
+    const apiKey = `ajs_${'K3y'.repeat(8)}`;
+    const providerKey = `sk-ant-api03-${'p'.repeat(24)}`;
+    const { job } = await run(
+      [
+        { toolCalls: [{ name: 'write_file', input: { path: 'docs/rotated.md', content: '# Rotated\n' } }] },
+        // A reply, not a name: the title falls back to the prompt's first line.
+        { text: 'Done. I rotated them.' },
+      ],
+      `Rotate ${apiKey} and ${providerKey}\n\nThe old ones: ${apiKey}, ${providerKey}.`,
+    );
+    expect(job.status).toBe('completed');
+    const pull = await t.store.pullRequests.getByBranch(project.id, job.source.ref);
+    const out = {
+      title: job.title ?? '',
+      commitMessage: git(repo, 'log', '-1', '--format=%B', job.source.ref),
+      pullRequest: `${pull?.title}\n${pull?.body}`,
+    };
+    for (const [where, text] of Object.entries(out)) {
+      expect(text, `${where} holds a key`).not.toContain(apiKey);
+      expect(text, `${where} holds a key`).not.toContain(providerKey);
+    }
+    expect(out.title).toBe('Rotate ajs_[redacted] and [redacted]');
+    expect(out.pullRequest).toContain('> The old ones: ajs_[redacted], [redacted].');
+  });
+
   it('keeps refused 10 MiB write_file inputs out of what it sends again, stores and reports', async () => {
     const huge = 'x'.repeat(10 * 1024 * 1024);
     const before = model.requests.length;

@@ -34,6 +34,7 @@ describe.each(testDialects())('cost limits on %s', (dialect) => {
   });
 
   it('stops a run at its cost limit with budget_exceeded, keeping its work on the branch', async () => {
+    const KEY = `ajs_${'K3y'.repeat(8)}`;
     model.setScript([
       write('docs/a.md'),
       write('docs/b.md'),
@@ -43,7 +44,7 @@ describe.each(testDialects())('cost limits on %s', (dialect) => {
     ]);
     const created = await t.store.jobs.create({
       projectId: project.id,
-      prompt: 'Write four pages',
+      prompt: `Write four pages; the docs site's key is ${KEY}`,
       model: 'openai-compatible:scripted',
       baseRef: 'main',
       repository: repo,
@@ -67,6 +68,10 @@ describe.each(testDialects())('cost limits on %s', (dialect) => {
     expect(files).toEqual(expect.arrayContaining(['docs/a.md', 'docs/b.md', 'docs/c.md']));
     expect(files).not.toContain('docs/d.md');
     expect(job.prLink).toBeNull();
+    // The kept commit quotes the prompt, redacted.
+    const kept = git(repo, 'log', '-1', '--format=%B', job.source.ref);
+    expect(kept).toContain("Prompt: Write four pages; the docs site's key is ajs_[redacted]");
+    expect(kept).not.toContain(KEY);
     // The spend counts against the project's day.
     expect((await t.store.spend.today(project.id)).spentUsd).toBeCloseTo(0.045, 6);
 

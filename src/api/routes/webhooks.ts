@@ -65,7 +65,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async 
       return url;
     } catch (error) {
       if (!(error instanceof WebhookUrlError)) throw error;
-      throw new AppError('webhook_url_not_allowed', `This webhook URL is not allowed: ${error.message}.`, {
+      throw new AppError('webhook_url_not_allowed', error.message, {
         details: [{ path: 'body.url', message: error.message }],
       });
     }

@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import { newId } from '../../domain/ids.js';
 import type { Job } from '../../domain/job.js';
+import { redactSecrets, redactValue } from '../../domain/redact.js';
 import { type WebhookEventType, type WebhookPayload, wantsEvent } from '../../domain/webhook.js';
 import { WEBHOOKS_CHANNEL } from '../channels.js';
 import { compileStatement, type Db, type Transaction } from '../db.js';
@@ -31,7 +32,9 @@ export function webhookOutbox(db: Db): EmitWebhookEvent {
     if (endpoints.length === 0) return;
     const at = new Date().toISOString();
     const eventId = `msg_${newId()}`;
-    const payload: WebhookPayload = { type, timestamp: at, data: { job } };
+    // The payload leaves for a stranger's URL and is kept in the delivery log: the prompt is
+    // quoted in it, and a prompt may hold a key.
+    const payload: WebhookPayload = { type, timestamp: at, data: { job: redactValue(job, redactSecrets) } };
     await trx
       .insertInto('webhook_events')
       .values({
