@@ -12,7 +12,7 @@ import { sandboxStatus } from '../../src/checks/sandbox.js';
 import { committedRepo } from '../support/e2e.js';
 import { runCli } from '../support/processes.js';
 
-const sandbox = await sandboxStatus();
+const sandbox = await sandboxStatus({ unlimited: false });
 let dir: string;
 let env: Record<string, string>;
 let repo: string;
