@@ -270,8 +270,8 @@ function v1Mounts(): Map<string, { point: string; root: string }> {
     const [type, , options] = after.split(' ');
     if (type !== 'cgroup' || !options) continue;
     const fields = before.split(' ');
-    const root = unescape(fields[3] ?? '/');
-    const point = unescape(fields[4] ?? '');
+    const root = unescapeMountPath(fields[3] ?? '/');
+    const point = unescapeMountPath(fields[4] ?? '');
     for (const option of options.split(','))
       if ((option === 'pids' || option === 'memory') && !mounts.has(option))
         mounts.set(option, { point, root });
@@ -280,6 +280,6 @@ function v1Mounts(): Map<string, { point: string; root: string }> {
 }
 
 /** mountinfo writes spaces and the like in paths as octal escapes. */
-function unescape(path: string): string {
+function unescapeMountPath(path: string): string {
   return path.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
 }
