@@ -72,23 +72,34 @@ async function findLayout(): Promise<Layout> {
     return { version: 2, parent: await prepareV2(memberships.get('') ?? '/') };
   const mounts = v1Mounts();
   const dirs: Partial<Record<'pids' | 'memory', string>> = {};
+  const problems: { limit: GroupLimit; message: string }[] = [];
   for (const controller of ['pids', 'memory'] as const) {
+    const limit = limitOf(controller);
     const mount = mounts.get(controller);
     const own = memberships.get(controller);
-    if (!mount || own === undefined)
-      throw new GroupError(
-        [limitOf(controller)],
-        `${limitOf(controller)}: no cgroup v2 is mounted and the cgroup v1 ${controller} controller is not mounted.`,
-      );
+    if (!mount || own === undefined) {
+      problems.push({
+        limit,
+        message: `${limit}: no cgroup v2 is mounted and the cgroup v1 ${controller} controller is not mounted.`,
+      });
+      continue;
+    }
     const dir = join(mount.point, relative(mount.root, own), PARENT);
-    await mkdir(dir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
-      throw new GroupError(
-        [limitOf(controller)],
-        `${limitOf(controller)}: cannot create control groups in ${dir} (${error.code}).`,
-      );
-    });
-    dirs[controller] = dir;
+    try {
+      await mkdir(dir, { recursive: true });
+      // A folder of some other file system (one mounted over the cgroup mount) would limit nothing.
+      if (!existsSync(join(dir, 'cgroup.procs'))) throw new Error('not in a control group file system');
+      dirs[controller] = dir;
+    } catch (error) {
+      const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      problems.push({ limit, message: `${limit}: cannot create control groups in ${dir} (${why}).` });
+    }
   }
+  if (problems.length > 0)
+    throw new GroupError(
+      problems.map((problem) => problem.limit),
+      problems.map((problem) => problem.message).join(' '),
+    );
   const memoryParent = dirs.memory as string;
   return {
     version: 1,

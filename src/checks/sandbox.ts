@@ -177,7 +177,8 @@ export async function sandboxStatus(settings: Pick<SandboxSettings, 'unlimited'>
   const found = await probed;
   if (found.reason !== null) return { ...found, available: false, unsafe: false };
   if (found.unenforced.length === 0) return { ...found, available: true, unsafe: false };
-  const which = found.unenforced.map((each) => each.reason).join(' ');
+  const names = found.unenforced.map((each) => each.limit);
+  const which = `The ${names.join(' and ')} limit${names.length > 1 ? 's' : ''} cannot be enforced: ${[...new Set(found.unenforced.map((each) => each.reason))].join(' ')}`;
   return settings.unlimited
     ? {
         ...found,
@@ -207,8 +208,7 @@ async function probe(): Promise<Omit<SandboxStatus, 'available' | 'unsafe'>> {
     await (await createRunGroup(limits)).remove();
   } catch (error) {
     if (!(error instanceof GroupError)) throw error;
-    for (const limit of error.limits)
-      unenforced.push({ limit, reason: `The ${limit} limit cannot be enforced: ${error.message}` });
+    for (const limit of error.limits) unenforced.push({ limit, reason: error.message });
   }
   const empty = await mkdtemp(join(tmpdir(), 'agentjobs-probe-'));
   const run = await runSandboxed({
