@@ -8,7 +8,7 @@
  * limits the service runs under (a container's, a systemd unit's) bind its sandboxes too.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -68,8 +68,11 @@ export async function createRunGroup(limits: GroupLimits): Promise<RunGroup> {
 
 async function findLayout(): Promise<Layout> {
   const memberships = readMemberships();
-  if (existsSync(join(MOUNT, 'cgroup.controllers')))
-    return { version: 2, parent: await prepareV2(memberships.get('') ?? '/') };
+  if (existsSync(join(MOUNT, 'cgroup.controllers'))) {
+    const parent = await prepareV2(memberships.get('') ?? '/');
+    await removeOrphans(parent);
+    return { version: 2, parent };
+  }
   const mounts = v1Mounts();
   const dirs: Partial<Record<'pids' | 'memory', string>> = {};
   const problems: { limit: GroupLimit; message: string }[] = [];
@@ -101,6 +104,8 @@ async function findLayout(): Promise<Layout> {
       problems.map((problem) => problem.message).join(' '),
     );
   const memoryParent = dirs.memory as string;
+  await removeOrphans(dirs.pids as string);
+  await removeOrphans(memoryParent);
   return {
     version: 1,
     pidsParent: dirs.pids as string,
@@ -247,6 +252,26 @@ async function removeGroups(dirs: string[], killFile: string | null): Promise<vo
     await sleep(50);
   }
   throw new Error(`The sandbox's control groups could not be removed: ${dirs.join(', ')}`);
+}
+
+/**
+ * Removes the empty groups of services that ended without removing theirs (a crash, a kill -9);
+ * a group that still holds processes stays for its own service to remove.
+ */
+async function removeOrphans(parent: string): Promise<void> {
+  for (const name of await readdir(parent).catch(() => [])) {
+    const owner = /^(\d+)-\d+$/.exec(name)?.[1];
+    if (owner && !alive(Number(owner))) await rmdir(join(parent, name)).catch(() => {});
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function killQuietly(pid: number): void {
