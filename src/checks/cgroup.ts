@@ -166,6 +166,8 @@ async function createV2(parent: string, name: string, limits: GroupLimits): Prom
   await limit(dir, 'pids.max', limits.processes, 'processes');
   await limit(dir, 'memory.max', limits.memoryBytes, 'memory');
   if (existsSync(join(dir, 'memory.swap.max'))) await limit(dir, 'memory.swap.max', 0, 'memory');
+  // One process killed for memory takes the rest with it, rather than leaving a half-run.
+  if (existsSync(join(dir, 'memory.oom.group'))) await limit(dir, 'memory.oom.group', 1, 'memory');
   return {
     procsFiles: [join(dir, 'cgroup.procs')],
     exceeded: () => exceededIn(join(dir, 'pids.events'), join(dir, 'memory.events')),

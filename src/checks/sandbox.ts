@@ -90,7 +90,7 @@ export const SANDBOX_CHECKOUT = '/checkout';
 /** Where the checkout folder is mounted, read-only, to be copied into the sized `/checkout`. */
 const CHECKOUT_SOURCE = '/.checkout-source';
 /** The user the command runs as inside: `nobody`, which owns nothing there but what it writes. */
-export const SANDBOX_UID = 65534;
+const SANDBOX_UID = 65534;
 
 /** How often a run's control group is read for a limit it hit. */
 const WATCH_INTERVAL_MS = 250;
