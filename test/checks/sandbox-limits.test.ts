@@ -41,7 +41,7 @@ async function run(
   options: { timeoutSeconds?: number; seen?: (checkout: string) => void } = {},
 ) {
   let checkout = '';
-  const watcher = setInterval(() => options.seen?.(checkout), 100);
+  const watcher = setInterval(() => options.seen?.(checkout), 25);
   try {
     return await runCommandCheck({
       command,
