@@ -86,8 +86,17 @@ export interface Config {
 export interface ChecksConfig {
   /** More rounds the agent gets to fix what the checks found, after its first answer. */
   repairRounds: number;
-  /** Writable memory per process of a project's check command, in MiB. */
-  commandMemoryMb: number;
+  /** The sandbox of a project's check command: its totals, and whether to go without them. */
+  sandbox: {
+    /** Processes at once. */
+    processes: number;
+    /** Memory of all its processes together. */
+    memoryBytes: number;
+    /** What the checkout and `/tmp` may each hold. */
+    diskBytes: number;
+    /** Run commands where a limit cannot be enforced (unsafe). */
+    unlimited: boolean;
+  };
 }
 
 export interface MetricsConfig {
@@ -217,6 +226,9 @@ const schema = z.object({
   AGENTJOBS_METRICS_PORT: optionalString.pipe(integer(0, 65535).optional()),
   AGENTJOBS_CHECK_REPAIR_ROUNDS: integer(0, 20).default(2),
   AGENTJOBS_CHECK_MEMORY_MB: integer(64, 1_048_576).default(2048),
+  AGENTJOBS_CHECK_PROCESSES: integer(16, 1_000_000).default(256),
+  AGENTJOBS_CHECK_DISK_MB: integer(16, 1_048_576).default(1024),
+  AGENTJOBS_SANDBOX_UNLIMITED: boolean.default(false),
 });
 
 /** A configuration problem, phrased as one line that names the variable. */
@@ -303,7 +315,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },
     checks: {
       repairRounds: e.AGENTJOBS_CHECK_REPAIR_ROUNDS,
-      commandMemoryMb: e.AGENTJOBS_CHECK_MEMORY_MB,
+      sandbox: {
+        processes: e.AGENTJOBS_CHECK_PROCESSES,
+        memoryBytes: e.AGENTJOBS_CHECK_MEMORY_MB * 1024 * 1024,
+        diskBytes: e.AGENTJOBS_CHECK_DISK_MB * 1024 * 1024,
+        unlimited: e.AGENTJOBS_SANDBOX_UNLIMITED,
+      },
     },
   };
   return deepFreeze(config);

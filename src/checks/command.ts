@@ -8,7 +8,14 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type CheckResult, COMMAND_CHECK } from '../domain/checks.js';
 import { type Redactor, redactValue } from '../domain/redact.js';
-import { runSandboxed, SANDBOX_CHECKOUT, sandboxStatus } from './sandbox.js';
+import {
+  runSandboxed,
+  SANDBOX_CHECKOUT,
+  type SandboxLimit,
+  type SandboxLimits,
+  type SandboxSettings,
+  sandboxStatus,
+} from './sandbox.js';
 
 /** Output kept of a run: its last 64 KiB. */
 export const MAX_COMMAND_OUTPUT_BYTES = 64 * 1024;
@@ -19,7 +26,8 @@ const QUOTED_OUTPUT_CHARS = 8 * 1024;
 export interface CommandCheckOptions {
   command: string;
   timeoutSeconds: number;
-  memoryBytes: number;
+  /** The sandbox's limits, and whether it may run where they cannot be enforced. */
+  sandbox: SandboxSettings;
   /** Writes the job's tree into the folder it is given (`Workspace.materialize`). */
   materialize(target: string): Promise<void>;
   /** Where the checkout is made (a folder of the data directory); removed after the run. */
@@ -34,7 +42,7 @@ export async function runCommandCheck(options: CommandCheckOptions): Promise<Che
 }
 
 async function runCommand(options: CommandCheckOptions): Promise<CheckResult> {
-  const status = await sandboxStatus();
+  const status = await sandboxStatus(options.sandbox);
   if (!status.available)
     return errorResult(
       `The check command did not run: the sandbox is not available on this worker. ${status.reason}`,
@@ -47,7 +55,8 @@ async function runCommand(options: CommandCheckOptions): Promise<CheckResult> {
       command: options.command,
       dir: checkout,
       timeoutMs: options.timeoutSeconds * 1000,
-      memoryBytes: options.memoryBytes,
+      limits: options.sandbox,
+      unlimited: options.sandbox.unlimited,
       maxOutputBytes: MAX_COMMAND_OUTPUT_BYTES,
       ...(options.signal ? { signal: options.signal } : {}),
     });
@@ -59,6 +68,7 @@ async function runCommand(options: CommandCheckOptions): Promise<CheckResult> {
         output,
       );
     }
+    if (run.exceeded) return failed(`${name} ${overLimit(run.exceeded, options.sandbox)}`, output);
     if (run.exitCode === 0)
       return { name: COMMAND_CHECK, status: 'passed', message: `${name} passed.`, problems: [] };
     let why = `${name} failed (exit code ${run.exitCode}).`;
@@ -73,6 +83,23 @@ async function runCommand(options: CommandCheckOptions): Promise<CheckResult> {
   } finally {
     await rm(checkout, { recursive: true, force: true }).catch(() => {});
   }
+}
+
+/** What the command did past a limit, and what became of it. */
+function overLimit(limit: SandboxLimit, limits: SandboxLimits): string {
+  if (limit === 'processes')
+    return `started more than ${limits.processes} processes at once and was stopped, with every process it started.`;
+  if (limit === 'memory')
+    return `used more than ${bytes(limits.memoryBytes)} of memory (what it wrote to the checkout and /tmp included) and was stopped, with every process it started.`;
+  return `wrote more than ${bytes(limits.diskBytes)} (the checkout and /tmp each hold at most that much) and failed.`;
+}
+
+/** 2147483648 → "2 GiB", 67108864 → "64 MiB". */
+function bytes(count: number): string {
+  const gib = count / 1024 ** 3;
+  if (Number.isInteger(gib)) return `${gib} GiB`;
+  const mib = count / 1024 ** 2;
+  return Number.isInteger(mib) ? `${mib} MiB` : `${count} bytes`;
 }
 
 function failed(message: string, output: string): CheckResult {

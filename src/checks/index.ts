@@ -8,11 +8,12 @@ import type { Redactor } from '../domain/redact.js';
 import type { Workspace } from '../git/workspace.js';
 import { runBuiltInChecks } from './built-in.js';
 import { runCommandCheck } from './command.js';
+import type { SandboxSettings } from './sandbox.js';
 import { workspaceChanges, workspaceTree } from './workspace-tree.js';
 
 export { runBuiltInChecks } from './built-in.js';
 export { checkSummary, describeForAgent } from './report.js';
-export { sandboxStatus } from './sandbox.js';
+export { type SandboxSettings, sandboxStatus } from './sandbox.js';
 export { directoryTree, type SiteTree } from './tree.js';
 
 /** A project's check settings, as the worker reads them from the project. */
@@ -30,8 +31,8 @@ export interface JobCheckOptions {
   settings: CheckSettings;
   /** Where a checkout for the command is made and removed. */
   scratchDir: string;
-  /** Writable memory per process of the command. */
-  memoryBytes: number;
+  /** The limits of the command's sandbox. */
+  sandbox: SandboxSettings;
   redact: Redactor;
   signal?: AbortSignal;
 }
@@ -51,7 +52,7 @@ export async function runJobChecks(options: JobCheckOptions): Promise<CheckRun> 
       await runCommandCheck({
         command: settings.command,
         timeoutSeconds: settings.timeoutSeconds,
-        memoryBytes: options.memoryBytes,
+        sandbox: options.sandbox,
         materialize: (target) => workspace.materialize(target),
         scratchDir: options.scratchDir,
         redact: options.redact,

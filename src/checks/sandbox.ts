@@ -4,37 +4,68 @@
  * - the system's programs and libraries read-only (`/usr` and the links into it), and of `/etc`
  *   only what programs need to start (users, libraries, certificates, alternatives) — not the
  *   server's data directory, its configuration or anyone's home;
- * - the checkout the only writable place besides a private, empty `/tmp`;
- * - its own PID, IPC, UTS and user namespaces, no capabilities, a new session (no terminal to
- *   write into), an empty environment but for PATH, HOME, LANG and CI;
+ * - writable only a copy of the checkout and a private `/tmp`, each a tmpfs of a fixed size, so
+ *   that what the command writes is capped (the checkout folder itself stays untouched);
+ * - an unprivileged user (`nobody`) in its own user, PID, IPC and UTS namespaces, no
+ *   capabilities, a new session (no terminal to write into), an empty environment but for PATH,
+ *   HOME, LANG and CI;
  * - a time limit: the whole process group is killed, and since the command's processes live in
  *   the sandbox's PID namespace, ending its first process ends every one of them, including
  *   those that forked away or outlived the command;
- * - a memory limit per process (`prlimit --data`, RLIMIT_DATA): the writable memory a process
- *   may map. Control groups would cap the tree as a whole but are not writable where the service
- *   runs in a container; RLIMIT_AS would break runtimes (Node.js, the JVM) that reserve large
- *   address ranges up front;
+ * - processes and memory capped in total by a control group per run (cgroup.ts), watched while
+ *   it runs: a refused fork or a process killed for memory stops the run at once;
  * - a cap on file size (`prlimit --fsize`), and on the output kept (its tail).
+ * Where a limit cannot be enforced the sandbox is not available, unless the deployment says
+ * otherwise (`AGENTJOBS_SANDBOX_UNLIMITED`), and then it says so as unsafe.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { createRunGroup, GroupError, type GroupLimit, type RunGroup } from './cgroup.js';
+
+/** A limit of the sandbox, as its status and results name it. */
+export type SandboxLimit = GroupLimit | 'disk';
+
+/** The totals one run may use, over all the processes it starts. */
+export interface SandboxLimits {
+  /** Processes at once. */
+  processes: number;
+  /** Memory of all its processes together, what they wrote to the checkout and `/tmp` included. */
+  memoryBytes: number;
+  /** Bytes the checkout (its files included) and `/tmp` may each hold. */
+  diskBytes: number;
+}
+
+/** The sandbox as the deployment sets it up: its limits, and whether to go without them. */
+export interface SandboxSettings extends SandboxLimits {
+  /** Run commands even where a limit cannot be enforced (`AGENTJOBS_SANDBOX_UNLIMITED`): unsafe. */
+  unlimited: boolean;
+}
 
 /** Whether commands can be sandboxed on this machine, and if not, why. */
 export interface SandboxStatus {
+  /** Whether a command may run: every limit enforced, or `unlimited` set. */
   available: boolean;
+  /** Why not, or, when `unsafe`, which limits are not enforced and why; null when all is well. */
   reason: string | null;
+  /** The limits this machine cannot enforce, each with why. */
+  unenforced: { limit: SandboxLimit; reason: string }[];
+  /** Commands run although a limit is not enforced, because `unlimited` is set. */
+  unsafe: boolean;
 }
 
 /** What `runSandboxed` runs, where, and within what limits. */
 export interface SandboxOptions {
   /** A shell command line, run with `/bin/sh -c`. */
   command: string;
-  /** The folder mounted writable as the command's working directory. */
+  /** The folder whose copy is the command's working directory. */
   dir: string;
   timeoutMs: number;
-  /** Writable memory per process, in bytes. */
-  memoryBytes: number;
+  limits: SandboxLimits;
+  /** Run without the control group where it cannot be made, instead of failing. */
+  unlimited?: boolean;
   /** Output kept: the last this many bytes of stdout and stderr together. */
   maxOutputBytes: number;
   signal?: AbortSignal;
@@ -45,6 +76,8 @@ export interface SandboxRun {
   /** The exit code, or null when it was killed. */
   exitCode: number | null;
   timedOut: boolean;
+  /** The limit it ran into, if any; processes and memory stop it at once. */
+  exceeded: SandboxLimit | null;
   /** The tail of its output (stdout and stderr interleaved as they came). */
   output: string;
   /** Bytes it printed in all; more than `maxOutputBytes` means `output` is a tail. */
@@ -54,9 +87,13 @@ export interface SandboxRun {
 
 /** Where the checkout appears inside the sandbox. */
 export const SANDBOX_CHECKOUT = '/checkout';
+/** Where the checkout folder is mounted, read-only, to be copied into the sized `/checkout`. */
+const CHECKOUT_SOURCE = '/.checkout-source';
+/** The user the command runs as inside: `nobody`, which owns nothing there but what it writes. */
+const SANDBOX_UID = 65534;
 
-/** The largest file the command may write. */
-const MAX_FILE_BYTES = 1024 * 1024 * 1024;
+/** How often a run's control group is read for a limit it hit. */
+const WATCH_INTERVAL_MS = 250;
 
 /** Parts of `/etc` that programs need to start; the rest of it stays out. */
 const ETC_ENTRIES = [
@@ -81,9 +118,14 @@ const ETC_ENTRIES = [
 const SYSTEM_ENTRIES = ['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
 
 /** The bubblewrap arguments for `dir`, built once per call from what this machine has. */
-export function bwrapArguments(dir: string): string[] {
+export function bwrapArguments(dir: string, diskBytes: number): string[] {
   const args = [
     '--unshare-all',
+    '--unshare-user',
+    '--uid',
+    String(SANDBOX_UID),
+    '--gid',
+    String(SANDBOX_UID),
     '--die-with-parent',
     '--new-session',
     '--cap-drop',
@@ -112,50 +154,89 @@ export function bwrapArguments(dir: string): string[] {
     else args.push('--ro-bind', path, path);
   }
   for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
-  args.push('--bind', dir, SANDBOX_CHECKOUT, '--chdir', SANDBOX_CHECKOUT);
+  const size = String(diskBytes);
+  args.push('--proc', '/proc', '--dev', '/dev', '--size', size, '--tmpfs', '/tmp');
+  args.push('--ro-bind', dir, CHECKOUT_SOURCE, '--size', size, '--tmpfs', SANDBOX_CHECKOUT);
+  args.push('--chdir', SANDBOX_CHECKOUT);
   return args;
 }
 
-let probed: Promise<SandboxStatus> | null = null;
+/** Inside: copy the checkout into its sized tmpfs, then run the command line (`$1`). */
+const START_COMMAND = `cp -a ${CHECKOUT_SOURCE}/. ${SANDBOX_CHECKOUT}/ && exec /bin/sh -c "$1"`;
+/** Outside: the first process joins the run's control groups (files up to `--`), then execs the rest. */
+const JOIN_GROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+
+let probed: Promise<Omit<SandboxStatus, 'available' | 'unsafe'>> | null = null;
 
 /**
  * Whether bubblewrap is installed and can make its namespaces here (a container may forbid them),
- * tried once per process by running `true` in the sandbox.
+ * and whether control groups can cap a run, tried once per process.
  */
-export function sandboxStatus(): Promise<SandboxStatus> {
+export async function sandboxStatus(settings: Pick<SandboxSettings, 'unlimited'>): Promise<SandboxStatus> {
   probed ??= probe();
-  return probed;
+  const found = await probed;
+  if (found.reason !== null) return { ...found, available: false, unsafe: false };
+  if (found.unenforced.length === 0) return { ...found, available: true, unsafe: false };
+  const names = found.unenforced.map((each) => each.limit);
+  const which = `The ${names.join(' and ')} limit${names.length > 1 ? 's' : ''} cannot be enforced: ${[...new Set(found.unenforced.map((each) => each.reason))].join(' ')}`;
+  return settings.unlimited
+    ? {
+        ...found,
+        available: true,
+        unsafe: true,
+        reason: `Unsafe: AGENTJOBS_SANDBOX_UNLIMITED=true runs commands without these limits. ${which}`,
+      }
+    : {
+        ...found,
+        available: false,
+        unsafe: false,
+        reason: `A limit of the sandbox cannot be enforced on this machine. ${which} Run the service as root where cgroups are mounted, or set AGENTJOBS_SANDBOX_UNLIMITED=true to run commands without that limit (unsafe).`,
+      };
 }
 
-async function probe(): Promise<SandboxStatus> {
+async function probe(): Promise<Omit<SandboxStatus, 'available' | 'unsafe'>> {
   const missing = ['bwrap', 'prlimit'].filter((program) => !onPath(program));
   if (missing.length > 0) {
     return {
-      available: false,
+      unenforced: [],
       reason: `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not installed: install the bubblewrap package (Debian/Ubuntu: apt-get install bubblewrap; prlimit is in util-linux).`,
     };
   }
+  const limits = { processes: 64, memoryBytes: 256 * 1024 * 1024, diskBytes: 1024 * 1024 };
+  const unenforced: SandboxStatus['unenforced'] = [];
+  try {
+    await (await createRunGroup(limits)).remove();
+  } catch (error) {
+    if (!(error instanceof GroupError)) throw error;
+    for (const limit of error.limits) unenforced.push({ limit, reason: error.message });
+  }
+  const empty = await mkdtemp(join(tmpdir(), 'agentjobs-probe-'));
   const run = await runSandboxed({
-    command: 'true',
-    dir: '/tmp',
+    command: `test "$(id -u)" = ${SANDBOX_UID}`,
+    dir: empty,
     timeoutMs: 10_000,
-    memoryBytes: 256 * 1024 * 1024,
+    limits,
+    unlimited: true,
     maxOutputBytes: 4096,
-  }).catch((error: NodeJS.ErrnoException) => error);
+  })
+    .catch((error: NodeJS.ErrnoException) => error)
+    .finally(() => rm(empty, { recursive: true, force: true }));
   if (run instanceof Error) {
     const missing = run.code === 'ENOENT';
     return {
-      available: false,
+      unenforced,
       reason: missing
         ? 'bubblewrap (bwrap) or prlimit is not installed: install the bubblewrap package (Debian/Ubuntu: apt-get install bubblewrap).'
         : `The sandbox could not start: ${run.message}`,
     };
   }
-  if (run.exitCode === 0) return { available: true, reason: null };
+  if (run.exitCode === 0) return { unenforced, reason: null };
+  const said = run.output.trim().split('\n').at(-1) || `exit code ${run.exitCode}`;
   return {
-    available: false,
-    reason: `bubblewrap cannot create its namespaces here (${run.output.trim().split('\n').at(-1) || `exit code ${run.exitCode}`}); allow unprivileged user namespaces, or run the service where it can.`,
+    unenforced,
+    reason: /Unknown option --size/.test(run.output)
+      ? 'This bubblewrap cannot size a tmpfs (--size, bubblewrap 0.6 or newer), so the disk limit cannot be enforced: upgrade bubblewrap.'
+      : `bubblewrap cannot create its namespaces here (${said}); allow unprivileged user namespaces, or run the service where it can.`,
   };
 }
 
@@ -167,24 +248,45 @@ function onPath(program: string): boolean {
 
 /**
  * Runs `command` in the sandbox. Resolves when it ends, however it ends; rejects only when the
- * sandbox cannot be started at all (bwrap or prlimit missing).
+ * sandbox cannot be started at all (bwrap or prlimit missing, or a control group that cannot be
+ * made without `unlimited`).
  */
-export function runSandboxed(options: SandboxOptions): Promise<SandboxRun> {
+export async function runSandboxed(options: SandboxOptions): Promise<SandboxRun> {
+  const group = await createRunGroup(options.limits).catch((error: unknown) => {
+    if (error instanceof GroupError && options.unlimited) return null;
+    throw error;
+  });
+  try {
+    return await run(options, group);
+  } finally {
+    await group?.remove();
+  }
+}
+
+function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRun> {
   const started = Date.now();
-  const limits = [`--data=${options.memoryBytes}`, `--fsize=${MAX_FILE_BYTES}`, '--core=0'];
+  const { limits } = options;
+  const rlimits = [`--fsize=${limits.diskBytes}`, '--core=0'];
+  // Without a control group, a cap per process is what is left.
+  if (!group) rlimits.push(`--data=${limits.memoryBytes}`);
   const args = [
-    ...limits,
+    ...(group?.procsFiles ?? []),
+    '--',
+    'prlimit',
+    ...rlimits,
     '--',
     'bwrap',
-    ...bwrapArguments(options.dir),
+    ...bwrapArguments(options.dir, limits.diskBytes),
     '--',
     '/bin/sh',
     '-c',
+    START_COMMAND,
+    'sh',
     options.command,
   ];
   return new Promise((resolve, reject) => {
     // Its own process group, so that a kill reaches prlimit, bwrap and its monitor at once.
-    const child = spawn('prlimit', args, {
+    const child = spawn('/bin/sh', ['-c', JOIN_GROUPS, 'sh', ...args], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       // Only the search path: the service's environment holds its secrets.
@@ -194,6 +296,7 @@ export function runSandboxed(options: SandboxOptions): Promise<SandboxRun> {
     child.stdout.on('data', (chunk: Buffer) => tail.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => tail.push(chunk));
     let timedOut = false;
+    let exceeded: SandboxLimit | null = null;
     const kill = () => {
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -205,18 +308,36 @@ export function runSandboxed(options: SandboxOptions): Promise<SandboxRun> {
       timedOut = true;
       kill();
     }, options.timeoutMs);
+    const watch = () => {
+      void group?.exceeded().then((limit) => {
+        if (limit && !exceeded) {
+          exceeded = limit;
+          kill();
+        }
+      });
+    };
+    const watcher = group ? setInterval(watch, WATCH_INTERVAL_MS) : null;
     options.signal?.addEventListener('abort', kill, { once: true });
-    child.on('error', (error) => {
+    const stop = () => {
       clearTimeout(timer);
+      if (watcher) clearInterval(watcher);
+      options.signal?.removeEventListener('abort', kill);
+    };
+    child.on('error', (error) => {
+      stop();
       reject(error);
     });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', kill);
+    child.on('close', async (code) => {
+      stop();
+      exceeded ??= (await group?.exceeded()) ?? null;
+      const output = tail.text();
+      if (!exceeded && code !== 0 && /No space left on device|File size limit exceeded/.test(output))
+        exceeded = 'disk';
       resolve({
-        exitCode: timedOut ? null : code,
+        exitCode: timedOut || exceeded === 'processes' || exceeded === 'memory' ? null : code,
         timedOut,
-        output: tail.text(),
+        exceeded,
+        output,
         outputBytes: tail.total,
         durationMs: Date.now() - started,
       });

@@ -8,7 +8,7 @@ import {
   type CheckFailurePolicy,
   MAX_CHECK_TIMEOUT_SECONDS,
 } from '../domain/checks.js';
-import { sandboxStatus } from './sandbox.js';
+import { type SandboxSettings, sandboxStatus } from './sandbox.js';
 
 /** Longest command line accepted. */
 export const MAX_CHECK_COMMAND_CHARS = 2000;
@@ -32,8 +32,14 @@ export interface CheckSettingsInput {
   onCheckFailure?: string;
 }
 
-/** The settings to store, or a `CheckSettingsError`. */
-export async function parseCheckSettings(input: CheckSettingsInput): Promise<{
+/**
+ * The settings to store, or a `CheckSettingsError`. `sandbox` is the deployment's: whether it lets
+ * commands run where a limit of the sandbox cannot be enforced.
+ */
+export async function parseCheckSettings(
+  input: CheckSettingsInput,
+  sandbox: Pick<SandboxSettings, 'unlimited'>,
+): Promise<{
   checkCommand?: string | null;
   checkTimeoutSeconds?: number | null;
   onCheckFailure?: CheckFailurePolicy;
@@ -65,11 +71,11 @@ export async function parseCheckSettings(input: CheckSettingsInput): Promise<{
           'checkCommand',
           `must be one line of at most ${MAX_CHECK_COMMAND_CHARS} characters`,
         );
-      const sandbox = await sandboxStatus();
-      if (!sandbox.available)
+      const status = await sandboxStatus(sandbox);
+      if (!status.available)
         throw new CheckSettingsError(
           'checkCommand',
-          `cannot be set: commands run only in the sandbox, and it is not available here. ${sandbox.reason}`,
+          `cannot be set: commands run only in the sandbox, and it is not available here. ${status.reason}`,
         );
       out.checkCommand = command;
     }

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import type { SandboxSettings } from '../checks/sandbox.js';
 import { CheckSettingsError, MAX_CHECK_COMMAND_CHARS, parseCheckSettings } from '../checks/settings.js';
 import { CHECK_FAILURE_POLICIES } from '../domain/checks.js';
 import { CODE_HOSTS, type NewProject, PUBLISH_MODES } from '../domain/project.js';
@@ -71,6 +72,7 @@ export interface ParsedProjectForm {
  */
 export async function parseProjectForm(
   body: unknown,
+  sandbox: Pick<SandboxSettings, 'unlimited'>,
 ): Promise<{ ok: true; value: ParsedProjectForm } | { ok: false; errors: FieldErrors }> {
   const parsed = schema.safeParse(body ?? {});
   if (!parsed.success) {
@@ -107,11 +109,14 @@ export async function parseProjectForm(
   }
   let checks: Awaited<ReturnType<typeof parseCheckSettings>> = {};
   try {
-    checks = await parseCheckSettings({
-      checkCommand: form.checkCommand,
-      checkTimeoutSeconds: form.checkTimeoutSeconds ? Number(form.checkTimeoutSeconds) : null,
-      onCheckFailure: form.onCheckFailure,
-    });
+    checks = await parseCheckSettings(
+      {
+        checkCommand: form.checkCommand,
+        checkTimeoutSeconds: form.checkTimeoutSeconds ? Number(form.checkTimeoutSeconds) : null,
+        onCheckFailure: form.onCheckFailure,
+      },
+      sandbox,
+    );
   } catch (error) {
     if (!(error instanceof CheckSettingsError)) throw error;
     errors[error.field] = error.message;

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { type SandboxStatus, sandboxStatus } from '../checks/sandbox.js';
 import { CHECK_FAILURE_POLICIES } from '../domain/checks.js';
 import { CODE_HOSTS, type NewProject, type Project, PUBLISH_MODES } from '../domain/project.js';
 import { checkProject, type HostCheck } from '../hosts/index.js';
@@ -27,6 +28,12 @@ const valuesOf = (project: Project): ProjectFormValues => ({
   onCheckFailure: project.onCheckFailure,
 });
 
+/** What the check command's hint adds when the sandbox cannot run it, or runs it without a limit. */
+function sandboxNote(status: SandboxStatus): string {
+  if (!status.available) return ` It cannot be set on this server: ${status.reason}`;
+  return status.unsafe ? ` ${status.reason}` : '';
+}
+
 function projectForm(options: {
   csrf: string;
   action: string;
@@ -36,6 +43,8 @@ function projectForm(options: {
   submit: string;
   /** The project's Webhooks tab, once the project exists. */
   webhooksHref?: string;
+  /** Whether a check command can run here, and if not or only unsafely, why. */
+  sandbox: SandboxStatus;
 }): Html {
   const { values, errors } = options;
   const field = (
@@ -69,7 +78,7 @@ function projectForm(options: {
     ${options.webhooksHref ? html`<p class="hint">Webhooks (job events pushed to your receivers) are on the <a href="${options.webhooksHref}">Webhooks tab</a>.</p>` : ''}
     <fieldset><legend>Checks before publishing</legend>
       ${select('builtInChecks', 'Built-in checks', ['on', 'off'], 'MDX and Markdown parse, front matter, links, navigation, JSON and YAML, on what each job changed.')}
-      ${field('checkCommand', 'Check command', 'Optional, e.g. vale . or npx mint broken-links: runs in a sandbox (no network, only the checkout writable) on a checkout of the job’s work; a non-zero exit is a failure the agent is asked to fix.')}
+      ${field('checkCommand', 'Check command', `Optional, e.g. vale . or npx mint broken-links: runs in a sandbox (no network, only the checkout writable) on a checkout of the job’s work; a non-zero exit is a failure the agent is asked to fix.${sandboxNote(options.sandbox)}`)}
       ${field('checkTimeoutSeconds', 'Check command time limit (seconds)', 'Default 300.', { type: 'number' })}
       ${select('onCheckFailure', 'When checks still fail', CHECK_FAILURE_POLICIES, 'draft: the pull request opens as a draft listing the problems; fail: the job fails and nothing is published; publish: it is published anyway, with the problems listed.')}
     </fieldset>
@@ -116,29 +125,31 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
     );
   });
 
-  const newPage = (
+  const newPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
     values: ProjectFormValues,
     errors: FieldErrors,
-  ) =>
-    sendPage(
+  ) => {
+    const sandbox = await sandboxStatus(config.checks.sandbox);
+    return sendPage(
       request,
       reply,
       'New project',
       (csrf) => html`<div class="crumbs"><a href="/ui/projects">Projects</a> /</div><h1>New project</h1>
-        <div class="card">${projectForm({ csrf, action: '/ui/projects', values, errors, hasToken: false, submit: 'Create project' })}</div>`,
+        <div class="card">${projectForm({ csrf, action: '/ui/projects', values, errors, hasToken: false, submit: 'Create project', sandbox })}</div>`,
       Object.keys(errors).length
         ? { status: 400, flash: { kind: 'error', text: 'Some fields need attention.' } }
         : {},
     );
+  };
 
   app.get('/projects/new', { schema: { hide: true } }, (request, reply) =>
     newPage(request, reply, { host: 'local', publish: 'pull_request' }, {}),
   );
 
   app.post('/projects', { schema: { hide: true } }, async (request, reply) => {
-    const result = await parseProjectForm(request.body);
+    const result = await parseProjectForm(request.body, config.checks.sandbox);
     if (!result.ok) return newPage(request, reply, formValues(request.body), result.errors);
     const { project: input, token } = result.value;
     if (input.host !== 'local' && !token)
@@ -155,7 +166,7 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
     return reply.redirect(`/ui/projects/${project.id}/jobs`, 303);
   });
 
-  const settingsPage = (
+  const settingsPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
     project: Project,
@@ -163,13 +174,14 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
   ) => {
     const errors = state.errors ?? {};
     const failed = Object.keys(errors).length > 0;
+    const sandbox = await sandboxStatus(config.checks.sandbox);
     return sendPage(
       request,
       reply,
       `${project.name} settings`,
       (csrf) => html`${projectHeader(project, 'settings')}
         ${state.checks ? checkResults(state.checks) : ''}
-        <div class="card">${projectForm({ csrf, action: `/ui/projects/${project.id}/settings`, values: state.values ?? valuesOf(project), errors, hasToken: project.hasHostToken, submit: 'Save settings', webhooksHref: `/ui/projects/${project.id}/webhooks` })}</div>
+        <div class="card">${projectForm({ csrf, action: `/ui/projects/${project.id}/settings`, values: state.values ?? valuesOf(project), errors, hasToken: project.hasHostToken, submit: 'Save settings', webhooksHref: `/ui/projects/${project.id}/webhooks`, sandbox })}</div>
         <section><h2>Check access</h2><form class="pad" method="post" action="/ui/projects/${project.id}/check">
           <input type="hidden" name="_csrf" value="${csrf}">
           <p>Tests what the worker will do: read the repository, push a branch, open a pull request.</p>
@@ -192,7 +204,7 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
 
   app.post('/projects/:projectId/settings', { schema: { hide: true } }, async (request, reply) => {
     const project = await projectOf(store, request);
-    const result = await parseProjectForm(request.body);
+    const result = await parseProjectForm(request.body, config.checks.sandbox);
     if (!result.ok)
       return settingsPage(request, reply, project, {
         values: formValues(request.body),

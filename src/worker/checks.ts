@@ -8,7 +8,7 @@
  * here with `checks_failed`.
  */
 import { join } from 'node:path';
-import { describeForAgent, hasChecks, runJobChecks } from '../checks/index.js';
+import { describeForAgent, hasChecks, runJobChecks, type SandboxSettings } from '../checks/index.js';
 import type { CheckRun } from '../domain/checks.js';
 import type { Job } from '../domain/job.js';
 import type { Project } from '../domain/project.js';
@@ -45,7 +45,8 @@ export interface CheckLoopInput {
   workspace: Workspace;
   dataDir: string;
   repairRounds: number;
-  commandMemoryMb: number;
+  /** The limits of the project's command's sandbox. */
+  sandbox: SandboxSettings;
   redact: Redactor;
   signal: AbortSignal;
   /** Counts each check's outcome (`agentjobs_checks_total`). */
@@ -69,7 +70,7 @@ export function checkRunner(input: CheckLoopInput) {
       baseRef: input.job.baseRef,
       settings,
       scratchDir: join(input.dataDir, 'checks', input.job.id),
-      memoryBytes: input.commandMemoryMb * 1024 * 1024,
+      sandbox: input.sandbox,
       redact: input.redact,
       signal: input.signal,
     });

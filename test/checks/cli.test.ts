@@ -10,9 +10,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxStatus } from '../../src/checks/sandbox.js';
 import { committedRepo } from '../support/e2e.js';
-import { runCli } from '../support/processes.js';
+import { CLI, type CliResult, runCli, spawnInGroup } from '../support/processes.js';
 
-const sandbox = await sandboxStatus();
+const sandbox = await sandboxStatus({ unlimited: false });
 let dir: string;
 let env: Record<string, string>;
 let repo: string;
@@ -27,6 +27,40 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 async function cli(args: string[], extraEnv: Record<string, string> = {}) {
   return runCli(args, { ...env, ...extraEnv });
+}
+
+/**
+ * The CLI where control groups cannot be made: in its own mount namespace, with an empty tmpfs
+ * over /sys/fs/cgroup (as root; the rest of the machine sees nothing of it).
+ */
+function cliWithoutGroups(args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawnInGroup(
+      'unshare',
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        'mount -t tmpfs none /sys/fs/cgroup && exec "$@"',
+        'sh',
+        process.execPath,
+        CLI,
+        ...args,
+      ],
+      { env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 describe('check settings on the command line', () => {
@@ -118,4 +152,36 @@ describe('check settings on the command line', () => {
       /--check-command cannot be set: commands run only in the sandbox, and it is not available here\. bwrap and prlimit are not installed/,
     );
   });
+
+  it.skipIf(!sandbox.available || process.getuid?.() !== 0)(
+    'refuses a command where control groups cannot cap it, naming the limits, unless AGENTJOBS_SANDBOX_UNLIMITED says to run it (unsafe)',
+    async () => {
+      const create = ['project', 'create', '--name', 'Docs', '--repo', repo, '--check-command', 'vale .'];
+      const refused = await cliWithoutGroups(create);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(
+        /--check-command cannot be set: commands run only in the sandbox, and it is not available here\. A limit of the sandbox cannot be enforced on this machine\. The processes and memory limits cannot be enforced: processes: .*AGENTJOBS_SANDBOX_UNLIMITED=true/,
+      );
+
+      const unsafe = { AGENTJOBS_SANDBOX_UNLIMITED: 'true' };
+      const created = await cliWithoutGroups([...create, '--json'], unsafe);
+      expect(created.code, created.stderr).toBe(0);
+      const project = JSON.parse(created.stdout);
+      const check = await cliWithoutGroups(['project', 'check', project.id, '--json'], unsafe);
+      expect(JSON.parse(check.stdout).checks).toContainEqual({
+        name: 'sandbox',
+        ok: true,
+        detail: expect.stringMatching(
+          /Unsafe: AGENTJOBS_SANDBOX_UNLIMITED=true runs commands without these limits\. The processes and memory limits cannot be enforced/,
+        ),
+      });
+      // Where control groups work, project check names the limits it enforces.
+      const checked = await cli(['project', 'check', project.id, '--json']);
+      expect(JSON.parse(checked.stdout).checks).toContainEqual({
+        name: 'sandbox',
+        ok: true,
+        detail: expect.stringContaining('within 256 processes, 2048 MiB of memory, 1024 MiB written'),
+      });
+    },
+  );
 });

@@ -22,7 +22,7 @@ import { ensureMirror } from '../../src/git/mirror.js';
 import { runGit } from '../../src/git/run.js';
 import { Workspace } from '../../src/git/workspace.js';
 
-const status = await sandboxStatus();
+const status = await sandboxStatus({ unlimited: false });
 if (!status.available) {
   if (process.env.AGENTJOBS_REQUIRE_SANDBOX === '1')
     throw new Error(`AGENTJOBS_REQUIRE_SANDBOX=1 but the sandbox is not available: ${status.reason}`);
@@ -41,12 +41,16 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+const MiB = 1024 * 1024;
+/** Limits small enough to reach quickly. */
+const SANDBOX = { processes: 64, memoryBytes: 256 * MiB, diskBytes: 64 * MiB, unlimited: false };
+
 /** Runs `command` on a copy of the fixture site, as the worker would. */
 function run(command: string, timeoutSeconds = 20) {
   return runCommandCheck({
     command,
     timeoutSeconds,
-    memoryBytes: 512 * 1024 * 1024,
+    sandbox: SANDBOX,
     materialize: async (target) => {
       execFileSync('cp', ['-a', `${site}/.`, target]);
     },
@@ -135,7 +139,7 @@ describe.skipIf(!status.available)('a check command in the sandbox', () => {
           'exit 1',
         ].join('; '),
         timeoutSeconds: 20,
-        memoryBytes: 512 * 1024 * 1024,
+        sandbox: SANDBOX,
         materialize: (target) => workspace.materialize(target),
         scratchDir: join(root, 'scratch'),
         redact: createRedactor([]),

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { SandboxSettings } from '../../checks/sandbox.js';
 import { loadConfig } from '../../config.js';
 import { CHECK_FAILURE_POLICIES, DEFAULT_CHECK_TIMEOUT_SECONDS } from '../../domain/checks.js';
 import {
@@ -96,13 +97,16 @@ async function checkSettingsOf(options: CheckOptions) {
   const { CheckSettingsError, parseCheckSettings } = await import('../../checks/settings.js');
   const timeout = options.checkTimeout;
   try {
-    const parsed = await parseCheckSettings({
-      ...(options.checkCommand !== undefined ? { checkCommand: options.checkCommand } : {}),
-      ...(timeout !== undefined
-        ? { checkTimeoutSeconds: /^\d+$/.test(timeout) ? Number(timeout) : Number.NaN }
-        : {}),
-      ...(options.onCheckFailure !== undefined ? { onCheckFailure: options.onCheckFailure } : {}),
-    });
+    const parsed = await parseCheckSettings(
+      {
+        ...(options.checkCommand !== undefined ? { checkCommand: options.checkCommand } : {}),
+        ...(timeout !== undefined
+          ? { checkTimeoutSeconds: /^\d+$/.test(timeout) ? Number(timeout) : Number.NaN }
+          : {}),
+        ...(options.onCheckFailure !== undefined ? { onCheckFailure: options.onCheckFailure } : {}),
+      },
+      loadConfig().checks.sandbox,
+    );
     return {
       ...parsed,
       ...(options.builtInChecks !== undefined ? { builtInChecks: options.builtInChecks } : {}),
@@ -173,15 +177,18 @@ const describe = (project: Project) =>
   ]);
 
 /** Whether the project's check command can run here: the sandbox it needs. */
-async function sandboxCheck() {
+async function sandboxCheck(settings: SandboxSettings) {
   const { sandboxStatus } = await import('../../checks/sandbox.js');
-  const status = await sandboxStatus();
+  const status = await sandboxStatus(settings);
+  const limits = `${settings.processes} processes, ${settings.memoryBytes / 1024 ** 2} MiB of memory, ${settings.diskBytes / 1024 ** 2} MiB written`;
   return {
     name: 'sandbox',
     ok: status.available,
-    detail: status.available
-      ? 'The check command can run in the sandbox (bubblewrap) on this machine.'
-      : `The check command cannot run: ${status.reason}`,
+    detail: !status.available
+      ? `The check command cannot run: ${status.reason}`
+      : status.unsafe
+        ? `The check command can run in the sandbox (bubblewrap) on this machine. ${status.reason}`
+        : `The check command can run in the sandbox (bubblewrap) on this machine, within ${limits}.`,
   };
 }
 
@@ -376,7 +383,7 @@ export function registerProjectCommands(program: Command) {
       const result = await withStore(async (store) => {
         const found = await requireProject(store, id);
         const checks = await checkProject(createServerCodeHosts(config, store), found);
-        if (found.checkCommand) checks.push(await sandboxCheck());
+        if (found.checkCommand) checks.push(await sandboxCheck(config.checks.sandbox));
         return { projectId: found.id, host: found.host, ok: checks.every((check) => check.ok), checks };
       });
       print(options, result, () =>
