@@ -4,7 +4,7 @@ import { runBuiltInChecks } from '../checks/index.js';
 import { workspaceChanges, workspaceTree } from '../checks/workspace-tree.js';
 import type { Workspace } from '../git/workspace.js';
 import { DEMO_NOTE, titleFrom } from './demo-change.js';
-import { createDemoModel } from './demo-model.js';
+import { createDemoModel, nextMove } from './demo-model.js';
 import { type AgentLimits, runAgent } from './loop.js';
 import { priceOf } from './prices.js';
 
@@ -110,6 +110,14 @@ describe('the demo model', () => {
     const followUp = await run([PROMPT], result.messages);
     expect(followUp.filesChanged.sort()).toEqual(['content/faq-2.md', 'content/faq.md', 'mkdocs.yml']);
     expect(await read(workspace, 'content/faq.md')).toContain(DEMO_NOTE);
+  });
+
+  it('answers a repair round after failed checks instead of writing another page', () => {
+    const request = `docs/faq.md: a problem\n\nFix every problem above (they were found by the project's checks on your changes), then answer with your summary again.`;
+    const move = nextMove({ number: 2, request, answers: new Map() });
+    expect(move).toEqual({
+      text: expect.stringMatching(/^Demo: checks found problems\n\nThe agentjobs demo model cannot fix/),
+    });
   });
 
   it('titles pages from the prompt’s words', () => {
