@@ -5,6 +5,8 @@
  * answers as text and returns tool inputs; the tools do every read and write.
  */
 
+import { redactSecrets } from '../domain/redact.js';
+
 /** The note every page the demo model writes carries, in these words. */
 export const DEMO_NOTE = 'Written by the agentjobs demo model — no AI model was used.';
 
@@ -128,7 +130,9 @@ export function pageContent(options: {
   /** How many files the repository listed. */
   filesListed: number;
 }): string {
-  const { title, prompt } = options;
+  const { title } = options;
+  // The page is committed and pushed: a key pasted into the prompt must not land in the repository.
+  const prompt = redactSecrets(options.prompt.trim());
   // A fence longer than any run of backticks in the prompt, so the prompt stays text (no links to check).
   const longest = Math.max(0, ...(prompt.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
@@ -142,7 +146,7 @@ export function pageContent(options: {
 The request was:
 
 ${fence}text
-${prompt.trim()}
+${prompt}
 ${fence}
 
 The demo model looked at the ${options.filesListed} file${options.filesListed === 1 ? '' : 's'} of this repository to place this page; a real model would write its content from the request and the repository.

@@ -82,11 +82,20 @@ describe('the demo model', () => {
         'index.mdx': '---\ntitle: Welcome\n---\n\nHello.\n',
         'install.mdx': '---\ntitle: Install\n---\n\nRun `npm install acme-cli`.\n',
       },
-      { stream: false, prompts: ['Document the {verbose} flag: `acme --verbose` prints every step'] },
+      {
+        stream: false,
+        prompts: [
+          'Document the {verbose} flag: `acme --verbose` prints every step\nMy key: sk-ant-api03-abcdefghijklmnop',
+        ],
+      },
     );
     const page = result.filesChanged.find((path) => path.endsWith('.mdx')) as string;
     expect(page).toBe('document-the-verbose-flag.mdx');
-    expect(await read(workspace, page)).toMatch(/^---\ntitle: "Document the verbose flag"\n/);
+    const text = await read(workspace, page);
+    expect(text).toMatch(/^---\ntitle: "Document the verbose flag"\n/);
+    // The prompt is quoted as text, with a key pasted into it blanked.
+    expect(text).toContain('`acme --verbose` prints every step\nMy key: [redacted]\n');
+    expect(text).not.toContain('abcdefghijklmnop');
     expect(JSON.parse((await read(workspace, 'docs.json')) ?? '').navigation.groups[0].pages).toEqual([
       'index',
       'document-the-verbose-flag',
