@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { DEMO_MODEL_ID } from '../../agent/model-id.js';
+import type { ModelStatus } from '../../api/plugins/health.js';
 import { type Config, loadConfig } from '../../config.js';
 import { generateKey } from '../../domain/keys.js';
 import type { Project } from '../../domain/project.js';
@@ -29,9 +30,6 @@ interface QuickstartOptions extends OutputOptions {
   name: string;
   demo?: boolean;
 }
-
-/** What `/healthz` says of the default model (`src/api/plugins/health.ts`). */
-type ModelStatus = 'ready' | 'demo' | 'missing';
 
 /** The sample site: a home page and two guides that link each other, so link checks have work. */
 const PAGES: Record<string, string> = {
@@ -184,23 +182,19 @@ export function registerQuickstartCommand(program: Command) {
         const existing = (await store.projects.list()).find(
           (project) => project.host === 'local' && project.repository === dir,
         );
-        // The demo model with --demo; without it, back to the server's model if --demo set the demo.
-        const defaultModel = options.demo
-          ? DEMO_MODEL_ID
-          : existing?.defaultModel === DEMO_MODEL_ID
-            ? null
-            : undefined;
-        const project = existing
-          ? defaultModel === undefined
-            ? existing
-            : ((await store.projects.update(existing.id, { defaultModel })) ?? existing)
-          : await store.projects.create({
-              name: options.name,
-              repository: dir,
-              host: 'local',
-              baseBranch: 'main',
-              defaultModel: defaultModel ?? null,
-            });
+        // --demo sets the demo model; a run without it undoes that, and leaves any other model be.
+        const model = options.demo ? DEMO_MODEL_ID : null;
+        let project = existing;
+        if (!project)
+          project = await store.projects.create({
+            name: options.name,
+            repository: dir,
+            host: 'local',
+            baseBranch: 'main',
+            defaultModel: model,
+          });
+        else if (options.demo !== (project.defaultModel === DEMO_MODEL_ID))
+          project = (await store.projects.update(project.id, { defaultModel: model })) ?? project;
         const key = generateKey();
         await store.apiKeys.create({
           projectId: project.id,
