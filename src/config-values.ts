@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { MODEL_ID_PATTERN } from './agent/model-id.js';
 
 /**
  * The parsers of single environment values (numbers, durations, URLs, model ids, prices) that
@@ -50,8 +51,8 @@ export const trustProxy = z.string().transform((value, context) => {
 export const modelId = z
   .string()
   .regex(
-    /^(anthropic|openai|openai-compatible):\S+$/,
-    'must look like provider:model, e.g. anthropic:claude-sonnet-4-5',
+    MODEL_ID_PATTERN,
+    'must look like provider:model, e.g. anthropic:claude-sonnet-4-5, or be demo (the built-in demo model)',
   );
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

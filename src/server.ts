@@ -4,9 +4,12 @@
  */
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { REAL_MODEL_HINT } from './agent/demo-change.js';
 import { runAgent } from './agent/loop.js';
+import { DEMO_MODEL_ID } from './agent/model-id.js';
 import { resolveModel } from './agent/models.js';
 import { type AppOptions, buildApp } from './api/app.js';
+import type { ModelStatus } from './api/plugins/health.js';
 import type { Config } from './config.js';
 import { protectDataDir } from './data-dir.js';
 import { ensureAdminPassword } from './domain/password.js';
@@ -153,14 +156,35 @@ function withListeningPort(config: Config, address: string): Config {
   return Object.freeze({ ...config, publicUrl: url.toString().replace(/\/+$/, '') });
 }
 
-/** Says at start when the default model cannot be used (no provider configured, most often). */
-function warnWithoutModel(config: Config, logger: Logger): void {
+/**
+ * Says at start which model jobs get when that needs saying: the built-in demo model (so nobody
+ * mistakes its pages for a model's work), or none that can be used (no provider configured, most
+ * often), with both ways forward.
+ */
+function announceModel(config: Config, logger: Logger): void {
+  if (config.defaultModel === DEMO_MODEL_ID) {
+    logger.info(
+      `Using the built-in demo model: jobs make a small labelled change without an AI model; ${REAL_MODEL_HINT}.`,
+    );
+    return;
+  }
   try {
     resolveModel(config.defaultModel, config);
   } catch (error) {
     logger.warn(
-      `Jobs without a model of their own will fail with model_unavailable: ${(error as Error).message} Or set ANTHROPIC_API_KEY, OPENAI_API_KEY, or OPENAI_COMPATIBLE_BASE_URL with AGENTJOBS_MODEL=openai-compatible:<model>.`,
+      `Jobs without a model of their own will fail with model_unavailable: ${(error as Error).message} Or set ANTHROPIC_API_KEY, OPENAI_API_KEY, or OPENAI_COMPATIBLE_BASE_URL with AGENTJOBS_MODEL=openai-compatible:<model>. To try the service without a model, set AGENTJOBS_MODEL=demo, or run \`agentjobs quickstart --demo\`.`,
     );
+  }
+}
+
+/** Whether jobs that name no model of their own can run: what `/healthz` tells `agentjobs quickstart`. */
+function defaultModelStatus(config: Config): ModelStatus {
+  if (config.defaultModel === DEMO_MODEL_ID) return 'demo';
+  try {
+    resolveModel(config.defaultModel, config);
+    return 'ready';
+  } catch {
+    return 'missing';
   }
 }
 
@@ -229,7 +253,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const hosts = createServerCodeHosts(config, store, () => publicUrl, metrics);
   let closer: Awaited<ReturnType<typeof startPullRequestCloser>> | null = null;
   try {
-    const app = await buildHttpApp({ config, store, logger, lifecycle, hosts, metrics });
+    const modelStatus = defaultModelStatus(config);
+    const app = await buildHttpApp({ config, store, logger, lifecycle, hosts, metrics, modelStatus });
     const address = await app.listen({ host: config.host, port: config.port });
     publicUrl = withListeningPort(config, address).publicUrl;
     if (options.worker) {
@@ -247,7 +272,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await deliverer.start();
     // Every role closes archived jobs' pull requests, as every role delivers webhooks.
     closer = await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
-    warnWithoutModel(config, logger);
+    announceModel(config, logger);
     logger.info(
       { address, dataDir: config.dataDir, dataDirSource: config.dataDirSource, worker: worker !== null },
       'agentjobs is listening',
@@ -310,7 +335,7 @@ export async function startWorkerProcess(
     await worker.start();
     await deliverer.start();
     const closer = await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
-    warnWithoutModel(config, logger);
+    announceModel(config, logger);
     logger.info(
       {
         dataDir: config.dataDir,

@@ -8,6 +8,15 @@
 export const PROVIDERS = ['anthropic', 'openai', 'openai-compatible'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
+/**
+ * The built-in demo model (`demo-model.ts`). A bare word rather than `provider:model`: it names no
+ * provider, needs no account and has only one model, so there is nothing after a colon to choose.
+ */
+export const DEMO_MODEL_ID = 'demo';
+
+/** What a model id looks like: `provider:model` with a known provider, or `demo`. */
+export const MODEL_ID_PATTERN = /^(demo|(anthropic|openai|openai-compatible):\S+)$/;
+
 /** `anthropic:claude-sonnet-4-5` → `{ provider: 'anthropic', model: 'claude-sonnet-4-5' }`, or null when malformed. */
 export function parseModelId(modelId: string): { provider: Provider; model: string } | null {
   const colon = modelId.indexOf(':');

@@ -8,22 +8,25 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import type { Config } from '../config.js';
+import { createDemoModel } from './demo-model.js';
 import { AgentError } from './errors.js';
-import { PROVIDERS, parseModelId } from './model-id.js';
+import { DEMO_MODEL_ID, PROVIDERS, parseModelId } from './model-id.js';
 
 /**
- * The language model for `modelId` (a job's model, else the server default).
+ * The language model for `modelId` (a job's model, else the server default); `demo` is the
+ * built-in demo model, which needs nothing configured.
  *
  * @throws AgentError `model_unavailable` when the id is not
  * `provider:model` with a known provider, or the provider's key (or base URL) is missing; the
  * message names the variable to set.
  */
 export function resolveModel(modelId: string, config: Config): LanguageModel {
+  if (modelId === DEMO_MODEL_ID) return createDemoModel();
   const parsed = parseModelId(modelId);
   if (!parsed) {
     throw new AgentError(
       'model_unavailable',
-      `"${modelId}" is not a known model id. Use provider:model with provider one of ${PROVIDERS.join(', ')}, e.g. anthropic:claude-sonnet-4-5.`,
+      `"${modelId}" is not a known model id. Use provider:model with provider one of ${PROVIDERS.join(', ')}, e.g. anthropic:claude-sonnet-4-5, or ${DEMO_MODEL_ID} for the built-in demo model.`,
     );
   }
   const { provider, model } = parsed;

@@ -7,7 +7,7 @@
  * A model with no price has `costUsd` null: an unknown price is not a price of zero.
  */
 import type { PriceOverrides } from '../config.js';
-import { parseModelId } from './model-id.js';
+import { DEMO_MODEL_ID, parseModelId } from './model-id.js';
 
 export type { PriceOverrides } from '../config.js';
 
@@ -65,6 +65,8 @@ const PRICES: Record<string, Record<string, ModelPrice>> = {
 /** The price of `modelId` (`provider:model`): the overrides' entry for it, else the table's, else null. */
 export function priceOf(modelId: string | null, overrides: PriceOverrides = {}): ModelPrice | null {
   if (!modelId) return null;
+  // The demo model calls no provider: its runs cost nothing, and say so rather than "unknown".
+  if (modelId === DEMO_MODEL_ID) return { input: 0, output: 0, cachedInput: 0, cacheWrite: 0 };
   const given = overrides[modelId];
   if (given) {
     return {

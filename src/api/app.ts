@@ -7,7 +7,7 @@ import type { Metrics } from '../metrics/index.js';
 import type { Store } from '../store/store.js';
 import { limitConnections, serverOptions } from './http-server.js';
 import { apiKeyAuth } from './plugins/api-key-auth.js';
-import { healthRoutes } from './plugins/health.js';
+import { healthRoutes, type ModelStatus } from './plugins/health.js';
 import { jsonBody } from './plugins/json-body.js';
 import type { Lifecycle } from './plugins/lifecycle.js';
 import { mcpRoutes } from './plugins/mcp.js';
@@ -31,6 +31,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** The credential of the process's own in-process calls (`src/http/in-process.ts`); none: no such calls. */
   inProcessCredential?: string;
+  /** Whether the default model can be used, for `/healthz`; none: not said. */
+  modelStatus?: ModelStatus;
 }
 
 /**
@@ -44,6 +46,7 @@ export async function buildApp({
   lifecycle = { draining: false },
   metrics,
   inProcessCredential,
+  modelStatus,
 }: AppOptions) {
   const app = Fastify(serverOptions(config, logger)).withTypeProvider<ZodTypeProvider>();
   limitConnections(app.server, config.limits.maxConnections, logger);
@@ -62,7 +65,7 @@ export async function buildApp({
   await app.register(jsonBody);
   await app.register(openApi, { publicUrl: config.publicUrl });
   await app.register(projectBudget, { store, requestsPerHour: config.limits.requestsPerHour });
-  await app.register(healthRoutes, { store, lifecycle });
+  await app.register(healthRoutes, { store, lifecycle, modelStatus });
 
   // The v2 routes, each behind an admin API key.
   await app.register(async (v2) => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { DEMO_MODEL_ID } from '../agent/model-id.js';
 import type { CheckRun } from '../domain/checks.js';
 import { AppError } from '../domain/errors.js';
 import type { JobEvent } from '../domain/events.js';
@@ -89,6 +90,12 @@ function noPullRequest(project: Project, job: Job): string {
   return 'none: the agent changed no files';
 }
 
+/** The job's model; the demo model's jobs say plainly that no AI model made them. */
+const modelLabel = (model: string): Html | string =>
+  model === DEMO_MODEL_ID
+    ? html`<code>demo</code> · demo model: a small labelled change, no AI model was used`
+    : model;
+
 /** What changes as the job runs: status, result, plan and diff. The live page swaps it in. */
 async function summary(store: Store, project: Project, job: Job): Promise<Html> {
   // Read apart from the activity, so a job with more events than the page shows still has its
@@ -105,7 +112,7 @@ async function summary(store: Store, project: Project, job: Job): Promise<Html> 
       ${job.summary ? html`<dt>Summary</dt><dd class="pre">${job.summary}</dd>` : ''}
       ${job.error ? html`<dt>Error</dt><dd class="bad"><code>${job.error.code}</code> ${job.error.message}</dd>` : ''}
       <dt>Branch</dt><dd><code>${job.source.ref}</code> → <code>${job.baseRef}</code></dd>
-      <dt>Model</dt><dd>${job.model}</dd>
+      <dt>Model</dt><dd>${modelLabel(job.model)}</dd>
       <dt>Usage</dt><dd>${job.usage.steps} steps · ${job.usage.inputTokens} tokens in (${job.usage.cachedInputTokens} cached) · ${job.usage.outputTokens} out · ${job.filesChanged} files changed</dd>
       <dt>Cost</dt><dd id="job-cost">${formatUsd(job.usage.costUsd)}</dd>
       <dt>Created</dt><dd>${time(job.createdAt)}${job.completedAt ? html` · finished ${time(job.completedAt)}` : ''}</dd>

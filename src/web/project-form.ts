@@ -23,7 +23,11 @@ const modelList = z
   .string()
   .trim()
   .transform((v) => [...new Set(v.split(/[\s,]+/).filter(Boolean))])
-  .pipe(z.array(z.string().regex(/^[\w.-]+:\S+$/, 'must list ids like anthropic:claude-sonnet-4-5')).max(50));
+  .pipe(
+    z
+      .array(z.string().regex(/^(demo|[\w.-]+:\S+)$/, 'must list ids like anthropic:claude-sonnet-4-5'))
+      .max(50),
+  );
 
 const schema = z.object({
   name: z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
@@ -39,7 +43,7 @@ const schema = z.object({
   defaultModel: optional(
     z
       .string()
-      .regex(/^[\w.-]+:\S+$/, 'must look like provider:model')
+      .regex(/^(demo|[\w.-]+:\S+)$/, 'must look like provider:model, or be demo')
       .max(200),
   ),
   allowedModels: modelList.default([]),

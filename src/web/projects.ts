@@ -71,7 +71,7 @@ function projectForm(options: {
     ${field('repository', 'Repository', 'An absolute path on the server (local), or the https:// URL of the repository.', { required: true })}
     ${field('baseBranch', 'Base branch', 'The branch pull requests target. Empty: the repository’s current branch, else main.')}
     ${select('publish', 'Publish', PUBLISH_MODES, 'pull_request opens a pull request; push commits straight to the base branch.')}
-    ${field('defaultModel', 'Default model', 'provider:model, e.g. anthropic:claude-sonnet-4-5. Empty: the server’s default.')}
+    ${field('defaultModel', 'Default model', 'provider:model, e.g. anthropic:claude-sonnet-4-5, or demo (the built-in demo model: no key, no AI model). Empty: the server’s default.')}
     ${field('allowedModels', 'Allowed models', 'Comma-separated. Empty: any model the server is configured for.')}
     ${field('dailyBudgetUsd', 'Daily budget (USD)', 'What this project’s jobs may spend per UTC day; past it, new runs are refused until the day ends. Empty: no budget.', { placeholder: '20.00' })}
     ${select('closePrOnArchive', 'Close pull request on archive', ['on', 'off'], 'on: archiving a job closes its open pull request on the code host; off: it stays open.')}

@@ -108,6 +108,7 @@ export async function checkAndRepair(
     const limits = remaining(agent.limits, result.usage, agent.startedAt);
     if (checked.status !== 'failed' || round >= input.repairRounds || !limits)
       return { result, run: checked };
+    // The demo model (src/agent/demo-model.ts) knows this prompt by "found by the project's checks".
     const prompt = `${describeForAgent(checked)}\n\nFix every problem above (they were found by the project's checks on your changes), then answer with your summary again. Call run_checks to confirm.`;
     let next: AgentResult;
     try {

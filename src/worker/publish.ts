@@ -14,6 +14,7 @@
  * A retry of a run that died after that point finishes from the record (`finishPublished`) instead
  * of running the agent again.
  */
+import { DEMO_MODEL_ID } from '../agent/model-id.js';
 import { checkSummary } from '../checks/report.js';
 import type { Config } from '../config.js';
 import type { CheckFailurePolicy, CheckRun } from '../domain/checks.js';
@@ -271,11 +272,16 @@ function commitMessage(title: string, summary: string, job: Job): string {
 }
 
 function pullRequestBody(summary: string, job: Job): string {
+  // Said by the service, not only in the demo's own summary, so no reader takes it for a model's work.
+  const demo =
+    job.model === DEMO_MODEL_ID
+      ? '**Made by the agentjobs demo model** (model `demo`): no AI model was used. It shows the whole flow of a job with a small, labelled change.\n\n'
+      : '';
   const prompt = cut(job.prompt.trim(), 2000)
     .split('\n')
     .map((line) => `> ${line}`)
     .join('\n');
-  return `${cut(summary.trim(), 20_000)}\n\n---\nPrompt:\n\n${prompt}\n\nagentjobs job: \`${job.id}\``;
+  return `${demo}${cut(summary.trim(), 20_000)}\n\n---\nPrompt:\n\n${prompt}\n\nagentjobs job: \`${job.id}\``;
 }
 
 function firstLine(text: string): string {

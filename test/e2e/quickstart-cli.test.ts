@@ -50,6 +50,31 @@ describe('agentjobs quickstart', () => {
     expect(git(repository, 'rev-list', '--count', 'main')).toBe('1');
   });
 
+  it('--demo sets the project to the demo model, and a run without it sets it back', async () => {
+    const noModel = {
+      ...env,
+      AGENTJOBS_DATA_DIR: path.join(dir, 'demo-data'),
+      AGENTJOBS_MODEL: '',
+      ANTHROPIC_API_KEY: '',
+      OPENAI_API_KEY: '',
+      OPENAI_COMPATIBLE_BASE_URL: '',
+    };
+    const demo = await runCli(['quickstart', '--demo', '--json'], noModel);
+    expect(demo.code, demo.stderr).toBe(0);
+    const made = JSON.parse(demo.stdout);
+    expect(made.project).toMatchObject({ state: 'made', defaultModel: 'demo' });
+    expect(made.modelNote).toMatch(/^Model: +demo, the built-in demo model/);
+
+    // Without --demo and with no key anywhere: the project goes back to the server's model, and
+    // the command says how to get one (no server answers, so it judges by this environment).
+    const plain = await runCli(['quickstart'], noModel);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain('No model key is set in this environment; before `npm start`, either');
+    expect(plain.stdout).toContain('npx agentjobs quickstart --demo');
+    const again = JSON.parse((await runCli(['quickstart', '--json'], noModel)).stdout);
+    expect(again.project).toMatchObject({ id: made.project.id, state: 'exists', defaultModel: null });
+  });
+
   it('refuses a folder that is not its repository', async () => {
     const other = path.join(dir, 'other');
     fs.mkdirSync(other);

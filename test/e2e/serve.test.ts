@@ -49,7 +49,7 @@ describe.each(testDialects())('agentjobs serve end to end on %s', (dialect) => {
   });
 
   it('serves health, readiness and OpenAPI over HTTP', async () => {
-    expect(await read(await fetch(`${server.url}/healthz`))).toEqual({ status: 'ok' });
+    expect(await read(await fetch(`${server.url}/healthz`))).toEqual({ status: 'ok', model: 'ready' });
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     expect((await read(await fetch(`${server.url}/v2/openapi.json`))).openapi).toBe('3.1.0');
   });

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, READY, type Role, spawnInGroup } from '../support/processes.js';
+import { heldUntil } from '../support/scripted-model.js';
+import { scriptedServer } from '../support/scripted-server.js';
 
 const GRACE_SECONDS = 1;
 // The service promises an exit within grace plus five seconds; the rest is room for a machine
@@ -98,6 +100,50 @@ describe.each<Role>(['serve', 'worker'])('agentjobs %s with a stalled log destin
       expect(outcome, stderr).toBe(0);
     } finally {
       pipe.close();
+    }
+  });
+});
+
+// Ctrl-C at a terminal: the first says how long stopping may take and how to stop at once; the
+// second stops at once, without waiting out the grace period for the job that is still running.
+describe('agentjobs serve on Ctrl-C', () => {
+  it('says how long it waits on the first SIGINT and stops at once on the second', {
+    timeout: 90_000,
+  }, async () => {
+    const scripted = await scriptedServer({
+      name: 'ctrl-c',
+      env: { AGENTJOBS_SHUTDOWN_GRACE_SECONDS: '600' },
+    });
+    const { server, model, api } = scripted;
+    try {
+      // A job whose model never answers: stopping gracefully would wait out the whole grace period.
+      model.setScript([heldUntil(new Promise<void>(() => {}), { text: 'never' })]);
+      const created = await api.call('POST', '/job', { prompt: 'Add a page' });
+      expect(created.status).toBe(201);
+      while (model.requests.length === 0) await sleep(50);
+
+      const printed = () => server.output.join('\n');
+      const until = async (text: string) => {
+        const deadline = Date.now() + 20_000;
+        while (!printed().includes(text) && Date.now() < deadline) await sleep(50);
+        return printed();
+      };
+      server.child.kill('SIGINT');
+      const first = await until('Press Ctrl-C again');
+      expect(first).toContain(
+        'Stopping: running jobs get up to 600 s to finish (AGENTJOBS_SHUTDOWN_GRACE_SECONDS); any still running then go back to the queue. Press Ctrl-C again to stop at once: jobs still running resume after the next start.',
+      );
+      // Still waiting for the job (the grace period is ten minutes).
+      await sleep(500);
+      expect(server.child.exitCode).toBeNull();
+
+      server.child.kill('SIGINT');
+      // Far less than the grace period: the old way to stop at once was to wait it out or kill -9.
+      const code = await Promise.race([server.exited, sleep(30_000, 'still running')]);
+      expect(code).toBe(1);
+      expect(printed()).toContain('Stopping now. Jobs that were running resume after the next start.');
+    } finally {
+      await scripted.close();
     }
   });
 });

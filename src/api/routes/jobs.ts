@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { MODEL_ID_PATTERN } from '../../agent/model-id.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../domain/errors.js';
 import { ID_PATTERN } from '../../domain/ids.js';
@@ -27,7 +28,6 @@ export interface JobRoutesOptions {
   store: Store;
 }
 
-const KNOWN_PROVIDERS = /^(anthropic|openai|openai-compatible):\S+$/;
 const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 
 const jobResponse = (description: string) => jsonResponse(description, jobSchema);
@@ -47,10 +47,10 @@ function decodeCursor(cursor: string): string {
 function resolveModel(config: Config, project: Project, requested: string | undefined): string {
   if (requested === undefined) return project.defaultModel ?? config.defaultModel;
   const allowed = project.allowedModels;
-  if (!KNOWN_PROVIDERS.test(requested) || (allowed && !allowed.includes(requested))) {
+  if (!MODEL_ID_PATTERN.test(requested) || (allowed && !allowed.includes(requested))) {
     const hint = allowed
       ? ` Allowed: ${allowed.join(', ')}.`
-      : ' Use provider:model with anthropic, openai or openai-compatible.';
+      : ' Use provider:model with anthropic, openai or openai-compatible, or demo.';
     throw new AppError('model_not_allowed', `Model "${requested}" is not allowed for this project.${hint}`);
   }
   return requested;

@@ -229,7 +229,10 @@ export function registerProjectCommands(program: Command) {
         'the branch pull requests target (default: the repository’s current branch, else main)',
       )
       .option('--publish <mode>', `how changes land: ${PUBLISH_MODES.join(', ')}`, 'pull_request')
-      .option('--model <id>', 'default model for this project, provider:model')
+      .option(
+        '--model <id>',
+        'default model for this project: provider:model, or demo (the built-in demo model)',
+      )
       .option('--models <ids>', 'comma-separated models this project may use')
       .option(
         '--api-url <url>',

@@ -6,11 +6,19 @@
  *
  * Run twice, it reuses the repository and the project and says so; the key is new each time, since
  * a key is shown only once.
+ *
+ * `--demo` sets the project's model to the built-in demo model, so a server with no provider
+ * configured runs its jobs anyway, without a restart or a variable to set: the project's model is
+ * read when a job is created, and only this project is affected. Without `--demo`, a project it
+ * set to the demo model goes back to the server's model, and when the server answers that it has
+ * no model it can use, it says so with both ways forward.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config.js';
+import { DEMO_MODEL_ID } from '../../agent/model-id.js';
+import type { ModelStatus } from '../../api/plugins/health.js';
+import { type Config, loadConfig } from '../../config.js';
 import { generateKey } from '../../domain/keys.js';
 import type { Project } from '../../domain/project.js';
 import { runGit } from '../../git/run.js';
@@ -20,6 +28,7 @@ import { CliError, type OutputOptions, print } from '../output.js';
 interface QuickstartOptions extends OutputOptions {
   dir?: string;
   name: string;
+  demo?: boolean;
 }
 
 /** The sample site: a home page and two guides that link each other, so link checks have work. */
@@ -85,13 +94,60 @@ async function sampleRepository(dir: string): Promise<'made' | 'exists'> {
   return 'made';
 }
 
-/** Whether a server answers at `url`: the commands printed need one. */
-async function serverAnswers(url: string): Promise<boolean> {
+/**
+ * Whether a server answers at `url` (the commands printed need one), and what it says of its
+ * default model: the server's environment, not this command's, decides which models it has.
+ */
+async function serverAnswers(url: string): Promise<{ running: boolean; model: ModelStatus | null }> {
   try {
-    return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1500) })).ok;
+    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1500) });
+    if (!response.ok) return { running: false, model: null };
+    const body = (await response.json().catch(() => ({}))) as { model?: unknown };
+    const model = ['ready', 'demo', 'missing'].includes(String(body.model))
+      ? (body.model as ModelStatus)
+      : null;
+    return { running: true, model };
+  } catch {
+    return { running: false, model: null };
+  }
+}
+
+/** A model that makes no key necessary, or one of the providers' variables, in this environment. */
+async function modelInThisEnvironment(config: Config): Promise<boolean> {
+  const { resolveModel } = await import('../../agent/models.js');
+  try {
+    resolveModel(config.defaultModel, config);
+    return true;
   } catch {
     return false;
   }
+}
+
+const WAYS_FORWARD = [
+  '  - set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_COMPATIBLE_BASE_URL with',
+  '    AGENTJOBS_MODEL=openai-compatible:<model>) where the server runs, and restart it; or',
+  '  - run `npx agentjobs quickstart --demo`: the built-in demo model makes a small, labelled',
+  '    change with no account and no AI model, to see the whole flow.',
+];
+
+/** What to say of the model jobs of this project will get; null when nothing needs saying. */
+function modelNote(
+  project: Project,
+  server: { running: boolean; model: ModelStatus | null },
+  localModel: boolean,
+): string | null {
+  if (project.defaultModel === DEMO_MODEL_ID)
+    return 'Model:      demo, the built-in demo model: jobs make a small labelled change, no AI model is used.\n            For real work, set a model key on the server and run quickstart again without --demo.';
+  if (server.running && server.model === 'missing')
+    return [
+      'Warning: the server has no model it can use, so a job would fail with model_unavailable. Either',
+      ...WAYS_FORWARD,
+    ].join('\n');
+  if (!server.running && !localModel)
+    return ['No model key is set in this environment; before `npm start`, either', ...WAYS_FORWARD].join(
+      '\n',
+    );
+  return null;
 }
 
 /** The commands a user runs next, with the project, the key and the server filled in. */
@@ -116,6 +172,7 @@ export function registerQuickstartCommand(program: Command) {
     .description('Make a sample docs repository, a project and a key, and print the commands for a first job')
     .option('--dir <path>', 'where the sample repository goes (default: sample-docs in the data directory)')
     .option('--name <name>', 'the project name', 'Sample docs')
+    .option('--demo', 'use the built-in demo model for this project: no model key needed, no AI model used')
     .option('--json', 'machine-readable output')
     .action(async (options: QuickstartOptions) => {
       const config = loadConfig();
@@ -125,14 +182,19 @@ export function registerQuickstartCommand(program: Command) {
         const existing = (await store.projects.list()).find(
           (project) => project.host === 'local' && project.repository === dir,
         );
-        const project =
-          existing ??
-          (await store.projects.create({
+        // --demo sets the demo model; a run without it undoes that, and leaves any other model be.
+        const model = options.demo ? DEMO_MODEL_ID : null;
+        let project = existing;
+        if (!project)
+          project = await store.projects.create({
             name: options.name,
             repository: dir,
             host: 'local',
             baseBranch: 'main',
-          }));
+            defaultModel: model,
+          });
+        else if (options.demo !== (project.defaultModel === DEMO_MODEL_ID))
+          project = (await store.projects.update(project.id, { defaultModel: model })) ?? project;
         const key = generateKey();
         await store.apiKeys.create({
           projectId: project.id,
@@ -145,7 +207,9 @@ export function registerQuickstartCommand(program: Command) {
         return { project, projectState: existing ? 'exists' : 'made', key };
       });
       const url = config.publicUrl;
-      const running = await serverAnswers(url);
+      const server = await serverAnswers(url);
+      const running = server.running;
+      const note = modelNote(project, server, server.running || (await modelInThisEnvironment(config)));
       const steps = nextSteps(url, project, key);
       print(
         options,
@@ -154,6 +218,8 @@ export function registerQuickstartCommand(program: Command) {
           project: { ...project, state: projectState },
           key,
           serverRunning: running,
+          serverModel: server.model,
+          ...(note ? { modelNote: note } : {}),
           ...steps,
         },
         () =>
@@ -165,6 +231,7 @@ export function registerQuickstartCommand(program: Command) {
             running
               ? `The server at ${url} is up.`
               : `No server answers at ${url} yet: start it with \`npm start\` (same directory, or the same AGENTJOBS_DATA_DIR) first.`,
+            ...(note ? ['', note] : []),
             '',
             'Start a first job (the answer is the job; its "id" is the JOB_ID below):',
             steps.createJob,

@@ -7,6 +7,21 @@ type Role = 'serve' | 'api' | 'worker';
 /** How long after the grace period a stopping process may take before it exits regardless. */
 const EXIT_DEADLINE_MARGIN_MS = 5_000;
 
+/** What the first Ctrl-C says: how long stopping may take, and how to stop at once. */
+function stoppingMessage(role: Role, graceMs: number): string {
+  const again = 'Press Ctrl-C again to stop at once';
+  if (role === 'api') return `\nStopping: requests in flight finish first. ${again}.\n`;
+  const seconds = Math.round(graceMs / 1000);
+  return `\nStopping: running jobs get up to ${seconds} s to finish (AGENTJOBS_SHUTDOWN_GRACE_SECONDS); any still running then go back to the queue. ${again}: jobs still running resume after the next start.\n`;
+}
+
+/** What the second Ctrl-C says. */
+const STOPPING_NOW: Record<Role, string> = {
+  serve: 'Stopping now. Jobs that were running resume after the next start.\n',
+  worker: 'Stopping now. Jobs that were running resume after the next start.\n',
+  api: 'Stopping now.\n',
+};
+
 /**
  * Runs a role until SIGTERM or SIGINT, then stops gracefully: the API finishes requests in flight,
  * the worker stops claiming, lets running jobs finish within AGENTJOBS_SHUTDOWN_GRACE_SECONDS and
@@ -49,11 +64,14 @@ function runUntilSignal(role: Role) {
     let stopping = false;
     stop = (signal: string) => {
       if (stopping) {
+        if (signal === 'SIGINT') process.stderr.write(STOPPING_NOW[role]);
         running.logger.warn({ signal, role }, 'second signal: exiting now');
         exitNow(running.logger, 1);
       }
       stopping = true;
       running.logger.info({ signal, role }, 'shutting down');
+      // Ctrl-C comes from someone at a terminal, who would otherwise wait without knowing for how long.
+      if (signal === 'SIGINT') process.stderr.write(stoppingMessage(role, graceMs));
       // The deadline holds whatever shutdown is waiting on (a job that ignores its abort, a
       // database that does not answer, a log destination that takes nothing); unref'd so that it
       // never keeps a finished process alive.

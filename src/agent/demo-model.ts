@@ -1,0 +1,270 @@
+/**
+ * The built-in demo model (`AGENTJOBS_MODEL=demo`, `agentjobs quickstart --demo`; DESIGN §5): an AI
+ * SDK language model that needs no account and costs nothing, so a newcomer sees a whole job (its
+ * events, checks and pull request) before choosing a provider. It goes through the real tools like
+ * any model: it lists the repository, reads the file that will link its page, writes one page titled
+ * from the prompt and labelled as the demo's (`demo-change.ts`), links it, and ends with a summary
+ * that says a demo model made it.
+ *
+ * It keeps no state: each call reads what to do next from the conversation it is sent, the prompt
+ * and the tools' answers since the last user message, so follow-ups, retries and restarts of a job
+ * work as they do with any model.
+ */
+import type { LanguageModel } from 'ai';
+import {
+  DEMO_NOTE,
+  type DemoSite,
+  findSite,
+  freePath,
+  hasFrontMatter,
+  linkEdit,
+  listedPaths,
+  mkdocsFolder,
+  pageContent,
+  REAL_MODEL_HINT,
+  readText,
+  slugOf,
+  titleFrom,
+} from './demo-change.js';
+import { DEMO_MODEL_ID } from './model-id.js';
+
+type LanguageModelV3 = Extract<LanguageModel, { specificationVersion: 'v3' }>;
+type CallOptions = Parameters<LanguageModelV3['doGenerate']>[0];
+type GenerateResult = Awaited<ReturnType<LanguageModelV3['doGenerate']>>;
+type StreamPart =
+  Awaited<ReturnType<LanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer Part>
+    ? Part
+    : never;
+
+/** One tool call the demo makes; `purpose` names it, so later calls find its answer. */
+interface Call {
+  purpose: string;
+  toolName: string;
+  input: Record<string, unknown>;
+}
+
+/** What the demo does next: call tools, or answer with its summary. */
+type Move = { calls: Call[] } | { text: string };
+
+/** A tool's answer in this round, by the purpose of its call. */
+interface Answer {
+  text: string;
+  failed: boolean;
+}
+
+/** What the demo has learned in this round: the request and the tools' answers. */
+interface Round {
+  number: number;
+  request: string;
+  answers: Map<string, Answer>;
+}
+
+// Its usage is zero: nothing was sent to any model, and the price table prices it at nothing.
+const NO_USAGE: GenerateResult['usage'] = {
+  inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 0, text: 0, reasoning: 0 },
+};
+
+/** The demo model, a new instance per job like every provider's. */
+export function createDemoModel(): LanguageModelV3 {
+  return {
+    specificationVersion: 'v3',
+    provider: 'agentjobs',
+    modelId: DEMO_MODEL_ID,
+    supportedUrls: {},
+    async doGenerate(options) {
+      options.abortSignal?.throwIfAborted();
+      const move = nextMove(readRound(options.prompt));
+      return {
+        content: 'text' in move ? [{ type: 'text', text: move.text }] : move.calls.map(toolCall(options)),
+        finishReason: finish(move),
+        usage: NO_USAGE,
+        response: { id: `demo-${Date.now()}`, modelId: DEMO_MODEL_ID, timestamp: new Date() },
+        warnings: [],
+      };
+    },
+    async doStream(options) {
+      options.abortSignal?.throwIfAborted();
+      const move = nextMove(readRound(options.prompt));
+      const parts: StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+      if ('text' in move) {
+        parts.push(
+          { type: 'text-start', id: 'text' },
+          { type: 'text-delta', id: 'text', delta: move.text },
+          { type: 'text-end', id: 'text' },
+        );
+      } else {
+        parts.push(...move.calls.map(toolCall(options)));
+      }
+      parts.push({ type: 'finish', usage: NO_USAGE, finishReason: finish(move) });
+      return {
+        stream: new ReadableStream({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    },
+  };
+}
+
+const finish = (move: Move) =>
+  'text' in move
+    ? { unified: 'stop' as const, raw: 'stop' }
+    : { unified: 'tool-calls' as const, raw: 'tool_use' };
+
+/** A call as the SDK wants it; its id carries the round and the purpose (see `readRound`). */
+function toolCall(options: CallOptions) {
+  const round = countUserMessages(options.prompt);
+  return (call: Call) => ({
+    type: 'tool-call' as const,
+    toolCallId: `demo-${round}-${call.purpose}`,
+    toolName: call.toolName,
+    input: JSON.stringify(call.input),
+  });
+}
+
+const countUserMessages = (prompt: CallOptions['prompt']) =>
+  prompt.filter((message) => message.role === 'user').length;
+
+/** The last user message and the answers to the demo's calls since then. */
+function readRound(prompt: CallOptions['prompt']): Round {
+  const number = countUserMessages(prompt);
+  const last = prompt.findLastIndex((message) => message.role === 'user');
+  const user = prompt[last];
+  const request =
+    user?.role === 'user'
+      ? user.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n')
+      : '';
+  const answers = new Map<string, Answer>();
+  const prefix = `demo-${number}-`;
+  for (const message of prompt.slice(last + 1)) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result' || !part.toolCallId.startsWith(prefix)) continue;
+      const output = part.output;
+      const text =
+        output.type === 'text' || output.type === 'error-text'
+          ? output.value
+          : output.type === 'content'
+            ? output.value.map((item) => (item.type === 'text' ? item.text : '')).join('\n')
+            : JSON.stringify('value' in output ? output.value : output);
+      answers.set(part.toolCallId.slice(prefix.length), {
+        text,
+        failed: output.type.startsWith('error') || output.type === 'execution-denied',
+      });
+    }
+  }
+  return { number, request, answers };
+}
+
+/** What the plan shows, with the first `done` items completed. */
+function plan(done: number): Call {
+  const steps = [
+    'Look at the repository',
+    'Write a page labelled as the demo model’s',
+    'Link it',
+    'Summarize',
+  ];
+  const items = steps.map((content, index) => ({
+    content,
+    status: index < done ? 'completed' : index === done ? 'in_progress' : 'pending',
+  }));
+  return { purpose: `plan-${done}`, toolName: 'update_plan', input: { items } };
+}
+
+/** The next move in a round: list, read, look for a free name, write and link, then summarize. */
+export function nextMove(round: Round): Move {
+  const { answers, request } = round;
+  // The worker's repair prompt after failed checks: the demo's changes are built to pass them, and
+  // it cannot fix anything else, so it says so instead of writing another page.
+  if (/found by the project's checks/.test(request))
+    return {
+      text: `Demo: checks found problems\n\nThe agentjobs demo model cannot fix problems the checks report; no AI model was used. To have them fixed, ${REAL_MODEL_HINT}.`,
+    };
+  const listing = answers.get('list');
+  if (!listing) return { calls: [plan(0), { purpose: 'list', toolName: 'list_files', input: {} }] };
+  const files = listing.failed ? [] : listedPaths(listing.text);
+  const site = findSite(files);
+
+  const reads: Call[] = [];
+  if (site.linkFrom)
+    reads.push({ purpose: 'read-link', toolName: 'read_file', input: { path: site.linkFrom } });
+  if (site.sample)
+    reads.push({ purpose: 'read-sample', toolName: 'read_file', input: { path: site.sample, limit: 5 } });
+  if (reads.length > 0 && !reads.some((call) => answers.has(call.purpose))) return { calls: reads };
+  const linkText = usable(answers.get('read-link'));
+  const sampleText = usable(answers.get('read-sample'));
+  const folder = site.kind === 'mkdocs' && linkText !== null ? mkdocsFolder(site, linkText) : site.folder;
+
+  const title = titleFrom(request);
+  const slug = slugOf(title);
+  // The listing may be cut short in a large repository: ask for the names this page could take.
+  const probe = answers.get('probe');
+  if (!probe)
+    return {
+      calls: [
+        {
+          purpose: 'probe',
+          toolName: 'list_files',
+          input: { ...(folder ? { path: folder } : {}), pattern: `${slug}*${site.extension}` },
+        },
+      ],
+    };
+  const taken = new Set([...files, ...(probe.failed ? [] : listedPaths(probe.text))]);
+  const page = freePath(folder, slug, site.extension, taken);
+
+  const write = answers.get('write');
+  const edit = linkText === null ? null : linkEdit({ ...site, folder }, linkText, page, title);
+  if (!write) {
+    const frontMatter = site.kind === 'mintlify' || (sampleText !== null && hasFrontMatter(sampleText));
+    const content = pageContent({
+      title,
+      prompt: request,
+      frontMatter,
+      kind: site.kind,
+      filesListed: files.length,
+    });
+    const calls: Call[] = [
+      plan(1),
+      { purpose: 'write', toolName: 'write_file', input: { path: page, content } },
+    ];
+    if (edit) calls.push({ purpose: 'link', toolName: 'edit_file', input: { ...edit } });
+    return { calls };
+  }
+  return {
+    text: summary({ title, page, files: files.length, site, write, link: answers.get('link') ?? null }),
+  };
+}
+
+/** A read's text, or null when it failed or never happened. */
+function usable(answer: Answer | undefined): string | null {
+  return answer && !answer.failed ? readText(answer.text) : null;
+}
+
+/** The final answer: what the demo did, that it was the demo, and how to get a real model. */
+function summary(done: {
+  title: string;
+  page: string;
+  files: number;
+  site: DemoSite;
+  write: Answer;
+  link: Answer | null;
+}): string {
+  const { title, page, site } = done;
+  const heading = `Demo: add the page “${title}”`;
+  const label = `The agentjobs demo model made this change; no AI model was used. To have a real model do the work, ${REAL_MODEL_HINT}.`;
+  if (done.write.failed)
+    return `${heading}\n\nThe demo model could not write ${page}: ${firstLine(done.write.text)}\n\n${label}`;
+  const linked = !done.link
+    ? site.linkFrom
+      ? ` ${site.linkFrom} has no list of links or navigation to add it to, so it is not linked.`
+      : ' The repository has no README or navigation to link it from.'
+    : done.link.failed
+      ? ` It could not link it from ${site.linkFrom}: ${firstLine(done.link.text)}`
+      : ` It linked the page from ${site.linkFrom}.`;
+  return `${heading}\n\n${label}\n\nIt looked at the repository's ${done.files} files and wrote ${page}, a page titled “${title}” that quotes the request and says: “${DEMO_NOTE}”${linked}`;
+}
+
+const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
