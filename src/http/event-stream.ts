@@ -155,7 +155,8 @@ export async function streamJobEvents(reply: FastifyReply, options: StreamOption
     signal.removeEventListener('abort', wake);
     cutOff?.removeEventListener('abort', wake);
     unwatch?.();
-    if (cutOff?.aborted && !signal.aborted) raw.write(`: ${String(cutOff.reason).replace(/[\r\n]+/g, ' ')}\n\n`);
+    if (cutOff?.aborted && !signal.aborted)
+      raw.write(`: ${String(cutOff.reason).replace(/[\r\n]+/g, ' ')}\n\n`);
     raw.end();
   }
 }
