@@ -269,6 +269,44 @@ describe.each(testDialects())('MCP over Streamable HTTP on %s', (dialect) => {
     expect((await test.store.jobs.list(project.id, { limit: 100 })).jobs).toHaveLength(3);
   });
 
+  it.runIf(dialect === 'sqlite')('lets the event loop turn between the calls of a batch', async () => {
+    // SQLite reads never wait for I/O, so calls that did not yield would all run in one turn of
+    // the event loop, holding up every other request (/healthz too) until the batch is done.
+    let turn = 0;
+    let ticking = true;
+    const tick = () => {
+      turn += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const turnsOfCalls = new Set<number>();
+    const list = test.store.jobs.list.bind(test.store.jobs);
+    const reads = vi.spyOn(test.store.jobs, 'list').mockImplementation((...args) => {
+      turnsOfCalls.add(turn);
+      return list(...args);
+    });
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${test.key}` } },
+    });
+    try {
+      await transport.start();
+      await transport.send(
+        Array.from({ length: 100 }, (_, index) => ({
+          jsonrpc: '2.0' as const,
+          id: index + 1,
+          method: 'tools/call',
+          params: { name: 'list_jobs', arguments: { limit: 1 } },
+        })),
+      );
+    } finally {
+      ticking = false;
+      reads.mockRestore();
+      await transport.close();
+    }
+    // At most four calls start in one turn.
+    expect(turnsOfCalls.size).toBeGreaterThanOrEqual(25);
+  });
+
   it('writes no key into the log', () => {
     expect(test.logs.join('\n')).not.toContain(test.key);
   });

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CallApi } from '../../mcp/tools.js';
 import type { Store } from '../../store/store.js';
@@ -13,7 +14,7 @@ export interface McpOptions {
  * would otherwise start every call together: one request, a hundred requests' work at the same
  * instant, past the connection limit that bounds everyone else.
  */
-export const MCP_CALLS_AT_ONCE = 4;
+const MCP_CALLS_AT_ONCE = 4;
 
 /**
  * `POST /mcp`: the Model Context Protocol over Streamable HTTP, stateless (no sessions: every POST
@@ -26,7 +27,8 @@ export const MCP_CALLS_AT_ONCE = 4;
  * its errors. Calling the routes rather than a service function shared with them keeps one code
  * path for each operation, at the price of a second routing pass, which is small next to the
  * JSON-RPC around it. So each call of a batch is counted against the budget as a single call is,
- * and the calls of one POST run at most `MCP_CALLS_AT_ONCE` at a time, the rest waiting their turn.
+ * and the calls of one POST run at most `MCP_CALLS_AT_ONCE` at a time, each starting in a turn of
+ * the event loop of its own, the rest waiting their turn.
  */
 export async function mcpRoutes(app: FastifyInstance, { store, version }: McpOptions) {
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
@@ -64,9 +66,13 @@ export async function mcpRoutes(app: FastifyInstance, { store, version }: McpOpt
  */
 function inProcess(app: FastifyInstance, request: FastifyRequest, gone: AbortSignal): CallApi {
   const authorization = request.headers.authorization ?? '';
-  const inTurn = turns(MCP_CALLS_AT_ONCE);
+  const queue = boundedQueue(MCP_CALLS_AT_ONCE);
   return (method, path, options = {}) =>
-    inTurn(async () => {
+    queue(async () => {
+      // An in-process call of a SQLite read never waits for I/O: without this, the calls of a
+      // batch would run back to back in one turn of the event loop, and no other request (not
+      // even /healthz) would be answered until the batch was done.
+      await nextTurn();
       gone.throwIfAborted();
       const response = await app.inject({
         method,
@@ -85,7 +91,7 @@ function inProcess(app: FastifyInstance, request: FastifyRequest, gone: AbortSig
 }
 
 /** Runs the tasks given to it at most `width` at a time, the rest in the order they came. */
-function turns(width: number) {
+function boundedQueue(width: number) {
   let running = 0;
   const waiting: (() => void)[] = [];
   return async <T>(task: () => Promise<T>): Promise<T> => {
