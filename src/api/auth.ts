@@ -94,8 +94,8 @@ function identify(key: ApiKeyWithHash | undefined, digest: string): ApiKeyWithHa
 }
 
 /**
- * Why a stored key may no longer be used (revoked, expired; none when there is no such key), or
- * undefined while it may: what a 401 says, and what ends the event streams the key holds open.
+ * Why a key may not be used now (there is no such key, it was revoked, it expired), or undefined
+ * while it may: what a 401 says, and what ends the event streams the key holds open.
  */
 export function keyRefusal(
   key: Pick<ApiKey, 'revokedAt' | 'expiresAt'> | undefined,
