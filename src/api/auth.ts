@@ -15,18 +15,13 @@ declare module 'fastify' {
 
 const unauthorized = (message: string) => new AppError('unauthorized', message);
 
-// Built once per key record (lookups are cached), not once per request.
-const allowlists = new WeakMap<string[], BlockList>();
-
 function allowlistAdmits(entries: string[], ip: string): boolean {
-  let list = allowlists.get(entries);
-  if (!list) {
-    list = new BlockList();
-    for (const entry of entries) {
-      const { address, prefix, family } = parseAllowlistEntry(entry);
-      list.addSubnet(address, prefix, family);
-    }
-    allowlists.set(entries, list);
+  // Built per request from the row just read: an allowlist holds a few entries, and a list kept
+  // between requests would be one more thing to keep in step with the database.
+  const list = new BlockList();
+  for (const entry of entries) {
+    const { address, prefix, family } = parseAllowlistEntry(entry);
+    list.addSubnet(address, prefix, family);
   }
   // IPv4 clients on a dual-stack socket show up as ::ffff:a.b.c.d.
   const plain = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
@@ -93,11 +88,23 @@ function presentedDigest(request: FastifyRequest): string {
 function identify(key: ApiKeyWithHash | undefined, digest: string): ApiKeyWithHash {
   // The lookup is by hash, so timing says nothing about the key; the comparison is constant-time anyway.
   if (!key || !sameHash(key.keyHash, digest)) throw unauthorized('The API key is not valid.');
-  if (key.revokedAt) throw unauthorized('The API key has been revoked.');
-  if (key.expiresAt && Date.parse(key.expiresAt) <= Date.now()) {
-    throw unauthorized(`The API key expired at ${key.expiresAt}.`);
-  }
+  const refusal = keyRefusal(key);
+  if (refusal) throw unauthorized(refusal);
   return key;
+}
+
+/**
+ * Why a key may not be used now (there is no such key, it was revoked, it expired), or undefined
+ * while it may: what a 401 says, and what ends the event streams the key holds open.
+ */
+export function keyRefusal(
+  key: Pick<ApiKey, 'revokedAt' | 'expiresAt'> | undefined,
+  now = Date.now(),
+): string | undefined {
+  if (!key) return 'The API key is not valid.';
+  if (key.revokedAt) return 'The API key has been revoked.';
+  if (key.expiresAt && Date.parse(key.expiresAt) <= now) return `The API key expired at ${key.expiresAt}.`;
+  return undefined;
 }
 
 /** Whether a live key may be used from here, with this scope: 403 otherwise. */

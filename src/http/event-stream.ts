@@ -36,6 +36,13 @@ export interface StreamOptions {
    * dashboard's streams end with the session they were opened in.
    */
   stillAllowed?: () => Promise<boolean>;
+  /**
+   * Ends the stream when it aborts, after a last SSE comment giving its reason (a message): the
+   * API ends a stream this way once its key is revoked or expires. A comment, so that clients
+   * which take every message for a job event see none that is not; they learn why from the 401
+   * that their reconnection gets.
+   */
+  cutOff?: AbortSignal;
 }
 
 /** How often `stillAllowed` is asked. */
@@ -77,6 +84,9 @@ export async function streamJobEvents(reply: FastifyReply, options: StreamOption
     resume?.();
   };
   signal.addEventListener('abort', wake);
+  const { cutOff } = options;
+  cutOff?.addEventListener('abort', wake);
+  const ended = () => signal.aborted || cutOff?.aborted === true;
   let unwatch: Unwatch | null = null;
   let after = options.after;
   let quietSince = Date.now();
@@ -87,7 +97,7 @@ export async function streamJobEvents(reply: FastifyReply, options: StreamOption
     unwatch = await store.events.watch(jobId, wake);
     // The job's status is read at the start, when a `status` event came, and on the fallback poll.
     let statusMayHaveChanged = true;
-    while (!signal.aborted) {
+    while (!ended()) {
       if (woken || Date.now() - readAt >= FALLBACK_POLL_MS) {
         const polled = !woken;
         woken = false;
@@ -123,7 +133,7 @@ export async function streamJobEvents(reply: FastifyReply, options: StreamOption
         raw.write(': keep-alive\n\n');
         quietSince = Date.now();
       }
-      if (woken || signal.aborted) continue;
+      if (woken || ended()) continue;
       const now = Date.now();
       const until = Math.min(
         quietSince + keepAliveMs,
@@ -143,7 +153,10 @@ export async function streamJobEvents(reply: FastifyReply, options: StreamOption
     reply.request.log.warn({ err: error }, 'event stream ended by an error');
   } finally {
     signal.removeEventListener('abort', wake);
+    cutOff?.removeEventListener('abort', wake);
     unwatch?.();
+    if (cutOff?.aborted && !signal.aborted)
+      raw.write(`: ${String(cutOff.reason).replace(/[\r\n]+/g, ' ')}\n\n`);
     raw.end();
   }
 }

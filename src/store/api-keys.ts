@@ -6,8 +6,8 @@ import type { ApiKeyRow } from './schema.js';
 
 /** Writing "last used" on every request would turn each GET into a write; once a minute is plenty. */
 const TOUCH_INTERVAL_MS = 60_000;
-/** How long a key lookup is reused; the bound on how late another process's revocation is seen. */
-const KEY_CACHE_MS = 5_000;
+/** Ids per query of `findByIds`, well under the bound parameters either database accepts. */
+const IDS_PER_QUERY = 500;
 
 function toApiKey(row: ApiKeyRow): ApiKeyWithHash {
   return {
@@ -32,7 +32,6 @@ export function apiKeyQueries(db: Db) {
   const selectByHash = precompile(db, (k) =>
     k.selectFrom('api_keys').selectAll().where('key_hash', '=', '?'),
   );
-  const cache = new Map<string, { key: ApiKeyWithHash; until: number }>();
   /** When this process last wrote each key's `last_used_at` (ms), so that it writes once a minute. */
   const touchedAt = new Map<string, number>();
   return {
@@ -55,20 +54,31 @@ export function apiKeyQueries(db: Db) {
     },
 
     /**
-     * Every authenticated request looks its key up, so lookups are kept for a few seconds. A
-     * revocation through this store takes effect at once; one made by another process (the CLI,
-     * another API instance) within KEY_CACHE_MS.
+     * The key with this digest. Every authenticated request reads its key here, through the
+     * unique index on the digest and nothing kept from an earlier read, so a revocation by any
+     * process (the dashboard, the CLI, another API instance) holds from the next request on.
      */
-    async findByHash(keyHash: string, now = Date.now()): Promise<ApiKeyWithHash | undefined> {
-      const cached = cache.get(keyHash);
-      if (cached && cached.until > now) return cached.key;
+    async findByHash(keyHash: string): Promise<ApiKeyWithHash | undefined> {
       const [row] = await selectByHash(keyHash);
-      const key = row && toApiKey(row);
-      if (key) {
-        if (cache.size >= 10_000) cache.clear();
-        cache.set(keyHash, { key, until: now + KEY_CACHE_MS });
+      return row && toApiKey(row);
+    },
+
+    /**
+     * The keys with these ids (by primary key; an unknown id is left out): how open event streams
+     * learn that their key was revoked, one read for every key that holds one.
+     */
+    async findByIds(ids: readonly string[]): Promise<ApiKey[]> {
+      const keys: ApiKey[] = [];
+      for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
+        const rows = await db
+          .read()
+          .selectFrom('api_keys')
+          .selectAll()
+          .where('id', 'in', ids.slice(start, start + IDS_PER_QUERY))
+          .execute();
+        for (const row of rows) keys.push(withoutHash(toApiKey(row)));
       }
-      return key;
+      return keys;
     },
 
     /** A project's keys, or with null the instance keys (not those of every project). */
@@ -98,7 +108,6 @@ export function apiKeyQueries(db: Db) {
         .where('project_id', ofOwner, projectId)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
-      cache.clear();
       if (result.numUpdatedRows > 0n) return true;
       const exists = await db
         .read()

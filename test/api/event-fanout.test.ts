@@ -72,7 +72,7 @@ describe.each(testDialects())('live event streams fed by one listener, on %s', (
     return ((await response.json()) as { id: string }).id;
   };
 
-  it('idle streams make no database queries, and every one gets a new event promptly', async () => {
+  it('idle streams make no database queries but one key check a second for them all, and every one gets a new event promptly', async () => {
     const jobId = await createJob();
     const streams = await Promise.all(
       Array.from({ length: 10 }, () => openStream(`${base}/${jobId}/events`, t.key)),
@@ -88,14 +88,20 @@ describe.each(testDialects())('live event streams fed by one listener, on %s', (
       const list = vi.spyOn(t.store.events, 'list');
       const get = vi.spyOn(t.store.jobs, 'get');
       const queries = vi.spyOn(t.store.db.kysely.getExecutor(), 'executeQuery');
+      const keyChecks = vi.spyOn(t.store.apiKeys, 'findByIds');
       try {
         await sleep(2500);
         expect({ list: list.mock.calls.length, get: get.mock.calls.length }).toEqual({ list: 0, get: 0 });
-        expect(queries).not.toHaveBeenCalled();
+        expect(queries.mock.calls.filter(([query]) => !query.sql.includes('api_keys'))).toEqual([]);
+        // Whether their key was revoked is read once a second for the process, not once per stream.
+        expect(keyChecks.mock.calls.length).toBeGreaterThanOrEqual(1);
+        expect(keyChecks.mock.calls.length).toBeLessThanOrEqual(4);
+        expect(keyChecks.mock.calls.map(([ids]) => ids.length)).toEqual(keyChecks.mock.calls.map(() => 1));
       } finally {
         list.mockRestore();
         get.mockRestore();
         queries.mockRestore();
+        keyChecks.mockRestore();
       }
 
       await t.store.events.append(jobId, 'message', { role: 'assistant', text: 'news' });

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
 
@@ -208,6 +208,103 @@ describe.each(testDialects())('MCP over Streamable HTTP on %s', (dialect) => {
       payload: { prompt: 'Over the API' },
     });
     expect(response.statusCode).toBe(429);
+  });
+
+  it('runs the 100 calls of a JSON-RPC batch at most four at a time, each spending the budget as a single call', async () => {
+    const project = await test.store.projects.create({ name: 'Batch', repository: '/srv/batch.git' });
+    const key = await test.makeKey({ projectId: project.id });
+    // Every create spends the budget through this one write; slowed down, it shows how many calls
+    // of the batch run at once.
+    const hit = test.store.rateLimits.hit.bind(test.store.rateLimits);
+    let calls = 0;
+    let running = 0;
+    let most = 0;
+    const hits = vi.spyOn(test.store.rateLimits, 'hit').mockImplementation(async (...args) => {
+      calls += 1;
+      running += 1;
+      most = Math.max(most, running);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        return await hit(...args);
+      } finally {
+        running -= 1;
+      }
+    });
+    // The SDK's client sends no batches of its own; its transport sends one as it is given.
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    });
+    const answers: JSONRPCMessage[] = [];
+    transport.onmessage = (message) => answers.push(message);
+    const batch = (length: number) =>
+      Array.from({ length }, (_, index) => ({
+        jsonrpc: '2.0' as const,
+        id: index + 1,
+        method: 'tools/call',
+        params: { name: 'create_job', arguments: { prompt: `Batch job ${index}` } },
+      }));
+    try {
+      await transport.start();
+      // The SDK refuses a batch of more than 100 messages before any of them runs.
+      await expect(transport.send(batch(101))).rejects.toThrow(/Batch must not exceed 100/);
+      expect(calls).toBe(0);
+      await transport.send(batch(100));
+    } finally {
+      hits.mockRestore();
+      await transport.close();
+    }
+    expect(calls).toBe(100);
+    expect(most).toBeLessThanOrEqual(4);
+    // The budget of 3 an hour lets three calls create a job; the other 97 get the API's 429.
+    const results = answers.map((answer) =>
+      'result' in answer ? (answer.result as CallToolResult) : undefined,
+    );
+    expect(results).toHaveLength(100);
+    expect(results.filter((result) => result && !result.isError)).toHaveLength(3);
+    const refused = results
+      .filter((result) => result?.isError)
+      .map((result) => apiError(result as CallToolResult));
+    expect(refused).toHaveLength(97);
+    for (const error of refused) expect(error.code).toBe('rate_limited');
+    expect((await test.store.jobs.list(project.id, { limit: 100 })).jobs).toHaveLength(3);
+  });
+
+  it.runIf(dialect === 'sqlite')('lets the event loop turn between the calls of a batch', async () => {
+    // SQLite reads never wait for I/O, so calls that did not yield would all run in one turn of
+    // the event loop, holding up every other request (/healthz too) until the batch is done.
+    let turn = 0;
+    let ticking = true;
+    const tick = () => {
+      turn += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const turnsOfCalls = new Set<number>();
+    const list = test.store.jobs.list.bind(test.store.jobs);
+    const reads = vi.spyOn(test.store.jobs, 'list').mockImplementation((...args) => {
+      turnsOfCalls.add(turn);
+      return list(...args);
+    });
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${test.key}` } },
+    });
+    try {
+      await transport.start();
+      await transport.send(
+        Array.from({ length: 100 }, (_, index) => ({
+          jsonrpc: '2.0' as const,
+          id: index + 1,
+          method: 'tools/call',
+          params: { name: 'list_jobs', arguments: { limit: 1 } },
+        })),
+      );
+    } finally {
+      ticking = false;
+      reads.mockRestore();
+      await transport.close();
+    }
+    // At most four calls start in one turn.
+    expect(turnsOfCalls.size).toBeGreaterThanOrEqual(25);
   });
 
   it('writes no key into the log', () => {

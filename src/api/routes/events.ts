@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { AppError } from '../../domain/errors.js';
 import { closedSignal, streamJobEvents } from '../../http/event-stream.js';
 import type { Store } from '../../store/store.js';
+import { watchKeys } from '../key-watch.js';
+import { IN_PROCESS_KEY } from '../plugins/api-key-auth.js';
 import {
   commonErrors,
   errorResponse,
@@ -21,6 +23,11 @@ export interface EventRoutesOptions {
    * per process: behind a load balancer a key may hold this many on each API process.
    */
   maxStreamsPerKey?: number;
+  /**
+   * How often the keys of open streams are read again; a stream ends this long at most after its
+   * key is revoked or expires, whichever process revoked it.
+   */
+  keyCheckMs?: number;
 }
 
 const wantsStream = (accept: string | undefined) => accept?.includes('text/event-stream') ?? false;
@@ -29,14 +36,17 @@ const wantsStream = (accept: string | undefined) => accept?.includes('text/event
  * The agent's activity: a JSON page (`?after=<seq>&limit=`), or with `Accept: text/event-stream` a
  * live Server-Sent Events stream. Each SSE message has `id: <seq>`, so a client that reconnects
  * with `Last-Event-ID` resumes exactly where it stopped. The stream ends once the job is no longer
- * active and every event has been sent (a follow-up makes it active again; reconnect to follow).
+ * active and every event has been sent (a follow-up makes it active again; reconnect to follow),
+ * or within `keyCheckMs` of its key being revoked or expiring, with a last comment saying why.
  */
 export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
   app,
-  { store, keepAliveMs = 15_000, maxStreamsPerKey = 20 },
+  { store, keepAliveMs = 15_000, maxStreamsPerKey = 20, keyCheckMs = 1000 },
 ) => {
   /** Open live streams per API key id. */
   const open = new Map<string, number>();
+  const keys = watchKeys({ store, log: app.log, everyMs: keyCheckMs });
+  app.addHook('onClose', async () => keys.stop());
 
   app.get(
     '/v2/agent/:projectId/job/:jobId/events',
@@ -85,6 +95,12 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
           );
         }
         open.set(keyId, holding + 1);
+        const cutOff = new AbortController();
+        // The dashboard's own calls act as a key that is never stored, so never revoked.
+        const unwatch =
+          request.apiKey && request.apiKey !== IN_PROCESS_KEY
+            ? keys.watch(keyId, (reason) => cutOff.abort(reason))
+            : () => {};
         try {
           return await streamJobEvents(reply, {
             store,
@@ -93,8 +109,10 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
             after: resumeFrom,
             keepAliveMs,
             signal: closedSignal(reply),
+            cutOff: cutOff.signal,
           });
         } finally {
+          unwatch();
           const left = (open.get(keyId) ?? 1) - 1;
           if (left > 0) open.set(keyId, left);
           else open.delete(keyId);
