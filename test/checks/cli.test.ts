@@ -151,6 +151,7 @@ describe('check settings on the command line', () => {
     expect(refused.stderr).toMatch(
       /--check-command cannot be set: commands run only in the sandbox, and it is not available here\. bwrap and prlimit are not installed/,
     );
+    expect(refused.stderr).not.toContain('..');
   });
 
   it.skipIf(!sandbox.available || process.getuid?.() !== 0)(
@@ -162,6 +163,7 @@ describe('check settings on the command line', () => {
       expect(refused.stderr).toMatch(
         /--check-command cannot be set: commands run only in the sandbox, and it is not available here\. A limit of the sandbox cannot be enforced on this machine\. The processes and memory limits cannot be enforced: processes: .*AGENTJOBS_SANDBOX_UNLIMITED=true/,
       );
+      expect(refused.stderr).not.toContain('(unsafe)..');
 
       const unsafe = { AGENTJOBS_SANDBOX_UNLIMITED: 'true' };
       const created = await cliWithoutGroups([...create, '--json'], unsafe);

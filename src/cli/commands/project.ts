@@ -118,7 +118,8 @@ async function checkSettingsOf(options: CheckOptions) {
       checkTimeoutSeconds: '--check-timeout',
       onCheckFailure: '--on-check-failure',
     }[error.field];
-    throw new CliError(`${flag} ${error.message}.`);
+    // Some reasons are whole sentences already (the sandbox's); the others get their full stop here.
+    throw new CliError(`${flag} ${error.message}${error.message.endsWith('.') ? '' : '.'}`);
   }
 }
 
