@@ -58,9 +58,17 @@ export function resolveModel(modelId: string, config: Config): LanguageModel {
   }
 }
 
-function missing(modelId: string, variable: string): AgentError {
-  return new AgentError(
-    'model_unavailable',
-    `The model ${modelId} cannot be used. Set ${variable} on the server to use it, or choose another model with AGENTJOBS_MODEL.`,
-  );
+/** A model whose provider needs a variable that is not set: the caller says where to set it. */
+export class MissingProviderError extends AgentError {
+  constructor(
+    readonly modelId: string,
+    readonly variable: string,
+  ) {
+    super(
+      'model_unavailable',
+      `The model ${modelId} cannot be used. Set ${variable} on the server to use it, or choose another model with AGENTJOBS_MODEL.`,
+    );
+  }
 }
+
+const missing = (modelId: string, variable: string) => new MissingProviderError(modelId, variable);

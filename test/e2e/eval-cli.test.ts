@@ -96,7 +96,11 @@ describe('agentjobs eval', () => {
       ANTHROPIC_API_KEY: '',
     });
     expect(noModel.code).not.toBe(0);
-    // With nothing configured the default model is named, and refused for want of its key.
-    expect(noModel.stderr).toContain('cannot be used');
+    // With nothing configured the default model is named, and refused for want of its key, which
+    // belongs in this shell: eval has no server.
+    expect(noModel.stderr).toMatch(
+      /The model anthropic:\S+ needs ANTHROPIC_API_KEY, which is not set\. eval runs the agent in this process, without a server/,
+    );
+    expect(noModel.stderr).not.toContain('on the server');
   });
 });

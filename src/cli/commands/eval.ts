@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { resolveModel } from '../../agent/models.js';
+import { MissingProviderError, resolveModel } from '../../agent/models.js';
 import { priceOf } from '../../agent/prices.js';
 import { contextWindowOf } from '../../agent/windows.js';
 import { loadConfig } from '../../config.js';
@@ -42,6 +42,11 @@ export function registerEvalCommand(program: Command) {
       try {
         model = resolveModel(modelId, config);
       } catch (error) {
+        // eval runs the agent here, with no server: the key belongs in this shell.
+        if (error instanceof MissingProviderError)
+          throw new CliError(
+            `The model ${error.modelId} needs ${error.variable}, which is not set. eval runs the agent in this process, without a server: set it in this shell (export ${error.variable}=…), or choose another model with --model.`,
+          );
         throw new CliError(error instanceof Error ? error.message : String(error));
       }
       const tasks = await findTasks(paths).catch((error: unknown) => {
