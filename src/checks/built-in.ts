@@ -10,11 +10,11 @@
  * - JSON and YAML files the job changed are parsed.
  */
 import { BUILT_IN_CHECKS, type BuiltInCheck, type CheckProblem, type CheckResult } from '../domain/checks.js';
+import { PARSE_FILE_MS, PARSE_RUN_MS, type ParseBudget, parseOffThread } from '../parse/pool.js';
 import { checkFrontmatter } from './frontmatter.js';
 import { checkLinks, type LinkContext } from './links.js';
 import { checkNavigation } from './navigation.js';
 import type { ParsedPage } from './page.js';
-import { PARSE_FILE_MS, PARSE_RUN_MS, type ParseBudget, parseOffThread } from './parse-pool.js';
 import { basename, isPage, loadSites } from './site.js';
 import { isSyntaxChecked } from './syntax.js';
 import type { Change, SiteTree } from './tree.js';
@@ -26,7 +26,7 @@ export interface BuiltInInput {
   changes: readonly Change[];
   /** The checks to run; all by default. */
   checks?: readonly BuiltInCheck[];
-  /** Time the parsing may take, per file and for the run (see parse-pool.ts); defaults are generous. */
+  /** Time the parsing may take, per file and for the run (see src/parse/pool.ts); defaults are generous. */
   budget?: { fileMs?: number; runMs?: number };
 }
 

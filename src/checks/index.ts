@@ -11,8 +11,8 @@ import { runCommandCheck } from './command.js';
 import type { SandboxSettings } from './sandbox.js';
 import { workspaceChanges, workspaceTree } from './workspace-tree.js';
 
+export { closeParsePool } from '../parse/pool.js';
 export { runBuiltInChecks } from './built-in.js';
-export { closeParsePool } from './parse-pool.js';
 export { checkSummary, describeForAgent } from './report.js';
 export { type SandboxSettings, sandboxStatus } from './sandbox.js';
 export { directoryTree, type SiteTree } from './tree.js';

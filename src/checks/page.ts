@@ -14,7 +14,7 @@ import { unified } from 'unified';
 import { visit } from 'unist-util-visit';
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { CheckProblem } from '../domain/checks.js';
-import { MAX_NESTING, markdownNesting, treeDepth, yamlNesting } from './nesting.js';
+import { MAX_NESTING, markdownNesting, treeDepth, yamlNesting } from '../parse/nesting.js';
 
 /** A link, image or import found in a page. */
 export interface PageLink {
@@ -221,7 +221,7 @@ function collect(page: ParsedPage, tree: Root, isMdx: boolean): void {
 }
 
 /**
- * A page's front matter as the YAML parser read it (in the parse worker, see parse-pool.ts): what
+ * A page's front matter as the YAML parser read it (in the parse worker, see src/parse/pool.ts): what
  * the check needs, and nothing that cannot cross to the main thread.
  */
 export interface FrontMatter {

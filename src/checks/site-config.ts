@@ -1,10 +1,10 @@
 /**
  * A site configuration's text read for what the checks need: the pages its navigation names and
- * Mintlify's redirects. Runs in the parse worker (see parse-pool.ts), so the results are plain
+ * Mintlify's redirects. Runs in the parse worker (see src/parse/pool.ts), so the results are plain
  * data; site.ts resolves them against the repository's files.
  */
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
-import { jsonNesting, MAX_NESTING, yamlNesting } from './nesting.js';
+import { jsonNesting, MAX_NESTING, yamlNesting } from '../parse/nesting.js';
 
 /** What a Mintlify `docs.json`/`mint.json` names; `pages` is null when it does not parse. */
 export interface MintlifyConfig {

@@ -3,7 +3,7 @@
  * folder of Mintlify's `docs.json`/`mint.json`, MkDocs' `docs_dir`), which pages its navigation
  * names (with the line that names each), and which page a link's path lands on.
  */
-import { type ParseBudget, parseOffThread } from './parse-pool.js';
+import { type ParseBudget, parseOffThread } from '../parse/pool.js';
 import type { MintlifyConfig, MkdocsConfig } from './site-config.js';
 import type { SiteTree } from './tree.js';
 

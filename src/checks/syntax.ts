@@ -6,7 +6,7 @@
  */
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type { CheckProblem } from '../domain/checks.js';
-import { jsonNesting, MAX_NESTING, tooDeep, yamlNesting } from './nesting.js';
+import { jsonNesting, MAX_NESTING, tooDeep, yamlNesting } from '../parse/nesting.js';
 
 export const isSyntaxChecked = (path: string) => /\.(json|ya?ml)$/i.test(path) && !isJsonWithComments(path);
 
@@ -22,7 +22,7 @@ function isJsonWithComments(path: string): boolean {
   );
 }
 
-/** Runs in the parse worker (see parse-pool.ts): a file's nesting is measured before it is parsed. */
+/** Runs in the parse worker (see src/parse/pool.ts): a file's nesting is measured before it is parsed. */
 export function checkSyntax(path: string, text: string): CheckProblem[] {
   const isJson = /\.json$/i.test(path);
   const depth = isJson ? jsonNesting(text) : yamlNesting(text);

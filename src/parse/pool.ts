@@ -1,6 +1,6 @@
 /**
- * A small pool of worker threads (piscina) for the parsers the checks run on a repository's
- * content. Markdown, MDX and YAML parsers slow down super-linearly on some inputs (80,000 nested
+ * A small pool of worker threads (piscina) for the parsers that read what a model or a repository
+ * wrote: the checks' parsers and the dashboard's Markdown rendering. Markdown, MDX and YAML parsers slow down super-linearly on some inputs (80,000 nested
  * `>` take micromark minutes); run on the event loop, such a file froze the whole service. Here
  * each file has a time budget counted from when a worker starts on it; past it the worker thread is
  * stopped (piscina's per-task `signal`) and the file is reported as too slow to parse.
@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { ParseResults, ParseTask, PostedTask } from './parse-worker.js';
+import type { ParseResults, ParseTask, PostedTask } from './worker.js';
 
 /** How long parsing may take. */
 export interface ParseBudget {
@@ -93,8 +93,8 @@ export async function closeParsePool(): Promise<void> {
 function workerFile(): string {
   const here = import.meta.url;
   const url = here.endsWith('.ts')
-    ? new URL('../../dist/checks/parse-worker.js', here)
-    : new URL('./parse-worker.js', here);
+    ? new URL('../../dist/parse/worker.js', here)
+    : new URL('./worker.js', here);
   const path = fileURLToPath(url);
   if (!existsSync(path)) throw new Error(`The parse worker ${path} is missing: run \`npm run build\` first.`);
   return path;
