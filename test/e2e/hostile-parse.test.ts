@@ -6,8 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import type { ScriptedServer } from '../support/scripted-server.js';
-import { scriptedServer } from '../support/scripted-server.js';
+import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
 
 const LIMIT = 512 * 1024;
 /** A deadline for each liveness answer: far above a busy machine's pauses, far below the freeze. */
@@ -18,6 +17,7 @@ const fill = (unit: string, tail: string) =>
 
 describe('hostile files in a job against the built server', () => {
   let scripted: ScriptedServer;
+  let stopped = false;
 
   beforeAll(async () => {
     scripted = await scriptedServer({
@@ -33,47 +33,41 @@ describe('hostile files in a job against the built server', () => {
     });
   });
   afterAll(async () => {
-    await scripted?.close();
+    if (!stopped) await scripted?.close();
   });
 
-  it('keeps answering /healthz while the checks parse them, and reports each file', async () => {
-    const depth = 120_000;
+  /** Runs a job that writes `files`, polling `/healthz` with a deadline until it ends. */
+  async function runJob(files: Record<string, string>): Promise<Job> {
     scripted.model.setScript([
       {
-        toolCalls: [
-          { name: 'write_file', input: { path: 'docs/quote.md', content: fill('>', ' word') } },
-          { name: 'write_file', input: { path: 'docs/brackets.md', content: fill('[', 'a') } },
-          {
-            name: 'write_file',
-            input: {
-              path: 'docs.json',
-              content: `{"$schema": "https://mintlify.com/docs.json", "navigation": ${'['.repeat(depth)}${']'.repeat(depth)}}`,
-            },
-          },
-        ],
+        toolCalls: Object.entries(files).map(([path, content]) => ({
+          name: 'write_file',
+          input: { path, content },
+        })),
       },
       { text: 'Done' },
     ]);
     const { call: api, waitUntil } = scripted.api;
     const { job: created } = await api('POST', '/job', { prompt: 'Write hostile docs' });
-
     let job: Job = created;
-    let polls = 0;
     while (job.status === 'active') {
       // A deadline per request: a blocked event loop misses it (a bound, not a latency measure).
       const health = await fetch(`${scripted.server.url}/healthz`, {
         signal: AbortSignal.timeout(HEALTH_DEADLINE_MS),
       });
       expect(health.status).toBe(200);
-      polls++;
       job = (await api('GET', `/job/${created.id}`)).job;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    job = await waitUntil(created.id, (current) => current.status !== 'active');
-    expect(polls).toBeGreaterThan(0);
+    return waitUntil(created.id, (current) => current.status !== 'active');
+  }
+
+  const problemsOf = (job: Job) => job.checks?.results.flatMap((result) => result.problems) ?? [];
+
+  it('keeps answering /healthz while the checks parse pages that choke the parser, and reports each', async () => {
+    const job = await runJob({ 'docs/quote.md': fill('>', ' word'), 'docs/brackets.md': fill('[', 'a') });
     expect(job).toMatchObject({ status: 'completed', error: null, checks: { status: 'failed' } });
-    const problems = job.checks?.results.flatMap((result) => result.problems) ?? [];
-    expect(problems).toEqual(
+    expect(problemsOf(job)).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
           path: 'docs/quote.md',
@@ -83,8 +77,22 @@ describe('hostile files in a job against the built server', () => {
           path: 'docs/brackets.md',
           message: expect.stringMatching(/too slow to parse/),
         }),
-        expect.objectContaining({ path: 'docs.json', message: expect.stringMatching(/nested too deeply/) }),
       ]),
     );
   }, 180_000);
+
+  it('reports a docs.json 120,000 levels deep as a problem, not an internal error', async () => {
+    const depth = 120_000;
+    const deep = `{"$schema": "https://mintlify.com/docs.json", "navigation": ${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const job = await runJob({ 'docs.json': deep });
+    expect(job).toMatchObject({ status: 'completed', error: null, checks: { status: 'failed' } });
+    expect(problemsOf(job)).toContainEqual(
+      expect.objectContaining({ path: 'docs.json', message: expect.stringMatching(/nested too deeply/) }),
+    );
+  }, 180_000);
+
+  it('stops cleanly on SIGTERM, its parse pool closed', async () => {
+    stopped = true;
+    expect(await scripted.close()).toBe(0);
+  });
 });
