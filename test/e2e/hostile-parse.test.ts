@@ -15,6 +15,13 @@ const HEALTH_DEADLINE_MS = 3_000;
 const fill = (unit: string, tail: string) =>
   unit.repeat(Math.floor((LIMIT - tail.length) / unit.length)) + tail;
 
+/** Runs of 1, 2, 3, … backticks between letters: each run looks for its closing run of equal length. */
+function backtickLadder(): string {
+  let text = '';
+  for (let run = 1; text.length + run + 1 <= LIMIT; run++) text += `${'`'.repeat(run)}a`;
+  return text;
+}
+
 describe('hostile files in a job against the built server', () => {
   let scripted: ScriptedServer;
   let stopped = false;
@@ -29,7 +36,8 @@ describe('hostile files in a job against the built server', () => {
         }),
         'index.mdx': '---\ntitle: Home\n---\n\nWelcome.\n',
       },
-      env: { AGENTJOBS_CHECK_REPAIR_ROUNDS: '0' },
+      // A short budget per file, so that the slow page is past it on any machine.
+      env: { AGENTJOBS_CHECK_REPAIR_ROUNDS: '0', AGENTJOBS_CHECK_PARSE_SECONDS: '1' },
     });
   });
   afterAll(async () => {
@@ -65,7 +73,7 @@ describe('hostile files in a job against the built server', () => {
   const problemsOf = (job: Job) => job.checks?.results.flatMap((result) => result.problems) ?? [];
 
   it('keeps answering /healthz while the checks parse pages that choke the parser, and reports each', async () => {
-    const job = await runJob({ 'docs/quote.md': fill('>', ' word'), 'docs/brackets.md': fill('[', 'a') });
+    const job = await runJob({ 'docs/quote.md': fill('>', ' word'), 'docs/ticks.md': backtickLadder() });
     expect(job).toMatchObject({ status: 'completed', error: null, checks: { status: 'failed' } });
     expect(problemsOf(job)).toEqual(
       expect.arrayContaining([
@@ -74,7 +82,7 @@ describe('hostile files in a job against the built server', () => {
           message: expect.stringMatching(/nested too deeply/),
         }),
         expect.objectContaining({
-          path: 'docs/brackets.md',
+          path: 'docs/ticks.md',
           message: expect.stringMatching(/too slow to parse/),
         }),
       ]),
