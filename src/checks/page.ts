@@ -83,7 +83,8 @@ export async function parsePage(
     // MDX that does not parse is still read as Markdown for its front matter, links and headings,
     // so that every problem of the page is reported at once, not one after the other.
     try {
-      collect(page, lenientMdx.parse(text) as Root, false);
+      const lenient = lenientMdx.parse(text) as Root;
+      if (treeDepth(lenient) <= MAX_NESTING) collect(page, lenient, false);
     } catch {}
     return page;
   }

@@ -1,8 +1,9 @@
 /**
  * How deeply a text nests, measured in one linear pass before any parser sees it. The parsers of
- * Markdown, YAML and the syntax trees they build recurse (or slow down) with the nesting: a page of
- * 80,000 `>` takes micromark minutes, a YAML document 1,000 levels deep exhausts the composer, and
- * rendering or walking a tree thousands of levels deep overflows the stack. Each measure is an
+ * Markdown, YAML and the syntax trees they build recurse (or slow down) with the nesting: nested
+ * `>` slow micromark super-linearly, a deep YAML document exhausts the composer (and can abort the
+ * process from V8's regular-expression compiler near the stack's end), and rendering or walking a
+ * very deep tree overflows the stack. Each measure is an
  * upper bound of what the parser would build, cheap enough to run on anything.
  */
 

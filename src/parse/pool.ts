@@ -1,7 +1,7 @@
 /**
  * A small pool of worker threads (piscina) for the parsers that read what a model or a repository
- * wrote: the checks' parsers and the dashboard's Markdown rendering. Markdown, MDX and YAML parsers slow down super-linearly on some inputs (80,000 nested
- * `>` take micromark minutes); run on the event loop, such a file froze the whole service. Here
+ * wrote: the checks' parsers and the dashboard's Markdown rendering. Markdown, MDX and YAML parsers slow down super-linearly on some inputs (deeply nested
+ * `>`, bracket and backtick ladders); run on the event loop, such a file froze the whole service. Here
  * each file has a time budget counted from when a worker starts on it; past it the worker thread is
  * stopped (piscina's per-task `signal`) and the file is reported as too slow to parse.
  */
@@ -19,7 +19,7 @@ export interface ParseBudget {
   run: AbortSignal;
 }
 
-/** Defaults of a check run's budgets: no real page takes a tenth of a file's. */
+/** Defaults of a check run's budgets, generous: an ordinary page parses in milliseconds. */
 export const PARSE_FILE_MS = 5_000;
 export const PARSE_RUN_MS = 60_000;
 

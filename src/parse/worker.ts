@@ -36,6 +36,7 @@ export interface ParseResults {
 /** A task as the pool posts it: with the port on which the worker says it has started. */
 export type PostedTask = ParseTask & { started: MessagePort };
 
+/** Parses one task (piscina calls the default export); never throws for what the text holds. */
 export default async function parse(task: PostedTask): Promise<ParseResults[ParseTask['kind']]> {
   // The time budget counts from here, not from when the task was queued behind others.
   task.started.postMessage(null);

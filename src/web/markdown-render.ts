@@ -1,6 +1,6 @@
 /**
  * Markdown to safe HTML. Runs in the parse pool's worker threads (src/parse/worker.ts), never on
- * the event loop: micromark is super-linear on some inputs (a few thousand `*` take seconds).
+ * the event loop: micromark is super-linear on some inputs (a long run of `*`, bracket ladders).
  */
 import rehypeSanitize from 'rehype-sanitize';
 import rehypeStringify from 'rehype-stringify';
