@@ -20,31 +20,41 @@ export function markdownNesting(text: string): number {
   let depth = 0;
   let columns = 0;
   let atLineStart = true;
+  // The space after a marker belongs to the marker, not to the indentation.
+  let afterMarker = false;
   for (let index = 0; index < text.length; index++) {
     const char = text.charCodeAt(index);
     if (char === 10 /* \n */) {
       atLineStart = true;
       depth = 0;
       columns = 0;
+      afterMarker = false;
       continue;
     }
     if (!atLineStart) continue;
     const next = text.charCodeAt(index + 1);
     const spaceNext = next === 32 || next === 9 || next === 10 || Number.isNaN(next);
-    if (char === 32) columns += 1;
-    else if (char === 9) columns += 4;
-    else if (char === 62 /* > */) depth += 1;
-    else if ((char === 45 || char === 42 || char === 43) /* - * + */ && spaceNext) depth += 1;
-    else if (char >= 48 && char <= 57) {
+    const marker = afterMarker;
+    afterMarker = false;
+    if (char === 32) columns += marker ? 0 : 1;
+    else if (char === 9) columns += marker ? 3 : 4;
+    else if (char === 62 /* > */) {
+      depth += 1;
+      afterMarker = true;
+    } else if ((char === 45 || char === 42 || char === 43) /* - * + */ && spaceNext) {
+      depth += 1;
+      afterMarker = true;
+    } else if (char >= 48 && char <= 57) {
       // An ordered list marker: digits, then `.` or `)`, then a space.
       let end = index;
       while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
       const after = text.charCodeAt(end + 1);
-      const marker = text.charCodeAt(end) === 46 || text.charCodeAt(end) === 41;
-      if (!marker || !(after === 32 || after === 9 || after === 10 || Number.isNaN(after)))
+      const ordered = text.charCodeAt(end) === 46 || text.charCodeAt(end) === 41;
+      if (!ordered || !(after === 32 || after === 9 || after === 10 || Number.isNaN(after)))
         atLineStart = false;
       else {
         depth += 1;
+        afterMarker = true;
         index = end;
       }
     } else atLineStart = false;
