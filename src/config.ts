@@ -97,6 +97,9 @@ export interface ChecksConfig {
     /** Run commands where a limit cannot be enforced (unsafe). */
     unlimited: boolean;
   };
+  /** Time the built-in checks may spend parsing one file, and all files of a run, in seconds. */
+  parseSeconds: number;
+  parseRunSeconds: number;
 }
 
 export interface MetricsConfig {
@@ -229,6 +232,8 @@ const schema = z.object({
   AGENTJOBS_CHECK_PROCESSES: integer(16, 1_000_000).default(256),
   AGENTJOBS_CHECK_DISK_MB: integer(16, 1_048_576).default(1024),
   AGENTJOBS_SANDBOX_UNLIMITED: boolean.default(false),
+  AGENTJOBS_CHECK_PARSE_SECONDS: integer(1, 600).default(5),
+  AGENTJOBS_CHECK_PARSE_RUN_SECONDS: integer(1, 3600).default(60),
 });
 
 /** A configuration problem, phrased as one line that names the variable. */
@@ -321,6 +326,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
         diskBytes: e.AGENTJOBS_CHECK_DISK_MB * 1024 * 1024,
         unlimited: e.AGENTJOBS_SANDBOX_UNLIMITED,
       },
+      parseSeconds: e.AGENTJOBS_CHECK_PARSE_SECONDS,
+      parseRunSeconds: e.AGENTJOBS_CHECK_PARSE_RUN_SECONDS,
     },
   };
   return deepFreeze(config);

@@ -10,6 +10,7 @@ import { DEMO_MODEL_ID } from './agent/model-id.js';
 import { resolveModel } from './agent/models.js';
 import { type AppOptions, buildApp } from './api/app.js';
 import type { ModelStatus } from './api/plugins/health.js';
+import { closeParsePool } from './checks/index.js';
 import type { Config } from './config.js';
 import { protectDataDir } from './data-dir.js';
 import { ensureAdminPassword } from './domain/password.js';
@@ -287,6 +288,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       async stop() {
         lifecycle.draining = true;
         await Promise.all([app.close(), worker?.stop(), deliverer.stop(), closer?.stop()]);
+        // After the worker: its checks may be parsing until it stops.
+        await closeParsePool();
         stopRefresh();
         await store.close();
       },
@@ -351,6 +354,7 @@ export async function startWorkerProcess(
       logger,
       async stop() {
         await Promise.all([worker.stop(), deliverer.stop(), closer.stop(), metricsServer?.close()]);
+        await closeParsePool();
         stopRefresh();
         await store.close();
       },

@@ -124,8 +124,8 @@ describe('markdown', () => {
   });
 });
 
-describe('compiler faults', () => {
-  it('reports MDX the compiler cannot handle (not a syntax error) as an error result, not a failure', async () => {
+describe('nesting', () => {
+  it('reports MDX nested past what the compiler can take as a problem on the page, not a compiler fault', async () => {
     const root = site({ ...MINTLIFY, 'deep.mdx': `${'<a>'.repeat(3000)}${'</a>'.repeat(3000)}\n` });
     const results = await runBuiltInChecks({
       tree: directoryTree(root),
@@ -135,9 +135,11 @@ describe('compiler faults', () => {
     expect(results).toEqual([
       {
         name: 'markdown',
-        status: 'error',
-        message: expect.stringMatching(/MDX compiler failed on deep.mdx/),
-        problems: [],
+        status: 'failed',
+        message: '1 problem found.',
+        problems: [
+          { path: 'deep.mdx', line: null, message: expect.stringContaining('deep.mdx is nested too deeply') },
+        ],
       },
     ]);
   });

@@ -10,12 +10,13 @@
  * - JSON and YAML files the job changed are parsed.
  */
 import { BUILT_IN_CHECKS, type BuiltInCheck, type CheckProblem, type CheckResult } from '../domain/checks.js';
+import { PARSE_FILE_MS, PARSE_RUN_MS, type ParseBudget, parseOffThread } from '../parse/pool.js';
 import { checkFrontmatter } from './frontmatter.js';
 import { checkLinks, type LinkContext } from './links.js';
 import { checkNavigation } from './navigation.js';
-import { type ParsedPage, parsePage } from './page.js';
+import type { ParsedPage } from './page.js';
 import { basename, isPage, loadSites } from './site.js';
-import { checkSyntax, isSyntaxChecked } from './syntax.js';
+import { isSyntaxChecked } from './syntax.js';
 import type { Change, SiteTree } from './tree.js';
 
 /** What the built-in checks run on. */
@@ -25,16 +26,26 @@ export interface BuiltInInput {
   changes: readonly Change[];
   /** The checks to run; all by default. */
   checks?: readonly BuiltInCheck[];
+  /** Time the parsing may take, per file and for the run (see src/parse/pool.ts); defaults are generous. */
+  budget?: { fileMs?: number; runMs?: number };
 }
 
 /** Referring pages read per removed file at most: a removed `index` page can be named by many. */
 const MAX_REFERRERS = 500;
 
-/** Runs the built-in checks; never throws for what a page holds (a compiler fault is an `error` result). */
+/**
+ * Runs the built-in checks; never throws for what a page holds (a compiler fault is an `error`
+ * result). Every parse runs in the parse pool, so a hostile file costs its time budget, not the
+ * event loop; a file past it is a problem on that file.
+ */
 export async function runBuiltInChecks(input: BuiltInInput): Promise<CheckResult[]> {
   const enabled = new Set(input.checks ?? BUILT_IN_CHECKS);
   const { tree, changes } = input;
-  const map = await loadSites(tree);
+  const budget: ParseBudget = {
+    fileMs: input.budget?.fileMs ?? PARSE_FILE_MS,
+    run: AbortSignal.timeout(input.budget?.runMs ?? PARSE_RUN_MS),
+  };
+  const map = await loadSites(tree, budget);
   const found: Record<BuiltInCheck, CheckProblem[]> = {
     markdown: [],
     frontmatter: [],
@@ -47,7 +58,9 @@ export async function runBuiltInChecks(input: BuiltInInput): Promise<CheckResult
   const parse = (path: string, compile: boolean) => {
     let page = parsed.get(path);
     if (!page) {
-      page = tree.read(path).then((text) => (text === null ? null : parsePage(path, text, { compile })));
+      page = tree
+        .read(path)
+        .then((text) => (text === null ? null : parsePageOffThread(path, text, compile, budget)));
       parsed.set(path, page);
     }
     return page;
@@ -96,13 +109,30 @@ export async function runBuiltInChecks(input: BuiltInInput): Promise<CheckResult
     for (const change of present) {
       if (!isSyntaxChecked(change.path)) continue;
       const text = await tree.read(change.path);
-      if (text !== null) found.syntax.push(...checkSyntax(change.path, text));
+      if (text === null) continue;
+      const checked = await parseOffThread({ kind: 'syntax', path: change.path, text }, budget);
+      found.syntax.push(
+        ...(checked.ok ? checked.value : [{ path: change.path, line: null, message: checked.message }]),
+      );
     }
   }
 
   return BUILT_IN_CHECKS.filter((name) => enabled.has(name)).map((name) =>
     resultOf(name, found[name], name === 'markdown' ? faults : [], changedPages.length),
   );
+}
+
+/** A page parsed in the pool; one that could not be in budget holds only that problem. */
+async function parsePageOffThread(
+  path: string,
+  text: string,
+  compile: boolean,
+  budget: ParseBudget,
+): Promise<ParsedPage> {
+  const parsed = await parseOffThread({ kind: 'page', path, text, compile }, budget);
+  if (parsed.ok) return parsed.value;
+  const problem = { path, line: null, message: parsed.message };
+  return { path, problems: [problem], fault: null, frontmatter: null, links: [], anchors: null };
 }
 
 /**

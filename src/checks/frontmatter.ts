@@ -2,9 +2,8 @@
  * The `frontmatter` check: a page's front matter is valid YAML holding a mapping, and carries the
  * fields its site requires (a Mintlify page needs `title`; MkDocs and plain Markdown need none).
  */
-import { isMap, LineCounter, parseDocument } from 'yaml';
 import type { CheckProblem } from '../domain/checks.js';
-import type { ParsedPage } from './page.js';
+import type { FrontMatter } from './page.js';
 import type { Site } from './site.js';
 
 /** Fields a site's pages must have in their front matter. */
@@ -13,7 +12,10 @@ const REQUIRED_FIELDS: Record<Site['kind'], string[]> = { mintlify: ['title'], m
 /** Folders of a Mintlify site whose files are included into pages, not pages themselves. */
 export const MINTLIFY_SNIPPETS = 'snippets/';
 
-export function checkFrontmatter(page: ParsedPage, site: Site): CheckProblem[] {
+export function checkFrontmatter(
+  page: { path: string; frontmatter: FrontMatter | null },
+  site: Site,
+): CheckProblem[] {
   const required = isSnippet(page.path, site) || isRepositoryDoc(page.path) ? [] : REQUIRED_FIELDS[site.kind];
   const front = page.frontmatter;
   if (!front) {
@@ -26,21 +28,8 @@ export function checkFrontmatter(page: ParsedPage, site: Site): CheckProblem[] {
       },
     ];
   }
-  const lines = new LineCounter();
-  const document = parseDocument(front.text, { lineCounter: lines, prettyErrors: false });
-  const [error] = document.errors;
-  if (error) {
-    const line = front.line + lines.linePos(error.pos[0]).line - 1;
-    return [
-      {
-        path: page.path,
-        line,
-        message: `The front matter is not valid YAML: ${error.message.split('\n')[0]}. Quote values that hold \`:\`, \`#\`, \`{\` or start with a special character.`,
-      },
-    ];
-  }
-  const contents = document.contents;
-  if (contents !== null && !isMap(contents)) {
+  if (front.error) return [{ path: page.path, line: front.error.line, message: front.error.message }];
+  if (!front.mapping) {
     return [
       {
         path: page.path,
@@ -49,10 +38,7 @@ export function checkFrontmatter(page: ParsedPage, site: Site): CheckProblem[] {
       },
     ];
   }
-  const missing = required.filter((field) => {
-    const value = contents?.get(field);
-    return value === undefined || value === null || String(value).trim() === '';
-  });
+  const missing = required.filter((field) => !front.filled.includes(field));
   if (missing.length === 0) return [];
   return [
     {

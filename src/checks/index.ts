@@ -6,11 +6,12 @@
 import { type CheckResult, type CheckRun, runStatus } from '../domain/checks.js';
 import type { Redactor } from '../domain/redact.js';
 import type { Workspace } from '../git/workspace.js';
-import { runBuiltInChecks } from './built-in.js';
+import { type BuiltInInput, runBuiltInChecks } from './built-in.js';
 import { runCommandCheck } from './command.js';
 import type { SandboxSettings } from './sandbox.js';
 import { workspaceChanges, workspaceTree } from './workspace-tree.js';
 
+export { closeParsePool } from '../parse/pool.js';
 export { runBuiltInChecks } from './built-in.js';
 export { checkSummary, describeForAgent } from './report.js';
 export { type SandboxSettings, sandboxStatus } from './sandbox.js';
@@ -33,6 +34,8 @@ export interface JobCheckOptions {
   scratchDir: string;
   /** The limits of the command's sandbox. */
   sandbox: SandboxSettings;
+  /** Time the built-in checks may spend parsing, per file and per run (defaults in src/parse/pool.ts). */
+  parseBudget?: BuiltInInput['budget'];
   redact: Redactor;
   signal?: AbortSignal;
 }
@@ -45,7 +48,8 @@ export async function runJobChecks(options: JobCheckOptions): Promise<CheckRun> 
   const results: CheckResult[] = [];
   if (settings.builtIn) {
     const changes = await workspaceChanges(workspace, options.baseRef);
-    results.push(...(await runBuiltInChecks({ tree: workspaceTree(workspace), changes })));
+    const budget = options.parseBudget ? { budget: options.parseBudget } : {};
+    results.push(...(await runBuiltInChecks({ tree: workspaceTree(workspace), changes, ...budget })));
   }
   if (settings.command) {
     results.push(

@@ -12,7 +12,9 @@ import remarkFrontmatter from 'remark-frontmatter';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import { visit } from 'unist-util-visit';
+import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { CheckProblem } from '../domain/checks.js';
+import { MAX_NESTING, markdownNesting, treeDepth, yamlNesting } from '../parse/nesting.js';
 
 /** A link, image or import found in a page. */
 export interface PageLink {
@@ -28,8 +30,8 @@ export interface ParsedPage {
   problems: CheckProblem[];
   /** The compiler failed on something other than the page's syntax (a fault to report, not to fix). */
   fault: string | null;
-  /** The YAML front matter's text and the line its first line is on, or null when there is none. */
-  frontmatter: { text: string; line: number } | null;
+  /** The YAML front matter as read, or null when there is none. */
+  frontmatter: FrontMatter | null;
   links: PageLink[];
   /** Anchors a link may point at: heading slugs, explicit ids. Null when the page did not parse. */
   anchors: Set<string> | null;
@@ -68,6 +70,8 @@ export async function parsePage(
   options: { compile?: boolean } = {},
 ): Promise<ParsedPage> {
   const page: ParsedPage = { path, problems: [], fault: null, frontmatter: null, links: [], anchors: null };
+  const depth = markdownNesting(text);
+  if (depth > MAX_NESTING) return tooDeep(page, depth);
   const isMdx = path.endsWith('.mdx');
   const mdx = isMdx ? await loadMdx() : null;
   let tree: Root;
@@ -79,10 +83,13 @@ export async function parsePage(
     // MDX that does not parse is still read as Markdown for its front matter, links and headings,
     // so that every problem of the page is reported at once, not one after the other.
     try {
-      collect(page, lenientMdx.parse(text) as Root, false);
+      const lenient = lenientMdx.parse(text) as Root;
+      if (treeDepth(lenient) <= MAX_NESTING) collect(page, lenient, false);
     } catch {}
     return page;
   }
+  const treeDeep = treeDepth(tree);
+  if (treeDeep > MAX_NESTING) return tooDeep(page, treeDeep);
   try {
     collect(page, tree, isMdx);
   } catch (error) {
@@ -101,8 +108,22 @@ export async function parsePage(
   return page;
 }
 
+function tooDeep(page: ParsedPage, depth: number | null): ParsedPage {
+  const levels = depth === null ? '' : ` (${depth} levels; at most ${MAX_NESTING})`;
+  page.problems.push({
+    path: page.path,
+    line: null,
+    message: `${page.path} is nested too deeply to check${levels}: simplify the nesting (block quotes, lists, emphasis).`,
+  });
+  return page;
+}
+
 /** A compiler message about the page becomes a problem; anything else is a fault of the compiler. */
 function recordFailure(page: ParsedPage, error: unknown, stage: 'parse' | 'compile'): void {
+  if (error instanceof RangeError && /call stack/i.test(error.message)) {
+    tooDeep(page, null);
+    return;
+  }
   if (!isCompilerMessage(error)) {
     const reason = error instanceof Error ? error.message : String(error);
     const tool = page.path.endsWith('.mdx') ? 'The MDX compiler' : 'The Markdown parser';
@@ -157,7 +178,7 @@ function syntaxProblem(path: string, error: CompilerMessage): CheckProblem {
 function collect(page: ParsedPage, tree: Root, isMdx: boolean): void {
   const first = tree.children[0];
   if (first?.type === 'yaml')
-    page.frontmatter = { text: first.value, line: (first.position?.start.line ?? 1) + 1 };
+    page.frontmatter = readFrontmatter(first.value, (first.position?.start.line ?? 1) + 1);
   const slugger = new GithubSlugger();
   const anchors = new Set<string>();
   const add = (
@@ -198,6 +219,56 @@ function collect(page: ParsedPage, tree: Root, isMdx: boolean): void {
     }
   });
   page.anchors = anchors;
+}
+
+/**
+ * A page's front matter as the YAML parser read it (in the parse worker, see src/parse/pool.ts): what
+ * the check needs, and nothing that cannot cross to the main thread.
+ */
+export interface FrontMatter {
+  /** The line of the front matter's first line. */
+  line: number;
+  /** Why it is not valid YAML (the message for the agent) and the line; null when it is. */
+  error: { line: number; message: string } | null;
+  /** Whether it holds a mapping (or nothing). */
+  mapping: boolean;
+  /** Its top-level fields that have a non-empty value. */
+  filled: string[];
+}
+
+/** Reads front matter text that starts on `line`; never throws for what it holds. */
+export function readFrontmatter(text: string, line: number): FrontMatter {
+  const front: FrontMatter = { line, error: null, mapping: true, filled: [] };
+  const depth = yamlNesting(text);
+  if (depth > MAX_NESTING) {
+    front.error = {
+      line,
+      message: `The front matter is nested too deeply (${depth} levels; at most ${MAX_NESTING}): simplify the nesting.`,
+    };
+    return front;
+  }
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const [error] = document.errors;
+  if (error) {
+    front.error = {
+      line: line + lines.linePos(error.pos[0]).line - 1,
+      message: `The front matter is not valid YAML: ${error.message.split('\n')[0]}. Quote values that hold \`:\`, \`#\`, \`{\` or start with a special character.`,
+    };
+    return front;
+  }
+  const contents = document.contents;
+  if (contents === null) return front;
+  if (!isMap(contents)) {
+    front.mapping = false;
+    return front;
+  }
+  for (const pair of contents.items) {
+    const key = isScalar(pair.key) ? pair.key.value : pair.key;
+    const value = contents.get(key);
+    if (value !== undefined && value !== null && String(value).trim() !== '') front.filled.push(String(key));
+  }
+  return front;
 }
 
 /** A heading's anchor: its slug (and an explicit `{#id}` in Markdown, as MkDocs' attr_list writes it). */

@@ -3,7 +3,8 @@
  * folder of Mintlify's `docs.json`/`mint.json`, MkDocs' `docs_dir`), which pages its navigation
  * names (with the line that names each), and which page a link's path lands on.
  */
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { type ParseBudget, parseOffThread } from '../parse/pool.js';
+import type { MintlifyConfig, MkdocsConfig } from './site-config.js';
 import type { SiteTree } from './tree.js';
 
 /** Extensions of the files that are pages. */
@@ -46,8 +47,11 @@ export interface SiteMap {
   siteOf(path: string): Site;
 }
 
-/** Reads the repository's site configurations; each is parsed once, with positions. */
-export async function loadSites(tree: SiteTree): Promise<SiteMap> {
+/**
+ * Reads the repository's site configurations, each parsed once in the parse pool. One that does
+ * not parse in budget is a site without navigation (the syntax check reports the file).
+ */
+export async function loadSites(tree: SiteTree, budget: ParseBudget): Promise<SiteMap> {
   const list = await tree.files();
   const files = new Set(list);
   const sites: Site[] = [];
@@ -60,9 +64,12 @@ export async function loadSites(tree: SiteTree): Promise<SiteMap> {
       if (!text || !/"(navigation|\$schema|theme)"/.test(text)) continue;
       // docs.json replaced mint.json; a repository that has both is read through docs.json.
       if (name === 'mint.json' && files.has(join(folder, 'docs.json'))) continue;
-      sites.push(mintlifySite(path, folder, text, files));
+      const read = await parseOffThread({ kind: 'mintlify', path, text }, budget);
+      sites.push(mintlifySite(path, folder, text, files, read.ok ? read.value : null));
     } else if (MKDOCS_CONFIGS.includes(name)) {
-      sites.push(mkdocsSite(path, folder, (await tree.read(path)) ?? '', files));
+      const text = (await tree.read(path)) ?? '';
+      const read = await parseOffThread({ kind: 'mkdocs', path, text }, budget);
+      sites.push(mkdocsSite(path, folder, files, read.ok ? read.value : null));
     }
   }
   // Deepest roots first, so `siteOf` finds the closest.
@@ -91,80 +98,46 @@ export function resolvePage(files: ReadonlySet<string>, root: string, path: stri
   return candidates.find((candidate) => candidate !== '' && files.has(candidate)) ?? null;
 }
 
-function mintlifySite(config: string, root: string, text: string, files: ReadonlySet<string>): Site {
+function mintlifySite(
+  config: string,
+  root: string,
+  text: string,
+  files: ReadonlySet<string>,
+  read: MintlifyConfig | null,
+): Site {
   const site: Site = { kind: 'mintlify', config, root, navigation: null, redirects: new Set() };
-  // JSON.parse, not a parser that keeps positions: a navigation of thousands of pages would cost
-  // hundreds of milliseconds that way. The line of an entry is looked up only when it is reported.
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return site;
-  }
-  if (!isObject(parsed)) return site;
-  const entries: NavigationEntry[] = [];
-  const add = (page: string) => {
-    if (isExternal(page)) return;
-    const file = resolveNavigationPage(files, root, page);
-    entries.push({
+  if (!read?.pages) return site;
+  site.navigation = read.pages
+    .filter((page) => !isExternal(page))
+    .map((page) => ({
       page,
-      file,
+      file: resolveNavigationPage(files, root, page),
+      // Looked up only when an entry is reported: a navigation can name thousands of pages.
       get line() {
         const at = text.indexOf(JSON.stringify(page));
         return at < 0 ? 1 : text.slice(0, at).split('\n').length;
       },
-    });
-  };
-  // Pages are the strings of every `pages` array (and a group's `root`), however deep the tabs,
-  // anchors, versions, languages and groups around them are.
-  const visit = (node: unknown, key: string | null) => {
-    if (Array.isArray(node)) {
-      for (const item of node) {
-        if (key === 'pages' && typeof item === 'string') add(item);
-        else visit(item, null);
-      }
-    } else if (isObject(node)) {
-      for (const [name, value] of Object.entries(node)) visit(value, name);
-    } else if (key === 'root' && typeof node === 'string') add(node);
-  };
-  visit(parsed.navigation, 'navigation');
-  site.navigation = entries;
-  if (Array.isArray(parsed.redirects)) {
-    for (const redirect of parsed.redirects) {
-      if (isObject(redirect) && typeof redirect.source === 'string')
-        site.redirects.add(redirect.source.replace(/^\/+|\/+$/g, ''));
-    }
-  }
+    }));
+  site.redirects = new Set(read.redirects);
   return site;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function mkdocsSite(config: string, folder: string, text: string, files: ReadonlySet<string>): Site {
-  const parsed = parseWithLines(text);
-  const docsDir = parsed?.document.get('docs_dir');
+function mkdocsSite(
+  config: string,
+  folder: string,
+  files: ReadonlySet<string>,
+  read: MkdocsConfig | null,
+): Site {
+  const docsDir = read?.docsDir;
   const root = join(folder, typeof docsDir === 'string' ? docsDir.replace(/^\.\/|\/+$/g, '') : 'docs');
   const site: Site = { kind: 'mkdocs', config, root, navigation: null, redirects: new Set() };
-  const nav = parsed?.document.get('nav', true);
-  if (!parsed || !isSeq(nav)) return site;
-  const entries: NavigationEntry[] = [];
-  // Each item is `page.md`, `{ Title: page.md }`, `{ Title: https://… }` or `{ Section: [items] }`.
-  const visit = (node: unknown) => {
-    if (isSeq(node)) for (const item of node.items) visit(item);
-    else if (isMap(node)) for (const pair of node.items) visit(isPair(pair) ? pair.value : null);
-    else if (isScalar(node) && typeof node.value === 'string' && !isExternal(node.value)) {
-      const page = node.value;
+  if (!read?.navigation) return site;
+  site.navigation = read.navigation
+    .filter((entry) => !isExternal(entry.page))
+    .map(({ page, line }) => {
       const file = join(root, page.replace(/^\.?\//, ''));
-      entries.push({
-        page,
-        line: parsed.lineOf(node),
-        file: files.has(file) ? file : resolvePage(files, root, page),
-      });
-    }
-  };
-  visit(nav);
-  site.navigation = entries;
+      return { page, line, file: files.has(file) ? file : resolvePage(files, root, page) };
+    });
   return site;
 }
 
@@ -173,15 +146,6 @@ function resolveNavigationPage(files: ReadonlySet<string>, root: string, page: s
   const base = join(root, page.replace(/^\/+/, ''));
   const candidates = [...PAGE_EXTENSIONS.map((extension) => `${base}${extension}`), base];
   return candidates.find((candidate) => files.has(candidate)) ?? null;
-}
-
-/** A YAML (or JSON, which YAML reads too) document with the line of each node; null when it has errors. */
-export function parseWithLines(text: string) {
-  const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-  if (document.errors.length > 0) return null;
-  const lineOf = (node: Node) => (node.range ? lines.linePos(node.range[0]).line : 1);
-  return { document, lineOf };
 }
 
 /** A URL with a scheme (`https:`, `mailto:`) or protocol-relative (`//host`): not checked. */

@@ -6,13 +6,13 @@
  */
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type { CheckProblem } from '../domain/checks.js';
-import { basename } from './site.js';
+import { jsonNesting, MAX_NESTING, tooDeep, yamlNesting } from '../parse/nesting.js';
 
 export const isSyntaxChecked = (path: string) => /\.(json|ya?ml)$/i.test(path) && !isJsonWithComments(path);
 
 /** Files that are JSON with comments by convention (editors and TypeScript read them so). */
 function isJsonWithComments(path: string): boolean {
-  const name = basename(path);
+  const name = path.slice(path.lastIndexOf('/') + 1);
   return (
     /^(tsconfig|jsconfig)(\..*)?\.json$/.test(name) ||
     path.startsWith('.vscode/') ||
@@ -22,8 +22,12 @@ function isJsonWithComments(path: string): boolean {
   );
 }
 
+/** Runs in the parse worker (see src/parse/pool.ts): a file's nesting is measured before it is parsed. */
 export function checkSyntax(path: string, text: string): CheckProblem[] {
-  if (/\.json$/i.test(path)) {
+  const isJson = /\.json$/i.test(path);
+  const depth = isJson ? jsonNesting(text) : yamlNesting(text);
+  if (depth > MAX_NESTING) return [{ path, line: null, message: tooDeep(path, depth) }];
+  if (isJson) {
     try {
       JSON.parse(text);
       return [];

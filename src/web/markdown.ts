@@ -1,24 +1,31 @@
-import rehypeSanitize from 'rehype-sanitize';
-import rehypeStringify from 'rehype-stringify';
-import remarkParse from 'remark-parse';
-import remarkRehype from 'remark-rehype';
-import { unified } from 'unified';
-import { Html } from './html.js';
+import { markdownNesting } from '../parse/nesting.js';
+import { parseOffThread } from '../parse/pool.js';
+import { Html, html } from './html.js';
 
-// Raw HTML in the Markdown is dropped by remark-rehype (it is not allowed through), and what the
-// conversion makes is sanitized with GitHub's rules: no script, no event handlers, no
-// `javascript:` links, ids prefixed so they cannot clobber the page's own.
-const processor = unified()
-  .use(remarkParse)
-  .use(remarkRehype)
-  .use(rehypeSanitize)
-  .use(rehypeStringify)
-  .freeze();
+/** Past these, text is shown as it is without asking a worker: no description needs more. */
+const MAX_RENDERED_CHARS = 100_000;
+const MAX_RENDERED_NESTING = 64;
+/** How long a render may take in a worker, and wait for one: the page answers either way. */
+const RENDER_MS = 2_000;
+const RENDER_WAIT_MS = 5_000;
 
 /**
  * Markdown written by the agent or a code host (a pull request's description) as HTML that is safe
- * to put in a page.
+ * to put in a page, rendered in the parse pool (markdown-render.ts). Text too long, too deeply
+ * nested or too slow to render is shown escaped, as it is.
  */
-export function markdownHtml(markdown: string): Html {
-  return new Html(String(processor.processSync(markdown)));
+export async function markdownHtml(markdown: string): Promise<Html> {
+  if (markdown.length > MAX_RENDERED_CHARS || markdownNesting(markdown) > MAX_RENDERED_NESTING)
+    return plainText(markdown);
+  try {
+    const rendered = await parseOffThread(
+      { kind: 'markdown', path: 'the description', text: markdown },
+      { fileMs: RENDER_MS, run: AbortSignal.timeout(RENDER_WAIT_MS) },
+    );
+    return rendered.ok && rendered.value !== null ? new Html(rendered.value) : plainText(markdown);
+  } catch {
+    return plainText(markdown);
+  }
 }
+
+const plainText = (text: string) => html`<pre class="plain">${text}</pre>`;

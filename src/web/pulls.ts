@@ -90,6 +90,7 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
       const { project, pull } = await pullRequestOf(store, request);
       const changes = await changesOf(project, pull);
       const notice = request.query.notice ? NOTICES[request.query.notice] : undefined;
+      const body = pull.body.trim() ? await markdownHtml(pull.body) : null;
       return sendPage(
         request,
         reply,
@@ -106,7 +107,7 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
             <form method="post" action="/ui/projects/${project.id}/pulls/${pull.number}/close"><input type="hidden" name="_csrf" value="${csrf}"><button class="danger" type="submit">Close</button></form></div>`
           : ''
       }
-      <section><h2>Description</h2>${pull.body.trim() ? html`<div class="markdown" id="pull-body">${markdownHtml(pull.body)}</div>` : html`<div class="pad">No description.</div>`}</section>
+      <section><h2>Description</h2>${body ? html`<div class="markdown" id="pull-body">${body}</div>` : html`<div class="pad">No description.</div>`}</section>
       <section><h2>Commits (${changes.commits.length})</h2>
         <ul class="commits">${changes.commits.map((c) => html`<li><code>${c.sha}</code> ${c.subject}</li>`)}</ul></section>
       ${pull.state === 'merged' ? html`<div class="flash ok">Merged into ${pull.baseBranch} ${time(pull.mergedAt)}.</div>` : ''}

@@ -47,6 +47,8 @@ export interface CheckLoopInput {
   repairRounds: number;
   /** The limits of the project's command's sandbox. */
   sandbox: SandboxSettings;
+  parseSeconds: number;
+  parseRunSeconds: number;
   redact: Redactor;
   signal: AbortSignal;
   /** Counts each check's outcome (`agentjobs_checks_total`). */
@@ -71,6 +73,7 @@ export function checkRunner(input: CheckLoopInput) {
       settings,
       scratchDir: join(input.dataDir, 'checks', input.job.id),
       sandbox: input.sandbox,
+      parseBudget: { fileMs: input.parseSeconds * 1000, runMs: input.parseRunSeconds * 1000 },
       redact: input.redact,
       signal: input.signal,
     });

@@ -1,0 +1,83 @@
+/**
+ * A site configuration's text read for what the checks need: the pages its navigation names and
+ * Mintlify's redirects. Runs in the parse worker (see src/parse/pool.ts), so the results are plain
+ * data; site.ts resolves them against the repository's files.
+ */
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { jsonNesting, MAX_NESTING, yamlNesting } from '../parse/nesting.js';
+
+/** What a Mintlify `docs.json`/`mint.json` names; `pages` is null when it does not parse. */
+export interface MintlifyConfig {
+  pages: string[] | null;
+  /** Redirect sources without their leading and trailing slashes. */
+  redirects: string[];
+}
+
+/** What an `mkdocs.yml` names; `navigation` is null without `nav` or when it does not parse. */
+export interface MkdocsConfig {
+  docsDir: string | null;
+  navigation: Array<{ page: string; line: number }> | null;
+}
+
+export function readMintlifyConfig(text: string): MintlifyConfig {
+  const config: MintlifyConfig = { pages: null, redirects: [] };
+  // Nested past the limit is not a configuration Mintlify reads; the syntax check says so.
+  if (jsonNesting(text) > MAX_NESTING) return config;
+  // JSON.parse, not a parser that keeps positions: a navigation of thousands of pages would cost
+  // hundreds of milliseconds that way. The line of an entry is looked up only when it is reported.
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return config;
+  }
+  if (!isObject(parsed)) return config;
+  const pages: string[] = [];
+  // Pages are the strings of every `pages` array (and a group's `root`), however deep the tabs,
+  // anchors, versions, languages and groups around them are.
+  const visit = (node: unknown, key: string | null) => {
+    if (Array.isArray(node)) {
+      for (const item of node) {
+        if (key === 'pages' && typeof item === 'string') pages.push(item);
+        else visit(item, null);
+      }
+    } else if (isObject(node)) {
+      for (const [name, value] of Object.entries(node)) visit(value, name);
+    } else if (key === 'root' && typeof node === 'string') pages.push(node);
+  };
+  visit(parsed.navigation, 'navigation');
+  config.pages = pages;
+  if (Array.isArray(parsed.redirects)) {
+    for (const redirect of parsed.redirects) {
+      if (isObject(redirect) && typeof redirect.source === 'string')
+        config.redirects.push(redirect.source.replace(/^\/+|\/+$/g, ''));
+    }
+  }
+  return config;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function readMkdocsConfig(text: string): MkdocsConfig {
+  const config: MkdocsConfig = { docsDir: null, navigation: null };
+  if (yamlNesting(text) > MAX_NESTING) return config;
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  if (document.errors.length > 0) return config;
+  const docsDir = document.get('docs_dir');
+  if (typeof docsDir === 'string') config.docsDir = docsDir;
+  const nav = document.get('nav', true);
+  if (!isSeq(nav)) return config;
+  const navigation: MkdocsConfig['navigation'] & object = [];
+  // Each item is `page.md`, `{ Title: page.md }`, `{ Title: https://… }` or `{ Section: [items] }`.
+  const visit = (node: unknown) => {
+    if (isSeq(node)) for (const item of node.items) visit(item);
+    else if (isMap(node)) for (const pair of node.items) visit(isPair(pair) ? pair.value : null);
+    else if (isScalar(node) && typeof node.value === 'string')
+      navigation.push({ page: node.value, line: node.range ? lines.linePos(node.range[0]).line : 1 });
+  };
+  visit(nav);
+  config.navigation = navigation;
+  return config;
+}

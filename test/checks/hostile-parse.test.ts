@@ -1,0 +1,164 @@
+/**
+ * Files a model can write that parsers choke on, at the workspace's file-size limit: the built-in
+ * checks end with a readable problem on the file, and the event loop stays responsive throughout
+ * (the parsing runs in the parse pool's worker threads, with a time budget per file). On the
+ * event loop, each of these froze the process for seconds to minutes, or overflowed the stack.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runBuiltInChecks } from '../../src/checks/built-in.js';
+import { closeParsePool } from '../../src/checks/index.js';
+import { directoryTree } from '../../src/checks/tree.js';
+
+/** The workspace's limit on a file the agent writes (and the checks read). */
+const LIMIT = 512 * 1024;
+/** Far above any pause a busy machine makes, far below what the parsers cost on the event loop. */
+const MAX_LAG_MS = 2_000;
+
+const roots: string[] = [];
+afterAll(async () => {
+  await closeParsePool();
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+const DOCS_JSON = JSON.stringify({
+  $schema: 'https://mintlify.com/docs.json',
+  navigation: { groups: [{ group: 'Start', pages: ['index'] }] },
+});
+
+/** A Mintlify site holding `files` besides its own. */
+function site(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'agentjobs-hostile-parse-'));
+  roots.push(root);
+  const all = { 'docs.json': DOCS_JSON, 'index.mdx': '---\ntitle: Home\n---\n\nHello.\n', ...files };
+  for (const [path, content] of Object.entries(all)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+/** `unit` repeated up to the limit, then `tail`. */
+const fill = (unit: string, tail = '') => unit.repeat(Math.floor((LIMIT - tail.length) / unit.length)) + tail;
+
+/** Runs of 1, 2, 3, … backticks between letters: each run looks for its closing run of equal length. */
+function backtickLadder(): string {
+  let text = '';
+  for (let run = 1; text.length + run + 1 <= LIMIT; run++) text += `${'`'.repeat(run)}a`;
+  return text;
+}
+
+const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+
+/** The checks' results on `path` of `files`, and the longest the event loop waited meanwhile. */
+async function checkWhileMeasuring(files: Record<string, string>, path: string) {
+  const root = site(files);
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const started = Date.now();
+  try {
+    const results = await runBuiltInChecks({
+      tree: directoryTree(root),
+      changes: [{ path, kind: 'modified' }],
+    });
+    return { results, lagMs: delay.max / 1e6, tookMs: Date.now() - started };
+  } finally {
+    delay.disable();
+  }
+}
+
+const cases: Array<{ name: string; path: string; text: string; check: string; says: RegExp }> = [
+  {
+    name: '80,000+ nested block quotes and a word',
+    path: 'docs/quote.md',
+    text: fill('>', ' word'),
+    check: 'markdown',
+    says: /docs\/quote\.md is nested too deeply .*simplify the nesting/,
+  },
+  {
+    name: 'a ladder of opening brackets',
+    path: 'docs/brackets.md',
+    text: fill('[', 'a'),
+    check: 'markdown',
+    says: /docs\/brackets\.md is too slow to parse .*simplify the nesting/,
+  },
+  {
+    name: 'a ladder of backtick runs',
+    path: 'docs/ticks.mdx',
+    text: backtickLadder(),
+    check: 'markdown',
+    says: /docs\/ticks\.mdx is too slow to parse .*simplify the nesting/,
+  },
+  {
+    name: 'a docs.json 120,000 levels deep',
+    path: 'docs.json',
+    text: `{"$schema": "https://mintlify.com/docs.json", "navigation": ${deep(120_000)}}`,
+    check: 'syntax',
+    says: /docs\.json is nested too deeply .*simplify the nesting/,
+  },
+  {
+    name: 'YAML front matter 200,000 levels deep',
+    path: 'docs/front.mdx',
+    text: `---\ntitle: Deep\nnested: ${deep(200_000)}\n---\n\nText.\n`,
+    check: 'frontmatter',
+    says: /The front matter is nested too deeply .*simplify the nesting/,
+  },
+  {
+    name: 'a YAML file of compact sequences nested to the limit',
+    path: 'config.yml',
+    text: fill('- ', 'a'),
+    check: 'syntax',
+    says: /config\.yml is nested too deeply .*simplify the nesting/,
+  },
+];
+
+describe('built-in checks on hostile files at the size limit', () => {
+  it.each(cases)('$name: a readable problem on the file, the event loop never stalls', async (hostile) => {
+    expect(hostile.text.length).toBeLessThanOrEqual(LIMIT);
+    const { results, lagMs } = await checkWhileMeasuring({ [hostile.path]: hostile.text }, hostile.path);
+    const result = results.find((candidate) => candidate.name === hostile.check);
+    expect(result?.status).toBe('failed');
+    expect(result?.problems).toContainEqual(
+      expect.objectContaining({ path: hostile.path, message: expect.stringMatching(hostile.says) }),
+    );
+    expect(lagMs).toBeLessThan(MAX_LAG_MS);
+  });
+
+  it('runs out of its run budget with a problem on each file left, not a stalled or failed run', async () => {
+    const root = site({ 'docs/a.md': fill('[', 'a'), 'docs/b.md': fill('[', 'b') });
+    const results = await runBuiltInChecks({
+      tree: directoryTree(root),
+      changes: [
+        { path: 'docs/a.md', kind: 'modified' },
+        { path: 'docs/b.md', kind: 'modified' },
+      ],
+      checks: ['markdown'],
+      budget: { fileMs: 60_000, runMs: 1_000 },
+    });
+    expect(results[0]?.problems).toEqual([
+      { path: 'docs/a.md', line: null, message: expect.stringContaining('docs/a.md was not checked') },
+      { path: 'docs/b.md', line: null, message: expect.stringContaining('docs/b.md was not checked') },
+    ]);
+  });
+
+  it('still checks an ordinary page after a worker was stopped for a slow one', async () => {
+    const root = site({
+      'docs/slow.md': fill('[', 'a'),
+      'docs/fine.mdx': '---\ntitle: Fine\n---\n\n<Note>\n',
+    });
+    const results = await runBuiltInChecks({
+      tree: directoryTree(root),
+      changes: [
+        { path: 'docs/slow.md', kind: 'modified' },
+        { path: 'docs/fine.mdx', kind: 'modified' },
+      ],
+      checks: ['markdown'],
+      budget: { fileMs: 1_000 },
+    });
+    expect(results[0]?.problems.map((problem) => problem.path)).toEqual(['docs/slow.md', 'docs/fine.mdx']);
+    expect(results[0]?.problems[1]?.message).toContain('`<Note>` opened on line 5 is never closed');
+  });
+});
