@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnInGroup } from '../../test/support/processes.js';
-import { ensureMirror, MIRROR_REFSPEC, MirrorError, normalizeRepository, pushBranch } from './mirror.js';
+import { ensureMirror, MIRROR_REFSPEC, MirrorError, normalizeRepository } from './mirror.js';
+import { pushBranch } from './push.js';
 import { runGit } from './run.js';
 import { Workspace } from './workspace.js';
 

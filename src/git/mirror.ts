@@ -19,7 +19,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { withFileLock } from './file-lock.js';
-import { pushRef } from './push.js';
 import { runGit } from './run.js';
 
 /** The refspec that makes the mirror's branches the upstream's branches. */
@@ -269,39 +268,6 @@ async function fetch(
   await runGit(['fetch', '--prune', '--quiet', 'origin', MIRROR_REFSPEC, ...busy], {
     ...run,
     cwd: mirrorPath,
-  });
-}
-
-/** Options of `pushBranch`. */
-export interface PushBranchOptions {
-  mirrorPath: string;
-  branch: string;
-  /** Credentials for the push, from `askpassEnv`; `{}` for none. */
-  env: Record<string, string>;
-  /** Overwrite the remote branch even when it is not an ancestor (a retried run starts over). */
-  force?: boolean;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-}
-
-/**
- * Pushes the mirror's `refs/heads/<branch>` to the same branch of origin, in one `git push` with
- * the other runs pushing from this mirror at that moment (`pushRef`).
- */
-export async function pushBranch(options: PushBranchOptions): Promise<void> {
-  const ref = `refs/heads/${options.branch}`;
-  // The name is checked by git only when the push fails: a run's branch was made by git already.
-  await pushRef({
-    mirrorPath: options.mirrorPath,
-    source: ref,
-    destination: ref,
-    env: options.env,
-    ...(options.force ? { force: true } : {}),
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    ...(options.signal ? { signal: options.signal } : {}),
-  }).catch(async (error: unknown) => {
-    await assertBranchName(options.branch);
-    throw error;
   });
 }
 

@@ -12,6 +12,7 @@
  * one run's refusal must not hold back another's branch.
  */
 import { resolve } from 'node:path';
+import { assertBranchName } from './mirror.js';
 import { GitError, runGit } from './run.js';
 
 /** One ref to push. */
@@ -153,4 +154,37 @@ async function pushBatch(batch: Waiting[]): Promise<void> {
     const line = own?.line ?? `git push did not report ${destination}`;
     entry.reject(new GitError('push', 'exit', result.exitCode, `${line}\n${said}`.trim()));
   }
+}
+
+/** Options of `pushBranch`. */
+export interface PushBranchOptions {
+  mirrorPath: string;
+  branch: string;
+  /** Credentials for the push, from `askpassEnv`; `{}` for none. */
+  env: Record<string, string>;
+  /** Overwrite the remote branch even when it is not an ancestor (a retried run starts over). */
+  force?: boolean;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Pushes the mirror's `refs/heads/<branch>` to the same branch of origin, in one `git push` with
+ * the other runs pushing from this mirror at that moment (`pushRef`).
+ */
+export async function pushBranch(options: PushBranchOptions): Promise<void> {
+  const ref = `refs/heads/${options.branch}`;
+  // The name is checked by git only when the push fails: a run's branch was made by git already.
+  await pushRef({
+    mirrorPath: options.mirrorPath,
+    source: ref,
+    destination: ref,
+    env: options.env,
+    ...(options.force ? { force: true } : {}),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  }).catch(async (error: unknown) => {
+    await assertBranchName(options.branch);
+    throw error;
+  });
 }

@@ -6,7 +6,7 @@
 import type { Config } from '../config.js';
 import type { Job } from '../domain/job.js';
 import type { Redactor } from '../domain/redact.js';
-import { pushBranch } from '../git/mirror.js';
+import { pushBranch } from '../git/push.js';
 import type { Workspace } from '../git/workspace.js';
 import type { Lease } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
