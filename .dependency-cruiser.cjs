@@ -18,6 +18,47 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/domain/' },
     },
     {
+      name: 'client-imports-nothing-of-ours',
+      severity: 'error',
+      comment: 'client/ is the published typed client: its own files and its generated types only.',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/client/' },
+    },
+    {
+      name: 'metrics-is-a-leaf',
+      severity: 'error',
+      comment: 'metrics/ is called by every part and calls none of them.',
+      from: { path: '^src/metrics/' },
+      to: { path: '^src/', pathNot: '^src/metrics/' },
+    },
+    {
+      name: 'checks-and-eval-know-no-storage-or-http',
+      severity: 'error',
+      comment:
+        'checks/ runs on a tree it is handed, eval/ runs the agent without a server: neither reaches the store or a server part.',
+      from: { path: '^src/(checks|eval)/' },
+      to: { path: '^src/((store|http|api|web|mcp|worker|background|cli)/|server\\.ts)' },
+    },
+    {
+      name: 'parse-runs-parsers-only',
+      severity: 'error',
+      comment:
+        'parse/ runs the checks\' and the dashboard\'s parsers in worker threads: it loads those parsers and nothing else of ours.',
+      from: { path: '^src/parse/' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/(parse/|domain/|checks/(page|site-config|syntax|frontmatter)\\.ts|web/markdown-render\\.ts)',
+      },
+    },
+    {
+      name: 'webhooks-and-http-serve-no-one-part',
+      severity: 'error',
+      comment:
+        'webhooks/ signs and sends, http/ is what the API and the dashboard share: neither reaches into a server part.',
+      from: { path: '^src/(webhooks|http)/' },
+      to: { path: '^src/((api|web|mcp|worker|background|cli)/|server\\.ts)' },
+    },
+    {
       name: 'agent-git-hosts-know-no-storage-or-http',
       severity: 'error',
       comment: 'agent/, git/ and hosts/ get what they need passed in, never the store or a server part.',
