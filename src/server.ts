@@ -23,10 +23,10 @@ import { openStore } from './store/open.js';
 import { createSecretBox, ensureSecretKey, type SecretBox, SecretError } from './store/secrets.js';
 import type { Store } from './store/store.js';
 import { dashboard } from './web/dashboard.js';
-import { createDeliverer, type Deliverer } from './webhooks/deliverer.js';
+import { createDeliverer, type Deliverer } from './background/deliverer.js';
 import type { ResolveModel, RunAgent } from './worker/agent-port.js';
-import { startPullRequestCloser } from './worker/close-pull-requests.js';
-import { createWorker, type Worker } from './worker/worker.js';
+import { startPullRequestCloser } from './background/close-pull-requests.js';
+import { createWorker, type Worker } from './background/worker.js';
 
 /**
  * The webhook deliverer of a process; every role runs one, so events go out while any process of a

@@ -9,7 +9,7 @@ import {
   CLOSE_ATTEMPTS,
   closeDuePullRequests,
   startPullRequestCloser,
-} from '../../src/worker/close-pull-requests.js';
+} from '../../src/background/close-pull-requests.js';
 import { memoryLog } from '../support/app.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { type GithubDouble, startGithubDouble } from '../support/github-double.js';

@@ -8,7 +8,7 @@ import { createLogger } from '../../src/log.js';
 import { createServerCodeHosts } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { AgentError, type AgentResult, type RunAgentOptions } from '../../src/worker/agent-port.js';
-import { createWorker, type Worker } from '../../src/worker/worker.js';
+import { createWorker, type Worker } from '../../src/background/worker.js';
 import { memoryLog } from '../support/app.js';
 
 export const git = (cwd: string, ...args: string[]): string =>

@@ -9,8 +9,8 @@ import { hostname } from 'node:os';
 import { JOBS_CHANNEL } from '../store/channels.js';
 import type { Unlisten } from '../store/notify.js';
 import { runCapacity } from './capacity.js';
-import { type ActiveRun, startRun } from './run.js';
-import type { RunDependencies } from './run-context.js';
+import { type ActiveRun, startRun } from '../worker/run.js';
+import type { RunDependencies } from '../worker/run-context.js';
 
 /** The first retry of a failed claim; each next waits twice as long, up to the poll interval. */
 const RETRY_MIN_MS = 250;

@@ -13,9 +13,9 @@ import type { Unlisten } from '../store/notify.js';
 import type { SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
 import type { ClaimedDelivery } from '../store/webhooks/index.js';
-import type { Resolve } from './address.js';
-import { sendWebhook } from './send.js';
-import { signatureHeaders } from './sign.js';
+import type { Resolve } from '../webhooks/address.js';
+import { sendWebhook } from '../webhooks/send.js';
+import { signatureHeaders } from '../webhooks/sign.js';
 
 /**
  * Beyond the send's own deadline, so that a live deliverer records its attempt before its claim
