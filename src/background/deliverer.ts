@@ -1,21 +1,20 @@
 /**
  * The deliverer: claims due deliveries from the outbox and sends them, in every process that runs
  * one (`serve`, `api`, `worker`); the claim makes sure that two processes never send the same
- * attempt. Woken by the outbox's notification (LISTEN/NOTIFY on PostgreSQL, in-process on SQLite),
- * by a send that frees a slot, and by a timer set to the next retry, with a slow poll besides in
- * case a notification was missed.
+ * attempt. It runs on the background loop (`loop.ts`): woken by the outbox's notification, by a
+ * send that frees a slot, and at the next retry's time, with the slow poll besides.
  */
 import { randomBytes } from 'node:crypto';
 import type { WebhookConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { WEBHOOKS_CHANNEL } from '../store/channels.js';
-import type { Unlisten } from '../store/notify.js';
 import type { SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
 import type { ClaimedDelivery } from '../store/webhooks/index.js';
 import type { Resolve } from '../webhooks/address.js';
 import { sendWebhook } from '../webhooks/send.js';
 import { signatureHeaders } from '../webhooks/sign.js';
+import { type BackgroundLoop, backgroundLoop, type PassResult } from './loop.js';
 
 /**
  * Beyond the send's own deadline, so that a live deliverer records its attempt before its claim
@@ -28,6 +27,7 @@ export const DELIVERY_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** How often a deliverer prunes the log; every process may, the deletes do not conflict. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
+/** What a deliverer needs. */
 export interface DelivererOptions {
   store: Store;
   logger: Logger;
@@ -42,6 +42,7 @@ export interface DelivererOptions {
   onAttempt?: (outcome: string) => void;
 }
 
+/** The webhook deliverer of one process; it can be started again after a stop. */
 export interface Deliverer {
   readonly id: string;
   start(): Promise<void>;
@@ -53,11 +54,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   const { store, logger, config } = options;
   const id = `deliverer-${randomBytes(6).toString('hex')}`;
   const inFlight = new Set<Promise<void>>();
-  let stopped = true;
-  let loop: Promise<void> | null = null;
-  let unlisten: Unlisten | null = null;
-  let wake: (() => void) | null = null;
-  let woken = false;
+  let loop: BackgroundLoop | null = null;
   let prunedAt = 0;
 
   /** Keeps the delivery log from growing forever: a busy project makes thousands a day. */
@@ -70,11 +67,6 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     } catch (error) {
       logger.warn({ err: error }, 'could not prune the webhook delivery log; trying again later');
     }
-  };
-
-  const poke = () => {
-    woken = true;
-    wake?.();
   };
 
   const deliver = async (claim: ClaimedDelivery) => {
@@ -116,76 +108,48 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       })
       .finally(() => {
         inFlight.delete(running);
-        poke();
+        void loop?.wake();
       });
     inFlight.add(running);
   };
 
-  /** Sleeps until poked, or until the next delivery is due (at most `pollMs`). */
-  const sleep = async () => {
-    let waitMs = options.pollMs;
-    try {
-      const due = await store.webhooks.nextDueAt();
-      if (due) waitMs = Math.max(0, Math.min(waitMs, Date.parse(due) - Date.now() + 5));
-    } catch {
-      // The database is away; poll.
+  /** Claims up to the free slots; then, unless the batch was full, sleeps until the next is due. */
+  const pass = async (): Promise<PassResult> => {
+    await prune();
+    const free = config.concurrency - inFlight.size;
+    if (free > 0) {
+      const claims = await store.webhooks.claim({
+        owner: id,
+        limit: free,
+        leaseMs: config.timeoutMs + LEASE_MARGIN_MS,
+      });
+      for (const claim of claims) track(claim);
+      // A full batch may mean more are due.
+      if (claims.length > 0 && claims.length === free) return { more: true };
     }
-    if (woken || stopped) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, waitMs);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    wake = null;
-  };
-
-  const run = async () => {
-    while (!stopped) {
-      woken = false;
-      await prune();
-      const free = config.concurrency - inFlight.size;
-      let claimed = 0;
-      if (free > 0) {
-        try {
-          const claims = await store.webhooks.claim({
-            owner: id,
-            limit: free,
-            leaseMs: config.timeoutMs + LEASE_MARGIN_MS,
-          });
-          for (const claim of claims) track(claim);
-          claimed = claims.length;
-        } catch (error) {
-          logger.warn({ err: error }, 'could not claim webhook deliveries; trying again');
-        }
-      }
-      // A full batch may mean more are due; otherwise wait for news.
-      if (claimed > 0 && claimed === free) continue;
-      if (!stopped && !woken) await sleep();
-    }
+    const due = await store.webhooks.nextDueAt();
+    return due ? { nextInMs: Date.parse(due) - Date.now() + 5 } : {};
   };
 
   return {
     id,
     async start() {
-      if (!stopped) return;
-      stopped = false;
-      try {
-        unlisten = await store.db.listen(WEBHOOKS_CHANNEL, poke);
-      } catch (error) {
-        logger.warn({ err: error }, 'webhook notifications unavailable; polling instead');
-      }
-      loop = run();
+      if (loop) return;
+      loop = backgroundLoop({
+        name: 'delivering webhooks',
+        logger,
+        pollMs: options.pollMs,
+        listen: { db: store.db, channel: WEBHOOKS_CHANNEL },
+        pass,
+      });
+      await loop.start();
     },
     async stop() {
-      if (stopped) return;
-      stopped = true;
-      poke();
-      await loop;
+      const current = loop;
+      if (!current) return;
+      loop = null;
+      await current.stop();
       await Promise.all([...inFlight]);
-      await unlisten?.();
-      unlisten = null;
     },
   };
 }

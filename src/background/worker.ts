@@ -1,19 +1,20 @@
 /**
- * The worker (DESIGN section 4): claims jobs up to its free slots whenever it is woken (a
- * notification on `JOBS_CHANNEL`, a run ending, or the slow fallback poll), returns expired leases
- * to the queue, and runs each claimed job (`run.ts`). `stop` stops claiming, lets running jobs
- * finish within the grace period, then stops them and hands their jobs back to the queue.
+ * The worker (DESIGN section 4): on the background loop (`loop.ts`), woken by `JOBS_CHANNEL`, a
+ * run ending, or the slow fallback poll, it claims jobs up to its free slots (`claims.ts`, bounded
+ * by `capacity.ts`) and runs each (`worker/run.ts`), renewing their leases (`heartbeat.ts`).
+ * `stop` stops claiming, lets running jobs finish within the grace period, then stops them and
+ * hands their jobs back to the queue.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Logger } from '../log.js';
 import { JOBS_CHANNEL } from '../store/channels.js';
-import type { Unlisten } from '../store/notify.js';
-import { runCapacity } from './capacity.js';
-import { type ActiveRun, startRun } from '../worker/run.js';
+import type { ActiveRun } from '../worker/run.js';
 import type { RunDependencies } from '../worker/run-context.js';
-
-/** The first retry of a failed claim; each next waits twice as long, up to the poll interval. */
-const RETRY_MIN_MS = 250;
+import { runCapacity } from './capacity.js';
+import { claimPass } from './claims.js';
+import { type Heartbeat, startHeartbeat } from './heartbeat.js';
+import { backgroundLoop } from './loop.js';
 
 /** What each run gets (`RunDependencies`), but the worker's id, which is made here unless given. */
 export interface WorkerOptions extends Omit<RunDependencies, 'workerId'> {
@@ -21,6 +22,7 @@ export interface WorkerOptions extends Omit<RunDependencies, 'workerId'> {
   id?: string;
 }
 
+/** A job worker of one process. */
 export interface Worker {
   readonly id: string;
   /** Jobs running now. */
@@ -48,171 +50,19 @@ export function createWorker(options: WorkerOptions): Worker {
     workerId: id,
     metrics: options.metrics,
   };
-  const { projectConcurrency, leaseMs, pollMs, heartbeatMs } = config.worker;
   // Admission: never more runs than the process's limits allow (capacity.ts); the rest wait queued.
   const concurrency = runCapacity(config.worker.concurrency);
-  const waitingMessage = `Waiting for a free worker slot: every slot is taken (${concurrency} jobs at once per worker).`;
-  // Expired leases are rare; looking for them on every wake-up would cost a write transaction each.
-  const reclaimEveryMs = Math.min(pollMs, 1000);
-
   const runs = new Map<string, ActiveRun>();
-  let state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
-  let ticking: Promise<void> | null = null;
-  let again = false;
-  let pollTimer: NodeJS.Timeout | null = null;
-  let heartbeatTimer: NodeJS.Timeout | null = null;
-  let unlisten: Unlisten | null = null;
-  let lastReclaim = 0;
-  let lastWaitingNote = 0;
+  const loop = backgroundLoop({
+    name: 'claiming jobs',
+    logger,
+    pollMs: config.worker.pollMs,
+    listen: { db: store.db, channel: JOBS_CHANNEL },
+    pass: claimPass({ deps, runs, concurrency, onRunEnded: () => void loop.wake() }),
+  });
+  let heartbeat: Heartbeat | null = null;
+  let started = false;
   let stopping: Promise<void> | null = null;
-  // Claiming while the database is away: since when, and the next retry.
-  let failingSince: number | null = null;
-  let retryDelay = RETRY_MIN_MS;
-  let retryTimer: NodeJS.Timeout | null = null;
-
-  /**
-   * Renews the leases of every run in one statement (store.queue.renewLeases), every `heartbeatMs`;
-   * a run whose lease no longer holds (lost, or its job archived) is stopped. While the database is
-   * away it keeps trying for up to a lease's length, then warns and tries again at the next beat.
-   */
-  async function beat(): Promise<void> {
-    const held = [...runs.values()];
-    if (held.length === 0) return;
-    try {
-      const lost = await store.queue.renewLeases(
-        id,
-        held.map((run) => run.lease),
-        leaseMs,
-      );
-      for (const { lease, reason } of lost) {
-        const run = runs.get(`${lease.jobId}:${lease.attempt}`);
-        if (!run) continue; // ended meanwhile
-        logger.warn(
-          { jobId: lease.jobId, attempt: lease.attempt, reason },
-          'heartbeat: the run no longer holds the job',
-        );
-        run.stop(reason);
-      }
-    } catch (error) {
-      logger.warn({ err: error }, 'heartbeat failed');
-    }
-  }
-
-  function scheduleBeat(): void {
-    heartbeatTimer = setTimeout(async () => {
-      await beat();
-      if (state === 'running' || state === 'stopping') scheduleBeat();
-    }, heartbeatMs);
-  }
-
-  /** One round: reclaim (now and then), then claim up to the free slots and start the runs. */
-  async function claimRound(): Promise<void> {
-    if (Date.now() - lastReclaim >= reclaimEveryMs) {
-      lastReclaim = Date.now();
-      const { requeued, failed } = await store.queue.reclaimExpired();
-      if (requeued.length + failed.length > 0) logger.warn({ requeued, failed }, 'reclaimed expired leases');
-    }
-    const free = concurrency - runs.size;
-    const claimed =
-      free <= 0
-        ? []
-        : await store.queue.claim({
-            owner: id,
-            limit: free,
-            perProject: projectConcurrency,
-            leaseMs,
-          });
-    // Full: jobs left in the queue are told why they wait (once each; at most once a second here).
-    if (claimed.length === Math.max(free, 0) && Date.now() - lastWaitingNote >= reclaimEveryMs) {
-      lastWaitingNote = Date.now();
-      await store.queue.noteWaiting('capacity', waitingMessage);
-    }
-    for (const job of claimed) {
-      const key = `${job.job.id}:${job.attempt}`;
-      // This worker still runs an older attempt (its lease expired and came back to us): that
-      // attempt is lost for sure, so stop it, and start the new one once it has cleaned up.
-      const older = [...runs.values()].find((run) => run.jobId === job.job.id);
-      older?.stop('lost');
-      const run = startRun(deps, job, older?.done);
-      runs.set(key, run);
-      void run.done.then(() => {
-        runs.delete(key);
-        void tick();
-      });
-    }
-  }
-
-  /**
-   * A claim round failed (the database is away, say): the runs carry on, and claiming is tried
-   * again with backoff, sooner than the next poll, until it works. Logged once per outage.
-   */
-  function claimFailed(error: unknown): void {
-    if (failingSince === null) {
-      failingSince = Date.now();
-      retryDelay = RETRY_MIN_MS;
-      logger.warn({ err: error }, 'claiming jobs failed; trying again until the database answers');
-    } else {
-      logger.debug({ err: error }, 'claiming jobs failed again');
-    }
-    if (retryTimer || state !== 'running') return;
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      void tick();
-    }, retryDelay);
-    retryDelay = Math.min(retryDelay * 2, pollMs);
-  }
-
-  /** Runs claim rounds until nothing asked for another; overlapping wake-ups fold into one more round. */
-  function tick(): Promise<void> {
-    if (state !== 'running') return Promise.resolve();
-    if (ticking) {
-      again = true;
-      return ticking;
-    }
-    ticking = (async () => {
-      do {
-        again = false;
-        try {
-          await claimRound();
-          if (failingSince !== null) {
-            logger.info({ downMs: Date.now() - failingSince }, 'claiming jobs again');
-            failingSince = null;
-          }
-        } catch (error) {
-          claimFailed(error);
-          break;
-        }
-      } while (again && state === 'running');
-    })().finally(() => {
-      ticking = null;
-    });
-    return ticking;
-  }
-
-  async function subscribe(): Promise<void> {
-    if (unlisten) return;
-    try {
-      unlisten = await store.db.listen(JOBS_CHANNEL, () => void tick());
-      // Stopped while subscribing.
-      if (state !== 'running') await unsubscribe();
-    } catch (error) {
-      logger.warn({ err: error }, 'cannot listen for new jobs; polling every %d ms', pollMs);
-    }
-  }
-
-  async function unsubscribe(): Promise<void> {
-    const current = unlisten;
-    unlisten = null;
-    await current?.().catch(() => {});
-  }
-
-  function schedulePoll(): void {
-    pollTimer = setTimeout(async () => {
-      await subscribe();
-      await tick();
-      if (state === 'running') schedulePoll();
-    }, pollMs);
-  }
 
   return {
     id,
@@ -221,45 +71,45 @@ export function createWorker(options: WorkerOptions): Worker {
     },
 
     async start() {
-      if (state !== 'new') throw new Error('A worker starts only once.');
-      state = 'running';
-      await subscribe();
-      schedulePoll();
-      scheduleBeat();
+      if (started) throw new Error('A worker starts only once.');
+      started = true;
+      heartbeat = startHeartbeat({ store, logger, workerId: id, runs, ...config.worker });
       if (concurrency < config.worker.concurrency)
         logger.warn(
           { configured: config.worker.concurrency, concurrency },
           "AGENTJOBS_WORKER_CONCURRENCY is more than this process's limits allow (open files, processes); holding fewer jobs at once",
         );
-      logger.info({ concurrency, projectConcurrency }, 'worker started');
-      await tick();
+      logger.info({ concurrency, projectConcurrency: config.worker.projectConcurrency }, 'worker started');
+      await loop.start();
     },
 
     stop(stopOptions = {}) {
       stopping ??= (async () => {
-        const graceMs = stopOptions.graceMs ?? config.worker.shutdownGraceMs;
-        state = 'stopping';
-        if (pollTimer) clearTimeout(pollTimer);
-        if (retryTimer) clearTimeout(retryTimer);
-        await unsubscribe();
-        await ticking;
-        const allDone = () => Promise.all([...runs.values()].map((run) => run.done));
-        if (runs.size > 0) {
-          logger.info({ jobs: runs.size, graceMs }, 'waiting for running jobs to finish');
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([allDone(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-          clearTimeout(timer);
-        }
-        if (runs.size > 0) {
-          logger.info({ jobs: runs.size }, 'stopping running jobs and handing them back');
-          for (const run of runs.values()) run.stop('shutdown');
-          await allDone();
-        }
-        state = 'stopped';
-        if (heartbeatTimer) clearTimeout(heartbeatTimer);
+        await loop.stop();
+        await drain(runs, stopOptions.graceMs ?? config.worker.shutdownGraceMs, logger);
+        await heartbeat?.stop();
         logger.info('worker stopped');
       })();
       return stopping;
     },
   };
+}
+
+/**
+ * The shutdown of the runs: waits up to `graceMs` for them to finish, then stops the rest, which
+ * hand their jobs back to the queue. The heartbeat keeps their leases meanwhile.
+ */
+async function drain(runs: ReadonlyMap<string, ActiveRun>, graceMs: number, logger: Logger): Promise<void> {
+  const allDone = () => Promise.all([...runs.values()].map((run) => run.done));
+  if (runs.size > 0) {
+    logger.info({ jobs: runs.size, graceMs }, 'waiting for running jobs to finish');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([allDone(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+  }
+  if (runs.size > 0) {
+    logger.info({ jobs: runs.size }, 'stopping running jobs and handing them back');
+    for (const run of runs.values()) run.stop('shutdown');
+    await allDone();
+  }
 }
