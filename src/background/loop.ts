@@ -136,7 +136,8 @@ export function backgroundLoop(options: BackgroundLoopOptions): BackgroundLoop {
         else await off(); // stopped while subscribing
       } catch (error) {
         // Warned once: while the database is away the poll tries again every time.
-        if (!listenWarned) logger.warn({ err: error, loop: name }, `${name}: cannot listen; polling every ${pollMs} ms`);
+        if (!listenWarned)
+          logger.warn({ err: error, loop: name }, `${name}: cannot listen; polling every ${pollMs} ms`);
         listenWarned = true;
       } finally {
         subscribing = null;
