@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewProject, Project } from '../../src/domain/project.js';
-import { createCodeHosts } from '../../src/hosts/index.js';
-import { createLogger } from '../../src/log.js';
 import {
   CLOSE_ATTEMPTS,
   closeDuePullRequests,
   startPullRequestCloser,
 } from '../../src/background/close-pull-requests.js';
+import type { NewProject, Project } from '../../src/domain/project.js';
+import { createCodeHosts } from '../../src/hosts/index.js';
+import { createLogger } from '../../src/log.js';
 import { memoryLog } from '../support/app.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
