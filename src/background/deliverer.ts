@@ -50,6 +50,39 @@ export interface Deliverer {
   stop(): Promise<void>;
 }
 
+/** Signs and sends one claimed delivery, and records the attempt (fenced by its claim). */
+async function deliver(options: DelivererOptions, claim: ClaimedDelivery): Promise<void> {
+  const { store, logger, config } = options;
+  const box = options.secrets();
+  const at = new Date();
+  const headers = signatureHeaders(
+    claim.eventId,
+    at,
+    claim.payload,
+    claim.sealedSecrets.map((sealed) => box.open(sealed, claim.endpointId)),
+  );
+  const result = await sendWebhook({
+    url: claim.url,
+    body: claim.payload,
+    headers,
+    timeoutMs: config.timeoutMs,
+    allowPrivate: config.allowPrivate,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  });
+  const recorded = await store.webhooks.recordAttempt(claim, result, config);
+  options.onAttempt?.(recorded);
+  const line = {
+    deliveryId: claim.id,
+    webhookId: claim.endpointId,
+    eventId: claim.eventId,
+    status: result.responseStatus,
+    ms: result.durationMs,
+    outcome: recorded,
+  };
+  if (result.ok) logger.debug(line, 'webhook delivered');
+  else logger.info({ ...line, error: result.error }, 'webhook attempt failed');
+}
+
 export function createDeliverer(options: DelivererOptions): Deliverer {
   const { store, logger, config } = options;
   const id = `deliverer-${randomBytes(6).toString('hex')}`;
@@ -69,39 +102,8 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     }
   };
 
-  const deliver = async (claim: ClaimedDelivery) => {
-    const box = options.secrets();
-    const at = new Date();
-    const headers = signatureHeaders(
-      claim.eventId,
-      at,
-      claim.payload,
-      claim.sealedSecrets.map((sealed) => box.open(sealed, claim.endpointId)),
-    );
-    const result = await sendWebhook({
-      url: claim.url,
-      body: claim.payload,
-      headers,
-      timeoutMs: config.timeoutMs,
-      allowPrivate: config.allowPrivate,
-      ...(options.resolve ? { resolve: options.resolve } : {}),
-    });
-    const recorded = await store.webhooks.recordAttempt(claim, result, config);
-    options.onAttempt?.(recorded);
-    const line = {
-      deliveryId: claim.id,
-      webhookId: claim.endpointId,
-      eventId: claim.eventId,
-      status: result.responseStatus,
-      ms: result.durationMs,
-      outcome: recorded,
-    };
-    if (result.ok) logger.debug(line, 'webhook delivered');
-    else logger.info({ ...line, error: result.error }, 'webhook attempt failed');
-  };
-
   const track = (claim: ClaimedDelivery) => {
-    const running = deliver(claim)
+    const running = deliver(options, claim)
       .catch((error: unknown) => {
         // The claim's lease runs out and another attempt follows: the event is not lost.
         logger.warn({ err: error, deliveryId: claim.id }, 'webhook attempt could not be recorded');

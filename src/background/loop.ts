@@ -48,17 +48,13 @@ export interface BackgroundLoop {
 }
 
 export function backgroundLoop(options: BackgroundLoopOptions): BackgroundLoop {
-  const { name, logger, pollMs } = options;
-  const retryMinMs = options.retryMinMs ?? RETRY_MIN_MS;
+  const { pollMs } = options;
+  const listening = subscription(options, () => void wake());
+  const failures = outage(options);
   let state: 'new' | 'running' | 'stopped' = 'new';
   let passing: Promise<void> | null = null;
   let again = false;
   let timer: NodeJS.Timeout | null = null;
-  let unlisten: Unlisten | null = null;
-  let subscribing: Promise<void> | null = null;
-  let listenWarned = false;
-  let failingSince: number | null = null;
-  let retryMs = retryMinMs;
   let stopping: Promise<void> | null = null;
 
   function schedule(delayMs: number): void {
@@ -66,29 +62,15 @@ export function backgroundLoop(options: BackgroundLoopOptions): BackgroundLoop {
     timer = setTimeout(async () => {
       timer = null;
       // A channel that could not be listened to is tried again at each poll.
-      await subscribe();
+      await listening.open();
       void wake();
     }, delayMs);
   }
 
-  /** Decides the next timer after a pass: a retry with backoff, what the pass asked, or the poll. */
+  /** Sets the next timer after a pass: a retry with backoff, what the pass asked, or the poll. */
   function settle(outcome: { error: unknown } | { result: PassResult }): void {
-    if ('error' in outcome) {
-      if (failingSince === null) {
-        failingSince = Date.now();
-        retryMs = retryMinMs;
-        logger.warn({ err: outcome.error, loop: name }, `${name} failed; trying again until it works`);
-      } else {
-        logger.debug({ err: outcome.error, loop: name }, `${name} failed again`);
-      }
-      schedule(retryMs);
-      retryMs = Math.min(retryMs * 2, pollMs);
-      return;
-    }
-    if (failingSince !== null) {
-      logger.info({ loop: name, downMs: Date.now() - failingSince }, `${name} works again`);
-      failingSince = null;
-    }
+    if ('error' in outcome) return schedule(failures.failed(outcome.error));
+    failures.recovered();
     const { more, nextInMs } = outcome.result;
     if (more) again = true;
     // Woken during the pass: the next pass, at once, sets the timer.
@@ -126,31 +108,11 @@ export function backgroundLoop(options: BackgroundLoopOptions): BackgroundLoop {
     return passing;
   }
 
-  function subscribe(): Promise<void> {
-    if (!options.listen || unlisten || state !== 'running') return Promise.resolve();
-    const { db, channel } = options.listen;
-    subscribing ??= (async () => {
-      try {
-        const off = await db.listen(channel, () => void wake());
-        if (state === 'running') unlisten = off;
-        else await off(); // stopped while subscribing
-      } catch (error) {
-        // Warned once: while the database is away the poll tries again every time.
-        if (!listenWarned)
-          logger.warn({ err: error, loop: name }, `${name}: cannot listen; polling every ${pollMs} ms`);
-        listenWarned = true;
-      } finally {
-        subscribing = null;
-      }
-    })();
-    return subscribing;
-  }
-
   return {
     async start() {
-      if (state !== 'new') throw new Error(`The loop "${name}" starts only once.`);
+      if (state !== 'new') throw new Error(`The loop "${options.name}" starts only once.`);
       state = 'running';
-      await subscribe();
+      await listening.open();
       await wake();
     },
     wake,
@@ -159,17 +121,83 @@ export function backgroundLoop(options: BackgroundLoopOptions): BackgroundLoop {
         state = 'stopped';
         if (timer) clearTimeout(timer);
         timer = null;
-        await subscribing;
-        const off = unlisten;
-        unlisten = null;
+        await listening.close();
         await passing;
-        try {
-          await off?.();
-        } catch (error) {
-          logger.warn({ err: error, loop: name }, `${name}: could not stop listening`);
-        }
       })();
       return stopping;
+    },
+  };
+}
+
+/** A loop's subscription to its channel; `open` again after a failure tries once more. */
+function subscription(options: BackgroundLoopOptions, onNotification: () => void) {
+  const { name, logger } = options;
+  let unlisten: Unlisten | null = null;
+  let opening: Promise<void> | null = null;
+  let warned = false;
+  let closed = false;
+  return {
+    open(): Promise<void> {
+      if (!options.listen || unlisten || closed) return Promise.resolve();
+      const { db, channel } = options.listen;
+      opening ??= (async () => {
+        try {
+          const off = await db.listen(channel, onNotification);
+          if (closed) await off();
+          else unlisten = off;
+        } catch (error) {
+          // Warned once: while the database is away every poll tries again.
+          if (!warned)
+            logger.warn(
+              { err: error, loop: name },
+              `${name}: cannot listen; polling every ${options.pollMs} ms`,
+            );
+          warned = true;
+        } finally {
+          opening = null;
+        }
+      })();
+      return opening;
+    },
+    async close(): Promise<void> {
+      closed = true;
+      await opening;
+      const off = unlisten;
+      unlisten = null;
+      try {
+        await off?.();
+      } catch (error) {
+        logger.warn({ err: error, loop: name }, `${name}: could not stop listening`);
+      }
+    },
+  };
+}
+
+/** The failures of a loop's passes: logged once per outage, and the doubling wait before a retry. */
+function outage(options: BackgroundLoopOptions) {
+  const { name, logger, pollMs } = options;
+  const retryMinMs = options.retryMinMs ?? RETRY_MIN_MS;
+  let since: number | null = null;
+  let retryMs = retryMinMs;
+  return {
+    /** A pass failed: logs it, and returns how long to wait before the next try. */
+    failed(error: unknown): number {
+      if (since === null) {
+        since = Date.now();
+        retryMs = retryMinMs;
+        logger.warn({ err: error, loop: name }, `${name} failed; trying again until it works`);
+      } else {
+        logger.debug({ err: error, loop: name }, `${name} failed again`);
+      }
+      const wait = retryMs;
+      retryMs = Math.min(retryMs * 2, pollMs);
+      return wait;
+    },
+    /** A pass worked: ends an outage, if there was one. */
+    recovered(): void {
+      if (since === null) return;
+      logger.info({ loop: name, downMs: Date.now() - since }, `${name} works again`);
+      since = null;
     },
   };
 }
