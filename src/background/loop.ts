@@ -69,7 +69,10 @@ export function backgroundLoop(options: BackgroundLoopOptions): BackgroundLoop {
 
   /** Sets the next timer after a pass: a retry with backoff, what the pass asked, or the poll. */
   function settle(outcome: { error: unknown } | { result: PassResult }): void {
-    if ('error' in outcome) return schedule(failures.failed(outcome.error));
+    if ('error' in outcome) {
+      schedule(failures.failed(outcome.error));
+      return;
+    }
     failures.recovered();
     const { more, nextInMs } = outcome.result;
     if (more) again = true;
