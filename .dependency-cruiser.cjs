@@ -78,6 +78,24 @@ module.exports = {
       from: { path: '^src/(api|worker)/' },
       to: { path: '^src/(api|worker)/', pathNot: '^src/$1/' },
     },
+    {
+      name: 'background-runs-on-store-domain-worker-webhooks-hosts',
+      severity: 'error',
+      comment:
+        'background/ (the loop and what runs on it) reaches the store, the domain, a job run, webhook sending, the code hosts, metrics and config; nothing of the servers.',
+      from: { path: '^src/background/' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/(background|store|domain|worker|webhooks|hosts|metrics)/|^src/(config|config-values|log)\\.ts$',
+      },
+    },
+    {
+      name: 'only-server-and-cli-start-background-work',
+      severity: 'error',
+      comment: 'server.ts (and the CLI) start the background loops; no other part reaches into them.',
+      from: { path: '^src/', pathNot: '^src/(background/|cli/|server\\.ts$)' },
+      to: { path: '^src/background/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -10,6 +10,9 @@ import { DEMO_MODEL_ID } from './agent/model-id.js';
 import { resolveModel } from './agent/models.js';
 import { type AppOptions, buildApp } from './api/app.js';
 import type { ModelStatus } from './api/plugins/health.js';
+import { startPullRequestCloser } from './background/close-pull-requests.js';
+import { createDeliverer, type Deliverer } from './background/deliverer.js';
+import { createWorker, type Worker } from './background/worker.js';
 import { closeParsePool } from './checks/index.js';
 import type { Config } from './config.js';
 import { protectDataDir } from './data-dir.js';
@@ -24,10 +27,7 @@ import { openStore } from './store/open.js';
 import { createSecretBox, ensureSecretKey, type SecretBox, SecretError } from './store/secrets.js';
 import type { Store } from './store/store.js';
 import { dashboard } from './web/dashboard.js';
-import { createDeliverer, type Deliverer } from './webhooks/deliverer.js';
 import type { ResolveModel, RunAgent } from './worker/agent-port.js';
-import { startPullRequestCloser } from './worker/close-pull-requests.js';
-import { createWorker, type Worker } from './worker/worker.js';
 
 /**
  * The webhook deliverer of a process; every role runs one, so events go out while any process of a

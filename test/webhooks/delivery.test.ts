@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createDeliverer, type Deliverer } from '../../src/background/deliverer.js';
 import type { WebhookConfig } from '../../src/config.js';
 import type { WebhookDelivery, WebhookEventType } from '../../src/domain/webhook.js';
 import { createLogger } from '../../src/log.js';
@@ -7,7 +8,6 @@ import { openDb } from '../../src/store/db.js';
 import { createSecretBox } from '../../src/store/secrets.js';
 import { createStore, type Store } from '../../src/store/store.js';
 import type { Resolve } from '../../src/webhooks/address.js';
-import { createDeliverer, type Deliverer } from '../../src/webhooks/deliverer.js';
 import { memoryLog } from '../support/app.js';
 import { openTestStore, type TestDialect, type TestStore, testDialects } from '../support/db.js';
 import { embeddedAddressRows } from '../support/webhook-addresses.js';

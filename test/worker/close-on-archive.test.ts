@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewProject, Project } from '../../src/domain/project.js';
-import { createCodeHosts } from '../../src/hosts/index.js';
-import { createLogger } from '../../src/log.js';
 import {
   CLOSE_ATTEMPTS,
   closeDuePullRequests,
   startPullRequestCloser,
-} from '../../src/worker/close-pull-requests.js';
+} from '../../src/background/close-pull-requests.js';
+import type { NewProject, Project } from '../../src/domain/project.js';
+import { createCodeHosts } from '../../src/hosts/index.js';
+import { createLogger } from '../../src/log.js';
 import { memoryLog } from '../support/app.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
@@ -151,6 +151,50 @@ describe.each(testDialects())('closing pull requests of archived jobs on %s', (d
     expect(await closeDuePullRequests(closer, new Date(Date.now() + 60_000))).toBe(1);
     expect(pull()?.state).toBe('closed');
     expect((await events(job.id)).map((event) => event.data.action)).toEqual(['closed']);
+  });
+
+  it('logs a failed write of what a close came to, with the job, and writes it on the next pass', async () => {
+    const hub = await project({
+      host: 'github',
+      repository: 'https://github.com/org/docs',
+      hostSettings: { apiUrl: 'http://127.0.0.1:9' },
+    });
+    const { job } = await publishedJob({ ...hub, hostSettings: { apiUrl: github.url } });
+    // The host is down, and the database fails the first write of the retry's time.
+    const closes = t.store.pullRequestCloses;
+    let failures = 0;
+    const store = {
+      ...t.store,
+      pullRequestCloses: {
+        ...closes,
+        retryAt: async (...args: Parameters<typeof closes.retryAt>) => {
+          if (failures++ === 0) throw new Error('the database is away');
+          return closes.retryAt(...args);
+        },
+      },
+    };
+    const attempts = async () =>
+      (
+        await t.store.db.kysely
+          .selectFrom('jobs')
+          .select('pr_close_attempts')
+          .where('id', '=', job.id)
+          .executeTakeFirstOrThrow()
+      ).pr_close_attempts;
+    // Only the archive's notification and the retry of a failed pass can drive it: the poll is far off.
+    const running = await startPullRequestCloser({ ...closer, store, intervalMs: 3_600_000 });
+    try {
+      await t.store.jobs.archive(hub.id, job.id);
+      await expect.poll(attempts, { timeout: 20_000 }).toBe(1);
+    } finally {
+      await running.stop();
+    }
+    expect(failures).toBe(2);
+    const unrecorded = logs.filter((line) => line.includes('could not record') && line.includes(job.id));
+    expect(unrecorded).toHaveLength(1);
+    expect(unrecorded[0]).toContain('the database is away');
+    // Its retry is not for the other tests to take.
+    await t.store.pullRequestCloses.finish(job.id, { closed: false, url: '', message: 'Test over.' });
   });
 
   it('gives up after the last try and says so on the job', async () => {

@@ -6,11 +6,11 @@
 
 import { runAgent } from '../../src/agent/loop.js';
 import { resolveModel } from '../../src/agent/models.js';
+import { createWorker, type Worker } from '../../src/background/worker.js';
 import { type Config, loadConfig, type WorkerConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createServerCodeHosts } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
-import { createWorker, type Worker } from '../../src/worker/worker.js';
 import { memoryLog } from '../support/app.js';
 
 /** The server's own secrets in these tests; none may leave a run. */

@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Worker } from '../../src/background/worker.js';
 import type { Project } from '../../src/domain/project.js';
-import type { Worker } from '../../src/worker/worker.js';
 import { openTestStore, type TestDialect, type TestStore } from '../support/db.js';
 import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 import { realAgentConfig, startRealWorker } from './real-agent.js';

@@ -1,0 +1,115 @@
+/**
+ * The worker (DESIGN section 4): on the background loop (`loop.ts`), woken by `JOBS_CHANNEL`, a
+ * run ending, or the slow fallback poll, it claims jobs up to its free slots (`claims.ts`, bounded
+ * by `capacity.ts`) and runs each (`worker/run.ts`), renewing their leases (`heartbeat.ts`).
+ * `stop` stops claiming, lets running jobs finish within the grace period, then stops them and
+ * hands their jobs back to the queue.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from '../log.js';
+import { JOBS_CHANNEL } from '../store/channels.js';
+import type { ActiveRun } from '../worker/run.js';
+import type { RunDependencies } from '../worker/run-context.js';
+import { runCapacity } from './capacity.js';
+import { claimPass } from './claims.js';
+import { type Heartbeat, startHeartbeat } from './heartbeat.js';
+import { backgroundLoop } from './loop.js';
+
+/** What each run gets (`RunDependencies`), but the worker's id, which is made here unless given. */
+export interface WorkerOptions extends Omit<RunDependencies, 'workerId'> {
+  /** Names the worker in leases and logs; unique by default. */
+  id?: string;
+}
+
+/** A job worker of one process. */
+export interface Worker {
+  readonly id: string;
+  /** Jobs running now. */
+  readonly running: number;
+  /** Starts listening and claiming; resolves once the first claim was tried. */
+  start(): Promise<void>;
+  /**
+   * Stops claiming, waits up to `graceMs` (default: the config's) for running jobs, then stops
+   * them and hands their jobs back to the queue. Resolves when every run is over.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
+}
+
+export function createWorker(options: WorkerOptions): Worker {
+  const { config, store } = options;
+  const id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const logger = options.logger.child({ worker: id });
+  const deps: RunDependencies = {
+    config,
+    store,
+    logger,
+    runAgent: options.runAgent,
+    resolveModel: options.resolveModel,
+    hosts: options.hosts,
+    workerId: id,
+    metrics: options.metrics,
+  };
+  // Admission: never more runs than the process's limits allow (capacity.ts); the rest wait queued.
+  const concurrency = runCapacity(config.worker.concurrency);
+  const runs = new Map<string, ActiveRun>();
+  const loop = backgroundLoop({
+    name: 'claiming jobs',
+    logger,
+    pollMs: config.worker.pollMs,
+    listen: { db: store.db, channel: JOBS_CHANNEL },
+    pass: claimPass({ deps, runs, concurrency, onRunEnded: () => void loop.wake() }),
+  });
+  let heartbeat: Heartbeat | null = null;
+  let started = false;
+  let stopping: Promise<void> | null = null;
+
+  return {
+    id,
+    get running() {
+      return runs.size;
+    },
+
+    async start() {
+      if (started) throw new Error('A worker starts only once.');
+      started = true;
+      heartbeat = startHeartbeat({ store, logger, workerId: id, runs, ...config.worker });
+      if (concurrency < config.worker.concurrency)
+        logger.warn(
+          { configured: config.worker.concurrency, concurrency },
+          "AGENTJOBS_WORKER_CONCURRENCY is more than this process's limits allow (open files, processes); holding fewer jobs at once",
+        );
+      logger.info({ concurrency, projectConcurrency: config.worker.projectConcurrency }, 'worker started');
+      await loop.start();
+    },
+
+    stop(stopOptions = {}) {
+      stopping ??= (async () => {
+        await loop.stop();
+        await drain(runs, stopOptions.graceMs ?? config.worker.shutdownGraceMs, logger);
+        await heartbeat?.stop();
+        logger.info('worker stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * The shutdown of the runs: waits up to `graceMs` for them to finish, then stops the rest, which
+ * hand their jobs back to the queue. The heartbeat keeps their leases meanwhile.
+ */
+async function drain(runs: ReadonlyMap<string, ActiveRun>, graceMs: number, logger: Logger): Promise<void> {
+  const allDone = () => Promise.all([...runs.values()].map((run) => run.done));
+  if (runs.size > 0) {
+    logger.info({ jobs: runs.size, graceMs }, 'waiting for running jobs to finish');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([allDone(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+  }
+  if (runs.size > 0) {
+    logger.info({ jobs: runs.size }, 'stopping running jobs and handing them back');
+    for (const run of runs.values()) run.stop('shutdown');
+    await allDone();
+  }
+}
