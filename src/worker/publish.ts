@@ -14,7 +14,7 @@
  * A retry of a run that died after that point finishes from the record (`finishPublished`) instead
  * of running the agent again.
  */
-import { DEMO_MODEL_ID } from '../agent/model-id.js';
+import { DEMO_MODEL_ID } from '../domain/model-id.js';
 import { checkSummary } from '../checks/report.js';
 import type { Config } from '../config.js';
 import type { CheckFailurePolicy, CheckRun } from '../domain/checks.js';
