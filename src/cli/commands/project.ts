@@ -9,6 +9,13 @@ import {
   PUBLISH_MODES,
   type PublishMode,
 } from '../../domain/project.js';
+import {
+  checkModelSettings,
+  hostSettingsFor,
+  type ProjectField,
+  type SettingProblem,
+  splitModelList,
+} from '../../domain/project-settings.js';
 import { createSecretBox, ensureSecretKey } from '../../store/secrets.js';
 import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
@@ -79,17 +86,35 @@ async function readToken(host: CodeHostKind, options: TokenOptions): Promise<str
   return token;
 }
 
-/** The non-secret host settings given on the command line. */
+/** The flag each project setting is given with. */
+const FLAG: Record<ProjectField, string> = {
+  defaultModel: '--model',
+  allowedModels: '--models',
+  apiUrl: '--api-url',
+  appId: '--app-id',
+  installationId: '--installation-id',
+};
+
+/** Stops at the first problem, said as the dashboard says it, after the flag it is about. */
+function refuse(problems: SettingProblem[]): void {
+  const [first] = problems;
+  if (first) throw new CliError(`${FLAG[first.field]}: ${first.message}`);
+}
+
+/** The non-secret host settings given on the command line, checked by the dashboard's rules. */
 function hostSettingsOf(options: CreateOptions): Record<string, unknown> {
-  const settings: Record<string, unknown> = {};
-  if (options.apiUrl) settings.apiUrl = options.apiUrl.replace(/\/+$/, '');
-  if (options.appId) settings.appId = options.appId;
-  if (options.installationId) settings.installationId = options.installationId;
-  if ((options.appId || options.installationId) && options.host !== 'github')
-    throw new CliError('--app-id and --installation-id are for --host github.');
-  if (options.apiUrl && options.host === 'local')
-    throw new CliError('--api-url is for --host github, gitlab or gitea.');
+  const { settings, problems } = hostSettingsFor(options.host, options);
+  refuse(problems);
   return settings;
+}
+
+/** `--model` and `--models`, checked by the dashboard's rules. */
+function modelSettingsOf(options: CreateOptions) {
+  const defaultModel = options.model?.trim() || null;
+  const listed = options.models === undefined ? [] : splitModelList(options.models);
+  const allowedModels = listed.length ? listed : null;
+  refuse(checkModelSettings(defaultModel, allowedModels));
+  return { defaultModel, allowedModels };
 }
 
 /** The check settings given on the command line, checked (a command needs a working sandbox). */
@@ -261,6 +286,7 @@ export function registerProjectCommands(program: Command) {
       const name = options.name.trim();
       if (!name) throw new CliError('--name must not be empty.');
       const hostSettings = hostSettingsOf(options);
+      const models = modelSettingsOf(options);
       const checks = await checkSettingsOf(options);
       // The code-host clients load only for the commands that need them (see commands/server.ts).
       const { checkHostSettings, ProjectSettingsError, resolveRepository } = await import(
@@ -285,13 +311,7 @@ export function registerProjectCommands(program: Command) {
           host: options.host,
           baseBranch,
           publish: options.publish,
-          defaultModel: options.model ?? null,
-          allowedModels: options.models
-            ? options.models
-                .split(',')
-                .map((m) => m.trim())
-                .filter(Boolean)
-            : null,
+          ...models,
           ...(Object.keys(hostSettings).length ? { hostSettings } : {}),
           ...checks,
           ...closePrOnArchiveOf(options),
