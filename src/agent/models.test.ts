@@ -32,7 +32,7 @@ describe('createLanguageModel', () => {
   it('refuses unknown providers and malformed ids', () => {
     const keys = config({ ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' });
     expect(unavailable('google:gemini', keys).message).toMatch(/anthropic, openai, openai-compatible/);
-    expect(unavailable('anthropic:', keys).message).toMatch(/not a known model id/);
+    expect(unavailable('anthropic:', keys).message).toMatch(/is not a model id/);
     expect(unavailable('gpt-5', keys).message).toMatch(/provider:model/);
   });
 
