@@ -18,7 +18,10 @@ import { createJobInput, parseInput } from './input.js';
 /** What the job operations need: the store, the limits and the server's default model. */
 export interface JobOperationDeps {
   store: Store;
-  config: Pick<Config, 'defaultModel' | 'limits'>;
+  config: {
+    defaultModel: Config['defaultModel'];
+    limits: Pick<Config['limits'], 'requestsPerHour' | 'activeJobsPerProject' | 'maxPromptChars'>;
+  };
   /** Where a problem that does not change the answer is reported (a key that could not be given back). */
   log?: { warn(details: object, message: string): void };
 }

@@ -16,7 +16,7 @@ import { makeRepo, tempDir } from '../worker/support.js';
 const PASSWORD = 'model id rule password';
 const SAID =
   '"foo:bar" is not a model id: use provider:model with provider one of anthropic, openai, openai-compatible (e.g. anthropic:claude-sonnet-4-5), or demo for the built-in demo model.';
-const unescape = (text: string) => text.replaceAll('&quot;', '"').replaceAll('&#39;', "'");
+const decodeEntities = (text: string) => text.replaceAll('&quot;', '"').replaceAll('&#39;', "'");
 
 describe('a project refuses foo:bar as a model, in the CLI and the dashboard alike', () => {
   let t: TestApp;
@@ -42,7 +42,7 @@ describe('a project refuses foo:bar as a model, in the CLI and the dashboard ali
     for (const field of ['defaultModel', 'allowedModels']) {
       const refused = await browser.post('/ui/projects', { ...form, [field]: 'foo:bar' });
       expect(refused.status).toBe(400);
-      expect(unescape(refused.body)).toContain(SAID);
+      expect(decodeEntities(refused.body)).toContain(SAID);
     }
     expect(await t.store.projects.list()).toHaveLength(before);
     // A model the agent can run passes.

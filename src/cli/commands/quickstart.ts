@@ -16,10 +16,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { DEMO_MODEL_ID } from '../../domain/model-id.js';
 import type { ModelStatus } from '../../api/plugins/health.js';
 import { type Config, loadConfig } from '../../config.js';
 import { generateKey } from '../../domain/keys.js';
+import { DEMO_MODEL_ID } from '../../domain/model-id.js';
 import type { Project } from '../../domain/project.js';
 import { runGit } from '../../git/run.js';
 import { withStore } from '../local.js';
