@@ -97,3 +97,15 @@ export function hostSettingsFor(
   }
   return { settings, problems };
 }
+
+/**
+ * A daily budget as typed: an amount in US dollars such as 20 or 2.50, or `none` (or nothing) for
+ * no budget. Zero is refused rather than read as "no budget", which is the opposite of what it says.
+ */
+export function readDailyBudget(text: string): { value: number | null } | { problem: string } {
+  const typed = text.trim();
+  if (typed === '' || /^none$/i.test(typed)) return { value: null };
+  const amount = Number(typed);
+  if (/^\d{1,9}(\.\d{1,4})?$/.test(typed) && amount > 0) return { value: amount };
+  return { problem: 'expected an amount in US dollars such as 20 or 2.50, or none for no budget' };
+}

@@ -4,7 +4,12 @@ import type { SandboxSettings } from '../checks/sandbox.js';
 import { CheckSettingsError, MAX_CHECK_COMMAND_CHARS, parseCheckSettings } from '../checks/settings.js';
 import { CHECK_FAILURE_POLICIES } from '../domain/checks.js';
 import { CODE_HOSTS, type NewProject, PUBLISH_MODES } from '../domain/project.js';
-import { checkModelSettings, hostSettingsFor, splitModelList } from '../domain/project-settings.js';
+import {
+  checkModelSettings,
+  hostSettingsFor,
+  readDailyBudget,
+  splitModelList,
+} from '../domain/project-settings.js';
 import { checkLocalRepository, RepositoryCheckError } from '../git/repository-check.js';
 import { checkHostSettings, ProjectSettingsError, resolveRepository } from '../hosts/project-settings.js';
 
@@ -34,9 +39,7 @@ const schema = z.object({
   // The model ids, the host settings and their rules are `domain/project-settings.ts`', as the CLI's.
   defaultModel: optional(z.string().max(200)),
   allowedModels: z.string().max(20_000).default(''),
-  dailyBudgetUsd: optional(
-    z.string().regex(/^\d{1,9}(\.\d{1,4})?$/, 'must be an amount in US dollars, e.g. 20 or 2.50'),
-  ),
+  dailyBudgetUsd: z.string().max(100).default(''),
   apiUrl: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000)),
   appId: optional(z.string().max(100)),
   installationId: optional(z.string().max(100)),
@@ -83,6 +86,8 @@ export async function parseProjectForm(
     ...checkModelSettings(form.defaultModel ?? null, allowedModels.length ? allowedModels : null),
   ])
     errors[field] ??= message;
+  const dailyBudget = readDailyBudget(form.dailyBudgetUsd);
+  if ('problem' in dailyBudget) errors.dailyBudgetUsd = dailyBudget.problem;
   let repository = form.repository;
   let detectedBase: string | null = null;
   // A relative path would be taken from the server's working directory, which nobody here sees.
@@ -133,8 +138,7 @@ export async function parseProjectForm(
         publish: form.publish,
         defaultModel: form.defaultModel ?? null,
         allowedModels: allowedModels.length ? allowedModels : null,
-        dailyBudgetUsd:
-          form.dailyBudgetUsd && Number(form.dailyBudgetUsd) > 0 ? Number(form.dailyBudgetUsd) : null,
+        dailyBudgetUsd: 'value' in dailyBudget ? dailyBudget.value : null,
         hostSettings,
         builtInChecks: form.builtInChecks === 'on',
         closePrOnArchive: form.closePrOnArchive === 'on',

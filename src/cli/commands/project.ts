@@ -13,6 +13,7 @@ import {
   checkModelSettings,
   hostSettingsFor,
   type ProjectField,
+  readDailyBudget,
   type SettingProblem,
   splitModelList,
 } from '../../domain/project-settings.js';
@@ -101,20 +102,14 @@ function refuse(problems: SettingProblem[]): void {
   if (first) throw new CliError(`${FLAG[first.field]}: ${first.message}`);
 }
 
-/** The non-secret host settings given on the command line, checked by the dashboard's rules. */
-function hostSettingsOf(options: CreateOptions): Record<string, unknown> {
-  const { settings, problems } = hostSettingsFor(options.host, options);
-  refuse(problems);
-  return settings;
-}
-
-/** `--model` and `--models`, checked by the dashboard's rules. */
-function modelSettingsOf(options: CreateOptions) {
+/** The host and model settings given on the command line, checked by the dashboard's rules. */
+function settingsOf(options: CreateOptions) {
+  const host = hostSettingsFor(options.host, options);
   const defaultModel = options.model?.trim() || null;
-  const listed = options.models === undefined ? [] : splitModelList(options.models);
+  const listed = splitModelList(options.models ?? '');
   const allowedModels = listed.length ? listed : null;
-  refuse(checkModelSettings(defaultModel, allowedModels));
-  return { defaultModel, allowedModels };
+  refuse([...host.problems, ...checkModelSettings(defaultModel, allowedModels)]);
+  return { hostSettings: host.settings, models: { defaultModel, allowedModels } };
 }
 
 /** The check settings given on the command line, checked (a command needs a working sandbox). */
@@ -230,13 +225,9 @@ async function checkRepository(repository: string, baseBranch: string): Promise<
 }
 
 function dailyBudgetOf(value: string): number | null {
-  if (/^none$/i.test(value.trim())) return null;
-  const amount = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(amount > 0))
-    throw new CliError(
-      `--daily-budget-usd: expected an amount in US dollars such as 20 or 2.50, or none; got "${value}".`,
-    );
-  return amount;
+  const read = readDailyBudget(value);
+  if ('problem' in read) throw new CliError(`--daily-budget-usd: ${read.problem}; got "${value}".`);
+  return read.value;
 }
 
 export function registerProjectCommands(program: Command) {
@@ -285,8 +276,7 @@ export function registerProjectCommands(program: Command) {
         throw new CliError(`--publish must be one of ${PUBLISH_MODES.join(', ')}.`);
       const name = options.name.trim();
       if (!name) throw new CliError('--name must not be empty.');
-      const hostSettings = hostSettingsOf(options);
-      const models = modelSettingsOf(options);
+      const { hostSettings, models } = settingsOf(options);
       const checks = await checkSettingsOf(options);
       // The code-host clients load only for the commands that need them (see commands/server.ts).
       const { checkHostSettings, ProjectSettingsError, resolveRepository } = await import(
