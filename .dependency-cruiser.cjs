@@ -66,11 +66,19 @@ module.exports = {
       to: { path: '^src/(store|http|api|web|worker|cli|server\\.ts)' },
     },
     {
-      name: 'api-and-web-are-siblings',
+      name: 'api-web-and-mcp-are-siblings',
       severity: 'error',
-      comment: 'What both need lives in http/; server.ts registers them side by side.',
-      from: { path: '^src/(api|web)/' },
-      to: { path: '^src/(api|web)/', pathNot: '^src/$1/' },
+      comment:
+        'They start jobs through the same operations (jobs/), never through each other; what they share lives in http/ and jobs/; server.ts registers them side by side.',
+      from: { path: '^src/(api|web|mcp)/' },
+      to: { path: '^src/(api|web|mcp)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'jobs-serve-every-entry-point',
+      severity: 'error',
+      comment: 'The job operations know the store and the domain, never who calls them.',
+      from: { path: '^src/jobs/' },
+      to: { path: '^src/(api|web|mcp|cli|http|worker|server\\.ts)' },
     },
     {
       name: 'api-and-worker-meet-only-in-store-and-domain',

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { MODEL_ID_PATTERN } from './agent/model-id.js';
+import { isModelId } from './domain/model-id.js';
 
 /**
  * The parsers of single environment values (numbers, durations, URLs, model ids, prices) that
@@ -50,8 +50,8 @@ export const trustProxy = z.string().transform((value, context) => {
 
 export const modelId = z
   .string()
-  .regex(
-    MODEL_ID_PATTERN,
+  .refine(
+    isModelId,
     'must look like provider:model, e.g. anthropic:claude-sonnet-4-5, or be demo (the built-in demo model)',
   );
 

@@ -3,12 +3,13 @@
  * the HTTP app (the API and the dashboard side by side) and the worker.
  */
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import { REAL_MODEL_HINT } from './agent/demo-change.js';
 import { runAgent } from './agent/loop.js';
-import { DEMO_MODEL_ID } from './agent/model-id.js';
-import { resolveModel } from './agent/models.js';
+import { createLanguageModel } from './agent/models.js';
 import { type AppOptions, buildApp } from './api/app.js';
+import { admit } from './api/auth.js';
+import { drainingError } from './api/plugins/api-key-auth.js';
 import type { ModelStatus } from './api/plugins/health.js';
 import { startPullRequestCloser } from './background/close-pull-requests.js';
 import { createDeliverer, type Deliverer } from './background/deliverer.js';
@@ -16,10 +17,12 @@ import { createWorker, type Worker } from './background/worker.js';
 import { closeParsePool } from './checks/index.js';
 import type { Config } from './config.js';
 import { protectDataDir } from './data-dir.js';
+import { DEMO_MODEL_ID } from './domain/model-id.js';
 import { ensureAdminPassword } from './domain/password.js';
 import { CodeHostError, type CodeHosts, createCodeHosts } from './hosts/index.js';
-import { inProcessApi, inProcessCredential } from './http/in-process.js';
+import { toAppError } from './http/errors.js';
 import { createLogger, flushLog, type Logger, logDestination } from './log.js';
+import { mcpRoutes } from './mcp/http.js';
 import { Metrics } from './metrics/index.js';
 import { startJobCountRefresh } from './metrics/job-counts.js';
 import { type MetricsServer, startMetricsServer } from './metrics/server.js';
@@ -63,7 +66,7 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** What runs jobs: `src/agent`'s `runAgent` and `resolveModel`. */
+/** What runs jobs: `src/agent`'s `runAgent` and `createLanguageModel`. */
 export interface Agent {
   runAgent: RunAgent;
   resolveModel: ResolveModel;
@@ -76,7 +79,7 @@ export interface StartOptions {
   agent?: Agent;
 }
 
-const realAgent: Agent = { runAgent, resolveModel };
+const realAgent: Agent = { runAgent, resolveModel: createLanguageModel };
 
 /**
  * The code hosts of a server. They get what they need from the store, never the store: the
@@ -121,6 +124,9 @@ function processMetrics(store: Store, logger: Logger) {
   return { metrics, stopRefresh };
 }
 
+/** The version MCP clients are told. */
+const MCP_SERVER_VERSION = '0.1.0';
+
 /** What the HTTP app is built from: the API's options and the code hosts for the dashboard. */
 export interface HttpAppOptions extends AppOptions {
   /** By default the server's own (`createServerCodeHosts`). */
@@ -133,15 +139,23 @@ export interface HttpAppOptions extends AppOptions {
  */
 export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
   const { config, store } = options;
-  // The dashboard starts jobs through the API's own route, in process, with this credential.
-  const credential = inProcessCredential();
-  const app = await buildApp({ ...options, inProcessCredential: credential });
+  const lifecycle = options.lifecycle ?? { draining: false };
+  const app = await buildApp({ ...options, lifecycle });
+  // MCP beside the v2 routes, over the same job operations; it checks keys as the API does.
+  await app.register(mcpRoutes, {
+    deps: { store, config, log: options.logger },
+    admit: async (request, access) => {
+      if (lifecycle.draining && access.scope === 'write') throw drainingError();
+      return admit(store, request, access);
+    },
+    toAppError: (error) => toAppError(error as FastifyError),
+    version: MCP_SERVER_VERSION,
+  });
   await app.register(dashboard, {
     prefix: '/ui',
     config,
     store,
     hosts: options.hosts ?? createServerCodeHosts(config, store),
-    api: inProcessApi(app, credential),
   });
   return app;
 }
@@ -170,7 +184,7 @@ function announceModel(config: Config, logger: Logger): void {
     return;
   }
   try {
-    resolveModel(config.defaultModel, config);
+    createLanguageModel(config.defaultModel, config);
   } catch (error) {
     logger.warn(
       `Jobs without a model of their own will fail with model_unavailable: ${(error as Error).message} Or set ANTHROPIC_API_KEY, OPENAI_API_KEY, or OPENAI_COMPATIBLE_BASE_URL with AGENTJOBS_MODEL=openai-compatible:<model>. To try the service without a model, set AGENTJOBS_MODEL=demo, or run \`agentjobs quickstart --demo\`.`,
@@ -182,7 +196,7 @@ function announceModel(config: Config, logger: Logger): void {
 function defaultModelStatus(config: Config): ModelStatus {
   if (config.defaultModel === DEMO_MODEL_ID) return 'demo';
   try {
-    resolveModel(config.defaultModel, config);
+    createLanguageModel(config.defaultModel, config);
     return 'ready';
   } catch {
     return 'missing';

@@ -11,6 +11,7 @@
  * work as they do with any model.
  */
 import type { LanguageModel } from 'ai';
+import { DEMO_MODEL_ID } from '../domain/model-id.js';
 import {
   DEMO_NOTE,
   type DemoSite,
@@ -26,7 +27,6 @@ import {
   slugOf,
   titleFrom,
 } from './demo-change.js';
-import { DEMO_MODEL_ID } from './model-id.js';
 
 type LanguageModelV3 = Extract<LanguageModel, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<LanguageModelV3['doGenerate']>[0];

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../config.js';
+import { parseModelId } from '../domain/model-id.js';
 import { AgentError } from './errors.js';
-import { parseModelId } from './model-id.js';
-import { resolveModel } from './models.js';
+import { createLanguageModel } from './models.js';
 
 /** A config from a plain environment, as the server would read it. */
 function config(env: Record<string, string> = {}): Config {
@@ -11,16 +11,16 @@ function config(env: Record<string, string> = {}): Config {
 
 function unavailable(modelId: string, settings: Config): AgentError {
   try {
-    resolveModel(modelId, settings);
+    createLanguageModel(modelId, settings);
   } catch (error) {
     expect(error).toBeInstanceOf(AgentError);
     expect(error).toMatchObject({ code: 'model_unavailable', isRetryable: false });
     return error as AgentError;
   }
-  throw new Error('resolveModel did not throw');
+  throw new Error('createLanguageModel did not throw');
 }
 
-describe('resolveModel', () => {
+describe('createLanguageModel', () => {
   it('names the variable to set when a key or the base URL is missing', () => {
     expect(unavailable('anthropic:claude-sonnet-4-5', config()).message).toMatch(/Set ANTHROPIC_API_KEY/);
     expect(unavailable('openai:gpt-5', config()).message).toMatch(/Set OPENAI_API_KEY/);
@@ -32,7 +32,7 @@ describe('resolveModel', () => {
   it('refuses unknown providers and malformed ids', () => {
     const keys = config({ ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' });
     expect(unavailable('google:gemini', keys).message).toMatch(/anthropic, openai, openai-compatible/);
-    expect(unavailable('anthropic:', keys).message).toMatch(/not a known model id/);
+    expect(unavailable('anthropic:', keys).message).toMatch(/is not a model id/);
     expect(unavailable('gpt-5', keys).message).toMatch(/provider:model/);
   });
 
@@ -43,7 +43,7 @@ describe('resolveModel', () => {
       OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:11434/v1',
     });
     const models = ['anthropic:claude-sonnet-4-5', 'openai:gpt-5', 'openai-compatible:llama3.1:8b'].map(
-      (id) => resolveModel(id, settings) as { provider: string; modelId: string },
+      (id) => createLanguageModel(id, settings) as { provider: string; modelId: string },
     );
     expect(models.map((model) => model.modelId)).toEqual(['claude-sonnet-4-5', 'gpt-5', 'llama3.1:8b']);
     expect(models.map((model) => model.provider.split('.')[0])).toEqual([

@@ -8,9 +8,9 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import type { Config } from '../config.js';
+import { DEMO_MODEL_ID, modelIdProblem, parseModelId } from '../domain/model-id.js';
 import { createDemoModel } from './demo-model.js';
 import { AgentError } from './errors.js';
-import { DEMO_MODEL_ID, PROVIDERS, parseModelId } from './model-id.js';
 
 /**
  * The language model for `modelId` (a job's model, else the server default); `demo` is the
@@ -20,13 +20,13 @@ import { DEMO_MODEL_ID, PROVIDERS, parseModelId } from './model-id.js';
  * `provider:model` with a known provider, or the provider's key (or base URL) is missing; the
  * message names the variable to set.
  */
-export function resolveModel(modelId: string, config: Config): LanguageModel {
+export function createLanguageModel(modelId: string, config: Config): LanguageModel {
   if (modelId === DEMO_MODEL_ID) return createDemoModel();
   const parsed = parseModelId(modelId);
   if (!parsed) {
     throw new AgentError(
       'model_unavailable',
-      `"${modelId}" is not a known model id. Use provider:model with provider one of ${PROVIDERS.join(', ')}, e.g. anthropic:claude-sonnet-4-5, or ${DEMO_MODEL_ID} for the built-in demo model.`,
+      modelIdProblem(modelId) ?? `"${modelId}" is not a known model id.`,
     );
   }
   const { provider, model } = parsed;

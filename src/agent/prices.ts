@@ -7,7 +7,7 @@
  * A model with no price has `costUsd` null: an unknown price is not a price of zero.
  */
 import type { PriceOverrides } from '../config.js';
-import { DEMO_MODEL_ID, parseModelId } from './model-id.js';
+import { DEMO_MODEL_ID, parseModelId } from '../domain/model-id.js';
 
 export type { PriceOverrides } from '../config.js';
 

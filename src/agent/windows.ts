@@ -10,7 +10,7 @@
  * so the provider's is what bounds a step: the Anthropic provider asks for the model's maximum, and
  * OpenAI's models stop at theirs. Any other model may write until its window is full.
  */
-import { parseModelId } from './model-id.js';
+import { parseModelId } from '../domain/model-id.js';
 
 /** The window assumed for a model that is neither known nor configured. */
 export const DEFAULT_CONTEXT_TOKENS = 128_000;

@@ -10,16 +10,11 @@ import { apiKeyAuth } from './plugins/api-key-auth.js';
 import { healthRoutes, type ModelStatus } from './plugins/health.js';
 import { jsonBody } from './plugins/json-body.js';
 import type { Lifecycle } from './plugins/lifecycle.js';
-import { mcpRoutes } from './plugins/mcp.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openApi } from './plugins/openapi.js';
-import { projectBudget } from './plugins/project-budget.js';
 import { eventRoutes } from './routes/events.js';
 import { jobRoutes } from './routes/jobs.js';
 import { webhookRoutes } from './routes/webhooks.js';
-
-/** The version MCP clients are told. */
-const SERVER_VERSION = '0.1.0';
 
 export interface AppOptions {
   config: Config;
@@ -29,8 +24,6 @@ export interface AppOptions {
   lifecycle?: Lifecycle;
   /** The process's metrics: served at `/metrics`, and every request is counted. None: neither. */
   metrics?: Metrics;
-  /** The credential of the process's own in-process calls (`src/http/in-process.ts`); none: no such calls. */
-  inProcessCredential?: string;
   /** Whether the default model can be used, for `/healthz`; none: not said. */
   modelStatus?: ModelStatus;
 }
@@ -45,7 +38,6 @@ export async function buildApp({
   logger,
   lifecycle = { draining: false },
   metrics,
-  inProcessCredential,
   modelStatus,
 }: AppOptions) {
   const app = Fastify(serverOptions(config, logger)).withTypeProvider<ZodTypeProvider>();
@@ -64,18 +56,15 @@ export async function buildApp({
   if (metrics) await app.register(metricsPlugin, { metrics, token: config.metrics.token });
   await app.register(jsonBody);
   await app.register(openApi, { publicUrl: config.publicUrl });
-  await app.register(projectBudget, { store, requestsPerHour: config.limits.requestsPerHour });
   await app.register(healthRoutes, { store, lifecycle, modelStatus });
 
   // The v2 routes, each behind an admin API key.
   await app.register(async (v2) => {
-    await v2.register(apiKeyAuth, { store, lifecycle, inProcessCredential });
+    await v2.register(apiKeyAuth, { store, lifecycle });
     await v2.register(jobRoutes, { config, store });
     await v2.register(webhookRoutes, { config, store });
     await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });
   });
-  // MCP beside the v2 routes: it checks the key itself, then calls them in process.
-  await app.register(mcpRoutes, { store, version: SERVER_VERSION });
 
   return app as unknown as FastifyInstance;
 }

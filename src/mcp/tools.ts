@@ -1,30 +1,42 @@
 /**
  * The agentjobs MCP tools (DESIGN section 3, "MCP"): the job API, for editors and chat assistants.
- * Each tool is one call of the v2 API through `CallApi`, so a tool does exactly what the API does
- * (validation, scopes, the hourly budget, the active-job cap, idempotency, the same errors): the
- * server's `/mcp` calls its own routes in process, and nothing here knows about the store.
- * Results are the API's JSON as `structuredContent` and as text; an API error is a tool error
- * whose text is the API's error body (`{ error, code, requestId }`).
+ * Each tool is one job operation (`src/jobs/`), the very ones the API's routes call, so a tool
+ * does exactly what the API does (validation, the hourly budget, the active-job cap, idempotency,
+ * the same errors), and the caller's key is checked for the tool's project and scope on every
+ * call, as the API checks it on every request. Results are the operation's JSON as
+ * `structuredContent` and as text; an error is a tool error whose text is the API's error body
+ * (`{ error, code, requestId }`).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { type AppError, isAppError } from '../domain/errors.js';
+import { redactSecrets } from '../domain/redact.js';
+import { createJob, type JobOperationDeps } from '../jobs/create-job.js';
+import { followUp } from '../jobs/follow-up.js';
+import { getJob, listEvents, listJobs } from '../jobs/pages.js';
 
-/** The API's answer to one call. */
-export interface ApiAnswer {
-  status: number;
-  body: unknown;
+/** What a tool needs of the caller's key: its project, and the scope of the tool. */
+export interface ToolAccess {
+  projectId: string;
+  scope: 'read' | 'write';
 }
 
-/** Calls the v2 API with the caller's key: `path` starts with `/v2/`. */
-export type CallApi = (
-  method: 'GET' | 'POST',
-  path: string,
-  options?: { body?: unknown; headers?: Record<string, string> },
-) => Promise<ApiAnswer>;
-
+/** What the tools of one MCP request are given. */
 export interface McpToolsOptions {
-  callApi: CallApi;
+  /** The store and limits the job operations work with. */
+  deps: JobOperationDeps;
+  /** Checks the caller's key again for one call: throws an `AppError` (401, 403, 404) when it may not. */
+  admit(access: ToolAccess): Promise<void>;
+  /**
+   * Runs one call's work in its turn: the calls of one request (a JSON-RPC batch) take turns, so
+   * a batch cannot do a hundred requests' work at once. Throws when the caller has gone away.
+   */
+  schedule<T>(work: () => Promise<T>): Promise<T>;
+  /** Turns what a call threw into the API's error, for a failure that is not an `AppError`. */
+  toAppError(error: unknown): AppError;
+  /** Named in error bodies, as the API names it. */
+  requestId: string;
   /**
    * The key's project: every tool works on it. Null for a key of the whole instance: then every
    * tool takes a `projectId` argument.
@@ -59,7 +71,9 @@ const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 const WRITES = { readOnlyHint: false, destructiveHint: false, openWorldHint: true } as const;
 
 /** Builds an MCP server with the six job tools for one caller. */
-export function createMcpServer({ callApi, projectId, version }: McpToolsOptions): McpServer {
+export function createMcpServer(options: McpToolsOptions): McpServer {
+  const { deps, projectId, version } = options;
+  const { store } = deps;
   const server = new McpServer(
     { name: 'agentjobs', version },
     {
@@ -76,10 +90,29 @@ export function createMcpServer({ callApi, projectId, version }: McpToolsOptions
           ...shape,
         }
       : shape;
-  // Ids from a model go into the path encoded, so that no argument can reach another route.
-  const base = (args: object) =>
-    `/v2/agent/${encodeURIComponent(projectId ?? (args as { projectId?: string }).projectId ?? '')}/job`;
-  const jobPath = (args: { jobId: string }) => `${base(args)}/${encodeURIComponent(args.jobId)}`;
+  const projectOf = (args: object) => projectId ?? (args as { projectId?: string }).projectId ?? '';
+  // One call: the key checked for the project and scope, then the operation, in the call's turn.
+  const call = (scope: ToolAccess['scope'], args: object, work: (project: string) => Promise<unknown>) =>
+    options
+      .schedule(async () => {
+        const project = projectOf(args);
+        await options.admit({ projectId: project, scope });
+        return work(project);
+      })
+      .then(success, (error: unknown) => failure(isAppError(error) ? error : options.toAppError(error)));
+  const failure = (error: AppError): CallToolResult => ({
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text: JSON.stringify({
+          error: redactSecrets(error.message),
+          code: error.code,
+          requestId: options.requestId,
+        }),
+      },
+    ],
+  });
 
   server.registerTool(
     'create_job',
@@ -111,13 +144,11 @@ export function createMcpServer({ callApi, projectId, version }: McpToolsOptions
       annotations: WRITES,
     },
     async (args) => {
-      const { idempotencyKey, projectId: _project, ...body } = args as typeof args & { projectId?: string };
-      return answer(
-        await callApi('POST', base(args), {
-          body,
-          ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
-        }),
-      );
+      const { projectId: _project, ...request } = args as typeof args & { projectId?: string };
+      return call('write', args, async (project) => {
+        const { job } = await createJob(deps, { projectId: project, ...request });
+        return job;
+      });
     },
   );
 
@@ -131,7 +162,7 @@ export function createMcpServer({ callApi, projectId, version }: McpToolsOptions
       outputSchema: job,
       annotations: READ_ONLY,
     },
-    async (args) => answer(await callApi('GET', jobPath(args))),
+    async (args) => call('read', args, (project) => getJob(store, project, args.jobId)),
   );
 
   server.registerTool(
@@ -148,14 +179,8 @@ export function createMcpServer({ callApi, projectId, version }: McpToolsOptions
       outputSchema: jobList,
       annotations: READ_ONLY,
     },
-    async ({ status, limit, cursor, ...args }) => {
-      const query = new URLSearchParams();
-      if (status) query.set('status', status);
-      if (limit !== undefined) query.set('limit', String(limit));
-      if (cursor !== undefined) query.set('cursor', cursor);
-      const search = query.size > 0 ? `?${query}` : '';
-      return answer(await callApi('GET', `${base(args)}${search}`));
-    },
+    async ({ status, limit, cursor, ...args }) =>
+      call('read', args, (project) => listJobs(store, project, { status, limit: limit ?? 20, cursor })),
   );
 
   server.registerTool(
@@ -172,7 +197,10 @@ export function createMcpServer({ callApi, projectId, version }: McpToolsOptions
       annotations: WRITES,
     },
     async ({ prompt: text, ...args }) =>
-      answer(await callApi('POST', `${jobPath(args)}/message`, { body: { prompt: text } })),
+      call('write', args, async (project) => {
+        const { job } = await followUp(deps, { projectId: project, jobId: args.jobId, prompt: text });
+        return job;
+      }),
   );
 
   server.registerTool(
@@ -185,7 +213,7 @@ export function createMcpServer({ callApi, projectId, version }: McpToolsOptions
       outputSchema: job,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    async (args) => answer(await callApi('POST', `${jobPath(args)}/archive`, { body: {} })),
+    async (args) => call('write', args, (project) => store.jobs.archive(project, args.jobId)),
   );
 
   server.registerTool(
@@ -207,25 +235,20 @@ export function createMcpServer({ callApi, projectId, version }: McpToolsOptions
       outputSchema: eventList,
       annotations: READ_ONLY,
     },
-    async ({ after, limit, ...args }) => {
-      const query = new URLSearchParams();
-      if (after !== undefined) query.set('after', String(after));
-      if (limit !== undefined) query.set('limit', String(limit));
-      const search = query.size > 0 ? `?${query}` : '';
-      return answer(await callApi('GET', `${jobPath(args)}/events${search}`));
-    },
+    async ({ after, limit, ...args }) =>
+      call('read', args, async (project) => {
+        await getJob(store, project, args.jobId);
+        return listEvents(store, args.jobId, { after: after ?? 0, limit: limit ?? 200 });
+      }),
   );
 
   return server;
 }
 
-/**
- * The tool result of an API answer: the JSON as structured content and as text, or, for an error
- * status, a tool error whose text is the API's error body, so that the code and message are the
- * API's own.
- */
-function answer({ status, body }: ApiAnswer): CallToolResult {
-  const text = JSON.stringify(body);
-  if (status >= 400) return { isError: true, content: [{ type: 'text', text }] };
-  return { content: [{ type: 'text', text }], structuredContent: body as Record<string, unknown> };
+/** The tool result of what an operation returned: its JSON as structured content and as text. */
+function success(value: unknown): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(value) }],
+    structuredContent: value as Record<string, unknown>,
+  };
 }

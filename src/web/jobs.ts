@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { DEMO_MODEL_ID } from '../agent/model-id.js';
 import type { CheckRun } from '../domain/checks.js';
 import { AppError } from '../domain/errors.js';
 import type { JobEvent } from '../domain/events.js';
 import { formatUsd, JOB_STATUSES, type Job } from '../domain/job.js';
+import { DEMO_MODEL_ID } from '../domain/model-id.js';
 import type { Project } from '../domain/project.js';
 import type { PullRequestState } from '../domain/pull-request.js';
 import { readChanges } from '../git/diff.js';
@@ -141,7 +141,8 @@ function checksSection(run: CheckRun): Html {
     )}</ul><p class="hint">Ran ${time(run.ranAt)}.</p></section>`;
 }
 
-export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store, api }) => {
+export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store }) => {
+  const deps = { store, config, log: app.log };
   const listUrl = (project: Project, query: { status?: string; before?: string }, rows = false) => {
     const params = new URLSearchParams(
       Object.entries(query).filter((e): e is [string, string] => Boolean(e[1])),
@@ -194,11 +195,11 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
     listPage(request, reply),
   );
 
-  // The form on the list starts a job through the API's own route, then opens its live page.
+  // The form on the list starts a job through the API's own operation, then opens its live page.
   app.post('/projects/:projectId/jobs', { schema: { hide: true } }, async (request, reply) => {
     const project = await projectOf(store, request);
     const values = readNewJob(request.body);
-    const outcome = await startJob(api, project, values, request.ip);
+    const outcome = await startJob(deps, project, values);
     if ('jobId' in outcome) return reply.redirect(`/ui/projects/${project.id}/jobs/${outcome.jobId}`, 303);
     return listPage(request, reply, { values, errors: outcome.errors }, outcome.status);
   });
@@ -311,8 +312,8 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
           error: `A follow-up holds at most ${config.limits.maxPromptChars} characters.`,
           followUp: prompt,
         });
-      // Through the v2 route, so a follow-up spends the hourly budget as an API client's does.
-      const outcome = await sendFollowUp(api, project.id, job.id, prompt, request.ip);
+      // The API's follow-up operation, so a follow-up spends the hourly budget as an API client's does.
+      const outcome = await sendFollowUp(deps, project.id, job.id, prompt);
       if (outcome.error)
         return jobPage(request, reply, { error: outcome.error, followUp: prompt, status: outcome.status });
       return reply.redirect(`/ui/projects/${project.id}/jobs/${job.id}`, 303);

@@ -6,7 +6,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { CodeHosts } from '../hosts/types.js';
-import type { InProcessApi } from '../http/in-process.js';
 import type { AdminSession } from '../store/admin.js';
 import type { Store } from '../store/store.js';
 import { type Html, page } from './html.js';
@@ -23,8 +22,6 @@ export interface DashboardOptions {
   config: Config;
   store: Store;
   hosts: CodeHosts;
-  /** The v2 API in process: the dashboard starts jobs through the API's own route. */
-  api: InProcessApi;
 }
 
 export const SESSION_COOKIE = 'agentjobs_session';

@@ -1,12 +1,17 @@
 /**
  * Starting a job from the dashboard: the form on a project's jobs page, and the call that makes the
- * job. The call goes through the v2 route in process (`POST /v2/agent/{projectId}/job`), so the
+ * job. The call is the job operation the API's route calls (`src/jobs/create-job.ts`), so the
  * hourly budget, the active-job cap, validation and idempotency are the API's own. The form carries
  * an Idempotency-Key made when it was rendered: a double submit replays the first job.
  */
 import { randomUUID } from 'node:crypto';
+import type { FastifyError } from 'fastify';
+import { type AppError, isAppError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
-import type { InProcessApi } from '../http/in-process.js';
+import { statusOf, toAppError } from '../http/errors.js';
+import { waitText } from '../jobs/budget.js';
+import { createJob, type JobOperationDeps } from '../jobs/create-job.js';
+import { followUp } from '../jobs/follow-up.js';
 import { fieldHint, type Html, html } from './html.js';
 
 /** What the form holds; every field as the browser sent it. */
@@ -87,56 +92,61 @@ export function newJobForm(
     </form></section>`;
 }
 
-/** What the API answered, as the form shows it: the job, or what to fix and the status to send. */
+/** What the operation answered, as the form shows it: the job, or what to fix and the status to send. */
 export type StartOutcome = { jobId: string } | { status: number; errors: NewJobErrors };
 
 const IN_FLIGHT_RETRIES = 25;
 const IN_FLIGHT_DELAY_MS = 200;
 
 /**
- * Creates the job through the v2 route. A second submit of the same form while the first is still
- * creating gets 409 from the idempotency check; it waits for the first to finish and answers with
- * the same job, which is what the person who clicked twice meant.
+ * Creates the job. A second submit of the same form while the first is still creating is refused
+ * as in flight by the idempotency check; it waits for the first to finish and answers with the
+ * same job, which is what the person who clicked twice meant.
  */
 export async function startJob(
-  api: InProcessApi,
+  deps: JobOperationDeps,
   project: Project,
   values: NewJobValues,
-  remoteAddress: string,
 ): Promise<StartOutcome> {
-  const body: Record<string, unknown> = { prompt: values.prompt };
-  if (values.model && modelChoices(project).length) body.model = values.model;
-  if (values.baseRef && values.baseRef !== project.baseBranch) body.baseRef = values.baseRef;
-  if (values.draft && canDraft(project)) body.draft = true;
-  const headers: Record<string, string> = values.idempotencyKey
-    ? { 'idempotency-key': `dashboard:${values.idempotencyKey}` }
-    : {};
+  const request = {
+    projectId: project.id,
+    prompt: values.prompt,
+    ...(values.model && modelChoices(project).length ? { model: values.model } : {}),
+    ...(values.baseRef && values.baseRef !== project.baseBranch ? { baseRef: values.baseRef } : {}),
+    ...(values.draft && canDraft(project) ? { draft: true } : {}),
+    ...(values.idempotencyKey ? { idempotencyKey: `dashboard:${values.idempotencyKey}` } : {}),
+  };
   for (let attempt = 0; ; attempt++) {
-    const answer = await api('POST', `/v2/agent/${project.id}/job`, { body, headers, remoteAddress });
-    const payload = (answer.body ?? {}) as {
-      id?: string;
-      code?: string;
-      error?: string;
-      details?: { path: string; message: string }[];
-    };
-    if (answer.status === 201 && payload.id) return { jobId: payload.id };
-    if (payload.code === 'idempotency_in_flight' && attempt < IN_FLIGHT_RETRIES) {
-      await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_DELAY_MS));
-      continue;
+    try {
+      const { job } = await createJob(deps, request);
+      return { jobId: job.id };
+    } catch (thrown) {
+      const error = known(thrown);
+      if (error.code === 'idempotency_in_flight' && attempt < IN_FLIGHT_RETRIES) {
+        await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_DELAY_MS));
+        continue;
+      }
+      return { status: statusOf(error.code), errors: explain(error) };
     }
-    return { status: answer.status, errors: explain(payload, answer.headers['retry-after']) };
   }
 }
 
-/** The API's error in words a person at the form knows, on the field it is about. */
-function explain(
-  payload: { code?: string; error?: string; details?: { path: string; message: string }[] },
-  retryAfter: unknown,
-): NewJobErrors {
-  const wait = waitText(retryAfter);
-  switch (payload.code) {
+/**
+ * What went wrong as the API would say it: a database that is away for a moment is `unavailable`,
+ * which the form can explain; anything else unexpected goes on to the dashboard's error page.
+ */
+function known(thrown: unknown): AppError {
+  const error = isAppError(thrown) ? thrown : toAppError(thrown as FastifyError);
+  if (error.code === 'internal_error') throw thrown;
+  return error;
+}
+
+/** The operation's error in words a person at the form knows, on the field it is about. */
+function explain(error: AppError): NewJobErrors {
+  const wait = error.retryAfterSeconds ? waitText(error.retryAfterSeconds) : '';
+  switch (error.code) {
     case 'invalid_request': {
-      const detail = payload.details?.[0];
+      const detail = error.details?.[0];
       if (detail?.path.endsWith('prompt')) {
         return {
           prompt: /empty|whitespace|required/.test(detail.message)
@@ -148,10 +158,8 @@ function explain(
         const problem = detail.message.replace(/^is not a valid branch name: /, '');
         return { baseRef: `Not a branch name git accepts: it ${problem}.` };
       }
-      return { form: payload.error ?? 'The request is not valid.' };
+      return { form: error.message };
     }
-    case 'payload_too_large':
-      return { prompt: 'The prompt is too long to send; shorten it.' };
     case 'model_not_allowed':
       return { model: 'This project does not allow that model; pick one from the list.' };
     case 'rate_limited':
@@ -171,40 +179,32 @@ function explain(
     case 'unavailable':
       return { form: `The server is not taking new jobs right now.${wait ? ` Try again in ${wait}.` : ''}` };
     default:
-      return { form: payload.error ?? 'The job could not be started.' };
+      return { form: error.message };
   }
 }
 
 /**
- * Sends a follow-up through the v2 route (`POST …/job/{jobId}/message`): the hourly budget and
- * the archived-job check are the API's. An error comes back in words for the job page's form.
+ * Sends a follow-up through the job operation the API's route calls: the hourly budget and the
+ * archived-job check are the API's. An error comes back in words for the job page's form.
  */
 export async function sendFollowUp(
-  api: InProcessApi,
+  deps: JobOperationDeps,
   projectId: string,
   jobId: string,
   prompt: string,
-  remoteAddress: string,
 ): Promise<{ error?: undefined } | { error: string; status: number }> {
-  const answer = await api('POST', `/v2/agent/${projectId}/job/${jobId}/message`, {
-    body: { prompt },
-    remoteAddress,
-  });
-  if (answer.status < 300) return {};
-  const payload = (answer.body ?? {}) as { code?: string; error?: string };
-  const wait = waitText(answer.headers['retry-after']);
-  const error =
-    payload.code === 'rate_limited'
-      ? `This project has used its budget of jobs and follow-ups for this hour.${wait ? ` Try again in ${wait}.` : ''}`
-      : payload.code === 'job_archived'
-        ? 'This job is archived; start a new job instead.'
-        : (payload.error ?? 'The follow-up could not be sent.');
-  return { error, status: answer.status };
-}
-
-function waitText(retryAfter: unknown): string {
-  const seconds = Number(retryAfter);
-  if (!Number.isFinite(seconds) || seconds <= 0) return '';
-  if (seconds < 90) return `${Math.ceil(seconds)} seconds`;
-  return `${Math.ceil(seconds / 60)} minutes`;
+  try {
+    await followUp(deps, { projectId, jobId, prompt });
+    return {};
+  } catch (thrown) {
+    const error = known(thrown);
+    const wait = error.retryAfterSeconds ? waitText(error.retryAfterSeconds) : '';
+    const message =
+      error.code === 'rate_limited'
+        ? `This project has used its budget of jobs and follow-ups for this hour.${wait ? ` Try again in ${wait}.` : ''}`
+        : error.code === 'job_archived'
+          ? 'This job is archived; start a new job instead.'
+          : error.message;
+    return { error: message, status: statusOf(error.code) };
+  }
 }

@@ -4,6 +4,12 @@ import type { SandboxSettings } from '../checks/sandbox.js';
 import { CheckSettingsError, MAX_CHECK_COMMAND_CHARS, parseCheckSettings } from '../checks/settings.js';
 import { CHECK_FAILURE_POLICIES } from '../domain/checks.js';
 import { CODE_HOSTS, type NewProject, PUBLISH_MODES } from '../domain/project.js';
+import {
+  checkModelSettings,
+  hostSettingsFor,
+  readDailyBudget,
+  splitModelList,
+} from '../domain/project-settings.js';
 import { checkLocalRepository, RepositoryCheckError } from '../git/repository-check.js';
 import { checkHostSettings, ProjectSettingsError, resolveRepository } from '../hosts/project-settings.js';
 
@@ -19,16 +25,6 @@ const optional = (schema: z.ZodType<string, string>) =>
     .transform((v) => (v === '' ? undefined : v))
     .pipe(schema.optional());
 
-const modelList = z
-  .string()
-  .trim()
-  .transform((v) => [...new Set(v.split(/[\s,]+/).filter(Boolean))])
-  .pipe(
-    z
-      .array(z.string().regex(/^(demo|[\w.-]+:\S+)$/, 'must list ids like anthropic:claude-sonnet-4-5'))
-      .max(50),
-  );
-
 const schema = z.object({
   name: z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
   repository: z.string().trim().min(1, 'is required').max(2000),
@@ -40,19 +36,13 @@ const schema = z.object({
     .regex(/^[\w./-]*$/, 'may hold letters, digits, ".", "_", "-" and "/"')
     .default(''),
   publish: z.enum(PUBLISH_MODES).default('pull_request'),
-  defaultModel: optional(
-    z
-      .string()
-      .regex(/^(demo|[\w.-]+:\S+)$/, 'must look like provider:model, or be demo')
-      .max(200),
-  ),
-  allowedModels: modelList.default([]),
-  dailyBudgetUsd: optional(
-    z.string().regex(/^\d{1,9}(\.\d{1,4})?$/, 'must be an amount in US dollars, e.g. 20 or 2.50'),
-  ),
+  // The model ids, the host settings and their rules are `domain/project-settings.ts`', as the CLI's.
+  defaultModel: optional(z.string().max(200)),
+  allowedModels: z.string().max(20_000).default(''),
+  dailyBudgetUsd: z.string().max(100).default(''),
   apiUrl: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000)),
-  appId: optional(z.string().regex(/^\d{1,12}$/, 'must be a number')),
-  installationId: optional(z.string().regex(/^\d{1,15}$/, 'must be a number')),
+  appId: optional(z.string().max(100)),
+  installationId: optional(z.string().max(100)),
   builtInChecks: z.enum(['on', 'off']).default('on'),
   closePrOnArchive: z.enum(['on', 'off']).default('on'),
   checkCommand: z.string().trim().max(MAX_CHECK_COMMAND_CHARS).default(''),
@@ -89,13 +79,15 @@ export async function parseProjectForm(
   }
   const form = parsed.data;
   const errors: FieldErrors = {};
-  const hostSettings: Record<string, unknown> = {};
-  if (form.apiUrl) hostSettings.apiUrl = form.apiUrl.replace(/\/+$/, '');
-  if (form.host === 'github') {
-    if (form.appId) hostSettings.appId = form.appId;
-    if (form.installationId) hostSettings.installationId = form.installationId;
-  } else if (form.appId || form.installationId) errors.appId = 'A GitHub App is for the github host only.';
-  if (form.host === 'local' && form.apiUrl) errors.apiUrl = 'A local project has no API.';
+  const { settings: hostSettings, problems: hostProblems } = hostSettingsFor(form.host, form);
+  const allowedModels = splitModelList(form.allowedModels);
+  for (const { field, message } of [
+    ...hostProblems,
+    ...checkModelSettings(form.defaultModel ?? null, allowedModels.length ? allowedModels : null),
+  ])
+    errors[field] ??= message;
+  const dailyBudget = readDailyBudget(form.dailyBudgetUsd);
+  if ('problem' in dailyBudget) errors.dailyBudgetUsd = dailyBudget.problem;
   let repository = form.repository;
   let detectedBase: string | null = null;
   // A relative path would be taken from the server's working directory, which nobody here sees.
@@ -125,8 +117,6 @@ export async function parseProjectForm(
     if (!(error instanceof CheckSettingsError)) throw error;
     errors[error.field] = error.message;
   }
-  if (form.defaultModel && form.allowedModels.length && !form.allowedModels.includes(form.defaultModel))
-    errors.defaultModel = 'must be one of the allowed models';
   const baseBranch = form.baseBranch || detectedBase || 'main';
   if (form.host === 'local' && !errors.repository) {
     try {
@@ -147,9 +137,8 @@ export async function parseProjectForm(
         baseBranch,
         publish: form.publish,
         defaultModel: form.defaultModel ?? null,
-        allowedModels: form.allowedModels.length ? form.allowedModels : null,
-        dailyBudgetUsd:
-          form.dailyBudgetUsd && Number(form.dailyBudgetUsd) > 0 ? Number(form.dailyBudgetUsd) : null,
+        allowedModels: allowedModels.length ? allowedModels : null,
+        dailyBudgetUsd: 'value' in dailyBudget ? dailyBudget.value : null,
         hostSettings,
         builtInChecks: form.builtInChecks === 'on',
         closePrOnArchive: form.closePrOnArchive === 'on',

@@ -14,11 +14,12 @@
  * A retry of a run that died after that point finishes from the record (`finishPublished`) instead
  * of running the agent again.
  */
-import { DEMO_MODEL_ID } from '../agent/model-id.js';
+
 import { checkSummary } from '../checks/report.js';
 import type { Config } from '../config.js';
 import type { CheckFailurePolicy, CheckRun } from '../domain/checks.js';
 import type { Job } from '../domain/job.js';
+import { DEMO_MODEL_ID } from '../domain/model-id.js';
 import type { Project } from '../domain/project.js';
 import type { Redactor } from '../domain/redact.js';
 import { pushBranch, pushRef } from '../git/push.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
-import { fingerprint, sha256 } from '../../src/api/routes/jobs.js';
 import { loadConfig } from '../../src/config.js';
+import { fingerprint, sha256 } from '../../src/jobs/create-job.js';
 import { createLogger } from '../../src/log.js';
 import { openDb } from '../../src/store/db.js';
 import { createStore, type Store } from '../../src/store/store.js';

@@ -47,9 +47,11 @@ describe('agentjobs project create --host gitlab|gitea', () => {
     const app = await create(['--host', 'gitlab', '--repo', 'https://gitlab.com/a/b', '--app-id', '1'], {
       GITLAB_TOKEN: 'x',
     });
-    expect(said(app)).toMatch(/--app-id and --installation-id are for --host github/);
+    expect(said(app)).toMatch(
+      /--app-id: A GitHub App \(app id and installation id\) is for the github host only/,
+    );
     const local = await create(['--repo', dir, '--api-url', 'https://x.example.com']);
-    expect(said(local)).toMatch(/--api-url is for --host github, gitlab or gitea/);
+    expect(said(local)).toMatch(/--api-url: An API URL is for the github, gitlab or gitea host/);
     const lonely = await create(['--host', 'gitea', '--repo', 'https://gitea.example.com/lonely'], {
       GITEA_TOKEN: 'x',
     });

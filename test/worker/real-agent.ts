@@ -5,7 +5,7 @@
  */
 
 import { runAgent } from '../../src/agent/loop.js';
-import { resolveModel } from '../../src/agent/models.js';
+import { createLanguageModel } from '../../src/agent/models.js';
 import { createWorker, type Worker } from '../../src/background/worker.js';
 import { type Config, loadConfig, type WorkerConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
@@ -57,7 +57,7 @@ export async function startRealWorker(config: Config, store: Store, id: string) 
     logger: createLogger('debug', memoryLog(logs)),
     hosts: createServerCodeHosts(config, store),
     runAgent,
-    resolveModel,
+    resolveModel: createLanguageModel,
     id,
   });
   await worker.start();

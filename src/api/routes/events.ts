@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors.js';
 import { closedSignal, streamJobEvents } from '../../http/event-stream.js';
+import { getJob, listEvents } from '../../jobs/pages.js';
 import type { Store } from '../../store/store.js';
 import { watchKeys } from '../key-watch.js';
-import { IN_PROCESS_KEY } from '../plugins/api-key-auth.js';
 import {
   commonErrors,
   errorResponse,
@@ -78,8 +78,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
     async (request, reply) => {
       const { projectId, jobId } = request.params;
       const { after, limit } = request.query;
-      const job = await store.jobs.get(projectId, jobId);
-      if (!job) throw new AppError('job_not_found', `No job ${jobId} in this project.`);
+      await getJob(store, projectId, jobId);
 
       if (wantsStream(request.headers.accept)) {
         const lastEventId = request.headers['last-event-id'];
@@ -97,10 +96,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
         open.set(keyId, holding + 1);
         const cutOff = new AbortController();
         // The dashboard's own calls act as a key that is never stored, so never revoked.
-        const unwatch =
-          request.apiKey && request.apiKey !== IN_PROCESS_KEY
-            ? keys.watch(keyId, (reason) => cutOff.abort(reason))
-            : () => {};
+        const unwatch = request.apiKey ? keys.watch(keyId, (reason) => cutOff.abort(reason)) : () => {};
         try {
           return await streamJobEvents(reply, {
             store,
@@ -119,10 +115,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (
         }
       }
 
-      const events = await store.events.list(jobId, after, limit + 1);
-      const page = events.slice(0, limit);
-      const last = page.at(-1);
-      return { events: page, nextCursor: events.length > limit && last ? String(last.seq) : null };
+      return listEvents(store, jobId, { after, limit });
     },
   );
 };

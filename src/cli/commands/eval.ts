@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { MissingProviderError, resolveModel } from '../../agent/models.js';
+import { createLanguageModel, MissingProviderError } from '../../agent/models.js';
 import { priceOf } from '../../agent/prices.js';
 import { contextWindowOf } from '../../agent/windows.js';
 import { loadConfig } from '../../config.js';
@@ -38,9 +38,9 @@ export function registerEvalCommand(program: Command) {
         );
       const config = loadConfig();
       const modelId = options.model ?? config.defaultModel;
-      let model: ReturnType<typeof resolveModel>;
+      let model: ReturnType<typeof createLanguageModel>;
       try {
-        model = resolveModel(modelId, config);
+        model = createLanguageModel(modelId, config);
       } catch (error) {
         // eval runs the agent here, with no server: the key belongs in this shell.
         if (error instanceof MissingProviderError)

@@ -9,6 +9,14 @@ import {
   PUBLISH_MODES,
   type PublishMode,
 } from '../../domain/project.js';
+import {
+  checkModelSettings,
+  hostSettingsFor,
+  type ProjectField,
+  readDailyBudget,
+  type SettingProblem,
+  splitModelList,
+} from '../../domain/project-settings.js';
 import { createSecretBox, ensureSecretKey } from '../../store/secrets.js';
 import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
@@ -79,17 +87,29 @@ async function readToken(host: CodeHostKind, options: TokenOptions): Promise<str
   return token;
 }
 
-/** The non-secret host settings given on the command line. */
-function hostSettingsOf(options: CreateOptions): Record<string, unknown> {
-  const settings: Record<string, unknown> = {};
-  if (options.apiUrl) settings.apiUrl = options.apiUrl.replace(/\/+$/, '');
-  if (options.appId) settings.appId = options.appId;
-  if (options.installationId) settings.installationId = options.installationId;
-  if ((options.appId || options.installationId) && options.host !== 'github')
-    throw new CliError('--app-id and --installation-id are for --host github.');
-  if (options.apiUrl && options.host === 'local')
-    throw new CliError('--api-url is for --host github, gitlab or gitea.');
-  return settings;
+/** The flag each project setting is given with. */
+const FLAG: Record<ProjectField, string> = {
+  defaultModel: '--model',
+  allowedModels: '--models',
+  apiUrl: '--api-url',
+  appId: '--app-id',
+  installationId: '--installation-id',
+};
+
+/** Stops at the first problem, said as the dashboard says it, after the flag it is about. */
+function refuse(problems: SettingProblem[]): void {
+  const [first] = problems;
+  if (first) throw new CliError(`${FLAG[first.field]}: ${first.message}`);
+}
+
+/** The host and model settings given on the command line, checked by the dashboard's rules. */
+function settingsOf(options: CreateOptions) {
+  const host = hostSettingsFor(options.host, options);
+  const defaultModel = options.model?.trim() || null;
+  const listed = splitModelList(options.models ?? '');
+  const allowedModels = listed.length ? listed : null;
+  refuse([...host.problems, ...checkModelSettings(defaultModel, allowedModels)]);
+  return { hostSettings: host.settings, models: { defaultModel, allowedModels } };
 }
 
 /** The check settings given on the command line, checked (a command needs a working sandbox). */
@@ -206,13 +226,9 @@ async function checkRepository(repository: string, baseBranch: string): Promise<
 }
 
 function dailyBudgetOf(value: string): number | null {
-  if (/^none$/i.test(value.trim())) return null;
-  const amount = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(amount > 0))
-    throw new CliError(
-      `--daily-budget-usd: expected an amount in US dollars such as 20 or 2.50, or none; got "${value}".`,
-    );
-  return amount;
+  const read = readDailyBudget(value);
+  if ('problem' in read) throw new CliError(`--daily-budget-usd: ${read.problem}; got "${value}".`);
+  return read.value;
 }
 
 export function registerProjectCommands(program: Command) {
@@ -261,7 +277,7 @@ export function registerProjectCommands(program: Command) {
         throw new CliError(`--publish must be one of ${PUBLISH_MODES.join(', ')}.`);
       const name = options.name.trim();
       if (!name) throw new CliError('--name must not be empty.');
-      const hostSettings = hostSettingsOf(options);
+      const { hostSettings, models } = settingsOf(options);
       const checks = await checkSettingsOf(options);
       // The code-host clients load only for the commands that need them (see commands/server.ts).
       const { checkHostSettings, ProjectSettingsError, resolveRepository } = await import(
@@ -286,13 +302,7 @@ export function registerProjectCommands(program: Command) {
           host: options.host,
           baseBranch,
           publish: options.publish,
-          defaultModel: options.model ?? null,
-          allowedModels: options.models
-            ? options.models
-                .split(',')
-                .map((m) => m.trim())
-                .filter(Boolean)
-            : null,
+          ...models,
           ...(Object.keys(hostSettings).length ? { hostSettings } : {}),
           ...checks,
           ...closePrOnArchiveOf(options),

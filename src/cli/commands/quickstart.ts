@@ -16,10 +16,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { DEMO_MODEL_ID } from '../../agent/model-id.js';
 import type { ModelStatus } from '../../api/plugins/health.js';
 import { type Config, loadConfig } from '../../config.js';
 import { generateKey } from '../../domain/keys.js';
+import { DEMO_MODEL_ID } from '../../domain/model-id.js';
 import type { Project } from '../../domain/project.js';
 import { runGit } from '../../git/run.js';
 import { withStore } from '../local.js';
@@ -114,9 +114,9 @@ async function serverAnswers(url: string): Promise<{ running: boolean; model: Mo
 
 /** A model that makes no key necessary, or one of the providers' variables, in this environment. */
 async function modelInThisEnvironment(config: Config): Promise<boolean> {
-  const { resolveModel } = await import('../../agent/models.js');
+  const { createLanguageModel } = await import('../../agent/models.js');
   try {
-    resolveModel(config.defaultModel, config);
+    createLanguageModel(config.defaultModel, config);
     return true;
   } catch {
     return false;

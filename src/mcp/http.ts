@@ -1,11 +1,20 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { CallApi } from '../../mcp/tools.js';
-import type { Store } from '../../store/store.js';
-import { admit } from '../auth.js';
+import type { ApiKey } from '../domain/api-key.js';
+import type { AppError } from '../domain/errors.js';
+import type { JobOperationDeps } from '../jobs/create-job.js';
+import type { ToolAccess } from './tools.js';
 
+/** What `/mcp` is given: the job operations' store and limits, and the API's key check. */
 export interface McpOptions {
-  store: Store;
+  deps: JobOperationDeps;
+  /**
+   * The API's key check (`api/auth.ts`, handed over by `server.ts`): a good key, used from an
+   * allowed address, with `access` when given; throws the API's 401, 403 or 404.
+   */
+  admit(request: FastifyRequest, access: Partial<ToolAccess>): Promise<ApiKey>;
+  /** The API's reading of an error that is not an `AppError` (`http/errors.ts`). */
+  toAppError(error: unknown): AppError;
   version: string;
 }
 
@@ -21,27 +30,34 @@ const MCP_CALLS_AT_ONCE = 4;
  * is answered on its own, so any API process can take any request, like the rest of the API).
  *
  * The key is checked before the protocol starts: no key, a bad, revoked or expired one, or an
- * address the key does not allow is an HTTP 401/403 and no tool runs. Each tool then calls the v2
- * route it stands for in process (`app.inject`) with the caller's key and address, so scopes,
- * validation, the hourly budget, the active-job cap and idempotency are the API's own, and so are
- * its errors. Calling the routes rather than a service function shared with them keeps one code
- * path for each operation, at the price of a second routing pass, which is small next to the
- * JSON-RPC around it. So each call of a batch is counted against the budget as a single call is,
- * and the calls of one POST run at most `MCP_CALLS_AT_ONCE` at a time, each starting in a turn of
- * the event loop of its own, the rest waiting their turn.
+ * address the key does not allow is an HTTP 401/403 and no tool runs. Each tool call then checks
+ * the key again for its project and scope, as each API request does, and runs the job operation
+ * the API's route runs (`src/jobs/`), so validation, the hourly budget, the active-job cap and
+ * idempotency are the API's own, and so are its errors. Each call of a batch is counted against
+ * the budget as a single call is, and the calls of one POST run at most `MCP_CALLS_AT_ONCE` at a
+ * time, each starting in a turn of the event loop of its own, the rest waiting their turn.
  */
-export async function mcpRoutes(app: FastifyInstance, { store, version }: McpOptions) {
+export async function mcpRoutes(app: FastifyInstance, { deps, admit, toAppError, version }: McpOptions) {
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
-    const key = await admit(store, request, {});
+    const key = await admit(request, {});
     // The MCP SDK loads on the first MCP request, not at every start of the server.
     const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
-      import('../../mcp/tools.js'),
+      import('./tools.js'),
       import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     ]);
     // Calls of a batch still waiting their turn when the client leaves are not made.
     const gone = new AbortController();
-    const callApi = inProcess(app, request, gone.signal);
-    const server = createMcpServer({ callApi, projectId: key.projectId, version });
+    const server = createMcpServer({
+      deps,
+      admit: async (access) => {
+        await admit(request, access);
+      },
+      schedule: inTurn(gone.signal),
+      toAppError,
+      requestId: request.id,
+      projectId: key.projectId,
+      version,
+    });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -61,32 +77,19 @@ export async function mcpRoutes(app: FastifyInstance, { store, version }: McpOpt
 }
 
 /**
- * Calls this server's own v2 routes with the caller's key and address, `MCP_CALLS_AT_ONCE` at a
- * time for the one MCP request it serves, until `gone` aborts.
+ * Runs the calls of one MCP request `MCP_CALLS_AT_ONCE` at a time, each from a turn of the event
+ * loop of its own, until `gone` aborts.
  */
-function inProcess(app: FastifyInstance, request: FastifyRequest, gone: AbortSignal): CallApi {
-  const authorization = request.headers.authorization ?? '';
+function inTurn(gone: AbortSignal) {
   const queue = boundedQueue(MCP_CALLS_AT_ONCE);
-  return (method, path, options = {}) =>
+  return <T>(work: () => Promise<T>): Promise<T> =>
     queue(async () => {
-      // An in-process call of a SQLite read never waits for I/O: without this, the calls of a
-      // batch would run back to back in one turn of the event loop, and no other request (not
-      // even /healthz) would be answered until the batch was done.
+      // A SQLite read never waits for I/O: without this, the calls of a batch would run back to
+      // back in one turn of the event loop, and no other request (not even /healthz) would be
+      // answered until the batch was done.
       await nextTurn();
       gone.throwIfAborted();
-      const response = await app.inject({
-        method,
-        url: path,
-        remoteAddress: request.ip,
-        headers: {
-          authorization,
-          accept: 'application/json',
-          ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...options.headers,
-        },
-        ...(options.body === undefined ? {} : { payload: JSON.stringify(options.body) }),
-      });
-      return { status: response.statusCode, body: response.json() };
+      return work();
     });
 }
 

@@ -1,0 +1,31 @@
+/**
+ * A follow-up prompt on a job (DESIGN §3, `POST …/job/{jobId}/message`), the same for every entry
+ * point: the prompt is checked, the hourly budget spent, and the store refuses an archived job.
+ */
+import type { LimitState } from '../domain/errors.js';
+import type { Job } from '../domain/job.js';
+import { spendHourlyBudget } from './budget.js';
+import type { JobOperationDeps } from './create-job.js';
+import { followUpInput, parseInput } from './input.js';
+
+/** The follow-up as its caller asks for it. */
+export interface FollowUpRequest {
+  projectId: string;
+  jobId: string;
+  prompt: string;
+}
+
+/**
+ * Hands the job another prompt: a completed or failed job becomes active again.
+ *
+ * @throws AppError `invalid_request`, `rate_limited`, `job_not_found`, `job_archived`
+ */
+export async function followUp(
+  { store, config }: JobOperationDeps,
+  { projectId, jobId, prompt }: FollowUpRequest,
+): Promise<{ job: Job; budget: LimitState }> {
+  const body = parseInput(followUpInput(config.limits.maxPromptChars), { prompt });
+  const budget = await spendHourlyBudget(store.rateLimits, projectId, config.limits.requestsPerHour);
+  const job = await store.jobs.followUp(projectId, jobId, body.prompt);
+  return { job, budget };
+}
