@@ -1,10 +1,11 @@
-import { CompiledQuery, Kysely, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { currentWrite, type Db, refuseInsideWrite, runInWrite, type Transaction } from '../handle.js';
 import type { Database } from '../schema.js';
-import { isTransientDatabaseError, sleep, wasUnsent } from '../transient.js';
+import { sleep } from '../transient.js';
 import { ResilientPostgresDialect } from './driver.js';
 import { PostgresListener } from './listener.js';
+import { isPostgresTransient, wasUnsent } from './transient.js';
 
 /**
  * How long PostgreSQL work waits for a database that went away (a restart, a failover) before it
@@ -54,7 +55,7 @@ export function openPostgres(options: PostgresOptions): Db {
         // A transaction whose connection died before its commit was sent left nothing behind
         // (the server rolls it back), so it runs again. One whose commit was on its way may have
         // committed: only the caller can tell, so it hears of the error.
-        const again = committing ? wasUnsent(error) : isTransientDatabaseError(error);
+        const again = committing ? wasUnsent(error) : isPostgresTransient(error);
         if (!again || Date.now() + delay > deadline) throw error;
         await sleep(delay);
       }
@@ -64,10 +65,9 @@ export function openPostgres(options: PostgresOptions): Db {
   return {
     kysely,
     capabilities: { serializedWrites: false },
+    isTransient: isPostgresTransient,
     write,
     read: () => currentWrite() ?? kysely,
-    readCompiled: async <Row>(text: string, parameters: readonly unknown[]) =>
-      (await (currentWrite() ?? kysely).executeQuery<Row>(CompiledQuery.raw(text, [...parameters]))).rows,
     // One statement commits by itself; a transaction around it would cost two more round trips.
     writeStatement: (fn) => fn(currentWrite() ?? kysely),
     lockForUpdate: (query, options = {}) => {
