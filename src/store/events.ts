@@ -42,6 +42,27 @@ export function eventAppender(db: Db): AppendEvent {
   };
 }
 
+/**
+ * Writes a new job's first event (seq 1), in the transaction that inserts the job with
+ * `event_seq` already 1: no other writer can see the job before that commit, so the counter needs
+ * no update, and a create makes one round trip fewer.
+ */
+export async function appendFirstEvent(
+  db: Db,
+  trx: Transaction,
+  jobId: string,
+  type: EventType,
+  data: Record<string, unknown>,
+  at: string,
+): Promise<JobEvent> {
+  await trx
+    .insertInto('job_events')
+    .values({ job_id: jobId, seq: 1, type, at, data: JSON.stringify(data) })
+    .execute();
+  await db.notify(EVENTS_CHANNEL, jobId);
+  return { seq: 1, type, at, data };
+}
+
 export function eventQueries(db: Db) {
   const appendEvent = eventAppender(db);
   const watchers = watchEvents(db);

@@ -11,7 +11,7 @@ import {
 } from '../domain/job.js';
 import { JOBS_CHANNEL, PR_CLOSES_CHANNEL } from './channels.js';
 import type { Db, Transaction } from './db.js';
-import { eventAppender } from './events.js';
+import { appendFirstEvent, eventAppender } from './events.js';
 import { type Claim, completeReservation } from './idempotency.js';
 import type { JobRow } from './schema.js';
 import { refuseOverDailyBudget, releaseReservation } from './spend.js';
@@ -165,7 +165,8 @@ export function jobQueries(db: Db) {
         steps: 0,
         files_changed: 0,
         checks: null,
-        event_seq: 0,
+        // Its first event is written with it (`appendFirstEvent`).
+        event_seq: 1,
         attempt: 0,
         lease_owner: null,
         lease_expires_at: null,
@@ -185,10 +186,10 @@ export function jobQueries(db: Db) {
           .insertInto('job_messages')
           .values({ id: newId(), job_id: id, content: input.prompt, created_at: now, delivered_at: null })
           .execute();
-        await appendEvent(trx, id, 'status', { status: 'active', phase: 'queued' }, now);
+        await appendFirstEvent(db, trx, id, 'status', { status: 'active', phase: 'queued' }, now);
         if (input.idempotency) await completeReservation(trx, input.idempotency, id);
         await db.notify(JOBS_CHANNEL, id);
-        const job = toJob({ ...row, event_seq: 1 });
+        const job = toJob(row);
         await emitWebhook(trx, 'job.created', job);
         return job;
       });
