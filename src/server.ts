@@ -148,7 +148,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
       if (lifecycle.draining && access.scope === 'write') throw drainingError();
       return admit(store, request, access);
     },
-    toAppError: (error) => toAppError(error as FastifyError),
+    toAppError: (error) => toAppError(error as FastifyError, store.isTransient),
     version: MCP_SERVER_VERSION,
   });
   await app.register(dashboard, {

@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDb } from '../src/store/db.js';
-import { isTransientDatabaseError } from '../src/store/transient.js';
 import { createTestDatabase, type TestDatabase, testDialects } from './support/db.js';
 
 // A PostgreSQL connection that dies under a checked-out client (a restart, a terminated backend)
@@ -57,7 +56,7 @@ describe.skipIf(!testDialects().includes('postgres'))('a PostgreSQL connection l
     );
     for (const row of rows) await terminate(row.pid);
     const error = await caught;
-    expect(isTransientDatabaseError(error)).toBe(true);
+    expect(db.isTransient(error)).toBe(true);
     expect(typeof (error as { code?: unknown }).code).toBe('string');
     await sleep(300);
     const again = await db.kysely.selectNoFrom((eb) => eb.val(2).as('n')).execute();

@@ -47,7 +47,7 @@ export async function buildApp({
   // Responses are built from typed objects; validating them again on every request would cost
   // throughput for nothing. The schemas still describe them in OpenAPI, and tests check them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  installErrorHandling(app);
+  installErrorHandling(app, store.isTransient);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();

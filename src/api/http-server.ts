@@ -11,7 +11,7 @@ import {
 } from 'fastify';
 import type { Config } from '../config.js';
 import { redactSecrets } from '../domain/redact.js';
-import { clientErrorAnswer, sendError, toAppError } from '../http/errors.js';
+import { clientErrorAnswer, neverTransient, sendError, toAppError } from '../http/errors.js';
 import { type Logger, requestLogger } from '../log.js';
 import { MAX_PATH_ID_CHARS } from './schemas.js';
 
@@ -111,7 +111,7 @@ export function serverOptions(config: Config, logger: Logger): FastifyHttpOption
     clientErrorHandler: (error, socket) => answerClientError(error, socket, nextRequestId(), logger),
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
-      return sendError(request, reply, toAppError(error));
+      return sendError(request, reply, toAppError(error, neverTransient));
     },
     // A longer path part is 414 uri_too_long. Not the router's default of 100: a client moving over
     // from another service may hold job ids of any shape, and those must reach the job routes to

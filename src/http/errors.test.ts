@@ -1,6 +1,7 @@
+import type { FastifyError } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../domain/errors.js';
-import { errorHeaders } from './errors.js';
+import { errorHeaders, neverTransient, toAppError } from './errors.js';
 
 describe('errorHeaders', () => {
   it('turns the data an error carries into headers', () => {
@@ -27,5 +28,22 @@ describe('errorHeaders', () => {
       'retry-after': '2',
     });
     expect(errorHeaders(new AppError('job_not_found', 'None.'))).toEqual({});
+  });
+});
+
+describe('toAppError', () => {
+  // An error of a database this file knows nothing of: only the store's predicate can tell.
+  const busy = Object.assign(new Error('the database is busy'), { code: 'SOME_DIALECT_BUSY' });
+
+  it("answers 503 with Retry-After for what the store's predicate calls transient", () => {
+    const appError = toAppError(busy as FastifyError, (error) => error === busy);
+    expect(appError.code).toBe('unavailable');
+    expect(errorHeaders(appError)).toEqual({ 'retry-after': '5' });
+  });
+
+  it('answers 500 for the same error when the predicate refuses it, whatever its code says', () => {
+    expect(toAppError(busy as FastifyError, () => false).code).toBe('internal_error');
+    const sqliteBusy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    expect(toAppError(sqliteBusy as FastifyError, neverTransient).code).toBe('internal_error');
   });
 });

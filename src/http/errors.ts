@@ -3,7 +3,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type ErrorCode, isAppError } from '../domain/errors.js';
 import { redactSecrets } from '../domain/redact.js';
-import { isTransientDatabaseError } from '../store/transient.js';
 
 /** The one place where an error code becomes an HTTP status. */
 const STATUS: Record<ErrorCode, number> = {
@@ -35,8 +34,20 @@ const STATUS: Record<ErrorCode, number> = {
   internal_error: 500,
 };
 
-/** Turns what Fastify and its plugins throw into our domain errors. */
-export function toAppError(error: FastifyError): AppError {
+/**
+ * Tells an error that will pass from one that will not; the store knows its database's errors
+ * (`Store.isTransient`), this file knows none.
+ */
+export type IsTransient = (error: unknown) => boolean;
+
+/** For errors raised before a route runs (Fastify's own), which never come from the database. */
+export const neverTransient: IsTransient = () => false;
+
+/**
+ * Turns what Fastify, its plugins and the routes throw into our domain errors; an error
+ * `isTransient` admits answers 503 with Retry-After, as the client may simply try again.
+ */
+export function toAppError(error: FastifyError, isTransient: IsTransient): AppError {
   if (isAppError(error)) return error;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'request';
@@ -71,8 +82,7 @@ export function toAppError(error: FastifyError): AppError {
   const status = error.statusCode ?? 500;
   if (status === 404) return new AppError('not_found', 'Not found.');
   if (status >= 400 && status < 500) return new AppError('invalid_request', error.message || 'Bad request.');
-  // A busy SQLite file answers like a database away for a moment: the client may retry.
-  if (isTransientDatabaseError(error) || (error as { code?: unknown }).code === 'SQLITE_BUSY') {
+  if (isTransient(error)) {
     return new AppError('unavailable', 'The database is unavailable; try again shortly.', {
       retryAfterSeconds: 5,
       cause: error,
@@ -154,7 +164,7 @@ export function clientErrorAnswer(error: Error & { code?: string }, requestId: s
  * Installs the error handler and the not-found handler. Unknown paths answer 404; a known path
  * with the wrong method answers 405 with `Allow`, which Fastify alone does not do.
  */
-export function installErrorHandling(app: FastifyInstance) {
+export function installErrorHandling(app: FastifyInstance, isTransient: IsTransient) {
   const routes: { pattern: RegExp; methods: Set<string> }[] = [];
   app.addHook('onRoute', (route) => {
     const pattern = new RegExp(`^${route.url.replace(/:[^/]+/g, '[^/]+')}/?$`);
@@ -165,7 +175,7 @@ export function installErrorHandling(app: FastifyInstance) {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error);
+    const appError = toAppError(error, isTransient);
     if (appError.code === 'internal_error') request.log.error({ err: error }, 'request failed');
     else if (appError.code === 'unavailable') request.log.warn({ err: error }, 'database unavailable');
     return sendError(request, reply, appError);

@@ -1,7 +1,7 @@
 import type { ApiKey, ApiKeyWithHash, NewApiKey } from '../domain/api-key.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
 import { displayPrefix, hashKey, type KeyScope } from '../domain/keys.js';
-import { type Db, precompile } from './db.js';
+import type { Db } from './db.js';
 import type { ApiKeyRow } from './schema.js';
 
 /** Writing "last used" on every request would turn each GET into a write; once a minute is plenty. */
@@ -29,9 +29,6 @@ const withoutHash = ({ keyHash: _hash, ...key }: ApiKeyWithHash): ApiKey => key;
 
 export function apiKeyQueries(db: Db) {
   const { kysely } = db;
-  const selectByHash = precompile(db, (k) =>
-    k.selectFrom('api_keys').selectAll().where('key_hash', '=', '?'),
-  );
   /** When this process last wrote each key's `last_used_at` (ms), so that it writes once a minute. */
   const touchedAt = new Map<string, number>();
   return {
@@ -59,7 +56,12 @@ export function apiKeyQueries(db: Db) {
      * process (the dashboard, the CLI, another API instance) holds from the next request on.
      */
     async findByHash(keyHash: string): Promise<ApiKeyWithHash | undefined> {
-      const [row] = await selectByHash(keyHash);
+      const row = await db
+        .read()
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('key_hash', '=', keyHash)
+        .executeTakeFirst();
       return row && toApiKey(row);
     },
 

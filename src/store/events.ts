@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { EventType, JobEvent } from '../domain/events.js';
-import { compileStatement, type Db, type Transaction } from './db.js';
+import type { Db, Transaction } from './db.js';
 import type { Unlisten } from './notify.js';
 import type { JobEventRow } from './schema.js';
 
@@ -21,28 +21,46 @@ export type AppendEvent = (
 /**
  * Appends an event inside the caller's transaction. The sequence number comes from a counter on
  * the job row: the update takes the row lock, so concurrent writers (API and worker) serialize and
- * never hand out the same number. Both statements are compiled once: every job write runs them.
+ * never hand out the same number.
  */
 export function eventAppender(db: Db): AppendEvent {
-  const nextSeq = compileStatement(db, (k) =>
-    k
-      .updateTable('jobs')
-      // A literal, not a bound 1: the compiled statement must take only the job id.
-      .set({ event_seq: sql<number>`event_seq + 1` })
-      .where('id', '=', '?')
-      .returning('event_seq'),
-  );
-  const insert = compileStatement(db, (k) =>
-    k.insertInto('job_events').values({ job_id: '?', seq: 0, type: '?', at: '?', data: '?' }),
-  );
   return async (trx, jobId, type, data, at = new Date().toISOString()) => {
-    const [row] = await nextSeq(trx, jobId);
+    const row = await trx
+      .updateTable('jobs')
+      .set({ event_seq: sql<number>`event_seq + 1` })
+      .where('id', '=', jobId)
+      .returning('event_seq')
+      .executeTakeFirst();
     if (!row) throw new Error(`job ${jobId} vanished while writing its event`);
     const seq = Number(row.event_seq);
-    await insert(trx, jobId, seq, type, at, JSON.stringify(data));
+    await trx
+      .insertInto('job_events')
+      .values({ job_id: jobId, seq, type, at, data: JSON.stringify(data) })
+      .execute();
     await db.notify(EVENTS_CHANNEL, jobId);
     return { seq, type, at, data };
   };
+}
+
+/**
+ * Writes a new job's first event (seq 1), in the transaction that inserts the job with
+ * `event_seq` already 1: no other writer can see the job before that commit, so the counter needs
+ * no update, and a create makes one round trip fewer.
+ */
+export async function appendFirstEvent(
+  db: Db,
+  trx: Transaction,
+  jobId: string,
+  type: EventType,
+  data: Record<string, unknown>,
+  at: string,
+): Promise<JobEvent> {
+  await trx
+    .insertInto('job_events')
+    .values({ job_id: jobId, seq: 1, type, at, data: JSON.stringify(data) })
+    .execute();
+  await db.notify(EVENTS_CHANNEL, jobId);
+  return { seq: 1, type, at, data };
 }
 
 export function eventQueries(db: Db) {

@@ -60,6 +60,13 @@ export interface Db {
   readonly kysely: Kysely<Database>;
   readonly capabilities: DbCapabilities;
   /**
+   * Whether `error` will pass if the work is tried again shortly: on PostgreSQL a server away (a
+   * restart, a failover, a lost connection) or a transaction rolled back by a race (serialization
+   * failure, deadlock); on SQLite another connection's hold on the file that outlasted the busy
+   * timeout. Callers decide on retries and answers ("503, try again") by this, not by codes.
+   */
+  isTransient(error: unknown): boolean;
+  /**
    * Runs `fn` in a write transaction; it commits, or rolls back when `fn` throws. `fn` must not
    * start another write or use the root handle: both throw at once (they would wait for the
    * transaction `fn` is in, or run outside it). On SQLite this is `BEGIN IMMEDIATE`, so two
@@ -75,13 +82,6 @@ export interface Db {
    * a write runs; each read is a read transaction of its own), and on PostgreSQL the pool.
    */
   read(): Queryable;
-  /**
-   * Runs the SQL of a read compiled once (see `precompile`) with `parameters`, where `read` would.
-   * On SQLite outside a write it goes straight to a prepared statement of the read-only
-   * connection: Kysely's executor costs more than a small lookup, and the hottest reads (a key, a
-   * polled job) are small lookups.
-   */
-  readCompiled<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]>;
   /**
    * Runs one statement that changes data the cheapest way: inside a write, in it; on SQLite in the
    * group commit (a commit of its own costs more than the statement); on PostgreSQL alone, since

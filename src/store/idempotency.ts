@@ -90,6 +90,7 @@ export function idempotencyQueries(db: Db) {
             .where('job_id', 'is', null)
             .execute(),
         RELEASE_WITHIN_MS,
+        db.isTransient,
       );
     },
   };

@@ -10,8 +10,8 @@ import {
   transition,
 } from '../domain/job.js';
 import { JOBS_CHANNEL, PR_CLOSES_CHANNEL } from './channels.js';
-import { compileStatement, type Db, precompile, type Transaction } from './db.js';
-import { eventAppender } from './events.js';
+import type { Db, Transaction } from './db.js';
+import { appendFirstEvent, eventAppender } from './events.js';
 import { type Claim, completeReservation } from './idempotency.js';
 import type { JobRow } from './schema.js';
 import { refuseOverDailyBudget, releaseReservation } from './spend.js';
@@ -40,41 +40,6 @@ export interface ListJobsOptions {
   /** Only jobs older than this id (the previous page's last). */
   before?: string;
 }
-
-/** Every column of `jobs`, in one fixed order for the compiled insert. */
-const JOB_COLUMNS = [
-  'id',
-  'project_id',
-  'status',
-  'phase',
-  'prompt',
-  'model',
-  'base_ref',
-  'source_repository',
-  'source_ref',
-  'draft',
-  'pr_link',
-  'title',
-  'summary',
-  'error_code',
-  'error_message',
-  'input_tokens',
-  'output_tokens',
-  'cached_input_tokens',
-  'cost_usd',
-  'steps',
-  'files_changed',
-  'checks',
-  'event_seq',
-  'attempt',
-  'lease_owner',
-  'lease_expires_at',
-  'available_at',
-  'created_at',
-  'updated_at',
-  'completed_at',
-  'archived_at',
-] as const satisfies readonly (keyof JobRow)[];
 
 export function toJob(row: JobRow): Job {
   return {
@@ -172,19 +137,6 @@ async function getRow(db: Db, trx: Transaction, projectId: string, jobId: string
 export function jobQueries(db: Db) {
   const appendEvent = eventAppender(db);
   const emitWebhook = webhookOutbox(db);
-  // A create is the hottest write; its inserts are compiled once (columns in JOB_COLUMNS order).
-  const insertJob = compileStatement(db, (k) =>
-    k.insertInto('jobs').values(Object.fromEntries(JOB_COLUMNS.map((column) => [column, '?'])) as never),
-  );
-  const insertMessage = compileStatement(db, (k) =>
-    k
-      .insertInto('job_messages')
-      .values({ id: '?', job_id: '?', content: '?', created_at: '?', delivered_at: null }),
-  );
-  // Polling clients call this more than anything else.
-  const selectJob = precompile<JobRow>(db, (k) =>
-    k.selectFrom('jobs').selectAll().where('id', '=', '?').where('project_id', '=', '?'),
-  );
   return {
     /** Creates the job, its first message and its first event in one transaction. */
     async create(input: NewJob): Promise<Job> {
@@ -213,7 +165,8 @@ export function jobQueries(db: Db) {
         steps: 0,
         files_changed: 0,
         checks: null,
-        event_seq: 0,
+        // Its first event is written with it (`appendFirstEvent`).
+        event_seq: 1,
         attempt: 0,
         lease_owner: null,
         lease_expires_at: null,
@@ -228,12 +181,15 @@ export function jobQueries(db: Db) {
       return db.write(async (trx) => {
         if (input.maxActive) await refuseOverCap(db, trx, input.projectId, input.maxActive);
         await refuseOverDailyBudget(trx, input.projectId, new Date(now));
-        await insertJob(trx, ...JOB_COLUMNS.map((column) => row[column]));
-        await insertMessage(trx, newId(), id, input.prompt, now, null);
-        await appendEvent(trx, id, 'status', { status: 'active', phase: 'queued' }, now);
+        await trx.insertInto('jobs').values(row).execute();
+        await trx
+          .insertInto('job_messages')
+          .values({ id: newId(), job_id: id, content: input.prompt, created_at: now, delivered_at: null })
+          .execute();
+        await appendFirstEvent(db, trx, id, 'status', { status: 'active', phase: 'queued' }, now);
         if (input.idempotency) await completeReservation(trx, input.idempotency, id);
         await db.notify(JOBS_CHANNEL, id);
-        const job = toJob({ ...row, event_seq: 1 });
+        const job = toJob(row);
         await emitWebhook(trx, 'job.created', job);
         return job;
       });
@@ -246,7 +202,13 @@ export function jobQueries(db: Db) {
      */
     async get(projectId: string, jobId: string): Promise<Job | undefined> {
       if (!ID_PATTERN.test(jobId)) return undefined;
-      const [row] = await selectJob(jobId, projectId);
+      const row = await db
+        .read()
+        .selectFrom('jobs')
+        .selectAll()
+        .where('id', '=', jobId)
+        .where('project_id', '=', projectId)
+        .executeTakeFirst();
       return row && toJob(row);
     },
 

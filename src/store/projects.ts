@@ -1,7 +1,7 @@
 import { type CheckFailurePolicy, DEFAULT_CHECK_TIMEOUT_SECONDS } from '../domain/checks.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
 import type { CodeHostKind, NewProject, Project, PublishMode } from '../domain/project.js';
-import { type Db, precompile } from './db.js';
+import type { Db } from './db.js';
 import type { ProjectRow } from './schema.js';
 import type { SecretBox } from './secrets.js';
 
@@ -36,8 +36,6 @@ export function toProject(row: ProjectRow): Project {
 
 export function projectQueries(db: Db) {
   const { kysely } = db;
-  // Every create and follow-up reads its project first.
-  const selectProject = precompile(db, (k) => k.selectFrom('projects').selectAll().where('id', '=', '?'));
   return {
     /** Creates a project; with `hostToken`, its token is sealed into the same row (one statement). */
     async create(input: NewProject, hostToken?: HostToken): Promise<Project> {
@@ -70,7 +68,7 @@ export function projectQueries(db: Db) {
     /** The project, or undefined; a string that is not an id we issue is answered without a query (see jobs.get). */
     async get(id: string): Promise<Project | undefined> {
       if (!ID_PATTERN.test(id)) return undefined;
-      const [row] = await selectProject(id);
+      const row = await db.read().selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
       return row && toProject(row);
     },
 

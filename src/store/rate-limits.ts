@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { compileStatement, type Db } from './db.js';
+import type { Db } from './db.js';
 
 export interface RateLimitHit {
   /** Requests counted in the current window, this one included. */
@@ -14,23 +14,25 @@ export interface RateLimitHit {
  */
 export function rateLimitQueries(db: Db) {
   const { kysely } = db;
-  // Every create and follow-up counts; compiled once, taking the key and the window's end.
-  const upsert = compileStatement<{ count: number | string }>(db, (k) =>
-    k
-      .insertInto('rate_limits')
-      .values({ key: '?', count: sql.lit(1), expires_at: '?' })
-      .onConflict((oc) =>
-        oc.column('key').doUpdateSet((eb) => ({ count: eb('rate_limits.count', '+', sql.lit(1)) })),
-      )
-      .returning('count'),
-  );
   let hitsSinceSweep = 0;
   return {
     async hit(bucket: string, windowMs: number, now = Date.now()): Promise<RateLimitHit> {
       const windowStart = Math.floor(now / windowMs) * windowMs;
       const windowEnd = windowStart + windowMs;
-      const parameters = [`${bucket}@${windowStart}`, new Date(windowEnd).toISOString()];
-      const [row] = await db.writeStatement((executor) => upsert(executor, ...parameters));
+      const row = await db.writeStatement((executor) =>
+        executor
+          .insertInto('rate_limits')
+          .values({
+            key: `${bucket}@${windowStart}`,
+            count: 1,
+            expires_at: new Date(windowEnd).toISOString(),
+          })
+          .onConflict((conflict) =>
+            conflict.column('key').doUpdateSet((eb) => ({ count: eb('rate_limits.count', '+', sql.lit(1)) })),
+          )
+          .returning('count')
+          .executeTakeFirst(),
+      );
       if (!row) throw new Error(`the rate-limit upsert for ${bucket} returned no row`);
       // Old windows are dead weight; sweeping now and then keeps the table small without a timer.
       if (++hitsSinceSweep >= 500) {

@@ -43,6 +43,11 @@ export interface Store {
   webhooks: ReturnType<typeof webhookQueries>;
   /** Database-wide figures for the metrics gauges. */
   stats: ReturnType<typeof statsQueries>;
+  /**
+   * Whether `error` will pass if the work is tried again shortly (see `Db.isTransient`): what the
+   * HTTP layer answers with 503 and Retry-After, and what the worker waits out.
+   */
+  isTransient(error: unknown): boolean;
   /** Resolves when the database answers; used by `/readyz`. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -65,6 +70,7 @@ export function createStore(db: Db): Store {
     spend: spendQueries(db),
     webhooks: webhookQueries(db),
     stats: statsQueries(db),
+    isTransient: db.isTransient,
     ping: async () => {
       await sql`select 1`.execute(db.read());
     },

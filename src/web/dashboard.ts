@@ -127,7 +127,7 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
         'The form was not sent with a valid security token (it is older than your session, or it came from another site). Go back, reload the page and try again.',
       );
     }
-    const appError = toAppError(error);
+    const appError = toAppError(error, store.isTransient);
     if (appError.code === 'internal_error') request.log.error({ err: error }, 'dashboard request failed');
     reply.headers(errorHeaders(appError));
     const status = statusOf(appError.code);

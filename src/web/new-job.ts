@@ -121,7 +121,7 @@ export async function startJob(
       const { job } = await createJob(deps, request);
       return { jobId: job.id };
     } catch (thrown) {
-      const error = known(thrown);
+      const error = known(thrown, deps.store.isTransient);
       if (error.code === 'idempotency_in_flight' && attempt < IN_FLIGHT_RETRIES) {
         await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_DELAY_MS));
         continue;
@@ -135,8 +135,8 @@ export async function startJob(
  * What went wrong as the API would say it: a database that is away for a moment is `unavailable`,
  * which the form can explain; anything else unexpected goes on to the dashboard's error page.
  */
-function known(thrown: unknown): AppError {
-  const error = isAppError(thrown) ? thrown : toAppError(thrown as FastifyError);
+function known(thrown: unknown, isTransient: (error: unknown) => boolean): AppError {
+  const error = isAppError(thrown) ? thrown : toAppError(thrown as FastifyError, isTransient);
   if (error.code === 'internal_error') throw thrown;
   return error;
 }
@@ -197,7 +197,7 @@ export async function sendFollowUp(
     await followUp(deps, { projectId, jobId, prompt });
     return {};
   } catch (thrown) {
-    const error = known(thrown);
+    const error = known(thrown, deps.store.isTransient);
     const wait = error.retryAfterSeconds ? waitText(error.retryAfterSeconds) : '';
     const message =
       error.code === 'rate_limited'

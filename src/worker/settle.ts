@@ -5,7 +5,7 @@
 import type { Config } from '../config.js';
 import { createRedactor, type Redactor } from '../domain/redact.js';
 import { isLeaseLost, type Lease } from '../store/queue/index.js';
-import { isTransientDatabaseError, retryTransient } from '../store/transient.js';
+import { retryTransient } from '../store/transient.js';
 import { isAgentError } from './agent-port.js';
 import { ChecksFailedError } from './checks.js';
 import { jobErrorOf, RunStopped } from './errors.js';
@@ -39,7 +39,7 @@ export async function settle(
     } else if (stopped) {
       control.ended('stopped');
       log.warn({ reason: stopped.reason }, 'job run stopped');
-    } else if (!jobErrorOf(error).expected && isTransientDatabaseError(error)) {
+    } else if (!jobErrorOf(error).expected && deps.store.isTransient(error)) {
       // The database went away under the run (a restart, a failover): no fault of the job. Hand it
       // back once the database answers again; if it stays away, the lease lapses and it is reclaimed.
       // Errors of the model, git and the code hosts are classified first, so none of theirs lands here.
@@ -47,7 +47,11 @@ export async function settle(
         { err: error },
         'job run stopped: the database was unavailable; the job goes back to the queue',
       );
-      await retryTransient(() => deps.store.queue.release(lease), deps.config.worker.leaseMs);
+      await retryTransient(
+        () => deps.store.queue.release(lease),
+        deps.config.worker.leaseMs,
+        deps.store.isTransient,
+      );
       control.ended('released');
     } else {
       const { expected, ...described } = jobErrorOf(error);

@@ -5,7 +5,9 @@ import { testDialects } from '../support/db.js';
 // A create with an Idempotency-Key that fails because the database went away must give its key
 // back, or every retry of the client is told "still in flight" until the reservation counts as
 // abandoned a minute later (seen after a PostgreSQL restart). The store is the real one; only the
-// outage is simulated, by making one call throw what pg throws for a connection a restart closed.
+// outage is simulated, by making one call throw what the dialect throws when the database cannot
+// answer for a moment: pg for a connection a restart closed, SQLite for a file another process
+// holds past the busy timeout.
 describe.each(testDialects())('an Idempotency-Key across a database outage, on %s', (dialect) => {
   let t: TestApp;
   afterEach(async () => t?.close());
@@ -17,7 +19,10 @@ describe.each(testDialects())('an Idempotency-Key across a database outage, on %
       headers: { authorization: `Bearer ${t.key}`, 'idempotency-key': key },
       payload: { prompt: 'Add an FAQ page' },
     });
-  const outage = () => new Error('Connection terminated unexpectedly');
+  const outage = () =>
+    dialect === 'postgres'
+      ? new Error('Connection terminated unexpectedly')
+      : Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
 
   it('is free again for the retry when the create failed after the reservation', async () => {
     t = await startTestApp(dialect);

@@ -40,8 +40,13 @@ describe.each(testDialects())('a run whose database goes away, on %s', (dialect)
     let runs = 0;
     agent.setScript(async ({ workspace }) => {
       runs++;
-      // What pg throws for a statement whose connection a restart closed.
-      if (runs === 1) throw new Error('Connection terminated unexpectedly');
+      // What the dialect throws when the database cannot answer for a moment: pg for a statement
+      // whose connection a restart closed, SQLite for a file held past the busy timeout.
+      if (runs === 1) {
+        throw dialect === 'postgres'
+          ? new Error('Connection terminated unexpectedly')
+          : Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+      }
       await workspace.writeFile('docs/faq.md', '# FAQ\n');
       return { summary: 'Add an FAQ page' };
     });

@@ -13,7 +13,8 @@ import {
   type QueryResult,
 } from 'kysely';
 import { refuseInsideWrite } from '../handle.js';
-import { isTransientDatabaseError, normalized, sleep } from '../transient.js';
+import { sleep } from '../transient.js';
+import { isPostgresTransient, normalized } from './transient.js';
 
 export interface ResilientPostgresConfig extends PostgresDialectConfig {
   /** How long acquiring a connection keeps trying while the database is unreachable. */
@@ -52,7 +53,7 @@ class ResilientPostgresDriver extends PostgresDriver {
         break;
       } catch (error) {
         // Nothing ran yet, so waiting for the server to come back is safe for any query.
-        if (!isTransientDatabaseError(error) || Date.now() + delay > deadline) throw normalized(error);
+        if (!isPostgresTransient(error) || Date.now() + delay > deadline) throw normalized(error);
         await sleep(delay);
       }
     }
@@ -82,7 +83,7 @@ class ResilientPostgresDriver extends PostgresDriver {
     try {
       await super.rollbackTransaction(connection);
     } catch (error) {
-      if (!isTransientDatabaseError(error)) throw error;
+      if (!isPostgresTransient(error)) throw error;
     }
   }
 

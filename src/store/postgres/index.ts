@@ -1,10 +1,11 @@
-import { CompiledQuery, Kysely, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { currentWrite, type Db, refuseInsideWrite, runInWrite, type Transaction } from '../handle.js';
 import type { Database } from '../schema.js';
-import { isTransientDatabaseError, sleep, wasUnsent } from '../transient.js';
+import { sleep } from '../transient.js';
 import { ResilientPostgresDialect } from './driver.js';
 import { PostgresListener } from './listener.js';
+import { isPostgresTransient, wasUnsent } from './transient.js';
 
 /**
  * How long PostgreSQL work waits for a database that went away (a restart, a failover) before it
@@ -38,6 +39,12 @@ export function openPostgres(options: PostgresOptions): Db {
     dialect: new ResilientPostgresDialect({ pool, reconnectMs: RECONNECT_MS }),
   });
   const listener = new PostgresListener(options.url);
+  /**
+   * The notifications of each running write, sent in one statement just before its commit:
+   * PostgreSQL delivers them at the commit whenever they are sent, and one round trip per
+   * notification was a fifth of a job create's.
+   */
+  const pending = new WeakMap<Transaction, [channel: string, payload: string][]>();
 
   const write: Db['write'] = async (fn) => {
     refuseInsideWrite('A write was started');
@@ -45,8 +52,15 @@ export function openPostgres(options: PostgresOptions): Db {
     for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
       let committing = false;
       try {
-        return await kysely.transaction().execute(async (trx) => {
-          const result = await runInWrite(trx as unknown as Transaction, fn);
+        return await kysely.transaction().execute(async (kyselyTransaction) => {
+          const trx = kyselyTransaction as unknown as Transaction;
+          const notifications: [string, string][] = [];
+          pending.set(trx, notifications);
+          const result = await runInWrite(trx, fn);
+          if (notifications.length > 0) {
+            const calls = notifications.map(([channel, payload]) => sql`pg_notify(${channel}, ${payload})`);
+            await sql`select ${sql.join(calls)}`.execute(trx);
+          }
           committing = true;
           return result;
         });
@@ -54,7 +68,7 @@ export function openPostgres(options: PostgresOptions): Db {
         // A transaction whose connection died before its commit was sent left nothing behind
         // (the server rolls it back), so it runs again. One whose commit was on its way may have
         // committed: only the caller can tell, so it hears of the error.
-        const again = committing ? wasUnsent(error) : isTransientDatabaseError(error);
+        const again = committing ? wasUnsent(error) : isPostgresTransient(error);
         if (!again || Date.now() + delay > deadline) throw error;
         await sleep(delay);
       }
@@ -64,10 +78,9 @@ export function openPostgres(options: PostgresOptions): Db {
   return {
     kysely,
     capabilities: { serializedWrites: false },
+    isTransient: isPostgresTransient,
     write,
     read: () => currentWrite() ?? kysely,
-    readCompiled: async <Row>(text: string, parameters: readonly unknown[]) =>
-      (await (currentWrite() ?? kysely).executeQuery<Row>(CompiledQuery.raw(text, [...parameters]))).rows,
     // One statement commits by itself; a transaction around it would cost two more round trips.
     writeStatement: (fn) => fn(currentWrite() ?? kysely),
     lockForUpdate: (query, options = {}) => {
@@ -78,7 +91,10 @@ export function openPostgres(options: PostgresOptions): Db {
       await sql`select pg_advisory_xact_lock(${key})`.execute(trx);
     },
     notify: async (channel, payload) => {
-      await sql`select pg_notify(${channel}, ${payload})`.execute(currentWrite() ?? kysely);
+      const trx = currentWrite();
+      const notifications = trx && pending.get(trx);
+      if (notifications) notifications.push([channel, payload]);
+      else await sql`select pg_notify(${channel}, ${payload})`.execute(kysely);
     },
     listen: (channel, fn) => listener.listen(channel, fn),
     close: async () => {

@@ -79,17 +79,21 @@ export function leaseQueries(db: Db) {
      * carries on. Once the database is back, a lease another worker took meanwhile reports lost.
      */
     async heartbeat(lease: Lease, leaseMs: number): Promise<void> {
-      const renewed = await retryTransient(async () => {
-        const result = await db.kysely
-          .updateTable('jobs')
-          .set({ lease_expires_at: new Date(Date.now() + leaseMs).toISOString() })
-          .where('id', '=', lease.jobId)
-          .where('attempt', '=', lease.attempt)
-          .where('lease_owner', '=', lease.owner)
-          .where('status', '=', 'active')
-          .executeTakeFirst();
-        return Number(result.numUpdatedRows) > 0;
-      }, leaseMs);
+      const renewed = await retryTransient(
+        async () => {
+          const result = await db.kysely
+            .updateTable('jobs')
+            .set({ lease_expires_at: new Date(Date.now() + leaseMs).toISOString() })
+            .where('id', '=', lease.jobId)
+            .where('attempt', '=', lease.attempt)
+            .where('lease_owner', '=', lease.owner)
+            .where('status', '=', 'active')
+            .executeTakeFirst();
+          return Number(result.numUpdatedRows) > 0;
+        },
+        leaseMs,
+        db.isTransient,
+      );
       if (!renewed) throw await lostError(db.read(), lease);
     },
 
@@ -107,17 +111,21 @@ export function leaseQueries(db: Db) {
       const mine = leases.filter((lease) => lease.owner === owner);
       if (mine.length === 0) return leases.map((lease) => ({ lease, reason: 'lost' as const }));
       const held = sql.join(mine.map((lease) => sql`(${lease.jobId}, cast(${lease.attempt} as integer))`));
-      const renewed = await retryTransient(async () => {
-        const rows = await db.kysely
-          .updateTable('jobs')
-          .set({ lease_expires_at: new Date(Date.now() + leaseMs).toISOString() })
-          .where('lease_owner', '=', owner)
-          .where('status', '=', 'active')
-          .where(sql<boolean>`(id, attempt) in (values ${held})`)
-          .returning(['id', 'attempt'])
-          .execute();
-        return new Set(rows.map((row) => `${row.id}:${Number(row.attempt)}`));
-      }, leaseMs);
+      const renewed = await retryTransient(
+        async () => {
+          const rows = await db.kysely
+            .updateTable('jobs')
+            .set({ lease_expires_at: new Date(Date.now() + leaseMs).toISOString() })
+            .where('lease_owner', '=', owner)
+            .where('status', '=', 'active')
+            .where(sql<boolean>`(id, attempt) in (values ${held})`)
+            .returning(['id', 'attempt'])
+            .execute();
+          return new Set(rows.map((row) => `${row.id}:${Number(row.attempt)}`));
+        },
+        leaseMs,
+        db.isTransient,
+      );
       const gone = leases.filter((lease) => !renewed.has(`${lease.jobId}:${lease.attempt}`));
       if (gone.length === 0) return [];
       const archived = new Set(

@@ -6,7 +6,7 @@ import {
   SqliteDriver,
 } from 'kysely';
 import { refuseInsideWrite } from '../handle.js';
-import type { SqliteConnection } from './library.js';
+import type { SqliteConnection, SqliteStatement } from './library.js';
 
 /**
  * Kysely's SQLite driver guards its one connection with a mutex that wakes every waiter on each
@@ -47,47 +47,27 @@ export class FairSqliteDialect extends SqliteDialect {
   }
 }
 
-/**
- * `prepare`, each SQL string prepared once. The set of distinct SQL strings the service issues is
- * small and fixed, so a bounded cache keeps them all; past `size` it starts over.
- */
-function preparedOnce<T>(prepare: (text: string) => T, size: number): (text: string) => T {
-  const prepared = new Map<string, T>();
-  return (text) => {
-    let statement = prepared.get(text);
-    if (statement === undefined) {
-      if (prepared.size >= size) prepared.clear();
-      statement = prepare(text);
-      prepared.set(text, statement);
-    }
-    return statement;
-  };
-}
+/** How many prepared statements a connection keeps: more than the distinct statements the service issues. */
+const STATEMENTS_KEPT = 500;
 
-/** Kysely's SQLite driver prepares every query anew; preparing costs more than running our small queries. */
-export function withStatementCache(database: SqliteConnection, size = 500) {
+/**
+ * The database as Kysely's driver sees it, each SQL string prepared once: Kysely prepares every
+ * query anew, and preparing costs more than running our small queries. The statements the service
+ * issues are few and fixed, so the cache holds them all; one that grows past its bound (SQL built
+ * with values in it) forgets its oldest entry.
+ */
+export function withStatementCache(database: SqliteConnection) {
+  const prepared = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
-    // Kysely's driver prepares each statement right before it runs it.
-    prepare: preparedOnce((text) => database.prepare(text), size),
-  };
-}
-
-/**
- * Reads that skip Kysely (`Db.readCompiled`): compiled SQL run on `database`, each statement
- * prepared once, rows built here from arrays of values. better-sqlite3 makes a row object in C++
- * one key at a time, each key a string it looks up again; for the 31 columns of a job that cost
- * more than finding the row, and a plain loop over the column names does not.
- */
-export function arrayReads(database: SqliteConnection, size = 500) {
-  const prepare = preparedOnce((text) => database.prepareArrays(text), size);
-  return <Row>(text: string, parameters: readonly unknown[]): Row[] => {
-    const read = prepare(text);
-    const { columns } = read;
-    return read.all(parameters).map((values) => {
-      const row: Record<string, unknown> = {};
-      for (let i = 0; i < columns.length; i++) row[columns[i] as string] = values[i];
-      return row as Row;
-    });
+    prepare: (text: string): SqliteStatement => {
+      let statement = prepared.get(text);
+      if (statement === undefined) {
+        statement = database.prepare(text);
+        if (prepared.size >= STATEMENTS_KEPT) prepared.delete(prepared.keys().next().value as string);
+        prepared.set(text, statement);
+      }
+      return statement;
+    },
   };
 }

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { CompiledQuery, Kysely } from 'kysely';
+import { Kysely } from 'kysely';
 import { currentWrite, type Db, refuseInsideWrite } from '../handle.js';
 import type { Database } from '../schema.js';
 import { listenOnBus, sqliteBus } from './bus.js';
-import { arrayReads, FairSqliteDialect, withStatementCache } from './driver.js';
+import { FairSqliteDialect, withStatementCache } from './driver.js';
 import { groupCommitWriter } from './group-commit.js';
 import { openSqliteFile } from './library.js';
+import { isSqliteTransient } from './transient.js';
 
 /** Settings of a SQLite `Db` that tests turn down. */
 export interface SqliteOptions {
@@ -40,7 +41,6 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Db {
         dialect: new FairSqliteDialect({ database: withStatementCache(readConnection) }),
       })
     : kysely;
-  const readArrays = readConnection ? arrayReads(readConnection) : null;
   const bus = sqliteBus(file);
   const writer = groupCommitWriter(
     kysely,
@@ -59,16 +59,9 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Db {
   return {
     kysely,
     capabilities: { serializedWrites: true },
+    isTransient: isSqliteTransient,
     write,
     read: () => currentWrite() ?? reader,
-    readCompiled: async <Row>(text: string, parameters: readonly unknown[]) => {
-      const trx = currentWrite();
-      if (trx || !readArrays) {
-        return (await (trx ?? kysely).executeQuery<Row>(CompiledQuery.raw(text, [...parameters]))).rows;
-      }
-      // SQLite runs it at once, in a read transaction of its own.
-      return readArrays<Row>(text, parameters);
-    },
     writeStatement: (fn) => {
       const trx = currentWrite();
       return trx ? fn(trx) : write(fn);

@@ -19,16 +19,8 @@ export interface SqliteStatement {
   iterate(parameters: readonly unknown[]): IterableIterator<unknown>;
 }
 
-/** A prepared read that returns each row as an array of its values, in `columns` order. */
-export interface SqliteArrayRead {
-  readonly columns: readonly string[];
-  all(parameters: readonly unknown[]): unknown[][];
-}
-
 export interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
-  /** Prepares a read whose rows come back as arrays (cheaper to make than objects, see `arrayReads`). */
-  prepareArrays(sql: string): SqliteArrayRead;
   /** Runs statements that return nothing (pragmas, `begin`). */
   exec(sql: string): void;
   close(): void;
@@ -41,7 +33,6 @@ const BUSY_TIMEOUT_MS = 10_000;
 type Value = null | number | bigint | string | Uint8Array;
 interface StatementSync {
   columns(): { name: string }[];
-  setReturnArrays(enabled: boolean): void;
   all(...parameters: Value[]): unknown[];
   run(...parameters: Value[]): { changes: number | bigint; lastInsertRowid: number | bigint };
   iterate(...parameters: Value[]): IterableIterator<unknown>;
@@ -79,13 +70,6 @@ class BetterSqliteConnection implements SqliteConnection {
     // Its statements take an array of parameters as they are, and say whether they read.
     return this.database.prepare(sql) as unknown as SqliteStatement;
   }
-  prepareArrays(sql: string): SqliteArrayRead {
-    const statement = this.database.prepare(sql).raw(true);
-    return {
-      columns: statement.columns().map((column) => column.name),
-      all: (parameters) => statement.all(parameters) as unknown[][],
-    };
-  }
   exec(sql: string): void {
     this.database.exec(sql);
   }
@@ -101,14 +85,6 @@ class NodeSqliteConnection implements SqliteConnection {
   constructor(private readonly database: DatabaseSync) {}
   prepare(sql: string): SqliteStatement {
     return translated(() => new NodeSqliteStatement(this.database.prepare(sql)));
-  }
-  prepareArrays(sql: string): SqliteArrayRead {
-    const statement = translated(() => this.database.prepare(sql));
-    statement.setReturnArrays(true);
-    return {
-      columns: statement.columns().map((column) => column.name),
-      all: (parameters) => translated(() => statement.all(...(parameters as Value[]))) as unknown[][],
-    };
   }
   exec(sql: string): void {
     translated(() => this.database.exec(sql));

@@ -11,22 +11,20 @@ import type { Job } from '../../domain/job.js';
 import { redactSecrets, redactValue } from '../../domain/redact.js';
 import { type WebhookEventType, type WebhookPayload, wantsEvent } from '../../domain/webhook.js';
 import { WEBHOOKS_CHANNEL } from '../channels.js';
-import { compileStatement, type Db, type Transaction } from '../db.js';
+import type { Db, Transaction } from '../db.js';
 
 /** Writes the webhook event `type` for `job` (as it is after the change) in the change's transaction. */
 export type EmitWebhookEvent = (trx: Transaction, type: WebhookEventType, job: Job) => Promise<void>;
 
 export function webhookOutbox(db: Db): EmitWebhookEvent {
-  // On every job change, so compiled once.
-  const selectEndpoints = compileStatement(db, (k) =>
-    k
+  return async (trx, type, job) => {
+    const rows = await trx
       .selectFrom('webhook_endpoints')
       .select(['id', 'events'])
-      .where('project_id', '=', '?')
-      .where('enabled', '=', sql.lit(1)),
-  );
-  return async (trx, type, job) => {
-    const endpoints = (await selectEndpoints(trx, job.projectId)).filter((endpoint) =>
+      .where('project_id', '=', job.projectId)
+      .where('enabled', '=', sql.lit(1))
+      .execute();
+    const endpoints = rows.filter((endpoint) =>
       wantsEvent(endpoint.events ? JSON.parse(endpoint.events) : null, type),
     );
     if (endpoints.length === 0) return;
