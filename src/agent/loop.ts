@@ -34,7 +34,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asSchema, type LanguageModel, type ModelMessage, stepCountIs, type ToolSet } from 'ai';
-import type { EventType } from '../domain/events.js';
+import type { EventData, EventType, NewEvent } from '../domain/events.js';
 import { type Redactor, redactSecrets } from '../domain/redact.js';
 import type { Workspace } from '../git/workspace.js';
 import { cachesAtBreakpoints, withBreakpoints } from './cache.js';
@@ -77,7 +77,7 @@ export interface AgentLimits {
  * while waiting out a model outage). A run that fails reports no `error` event: whoever records the
  * failure does, once. A throw ends the run.
  */
-export type AgentEventSink = (type: EventType, data: Record<string, unknown>) => Promise<void>;
+export type AgentEventSink = <Type extends EventType>(type: Type, data: EventData[Type]) => Promise<void>;
 
 /** What `runAgent` needs for one run of a job. */
 export interface RunAgentOptions {
@@ -96,7 +96,7 @@ export interface RunAgentOptions {
    * Receives the events of one finished step together, in order, instead of `onEvent` one by one:
    * the worker writes them in one transaction. Optional; same contract as `onEvent`.
    */
-  onEvents?: (events: { type: EventType; data: Record<string, unknown> }[]) => Promise<void>;
+  onEvents?: (events: NewEvent[]) => Promise<void>;
   /** Retries of a failed model call (429, 5xx). Default `DEFAULT_MAX_RETRIES`. */
   maxRetries?: number;
   /** How long to wait out a model outage before failing. Default `DEFAULT_MODEL_OUTAGE_WAIT_MS`. */
@@ -255,8 +255,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           const sent = prepared.messages;
           // Kept in the conversation at once, so a failing step does not lose the follow-up.
           if (injected.length > 0 || prepared.compaction) conversation = sent;
-          if (prepared.compaction)
-            await external(() => options.onEvent('context', { ...prepared.compaction }));
+          const { compaction } = prepared;
+          if (compaction) await external(() => options.onEvent('context', { ...compaction }));
           state.sentTokens = keeper.estimate(sent);
           await reserve(state.sentTokens);
           return cachesAtBreakpoints(options.model) ? withBreakpoints(system, sent) : { messages: sent };
