@@ -49,7 +49,7 @@ describe.skipIf(!testDialects().includes('postgres'))('a job create on PostgreSQ
     expect(sent).toHaveLength(8);
     // The first event is there, numbered 1, and the job's counter agrees.
     expect(await t.store.events.list(job.id, 0, 10)).toMatchObject([{ seq: 1, type: 'status' }]);
-    expect((await t.store.events.append(job.id, 'message', { text: 'next' })).seq).toBe(2);
+    expect((await t.store.events.append(job.id, 'message', { role: 'user', text: 'next' })).seq).toBe(2);
   });
 
   it('notifies when the write commits, and not at all when it rolls back', async () => {

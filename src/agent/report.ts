@@ -5,7 +5,7 @@
  * keys in them (before, so that a cut cannot leave half a key that no longer looks like one).
  */
 import { APICallError, RetryError, type StepResult, type ToolSet } from 'ai';
-import type { EventType } from '../domain/events.js';
+import type { NewEvent, PlanEventItem } from '../domain/events.js';
 import { type Redactor, redactSecrets, redactValue } from '../domain/redact.js';
 import { AgentError } from './errors.js';
 
@@ -17,10 +17,7 @@ const MAX_SUMMARY = 200;
 export const MAX_TITLE_CHARS = 72;
 
 /** One event to hand to the sink. */
-export interface ReportedEvent {
-  type: EventType;
-  data: Record<string, unknown>;
-}
+export type ReportedEvent = NewEvent;
 
 /**
  * The events of one finished step, in the order they happened: assistant text, then each tool call
@@ -39,7 +36,7 @@ export function stepEvents(step: StepResult<ToolSet>, redact: Redactor): Reporte
       ];
       const items = (part.input as { items?: unknown } | undefined)?.items;
       if (part.toolName === 'update_plan' && Array.isArray(items))
-        events.push({ type: 'plan', data: { items: redactValue(items, redact) } });
+        events.push({ type: 'plan', data: { items: redactValue(items, redact) as PlanEventItem[] } });
       outcomes.set(part.toolCallId, events);
     } else if (part.type === 'tool-error') {
       const message = part.error instanceof Error ? part.error.message : String(part.error);

@@ -1,4 +1,9 @@
-/** A job's activity as the API, the dashboard and webhooks show it (DESIGN section 3, events). */
+/**
+ * A job's activity as the API, the dashboard and webhooks show it (DESIGN section 3, events): one
+ * union by `type`, so that every producer and every reader of an event is checked by the compiler.
+ */
+import type { CheckRun } from './checks.js';
+import type { JobError, JobPhase, JobStatus, RunUsage } from './job.js';
 
 export const EVENT_TYPES = [
   'status',
@@ -16,10 +21,63 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** One entry of a job's activity. `seq` rises by one per job, so `after=<seq>` resumes exactly. */
-export interface JobEvent {
-  seq: number;
-  type: EventType;
-  at: string;
-  data: Record<string, unknown>;
+/** Why a job went back to the queue or waits there, or why a running job waits. */
+export type PhaseReason = 'released' | 'lease_expired' | 'follow_up' | 'model_unavailable' | 'capacity';
+
+/** What each type of event carries. */
+export interface EventData {
+  /** The job's status changed (created, a follow-up, completed, failed, archived). */
+  status: { status: JobStatus; phase?: JobPhase; prLink?: string | null; error?: Plain<JobError> };
+  /** The run moved to a phase, or waits in one (`reason`, and when it tries again). */
+  phase: { phase: JobPhase; reason?: PhaseReason; attempt?: number; message?: string; retryAt?: string };
+  /** A prompt of the user's or the agent's text. */
+  message: { role: 'user' | 'assistant'; text: string };
+  /** A tool the agent called; long strings of its input are cut (agent/report.ts). */
+  tool_call: { tool: string; input: unknown };
+  /** A tool's outcome, as its first line. */
+  tool_result: { tool: string; ok: boolean; summary: string };
+  /** The agent's whole plan after an `update_plan`. */
+  plan: { items: PlanEventItem[] };
+  /** A check run, and who asked for it (the agent's tool, or the worker in repair round `round`). */
+  check: Plain<CheckRun & CheckRequest>;
+  /** A commit the run made; `unfinished` when it kept work of a run that hit its cost limit. */
+  commit: { sha: string; files: string[]; branch: string; unfinished?: boolean };
+  /** The pull request opened, or (with `action`) closed after its job was archived. */
+  pull_request:
+    | { url: string; number: number }
+    | { action: 'closed' | 'close_failed'; url: string; message: string };
+  /** The run's running totals after a step. */
+  usage: Plain<RunUsage>;
+  /** The conversation was compacted to stay inside the model's window. */
+  context: {
+    reason: 'near_window' | 'overflow';
+    replacedResults: number;
+    tokensBefore: number;
+    tokensAfter: number;
+    windowTokens: number;
+  };
+  /** Why the job failed. */
+  error: Plain<JobError>;
 }
+
+/** Who asked for a check run: the agent's `run_checks`, or the worker before publishing (its repair `round`). */
+export type CheckRequest = { by: 'agent' } | { by: 'worker'; round: number };
+
+/** An interface as a plain object type, which the API's schema (any JSON object) accepts. */
+type Plain<Type> = { [Key in keyof Type]: Type[Key] };
+
+/** One line of an agent's plan as its event carries it. */
+export interface PlanEventItem {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+}
+
+/** An event before it is stored: its type and what it carries. */
+export type NewEvent<Type extends EventType = EventType> = {
+  [Key in Type]: { type: Key; data: EventData[Key] };
+}[Type];
+
+/** One entry of a job's activity. `seq` rises by one per job, so `after=<seq>` resumes exactly. */
+export type JobEvent<Type extends EventType = EventType> = {
+  [Key in Type]: { seq: number; type: Key; at: string; data: EventData[Key] };
+}[Type];

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { EventType, JobEvent } from '../domain/events.js';
+import type { EventData, EventType, JobEvent } from '../domain/events.js';
 import type { Db, Transaction } from './db.js';
 import type { Unlisten } from './notify.js';
 import type { JobEventRow } from './schema.js';
@@ -10,11 +10,12 @@ import type { JobEventRow } from './schema.js';
  */
 export const EVENTS_CHANNEL = 'agentjobs_events';
 
-export type AppendEvent = (
+/** Appends an event of `type` carrying that type's data (domain/events.ts). */
+export type AppendEvent = <Type extends EventType>(
   trx: Transaction,
   jobId: string,
-  type: EventType,
-  data: Record<string, unknown>,
+  type: Type,
+  data: EventData[Type],
   at?: string,
 ) => Promise<JobEvent>;
 
@@ -38,7 +39,7 @@ export function eventAppender(db: Db): AppendEvent {
       .values({ job_id: jobId, seq, type, at, data: JSON.stringify(data) })
       .execute();
     await db.notify(EVENTS_CHANNEL, jobId);
-    return { seq, type, at, data };
+    return { seq, type, at, data } as JobEvent;
   };
 }
 
@@ -47,12 +48,12 @@ export function eventAppender(db: Db): AppendEvent {
  * `event_seq` already 1: no other writer can see the job before that commit, so the counter needs
  * no update, and a create makes one round trip fewer.
  */
-export async function appendFirstEvent(
+export async function appendFirstEvent<Type extends EventType>(
   db: Db,
   trx: Transaction,
   jobId: string,
-  type: EventType,
-  data: Record<string, unknown>,
+  type: Type,
+  data: EventData[Type],
   at: string,
 ): Promise<JobEvent> {
   await trx
@@ -60,7 +61,7 @@ export async function appendFirstEvent(
     .values({ job_id: jobId, seq: 1, type, at, data: JSON.stringify(data) })
     .execute();
   await db.notify(EVENTS_CHANNEL, jobId);
-  return { seq: 1, type, at, data };
+  return { seq: 1, type, at, data } as JobEvent;
 }
 
 export function eventQueries(db: Db) {
@@ -69,7 +70,7 @@ export function eventQueries(db: Db) {
   return {
     watch: watchers.watch,
 
-    append: (jobId: string, type: EventType, data: Record<string, unknown>) =>
+    append: <Type extends EventType>(jobId: string, type: Type, data: EventData[Type]) =>
       db.write((trx) => appendEvent(trx, jobId, type, data)),
 
     /** Events with `seq > after`, oldest first, at most `limit`. */
@@ -100,7 +101,11 @@ export function eventQueries(db: Db) {
     },
 
     /** Every event of the given types, oldest first (plans and commits, however long the job). */
-    async ofTypes(jobId: string, types: EventType[], limit = 10_000): Promise<JobEvent[]> {
+    async ofTypes<Type extends EventType>(
+      jobId: string,
+      types: Type[],
+      limit = 10_000,
+    ): Promise<JobEvent<Type>[]> {
       const rows = await db
         .read()
         .selectFrom('job_events')
@@ -110,18 +115,14 @@ export function eventQueries(db: Db) {
         .orderBy('seq', 'asc')
         .limit(limit)
         .execute();
-      return rows.map(toEvent);
+      return rows.map(toEvent) as JobEvent<Type>[];
     },
   };
 }
 
+/** A stored event; only the store writes them, each checked against its type when it was appended. */
 function toEvent(row: JobEventRow): JobEvent {
-  return {
-    seq: Number(row.seq),
-    type: row.type as EventType,
-    at: row.at,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  };
+  return { seq: Number(row.seq), type: row.type, at: row.at, data: JSON.parse(row.data) } as JobEvent;
 }
 
 /** Stops a `watch`. */

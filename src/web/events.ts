@@ -1,4 +1,4 @@
-import type { JobEvent } from '../domain/events.js';
+import type { EventType, JobEvent } from '../domain/events.js';
 import { clip, type Html, html, safeHref, time } from './html.js';
 
 const str = (value: unknown) =>
@@ -47,60 +47,56 @@ function toolInput(input: unknown): Html {
 
 /** One line of the agent's activity, rendered on the server (also for the live stream). */
 export function renderEvent(event: JobEvent): Html {
-  const d = event.data;
   const line = (kind: string, body: Html | string, bad = false) =>
     html`<li data-seq="${event.seq}"><span class="kind">${kind}</span> <span${bad ? html` class="bad"` : ''}>${body}</span> <span class="hint">${time(event.at)}</span></li>`;
   switch (event.type) {
-    case 'status':
+    case 'status': {
+      const { status, phase, prLink } = event.data;
       return line(
         'status',
-        html`<strong>${str(d.status)}</strong>${d.phase ? ` · ${str(d.phase)}` : ''}${typeof d.prLink === 'string' ? html` · <a href="${safeHref(d.prLink)}">pull request</a>` : ''}`,
-      );
-    case 'phase':
-      return line('phase', `${str(d.phase)}${d.reason ? ` (${str(d.reason).replace('_', ' ')})` : ''}`);
-    case 'message':
-      return line(d.role === 'user' ? 'you' : 'agent', clip(str(d.text), 2000));
-    case 'tool_call':
-      return line('tool', html`<strong>${str(d.tool)}</strong> ${toolInput(d.input)}`);
-    case 'tool_result':
-      return line(
-        d.ok === false ? 'failed' : 'result',
-        html`<code>${str(d.tool)}</code> ${clip(str(d.summary), 400)}`,
-        d.ok === false,
-      );
-    case 'plan':
-      return line('plan', `updated (${Array.isArray(d.items) ? d.items.length : 0} items)`);
-    case 'check': {
-      const count = Array.isArray(d.results)
-        ? (d.results as { problems?: unknown[] }[]).reduce((sum, r) => sum + (r.problems?.length ?? 0), 0)
-        : 0;
-      return line(
-        'checks',
-        `${str(d.status)}${count ? ` · ${count} problem${count === 1 ? '' : 's'}` : ''}`,
-        d.status === 'failed',
+        html`<strong>${status}</strong>${phase ? ` · ${phase}` : ''}${typeof prLink === 'string' ? html` · <a href="${safeHref(prLink)}">pull request</a>` : ''}`,
       );
     }
-    case 'commit':
+    case 'phase': {
+      const { phase, reason } = event.data;
+      return line('phase', `${phase}${reason ? ` (${reason.replace('_', ' ')})` : ''}`);
+    }
+    case 'message':
+      return line(event.data.role === 'user' ? 'you' : 'agent', clip(event.data.text, 2000));
+    case 'tool_call':
+      return line('tool', html`<strong>${event.data.tool}</strong> ${toolInput(event.data.input)}`);
+    case 'tool_result': {
+      const { ok, tool, summary } = event.data;
+      return line(ok ? 'result' : 'failed', html`<code>${tool}</code> ${clip(summary, 400)}`, !ok);
+    }
+    case 'plan':
+      return line('plan', `updated (${event.data.items.length} items)`);
+    case 'check': {
+      const count = event.data.results.reduce((sum, result) => sum + result.problems.length, 0);
       return line(
-        'commit',
-        html`<code>${str(d.sha).slice(0, 10)}</code> on ${str(d.branch)} · ${Array.isArray(d.files) ? d.files.length : 0} files`,
+        'checks',
+        `${event.data.status}${count ? ` · ${count} problem${count === 1 ? '' : 's'}` : ''}`,
+        event.data.status === 'failed',
       );
+    }
+    case 'commit': {
+      const { sha, branch, files } = event.data;
+      return line('commit', html`<code>${sha.slice(0, 10)}</code> on ${branch} · ${files.length} files`);
+    }
     case 'pull_request':
-      return line('pull req.', html`<a href="${safeHref(d.url)}">${str(d.url)}</a>`);
+      return line('pull req.', html`<a href="${safeHref(event.data.url)}">${event.data.url}</a>`);
     case 'usage':
       // One after every step: the running total is in the job's summary, which each one refreshes.
       return html``;
     case 'context':
-      return line('context', `compacted: ${str(d.replacedResults)} older tool results replaced by notes`);
+      return line('context', `compacted: ${event.data.replacedResults} older tool results replaced by notes`);
     case 'error':
-      return line('error', `${str(d.code)}: ${clip(str(d.message), 400)}`, true);
-    default:
-      return line(event.type, clip(JSON.stringify(d), 400));
+      return line('error', `${event.data.code}: ${clip(event.data.message, 400)}`, true);
   }
 }
 
 /** Events after which the job's summary (status, plan, diff, pull request) is worth fetching again. */
-export const REFRESHES = new Set([
+export const REFRESHES = new Set<EventType>([
   'status',
   'phase',
   'plan',

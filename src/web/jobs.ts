@@ -63,14 +63,12 @@ async function jobDiff(store: Store, project: Project, job: Job, events: JobEven
   const commits = events.filter((e) => e.type === 'commit');
   if (commits.length === 0) return html`<div class="pad">No commits yet.</div>`;
   if (project.host !== 'local') {
-    const files = [
-      ...new Set(commits.flatMap((e) => (Array.isArray(e.data.files) ? e.data.files.map(String) : []))),
-    ];
+    const files = [...new Set(commits.flatMap((e) => e.data.files))];
     return html`<ul class="commits">${files.map((f) => html`<li><code>${f}</code></li>`)}</ul>${job.prLink ? html`<div class="pad">The full diff is on <a href="${safeHref(job.prLink)}">the pull request</a>.</div>` : ''}`;
   }
   const pull = await store.pullRequests.getByBranch(project.id, job.source.ref);
-  const first = String(commits[0]?.data.sha ?? '');
-  const last = String(commits.at(-1)?.data.sha ?? '');
+  const first = commits[0]?.data.sha ?? '';
+  const last = commits.at(-1)?.data.sha ?? '';
   // A pull request's diff is against its base; a job that pushed to the base shows its own commits.
   const [base, head] =
     pull && pull.state !== 'merged' ? [`refs/heads/${pull.baseBranch}`, last] : [`${first}^`, last];
@@ -102,9 +100,7 @@ async function summary(store: Store, project: Project, job: Job): Promise<Html> 
   // latest plan and its whole commit range.
   const events = await store.events.ofTypes(job.id, ['plan', 'commit']);
   const plan = events.findLast((e) => e.type === 'plan');
-  const items = Array.isArray(plan?.data.items)
-    ? (plan.data.items as { content?: unknown; status?: unknown }[])
-    : [];
+  const items = plan?.data.items ?? [];
   return html`<section><h2>Status</h2><dl class="facts">
       <dt>Status</dt><dd id="job-status">${statusBadge(job)}</dd>
       <dt>Pull request</dt><dd id="job-pr">${job.prLink ? html`<a href="${safeHref(job.prLink)}">${job.prLink}</a>` : noPullRequest(project, job)}</dd>
@@ -120,9 +116,8 @@ async function summary(store: Store, project: Project, job: Job): Promise<Html> 
     ${
       items.length
         ? html`<section><h2>Plan</h2><ul class="plan">${items.map((item) => {
-            // The agent's update_plan items: { content, status: pending | in_progress | completed }.
-            const status = String(item.status ?? 'pending');
-            return html`<li class="${status}">${String(item.content ?? '')}${status === 'in_progress' ? html` <span class="badge active">now</span>` : ''}</li>`;
+            const { status } = item;
+            return html`<li class="${status}">${item.content}${status === 'in_progress' ? html` <span class="badge active">now</span>` : ''}</li>`;
           })}</ul></section>`
         : ''
     }
@@ -241,7 +236,7 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
       <div id="job-summary"${live ? html` data-events-url="${base}/stream?after=${lastSeq}" data-summary-url="${base}/summary"` : ''}>${body}</div>
       <section><h2>Prompt${followUps.length ? ' and follow-ups' : ''}</h2>
         <div class="body">${job.prompt}</div>
-        ${followUps.map((e) => html`<div class="body"><span class="hint">Follow-up, ${time(e.at)}</span>\n${String(e.data.text ?? '')}</div>`)}</section>
+        ${followUps.map((e) => html`<div class="body"><span class="hint">Follow-up, ${time(e.at)}</span>\n${e.data.text}</div>`)}</section>
       <section><h2>Activity</h2>${(events[0]?.seq ?? 1) > 1 ? html`<div class="pad hint">The ${(events[0]?.seq ?? 1) - 1} oldest events are not shown; <code>GET /v2/agent/${project.id}/job/${job.id}/events</code> has them all.</div>` : ''}<ol class="activity" id="activity" aria-live="polite">${events.map(renderEvent)}</ol>
         ${events.length === 0 ? html`<div class="pad" id="activity-empty">Nothing yet.</div>` : ''}</section>
       ${

@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import { describeForAgent, hasChecks, runJobChecks, type SandboxSettings } from '../checks/index.js';
 import type { CheckRun } from '../domain/checks.js';
+import type { CheckRequest } from '../domain/events.js';
 import type { Job } from '../domain/job.js';
 import type { Project } from '../domain/project.js';
 import type { Redactor } from '../domain/redact.js';
@@ -66,7 +67,7 @@ export function checkRunner(input: CheckLoopInput) {
     command: project.checkCommand,
     timeoutSeconds: project.checkTimeoutSeconds,
   };
-  const run = async (data: Record<string, unknown>): Promise<CheckRun> => {
+  const run = async (request: CheckRequest): Promise<CheckRun> => {
     const checked = await runJobChecks({
       workspace: input.workspace,
       baseRef: input.job.baseRef,
@@ -77,7 +78,7 @@ export function checkRunner(input: CheckLoopInput) {
       redact: input.redact,
       signal: input.signal,
     });
-    await input.store.queue.recordChecks(input.lease, checked, data);
+    await input.store.queue.recordChecks(input.lease, checked, request);
     for (const result of checked.results) input.metrics?.checkRan(result.name, result.status);
     return checked;
   };

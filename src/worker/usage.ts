@@ -9,7 +9,7 @@
  *   which is nothing for the real agent and everything for an agent that reports no steps.
  */
 import type { Config } from '../config.js';
-import type { EventType } from '../domain/events.js';
+import type { NewEvent } from '../domain/events.js';
 import type { Job, RunUsage } from '../domain/job.js';
 import type { Lease } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
@@ -58,10 +58,9 @@ export function liveUsage(store: Store, lease: Lease) {
     steps: usage.steps - before.steps,
     costUsd: usage.costUsd == null ? null : Math.round((usage.costUsd - (before.costUsd ?? 0)) * 1e6) / 1e6,
   });
-  type Event = { type: EventType; data: Record<string, unknown> };
   // A step's events are written in one transaction; with its `usage` event, together with the
   // usage the step added to the job.
-  const record = async (events: readonly Event[]) => {
+  const record = async (events: readonly NewEvent[]) => {
     const totals = events.findLast((event) => event.type === 'usage')?.data as RunUsage | undefined;
     if (!totals) return store.queue.appendEvents(lease, events);
     await store.queue.recordUsage(lease, minus(totals, recorded), events);
@@ -73,11 +72,11 @@ export function liveUsage(store: Store, lease: Lease) {
       costUsd: totals.costUsd ?? null,
     };
   };
-  const sink: AgentEventSink = (type, data) => record([{ type, data }]);
+  const sink: AgentEventSink = (type, data) => record([{ type, data } as NewEvent]);
   return {
     sink,
     /** The sink for a finished step's events together (`onEvents`). */
-    sinkMany: (events: readonly Event[]) => record(events),
+    sinkMany: (events: readonly NewEvent[]) => record(events),
     /** The part of a run's final `usage` not recorded yet. */
     remainder: (usage: RunUsage): RunUsage => minus(usage, recorded),
   };

@@ -176,7 +176,9 @@ describe.each(testDialects())('starting a job from the dashboard on %s', (dialec
     expect(followUp.body).toContain('used its budget of jobs and follow-ups for this hour');
     expect(followUp.body).toContain('>Also fix the footer</textarea>');
     const events = await t.store.events.list(job.id, 0, 100);
-    expect(events.some((event) => event.data.text === 'Also fix the footer')).toBe(false);
+    expect(
+      events.some((event) => event.type === 'message' && event.data.text === 'Also fix the footer'),
+    ).toBe(false);
   });
 
   it('refuses a form without its CSRF token, and makes nothing', async () => {

@@ -46,6 +46,7 @@ describe.each(testDialects())('dashboard details on %s', (dialect) => {
       inputTokens: 1234,
       outputTokens: 56,
       cachedInputTokens: 0,
+      steps: 1,
       costUsd: 0.01,
     });
     const page = await browser.get(jobUrl());

@@ -107,7 +107,7 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
       await workspace.writeFile('old.md', 'from the old attempt\n');
       await gate;
       try {
-        await onEvent('message', { text: 'old attempt still here' });
+        await onEvent('message', { role: 'assistant', text: 'old attempt still here' });
         oldOutcome = 'accepted';
       } catch (error) {
         oldOutcome = error;
@@ -153,7 +153,9 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
     // Nothing of the old attempt reached the job or the repository.
     expect(await t.store.jobs.get(project.id, job.id)).toMatchObject({ status: 'completed', summary: 'new' });
     const events = await t.store.events.list(job.id, 0, 1000);
-    expect(events.some((event) => event.data.text === 'old attempt still here')).toBe(false);
+    expect(
+      events.some((event) => event.type === 'message' && event.data.text === 'old attempt still here'),
+    ).toBe(false);
     expect(git(repo, 'diff', '--name-only', `main...${job.source.ref}`)).toBe('new.md');
     expect(git(repo, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('1');
   });

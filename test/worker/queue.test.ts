@@ -114,7 +114,7 @@ describe.each(testDialects())('job queue on %s', (dialect) => {
     const refused = [
       t.store.queue.heartbeat(stale, 1000),
       t.store.queue.setPhase(stale, 'running'),
-      t.store.queue.appendEvent(stale, 'message', { text: 'stale' }),
+      t.store.queue.appendEvent(stale, 'message', { role: 'assistant', text: 'stale' }),
       t.store.queue.takePending(stale),
       t.store.queue.release(stale),
       t.store.queue.fail(stale, { code: 'x', message: 'stale' }),
@@ -138,7 +138,7 @@ describe.each(testDialects())('job queue on %s', (dialect) => {
     const job = await t.store.jobs.get(project.id, old.job.id);
     expect(job).toMatchObject({ status: 'active', phase: 'preparing', prLink: null, summary: null });
     const events = await t.store.events.list(old.job.id, 0, 100);
-    expect(events.some((event) => event.data.text === 'stale')).toBe(false);
+    expect(events.some((event) => event.type === 'message' && event.data.text === 'stale')).toBe(false);
     // The new attempt writes fine.
     await t.store.queue.setPhase(leaseOf(fresh as never, 'w2'), 'running');
     await drain();
@@ -300,7 +300,9 @@ describe.each(testDialects())('job queue on %s', (dialect) => {
     expect(await note()).toBe(1);
     expect(await note()).toBe(0);
     const events = await t.store.events.list(waiting.id, 0, 100);
-    expect(events.filter((event) => event.data.reason === 'capacity')).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'phase' && event.data.reason === 'capacity')).toHaveLength(
+      1,
+    );
     expect(events.at(-1)?.data).toEqual({
       phase: 'queued',
       reason: 'capacity',

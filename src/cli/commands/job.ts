@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import type { AgentJobsClient, Job, JobEvent } from '../../client/index.js';
+import type { CheckResult } from '../../domain/checks.js';
+import type { JobEvent as DomainEvent } from '../../domain/events.js';
 import { formatUsd } from '../../domain/job.js';
 import { clientFromEnv } from '../client.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
@@ -40,64 +42,63 @@ const describe = (job: Job) =>
   );
 
 /** One event in a line for people: what happened, shortened. */
-function describeEvent(event: JobEvent): string {
-  const data = event.data as Record<string, unknown>;
-  const text = (value: unknown, max = 200) => String(value ?? '').slice(0, max);
+function describeEvent(event: DomainEvent): string {
+  const text = (value: string, max = 200) => value.slice(0, max);
   switch (event.type) {
     case 'status':
+      return `${event.data.status}${event.data.phase ? ` (${event.data.phase})` : ''}`;
     case 'phase':
-      return `${data.status ?? ''}${data.phase ? ` (${data.phase})` : ''}`.trim();
+      return `(${event.data.phase})`;
     case 'tool_call':
-      return `→ ${data.tool ?? data.name ?? 'tool'} ${JSON.stringify(data.input ?? {}).slice(0, 100)}`;
+      return `→ ${event.data.tool} ${JSON.stringify(event.data.input ?? {}).slice(0, 100)}`;
     case 'message':
-      return data.role === 'user' ? `you: ${text(data.text)}` : `agent: ${text(data.text)}`;
+      return `${event.data.role === 'user' ? 'you' : 'agent'}: ${text(event.data.text)}`;
     case 'pull_request':
-      return `pull request: ${data.url ?? ''}`;
+      return `pull request: ${event.data.url}`;
     case 'error':
-      return `error: ${data.message ?? ''}`;
-    case 'usage':
-      return `usage: ${data.steps} steps, ${data.inputTokens} tokens in, ${data.outputTokens} out, cost ${formatUsd(typeof data.costUsd === 'number' ? data.costUsd : null)}`;
+      return `error: ${event.data.message}`;
+    case 'usage': {
+      const usage = event.data;
+      return `usage: ${usage.steps} steps, ${usage.inputTokens} tokens in, ${usage.outputTokens} out, cost ${formatUsd(usage.costUsd ?? null)}`;
+    }
     case 'context':
-      return `context: compacted (${data.replacedResults} older tool results replaced by notes)`;
+      return `context: compacted (${event.data.replacedResults} older tool results replaced by notes)`;
     case 'tool_result':
-      return `${data.ok === false ? '✗' : '←'} ${data.tool ?? 'tool'}: ${text(data.summary)}`;
+      return `${event.data.ok ? '←' : '✗'} ${event.data.tool}: ${text(event.data.summary)}`;
     case 'plan': {
-      const items = Array.isArray(data.items) ? (data.items as { status?: unknown }[]) : [];
+      const { items } = event.data;
       const done = items.filter((item) => item.status === 'completed').length;
       return `plan: ${done} of ${items.length} done`;
     }
     case 'check':
-      return `checks ${data.status ?? ''}${checkCounts(data.results)}`;
+      return `checks ${event.data.status}${checkCounts(event.data.results)}`;
     case 'commit': {
-      const files = Array.isArray(data.files) ? data.files.length : 0;
-      const unfinished = data.unfinished ? ' (unfinished work kept)' : '';
-      return `commit ${text(data.sha, 10)} on ${data.branch ?? ''} · ${files} file${files === 1 ? '' : 's'}${unfinished}`;
+      const files = event.data.files.length;
+      const unfinished = event.data.unfinished ? ' (unfinished work kept)' : '';
+      return `commit ${text(event.data.sha, 10)} on ${event.data.branch} · ${files} file${files === 1 ? '' : 's'}${unfinished}`;
     }
-    default:
-      return JSON.stringify(data).slice(0, 120);
   }
 }
 
 /** ": 3 problems (markdown 2, links 1)" for a check event's results, or "" when there are none. */
-function checkCounts(results: unknown): string {
-  if (!Array.isArray(results)) return '';
-  const counts = (results as { name?: unknown; problems?: unknown }[])
-    .map(
-      (result) =>
-        [
-          String(result.name ?? 'check'),
-          Array.isArray(result.problems) ? result.problems.length : 0,
-        ] as const,
-    )
+function checkCounts(results: readonly CheckResult[]): string {
+  const counts = results
+    .map((result) => [result.name, result.problems.length] as const)
     .filter(([, count]) => count > 0);
   const total = counts.reduce((sum, [, count]) => sum + count, 0);
   if (total === 0) return '';
   return `: ${total} problem${total === 1 ? '' : 's'} (${counts.map(([name, count]) => `${name} ${count}`).join(', ')})`;
 }
 
+/**
+ * The server's events are the domain's union (domain/events.ts), each checked against its type
+ * when it was written; the generated client types their data only as a JSON object.
+ */
+const asDomainEvent = (event: JobEvent) => event as DomainEvent;
+
 /** One line each, whatever the agent wrote. */
 export const eventLine = (event: JobEvent) =>
-  `${String(event.seq).padStart(4)}  ${event.at.slice(11, 19)}  ${event.type.padEnd(12)}  ${describeEvent(event).replace(/\s+/g, ' ')}`;
+  `${String(event.seq).padStart(4)}  ${event.at.slice(11, 19)}  ${event.type.padEnd(12)}  ${describeEvent(asDomainEvent(event)).replace(/\s+/g, ' ')}`;
 
 /** Prints an event: a JSON line with --json, else a line for people. */
 const printEvent = (options: OutputOptions, event: JobEvent) =>
@@ -128,7 +129,7 @@ async function waitFor(
   try {
     if (!process.stderr.isTTY) return await client.waitForJob(jobId, { projectId, signal });
     for await (const event of client.streamEvents(jobId, { projectId, after, signal })) {
-      process.stderr.write(`  ${describeEvent(event)}\n`);
+      process.stderr.write(`  ${describeEvent(asDomainEvent(event))}\n`);
     }
     return await client.getJob(jobId, { projectId, signal });
   } catch (error) {

@@ -3,6 +3,7 @@
  * `check` event records it, in one fenced transaction.
  */
 import type { CheckRun } from '../../domain/checks.js';
+import type { CheckRequest } from '../../domain/events.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
 import { fence, type Lease } from './lease.js';
@@ -10,8 +11,8 @@ import { fence, type Lease } from './lease.js';
 export function checkQueries(db: Db) {
   const appendEvent = eventAppender(db);
   return {
-    /** Stores `run` as the job's latest checks, with its `check` event. Throws `LeaseLostError`. */
-    async recordChecks(lease: Lease, run: CheckRun, data: Record<string, unknown> = {}): Promise<void> {
+    /** Stores `run` as the job's latest checks, with its `check` event (who asked). Throws `LeaseLostError`. */
+    async recordChecks(lease: Lease, run: CheckRun, request: CheckRequest): Promise<void> {
       await db.write(async (trx) => {
         await fence(db, trx, lease);
         const at = new Date().toISOString();
@@ -20,7 +21,7 @@ export function checkQueries(db: Db) {
           .set({ checks: JSON.stringify(run), updated_at: at })
           .where('id', '=', lease.jobId)
           .execute();
-        await appendEvent(trx, lease.jobId, 'check', { ...data, ...run }, at);
+        await appendEvent(trx, lease.jobId, 'check', { ...request, ...run }, at);
       });
     },
   };

@@ -5,7 +5,7 @@
  * that it must stop.
  */
 import { sql } from 'kysely';
-import type { EventType } from '../../domain/events.js';
+import type { EventData, EventType, NewEvent } from '../../domain/events.js';
 import type { JobPhase } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
 import type { Db, Queryable, Transaction } from '../db.js';
@@ -157,7 +157,11 @@ export function leaseQueries(db: Db) {
     },
 
     /** Appends an event of the run (the agent's activity, a commit, a pull request), fenced. */
-    async appendEvent(lease: Lease, type: EventType, data: Record<string, unknown>): Promise<void> {
+    async appendEvent<Type extends EventType>(
+      lease: Lease,
+      type: Type,
+      data: EventData[Type],
+    ): Promise<void> {
       await db.write(async (trx) => {
         await fence(db, trx, lease);
         await appendEvent(trx, lease.jobId, type, data);
@@ -165,10 +169,7 @@ export function leaseQueries(db: Db) {
     },
 
     /** Appends several events of the run in order, in one fenced transaction (a step's events). */
-    async appendEvents(
-      lease: Lease,
-      events: readonly { type: EventType; data: Record<string, unknown> }[],
-    ): Promise<void> {
+    async appendEvents(lease: Lease, events: readonly NewEvent[]): Promise<void> {
       if (events.length === 0) return;
       await db.write(async (trx) => {
         await fence(db, trx, lease);

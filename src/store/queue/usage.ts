@@ -4,7 +4,7 @@
  * the job, in the list and on the dashboard is live, and a project's daily budget sees runs that
  * are still going. What complete and fail add at the end is only what was not recorded here.
  */
-import type { EventType } from '../../domain/events.js';
+import type { NewEvent } from '../../domain/events.js';
 import type { RunUsage } from '../../domain/job.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
@@ -19,11 +19,7 @@ export function usageQueries(db: Db) {
      * run's running totals), in one transaction, giving back the step's reservation (`reserveSpend`). Throws `LeaseLostError` when the run no longer
      * holds the job.
      */
-    async recordUsage(
-      lease: Lease,
-      added: RunUsage,
-      events: readonly { type: EventType; data: Record<string, unknown> }[],
-    ): Promise<void> {
+    async recordUsage(lease: Lease, added: RunUsage, events: readonly NewEvent[]): Promise<void> {
       await db.write(async (trx) => {
         await fence(db, trx, lease);
         const at = new Date().toISOString();

@@ -4,6 +4,7 @@
  * client sees that its job waits for capacity rather than that something broke. A job gets the note
  * once while it waits (its latest event is the note already), and again if it comes back to the queue.
  */
+import type { PhaseReason } from '../../domain/events.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
 
@@ -26,7 +27,7 @@ export function waitingQueries(db: Db) {
       .execute();
   return {
     /** Notes `reason` on up to `limit` waiting jobs that do not carry it yet; returns how many. */
-    async noteWaiting(reason: string, message: string, limit = 500): Promise<number> {
+    async noteWaiting(reason: PhaseReason, message: string, limit = 500): Promise<number> {
       const unnoted = (rows: { id: string; type: string | null; data: string | null }[]) =>
         rows
           .filter((row) => !(row.type === 'phase' && JSON.parse(row.data ?? '{}').reason === reason))

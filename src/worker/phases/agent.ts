@@ -1,0 +1,98 @@
+/**
+ * The agent's phase: hand it the job's new messages on the conversation so far, within the job's
+ * limits and the project's daily budget, with the project's checks as its `run_checks` tool.
+ * A run with no new message (every one already answered) keeps what the job has.
+ */
+import type { ModelMessage } from 'ai';
+import { type AgentResult, contextWindowOf, type RunAgentOptions } from '../agent-port.js';
+import { type CheckLoopInput, type CheckRunner, checkRunner } from '../checks.js';
+import { spending, stepReservations } from '../usage.js';
+import type { PreparedRun } from './prepare.js';
+
+/** A run whose agent has answered (or had nothing to answer). */
+export type AnsweredRun = PreparedRun & {
+  /** The conversation the job had before this run. */
+  history: ModelMessage[];
+  /** Whether there were new messages, so the agent ran and its work is to be checked. */
+  answered: boolean;
+  checks: { input: CheckLoopInput; runner: CheckRunner };
+  /** The model's price and what this run may spend. */
+  spend: ReturnType<typeof spending>;
+  /** When the agent started (ms since the epoch): repair rounds get what is left of the wall time. */
+  startedAt: number;
+  result: AgentResult;
+};
+
+/** Runs the agent on the job's new messages. */
+export async function answer(run: PreparedRun): Promise<AnsweredRun> {
+  const { config, store, metrics } = run.deps;
+  const { job, lease } = run;
+  const history = (await store.queue.conversation(job.id)) as ModelMessage[];
+  const prompts = await store.queue.takePrompts(lease);
+  run.deliveredThrough = prompts.at(-1)?.id ?? null;
+  const input: CheckLoopInput = {
+    store,
+    lease,
+    job,
+    project: run.project,
+    workspace: run.workspace,
+    dataDir: config.dataDir,
+    ...config.checks,
+    redact: run.redact,
+    signal: run.control.main,
+    metrics,
+  };
+  const checks = { input, runner: checkRunner(input) };
+  const state = Object.assign(run, {
+    history,
+    answered: prompts.length > 0,
+    checks,
+    // The project's day is asked before each step (`reserveStep`).
+    spend: spending(config, job),
+    startedAt: Date.now(),
+  });
+  const result: AgentResult =
+    prompts.length === 0
+      ? {
+          summary: job.summary ?? '',
+          title: job.title,
+          messages: history,
+          usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, steps: 0, costUsd: null },
+          filesChanged: [],
+        }
+      : await run.deps.runAgent(
+          agentOptions(state, { history, prompts: prompts.map((prompt) => prompt.content) }),
+        );
+  return Object.assign(state, { result });
+}
+
+/** What the agent is given for one of the run's rounds (the first, or a repair). */
+export function agentOptions(
+  run: Omit<AnsweredRun, 'result'>,
+  options: Pick<RunAgentOptions, 'history' | 'prompts'>,
+): RunAgentOptions {
+  const { config, store } = run.deps;
+  const { lease, spend } = run;
+  return {
+    model: run.model,
+    workspace: run.workspace,
+    ...options,
+    takePendingPrompts: async () => {
+      const more = await store.queue.takePending(lease);
+      if (more.length > 0) run.deliveredThrough = more.at(-1)?.id ?? run.deliveredThrough;
+      return more.map((prompt) => prompt.content);
+    },
+    price: spend.price,
+    maxOutputTokens: spend.maxOutputTokens,
+    reserveStep: stepReservations(store, lease),
+    limits: { ...config.jobLimits, maxCostUsd: spend.maxCostUsd },
+    stream: config.agent.modelStreaming,
+    contextTokens: contextWindowOf(run.job.model, config.agent.contextTokens),
+    modelOutageWaitMs: config.agent.modelOutageWaitMs,
+    redact: run.redact,
+    signal: run.control.main,
+    onEvent: run.usage.sink,
+    onEvents: run.usage.sinkMany,
+    ...(run.checks.runner.enabled ? { runChecks: run.checks.runner.forAgent } : {}),
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The first phase: find the project and its code host, fetch the mirror, open the job's workspace
+ * on its branch (or its base), and move the job to `running`.
+ */
+import { join } from 'node:path';
+import type { LanguageModel } from 'ai';
+import type { Project } from '../../domain/project.js';
+import { ensureMirror } from '../../git/mirror.js';
+import { Workspace } from '../../git/workspace.js';
+import { removeWorktree } from '../../git/worktree.js';
+import type { CodeHost } from '../../hosts/types.js';
+import { keepWorkOnBranch } from '../keep-work.js';
+import { exists, type RunState, throwIfAborted } from './state.js';
+
+/** A run whose project and code host are known. */
+export type LocatedRun = RunState & { project: Project; host: CodeHost };
+
+/** A run with its workspace open and its model and git credentials at hand. */
+export type PreparedRun = LocatedRun & {
+  model: LanguageModel;
+  /** Credentials for git, from the host. */
+  env: Record<string, string>;
+  mirrorPath: string;
+  workspace: Workspace;
+};
+
+/** Finds the job's project and its code host. */
+export async function locate(run: RunState): Promise<LocatedRun> {
+  const { store, hosts } = run.deps;
+  const project = await store.projects.get(run.job.projectId);
+  if (!project) throw new Error(`project ${run.job.projectId} not found`);
+  return Object.assign(run, { project, host: hosts(project.host) });
+}
+
+/** Fetches the mirror and opens the workspace; the job is `running` after it. */
+export async function prepare(run: LocatedRun): Promise<PreparedRun> {
+  const { config, store } = run.deps;
+  const { job, project, control } = run;
+  // Checked first: without a model or a code host the run cannot succeed, so fail before any work.
+  const model = run.deps.resolveModel(job.model, config);
+  const env = await run.host.gitEnv(project);
+
+  const mirrorsDir = join(config.dataDir, 'mirrors');
+  const mirrorPath = join(mirrorsDir, `${project.id}.git`);
+  run.mirrorPath = mirrorPath;
+  // A crashed run's worktree would keep its branch out of the fetch (see git/mirror.ts).
+  if (await exists(run.worktreeDir)) await removeWorktree(mirrorPath, run.worktreeDir);
+  await ensureMirror({
+    mirrorsDir,
+    projectId: project.id,
+    repository: project.repository,
+    env,
+    freshSince: run.began,
+    signal: control.main,
+  });
+  // The branch exists after the fetch when an earlier run pushed it: a follow-up or a retry continues it.
+  const workspace = await Workspace.create({
+    mirrorPath,
+    dir: run.worktreeDir,
+    branch: job.source.ref,
+    baseRef: job.baseRef,
+    startFrom: 'branch-or-base',
+  });
+  run.workspace = workspace;
+  throwIfAborted(control.main);
+  run.keepWork = () =>
+    keepWorkOnBranch({
+      config,
+      store,
+      lease: run.lease,
+      job,
+      workspace,
+      mirrorPath,
+      env,
+      redact: run.redact,
+      signal: control.publishing,
+    });
+  await store.queue.setPhase(run.lease, 'running');
+  return Object.assign(run, { model, env, mirrorPath, workspace });
+}
