@@ -13,9 +13,10 @@ import { BUILT_IN_CHECKS, type BuiltInCheck, type CheckProblem, type CheckResult
 import { PARSE_FILE_MS, PARSE_RUN_MS, type ParseBudget, parseOffThread } from '../parse/pool.js';
 import { checkFrontmatter } from './frontmatter.js';
 import { checkLinks, type LinkContext } from './links.js';
+import { loadSites } from './load-sites.js';
 import { checkNavigation } from './navigation.js';
 import type { ParsedPage } from './page.js';
-import { basename, isPage, loadSites } from './site.js';
+import { basename, isPage } from './site.js';
 import { isSyntaxChecked } from './syntax.js';
 import type { Change, SiteTree } from './tree.js';
 
@@ -103,7 +104,7 @@ export async function runBuiltInChecks(input: BuiltInInput): Promise<CheckResult
   }
 
   if (enabled.has('navigation'))
-    for (const site of map.sites) found.navigation.push(...checkNavigation(site, changes));
+    for (const site of map.sites) found.navigation.push(...checkNavigation(site, changes, map.siteOf));
 
   if (enabled.has('syntax')) {
     for (const change of present) {
