@@ -198,6 +198,8 @@ describe('only files the framework publishes are pages', () => {
       'skill.md': '---\nname: acme\n---\n',
       'skills/api/SKILL.md': '# API skill\n',
       'drafts/untitled.mdx': 'No front matter.\n',
+      // Mintlify's hidden page: published, out of the navigation on purpose.
+      'support.mdx': '---\ntitle: Support\nhidden: true\n---\n',
     });
     const changes = added(
       '.mintlify/AGENTS.md',
@@ -209,6 +211,7 @@ describe('only files the framework publishes are pages', () => {
       'skill.md',
       'skills/api/SKILL.md',
       'drafts/untitled.mdx',
+      'support.mdx',
     );
     // A page Mintlify serves still needs both.
     expect(await found(root, changes, 'frontmatter')).toEqual([

@@ -10,11 +10,16 @@ import { isPublished, isRepositoryDoc } from './published.js';
 import { basename, isPage, type Site } from './site.js';
 import type { Change } from './tree.js';
 
-/** `siteOf` tells which site a file belongs to: a site nested in another's folder keeps its own pages. */
+/**
+ * `siteOf` tells which site a file belongs to (a site nested in another's folder keeps its own
+ * pages); `hidden` holds the pages whose front matter says `hidden: true`, out of the navigation
+ * on purpose (Mintlify's hidden pages).
+ */
 export function checkNavigation(
   site: Site,
   changes: readonly Change[],
   siteOf: (path: string) => Site,
+  hidden: ReadonlySet<string> = new Set(),
 ): CheckProblem[] {
   if (!site.config) return [];
   const sources = new Set(site.sources);
@@ -36,7 +41,8 @@ export function checkNavigation(
   }
   const named = new Set(site.navigation.map((entry) => entry.file));
   for (const change of inSite) {
-    if (change.kind !== 'added' || named.has(change.path) || !isPublished(change.path, site)) continue;
+    if (change.kind !== 'added' || named.has(change.path) || hidden.has(change.path)) continue;
+    if (!isPublished(change.path, site)) continue;
     if (isRepositoryDoc(change.path) || basename(change.path).startsWith('_')) continue;
     const page = pageName(change.path, site);
     problems.push({
