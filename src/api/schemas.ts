@@ -92,6 +92,8 @@ const JOB_EXAMPLE = {
 
 const checkStatus = z.enum(['passed', 'failed', 'error']);
 
+const checkProblemSchema = z.object({ path: z.string(), line: z.number().nullable(), message: z.string() });
+
 /** The latest run of a job's checks (DESIGN section 5). */
 export const checkRunSchema = z
   .object({
@@ -102,7 +104,11 @@ export const checkRunSchema = z
         name: z.string(),
         status: checkStatus,
         message: z.string(),
-        problems: z.array(z.object({ path: z.string(), line: z.number().nullable(), message: z.string() })),
+        problems: z.array(checkProblemSchema),
+        notes: z
+          .array(checkProblemSchema)
+          .optional()
+          .describe('Problems already present before the job changed the files: listed, never gating'),
       }),
     ),
   })

@@ -13,9 +13,10 @@ import { BUILT_IN_CHECKS, type BuiltInCheck, type CheckProblem, type CheckResult
 import { PARSE_FILE_MS, PARSE_RUN_MS, type ParseBudget, parseOffThread } from '../parse/pool.js';
 import { checkFrontmatter } from './frontmatter.js';
 import { checkLinks, type LinkContext } from './links.js';
+import { loadSites } from './load-sites.js';
 import { checkNavigation } from './navigation.js';
 import type { ParsedPage } from './page.js';
-import { basename, isPage, loadSites } from './site.js';
+import { basename, isPage } from './site.js';
 import { isSyntaxChecked } from './syntax.js';
 import type { Change, SiteTree } from './tree.js';
 
@@ -73,9 +74,11 @@ export async function runBuiltInChecks(input: BuiltInInput): Promise<CheckResult
 
   const present = changes.filter((change) => change.kind !== 'deleted' && map.files.has(change.path));
   const changedPages = present.filter((change) => isPage(change.path)).map((change) => change.path);
+  const hidden = new Set<string>();
   for (const path of changedPages) {
     const page = await parse(path, enabled.has('markdown'));
     if (!page) continue;
+    if (page.frontmatter?.hidden) hidden.add(path);
     if (page.fault) faults.push(page.fault);
     if (enabled.has('markdown')) found.markdown.push(...page.problems);
     // A page that could not be read at all (not even as Markdown) has nothing more to check.
@@ -103,7 +106,8 @@ export async function runBuiltInChecks(input: BuiltInInput): Promise<CheckResult
   }
 
   if (enabled.has('navigation'))
-    for (const site of map.sites) found.navigation.push(...checkNavigation(site, changes));
+    for (const site of map.sites)
+      found.navigation.push(...checkNavigation(site, changes, map.siteOf, hidden));
 
   if (enabled.has('syntax')) {
     for (const change of present) {

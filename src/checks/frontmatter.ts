@@ -4,19 +4,18 @@
  */
 import type { CheckProblem } from '../domain/checks.js';
 import type { FrontMatter } from './page.js';
+import { isPublished } from './published.js';
 import type { Site } from './site.js';
 
 /** Fields a site's pages must have in their front matter. */
 const REQUIRED_FIELDS: Record<Site['kind'], string[]> = { mintlify: ['title'], mkdocs: [], plain: [] };
 
-/** Folders of a Mintlify site whose files are included into pages, not pages themselves. */
-export const MINTLIFY_SNIPPETS = 'snippets/';
-
 export function checkFrontmatter(
   page: { path: string; frontmatter: FrontMatter | null },
   site: Site,
 ): CheckProblem[] {
-  const required = isSnippet(page.path, site) || isRepositoryDoc(page.path) ? [] : REQUIRED_FIELDS[site.kind];
+  // Only a page the framework publishes needs its fields (not a snippet, a README, `.mintlify/`).
+  const required = isPublished(page.path, site) ? REQUIRED_FIELDS[site.kind] : [];
   const front = page.frontmatter;
   if (!front) {
     if (required.length === 0) return [];
@@ -47,23 +46,6 @@ export function checkFrontmatter(
       message: `The front matter lacks ${fields(missing)}, which this site needs on every page. Add it.`,
     },
   ];
-}
-
-/** Files about the repository (and instructions for agents), not pages of the site. */
-const REPOSITORY_DOCS = new Set([
-  'README.md',
-  'AGENTS.md',
-  'CLAUDE.md',
-  'CHANGELOG.md',
-  'CONTRIBUTING.md',
-  'LICENSE.md',
-]);
-
-export const isRepositoryDoc = (path: string) => REPOSITORY_DOCS.has(path.slice(path.lastIndexOf('/') + 1));
-
-export function isSnippet(path: string, site: Site): boolean {
-  const inSite = site.root ? path.slice(site.root.length + 1) : path;
-  return site.kind === 'mintlify' && inSite.startsWith(MINTLIFY_SNIPPETS);
 }
 
 const fields = (names: string[]) => names.map((name) => `\`${name}\``).join(' and ');

@@ -1,15 +1,17 @@
 /**
- * A run of a job's checks (DESIGN section 5): the built-in checks on what the job changed, then
- * the project's own command in the sandbox, into one `CheckRun`. The worker runs it before
+ * A run of a job's checks (DESIGN section 5): the built-in checks on what the job changed (what
+ * was already wrong in the base version of those files is a note, see baseline.ts), then the
+ * project's own command in the sandbox, into one `CheckRun`. The worker runs it before
  * publishing; the agent's `run_checks` tool runs the same.
  */
 import { type CheckResult, type CheckRun, runStatus } from '../domain/checks.js';
 import type { Redactor } from '../domain/redact.js';
 import type { Workspace } from '../git/workspace.js';
+import { baseChanges, separateKnown } from './baseline.js';
 import { type BuiltInInput, runBuiltInChecks } from './built-in.js';
 import { runCommandCheck } from './command.js';
 import type { SandboxSettings } from './sandbox.js';
-import { workspaceChanges, workspaceTree } from './workspace-tree.js';
+import { baseTree, workspaceChanges, workspaceTree } from './workspace-tree.js';
 
 export { closeParsePool } from '../parse/pool.js';
 export { runBuiltInChecks } from './built-in.js';
@@ -49,7 +51,14 @@ export async function runJobChecks(options: JobCheckOptions): Promise<CheckRun> 
   if (settings.builtIn) {
     const changes = await workspaceChanges(workspace, options.baseRef);
     const budget = options.parseBudget ? { budget: options.parseBudget } : {};
-    results.push(...(await runBuiltInChecks({ tree: workspaceTree(workspace), changes, ...budget })));
+    let builtIn = await runBuiltInChecks({ tree: workspaceTree(workspace), changes, ...budget });
+    // The base is checked only when there is something to excuse: a passing run costs nothing more.
+    const modified = baseChanges(changes);
+    if (modified.length > 0 && builtIn.some((result) => result.status === 'failed')) {
+      const tree = await baseTree(workspace, options.baseRef);
+      builtIn = separateKnown(builtIn, await runBuiltInChecks({ tree, changes: modified, ...budget }));
+    }
+    results.push(...builtIn);
   }
   if (settings.command) {
     results.push(

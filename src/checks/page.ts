@@ -234,11 +234,13 @@ export interface FrontMatter {
   mapping: boolean;
   /** Its top-level fields that have a non-empty value. */
   filled: string[];
+  /** `hidden: true`: a Mintlify page kept out of the navigation on purpose. */
+  hidden: boolean;
 }
 
 /** Reads front matter text that starts on `line`; never throws for what it holds. */
 export function readFrontmatter(text: string, line: number): FrontMatter {
-  const front: FrontMatter = { line, error: null, mapping: true, filled: [] };
+  const front: FrontMatter = { line, error: null, mapping: true, filled: [], hidden: false };
   const depth = yamlNesting(text);
   if (depth > MAX_NESTING) {
     front.error = {
@@ -268,6 +270,8 @@ export function readFrontmatter(text: string, line: number): FrontMatter {
     const value = contents.get(key);
     if (value !== undefined && value !== null && String(value).trim() !== '') front.filled.push(String(key));
   }
+  const hidden: unknown = contents.get('hidden', true);
+  front.hidden = isScalar(hidden) && hidden.value === true;
   return front;
 }
 

@@ -1,5 +1,5 @@
 /** A check run in words: the message the agent reads, and the summary at the end of a pull request. */
-import { type CheckRun, problemsOf } from '../domain/checks.js';
+import { type CheckProblem, type CheckRun, problemsOf } from '../domain/checks.js';
 
 /** Problems listed in a pull request's description; the job's `checks` field has them all. */
 const MAX_LISTED = 30;
@@ -19,8 +19,15 @@ export function describeForAgent(run: CheckRun): string {
   return `The checks found ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
 }
 
-/** The short check summary a pull request's description ends with (Markdown). */
+/**
+ * The short check summary a pull request's description ends with (Markdown): the problems the
+ * change made, then as notes what was already wrong in the files it touched.
+ */
 export function checkSummary(run: CheckRun, policy: 'draft' | 'fail' | 'publish'): string {
+  return `${gatingSummary(run, policy)}${notesOf(run)}`;
+}
+
+function gatingSummary(run: CheckRun, policy: 'draft' | 'fail' | 'publish'): string {
   const results = run.results
     .map(
       (result) =>
@@ -33,11 +40,7 @@ export function checkSummary(run: CheckRun, policy: 'draft' | 'fail' | 'publish'
     return `**Checks:** ${run.status === 'passed' ? 'passed' : 'incomplete'} (${results})${note}`;
   }
   const problems = problemsOf(run);
-  const listed = problems.slice(0, MAX_LISTED).map((problem) => {
-    const where = `${problem.path}${problem.line ? `:${problem.line}` : ''}`;
-    const message = problem.message.length > 500 ? `${problem.message.slice(0, 499)}…` : problem.message;
-    return `- \`${where}\` (${problem.check}) ${message.split('\n').join('\n  ')}`;
-  });
+  const listed = problems.slice(0, MAX_LISTED).map(listItem);
   const more =
     problems.length > MAX_LISTED
       ? `\n- … and ${problems.length - MAX_LISTED} more (see the job's checks)`
@@ -47,4 +50,21 @@ export function checkSummary(run: CheckRun, policy: 'draft' | 'fail' | 'publish'
       ? 'The project publishes even when checks fail; review these before merging.'
       : 'This pull request is a draft until they are fixed.';
   return `**Checks:** failed (${results}). ${why}\n\n${listed.join('\n')}${more}`;
+}
+
+/** Problems the base already had: the reviewer may want to know, the change is not blamed. */
+function notesOf(run: CheckRun): string {
+  const notes = run.results.flatMap((result) =>
+    (result.notes ?? []).map((note) => ({ ...note, check: result.name })),
+  );
+  if (notes.length === 0) return '';
+  const listed = notes.slice(0, MAX_LISTED).map(listItem);
+  const more = notes.length > MAX_LISTED ? `\n- … and ${notes.length - MAX_LISTED} more` : '';
+  return `\n\n**Notes:** ${notes.length} problem${notes.length === 1 ? ' was' : 's were'} already there before this change, in the files it touched (not blocking):\n\n${listed.join('\n')}${more}`;
+}
+
+function listItem(problem: CheckProblem & { check: string }): string {
+  const where = `${problem.path}${problem.line ? `:${problem.line}` : ''}`;
+  const message = problem.message.length > 500 ? `${problem.message.slice(0, 499)}…` : problem.message;
+  return `- \`${where}\` (${problem.check}) ${message.split('\n').join('\n  ')}`;
 }

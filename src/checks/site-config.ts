@@ -6,11 +6,19 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { jsonNesting, MAX_NESTING, yamlNesting } from '../parse/nesting.js';
 
-/** What a Mintlify `docs.json`/`mint.json` names; `pages` is null when it does not parse. */
+/**
+ * What a Mintlify `docs.json`/`mint.json` (or a file one of them pulls in with `$ref`) names;
+ * `pages` is null when it does not parse.
+ */
 export interface MintlifyConfig {
   pages: string[] | null;
   /** Redirect sources without their leading and trailing slashes. */
   redirects: string[];
+  /**
+   * The `$ref`s met, as written (site.ts resolves them relative to this file), each with the key it
+   * stands under: a file referenced under `pages` is a list of pages, under `redirects` of redirects.
+   */
+  refs: Array<{ ref: string; key: string | null }>;
 }
 
 /** What an `mkdocs.yml` names; `navigation` is null without `nav` or when it does not parse. */
@@ -19,8 +27,12 @@ export interface MkdocsConfig {
   navigation: Array<{ page: string; line: number }> | null;
 }
 
-export function readMintlifyConfig(text: string): MintlifyConfig {
-  const config: MintlifyConfig = { pages: null, redirects: [] };
+/**
+ * Reads a Mintlify configuration; `key` is null for `docs.json` itself, and for a file it pulls in,
+ * the key the `$ref` stood under (`navigation`, `pages`, `redirects`, or none for an array item).
+ */
+export function readMintlifyConfig(text: string, key: string | null = null): MintlifyConfig {
+  const config: MintlifyConfig = { pages: null, redirects: [], refs: [] };
   // Nested past the limit is not a configuration Mintlify reads; the syntax check says so.
   if (jsonNesting(text) > MAX_NESTING) return config;
   // JSON.parse, not a parser that keeps positions: a navigation of thousands of pages would cost
@@ -31,24 +43,30 @@ export function readMintlifyConfig(text: string): MintlifyConfig {
   } catch {
     return config;
   }
-  if (!isObject(parsed)) return config;
   const pages: string[] = [];
-  // Pages are the strings of every `pages` array (and a group's `root`), however deep the tabs,
-  // anchors, versions, languages and groups around them are.
+  // Pages are the strings of every `pages` array (and a group's `root`), however deep the
+  // languages, versions, tabs, anchors, dropdowns, products and groups around them are.
   const visit = (node: unknown, key: string | null) => {
     if (Array.isArray(node)) {
       for (const item of node) {
         if (key === 'pages' && typeof item === 'string') pages.push(item);
-        else visit(item, null);
+        else visit(item, key === 'redirects' ? null : key);
       }
     } else if (isObject(node)) {
-      for (const [name, value] of Object.entries(node)) visit(value, name);
+      if (typeof node.$ref === 'string') config.refs.push({ ref: node.$ref, key });
+      for (const [name, value] of Object.entries(node)) if (name !== '$ref') visit(value, name);
     } else if (key === 'root' && typeof node === 'string') pages.push(node);
   };
-  visit(parsed.navigation, 'navigation');
+  if (key === null) {
+    if (!isObject(parsed)) return config;
+    visit(parsed.navigation, 'navigation');
+    visit(parsed.redirects, 'redirects');
+  } else if (key === 'redirects') visit(parsed, 'redirects');
+  else visit(parsed, key);
   config.pages = pages;
-  if (Array.isArray(parsed.redirects)) {
-    for (const redirect of parsed.redirects) {
+  const redirects = key === null && isObject(parsed) ? parsed.redirects : key === 'redirects' ? parsed : null;
+  if (Array.isArray(redirects)) {
+    for (const redirect of redirects) {
       if (isObject(redirect) && typeof redirect.source === 'string')
         config.redirects.push(redirect.source.replace(/^\/+|\/+$/g, ''));
     }

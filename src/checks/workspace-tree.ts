@@ -6,7 +6,7 @@
 import { WorkspaceError } from '../git/paths.js';
 import { runGit } from '../git/run.js';
 import type { Workspace } from '../git/workspace.js';
-import { type Change, isBinaryText, type SiteTree } from './tree.js';
+import { type Change, isBinaryText, MAX_CHECKED_BYTES, type SiteTree } from './tree.js';
 
 /** Matching lines read per search; a removed page named on more lines than this is rare. */
 const SEARCH_LIMIT = 5000;
@@ -56,4 +56,50 @@ export async function workspaceChanges(workspace: Workspace, baseRef: string): P
     } else changes.push({ path, kind: before.has(path) ? 'modified' : 'added' });
   }
   return changes;
+}
+
+/**
+ * A `SiteTree` over the version the job started from (the merge base of its branch and the base
+ * branch), so the checks can tell the problems a change made from those already there. Read with
+ * git per file: the checks read only the files the job touched and what they point at.
+ */
+export async function baseTree(workspace: Workspace, baseRef: string): Promise<SiteTree> {
+  const git = (args: string[], options: { maxStdoutBytes?: number; acceptExitCodes?: number[] } = {}) =>
+    runGit(args, { cwd: workspace.dir, ...options });
+  const commit = (await git(['merge-base', `refs/heads/${baseRef}`, 'HEAD'])).stdout.toString('utf8').trim();
+  let listed: Promise<string[]> | null = null;
+  let known: Promise<Set<string>> | null = null;
+  const files = () => {
+    listed ??= git(['ls-tree', '-r', '--name-only', '-z', commit]).then((result) =>
+      result.stdout.toString('utf8').split('\0').filter(Boolean).sort(),
+    );
+    return listed;
+  };
+  return {
+    files,
+    async read(path) {
+      known ??= files().then((list) => new Set(list));
+      if (!(await known).has(path)) return null;
+      const result = await git(['cat-file', 'blob', `${commit}:${path}`], {
+        maxStdoutBytes: MAX_CHECKED_BYTES + 1,
+        acceptExitCodes: [128],
+      });
+      const content = result.stdout;
+      if (result.exitCode !== 0 || result.truncated || isBinaryText(content)) return null;
+      return content.toString('utf8');
+    },
+    async filesContaining(text, include) {
+      const found = await git(['grep', '-l', '-z', '-F', '-e', text, commit, '--'], {
+        maxStdoutBytes: 1024 * 1024,
+        acceptExitCodes: [1],
+      });
+      const prefix = `${commit}:`;
+      return found.stdout
+        .toString('utf8')
+        .split('\0')
+        .filter(Boolean)
+        .map((file) => (file.startsWith(prefix) ? file.slice(prefix.length) : file))
+        .filter(include);
+    },
+  };
 }

@@ -235,6 +235,12 @@ export interface components {
                     line: number | null;
                     message: string;
                 }[];
+                /** @description Problems already present before the job changed the files: listed, never gating */
+                notes?: {
+                    path: string;
+                    line: number | null;
+                    message: string;
+                }[];
             }[];
         };
         /**

@@ -40,6 +40,12 @@ export interface CheckResult {
   /** One line for people; for a failure, what failed; for an error, why the check could not run. */
   message: string;
   problems: CheckProblem[];
+  /**
+   * Problems that were already in the base version of the files the job touched (same check, file
+   * and message, lines aside): listed in the pull request as notes, never gating it, never sent to
+   * the agent. Absent when there are none.
+   */
+  notes?: CheckProblem[];
 }
 
 /**

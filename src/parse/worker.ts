@@ -19,7 +19,7 @@ import { renderMarkdown } from '../web/markdown-render.js';
 export type ParseTask =
   | { kind: 'page'; path: string; text: string; compile: boolean }
   | { kind: 'syntax'; path: string; text: string }
-  | { kind: 'mintlify'; path: string; text: string }
+  | { kind: 'mintlify'; path: string; text: string; key?: string | null }
   | { kind: 'mkdocs'; path: string; text: string }
   | { kind: 'markdown'; path: string; text: string };
 
@@ -47,7 +47,7 @@ export default async function parse(task: PostedTask): Promise<ParseResults[Pars
     case 'syntax':
       return checkSyntax(task.path, task.text);
     case 'mintlify':
-      return readMintlifyConfig(task.text);
+      return readMintlifyConfig(task.text, task.key ?? null);
     case 'mkdocs':
       return readMkdocsConfig(task.text);
     case 'markdown':
