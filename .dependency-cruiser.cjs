@@ -18,6 +18,20 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/domain/' },
     },
     {
+      name: 'store-knows-the-domain-and-config-only',
+      severity: 'error',
+      comment: 'store/ is the Store and its queries: it reads the domain and its config, and serves every part.',
+      from: { path: '^src/store/' },
+      to: { path: '^src/', pathNot: '^src/(store/|domain/|config)' },
+    },
+    {
+      name: 'nothing-imports-the-cli',
+      severity: 'error',
+      comment: 'cli/ is the command at the top: it may reach anything, and nothing reaches it.',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
       name: 'client-imports-nothing-of-ours',
       severity: 'error',
       comment: 'client/ is the published typed client: its own files and its generated types only.',
