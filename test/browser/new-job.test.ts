@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { bareRepo, git } from '../support/e2e.js';
 import { type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
-import { hasChromium, launch, screenshot } from './chromium.js';
+import { hasChromium, launch, screenshot } from '../support/chromium.js';
 
 const PASSWORD = 'new job browser password';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureMirror, pushBranch } from '../../src/git/mirror.js';
 import { askpassEnv, GitError } from '../../src/git/run.js';
 import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
+import { git, makeRepo, tempDir } from '../support/worker.js';
 
 const TOKEN = 'ghs_test-token-0123456789abcdef';
 

@@ -9,8 +9,8 @@ import { createGiteaHost, giteaDraftTitle, giteaTarget } from '../../src/hosts/g
 import { CodeHostError } from '../../src/hosts/types.js';
 import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
 import { type GiteaDouble, startGiteaDouble } from '../support/gitea-double.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
-import { closedPortUrl, hostProject } from './projects.js';
+import { git, makeRepo, tempDir } from '../support/worker.js';
+import { closedPortUrl, hostProject } from '../support/host-projects.js';
 
 const TOKEN = randomBytes(20).toString('hex');
 

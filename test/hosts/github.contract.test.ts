@@ -5,8 +5,8 @@ import type { Job } from '../../src/domain/job.js';
 import { DEFAULT_PROJECT_CHECKS, type Project } from '../../src/domain/project.js';
 import { createGithubHost } from '../../src/hosts/github.js';
 import { startGithubDouble } from '../support/github-double.js';
-import { tempDir } from '../worker/support.js';
-import { codeHostContract } from './contract.js';
+import { tempDir } from '../support/worker.js';
+import { codeHostContract } from '../support/host-contract.js';
 
 const TOKEN = `ghp_${randomBytes(12).toString('hex')}`;
 

@@ -8,7 +8,7 @@ import { createGithubHost, githubTarget } from '../../src/hosts/github.js';
 import { CodeHostError } from '../../src/hosts/types.js';
 import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
 import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
+import { git, makeRepo, tempDir } from '../support/worker.js';
 
 const TOKEN = `ghp_${randomBytes(12).toString('hex')}`;
 

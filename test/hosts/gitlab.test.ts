@@ -9,8 +9,8 @@ import { createGitlabHost, gitlabDraftTitle, gitlabTarget } from '../../src/host
 import { CodeHostError } from '../../src/hosts/types.js';
 import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
 import { type GitlabDouble, startGitlabDouble } from '../support/gitlab-double.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
-import { closedPortUrl, hostProject } from './projects.js';
+import { git, makeRepo, tempDir } from '../support/worker.js';
+import { closedPortUrl, hostProject } from '../support/host-projects.js';
 
 const TOKEN = `glpat-${randomBytes(12).toString('hex')}`;
 

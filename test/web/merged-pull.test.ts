@@ -6,8 +6,8 @@ import type { Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
-import { DashboardClient } from './session.js';
+import { git, makeRepo, tempDir } from '../support/worker.js';
+import { DashboardClient } from '../support/web-session.js';
 
 const PASSWORD = 'merged pull test password';
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];

@@ -3,7 +3,7 @@ import { ensureAdminPassword } from '../../src/domain/password.js';
 import { IN_PROCESS_HEADER } from '../../src/http/in-process.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from './session.js';
+import { DashboardClient } from '../support/web-session.js';
 
 const PASSWORD = 'new job test password';
 

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAdminPassword } from '../../src/domain/password.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
-import { DashboardClient } from './session.js';
+import { git, makeRepo, tempDir } from '../support/worker.js';
+import { DashboardClient } from '../support/web-session.js';
 
 const PASSWORD = 'pulls outside test password';
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];

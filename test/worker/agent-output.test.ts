@@ -3,9 +3,9 @@ import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
 import { type TestStore, testDialects } from '../support/db.js';
 import type { ScriptedModelServer, ScriptedTurn } from '../support/scripted-model.js';
-import { SECRETS } from './real-agent.js';
-import { type ScriptedWorker, scriptedWorker } from './scripted-worker.js';
-import { git, waitFor } from './support.js';
+import { SECRETS } from '../support/real-agent.js';
+import { type ScriptedWorker, scriptedWorker } from '../support/scripted-worker.js';
+import { git, waitFor } from '../support/worker.js';
 
 // What a run of the real agent sends, stores and hands out, with the scripted model over HTTP,
 // real git, the local code host and a real database.

@@ -3,8 +3,8 @@ import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
 import { type TestStore, testDialects } from '../support/db.js';
 import type { ScriptedModelServer } from '../support/scripted-model.js';
-import { type ScriptedWorker, scriptedWorker } from './scripted-worker.js';
-import { git, waitFor } from './support.js';
+import { type ScriptedWorker, scriptedWorker } from '../support/scripted-worker.js';
+import { git, waitFor } from '../support/worker.js';
 
 // The scripted model answers every call with 10 tokens in and 5 out; at $1,000 per million tokens
 // each way, a step costs $0.015, so a run limited to $0.04 stops after its third step.

@@ -3,8 +3,8 @@ import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
 import { type TestStore, testDialects } from '../support/db.js';
 import { heldUntil, type ScriptedModelServer } from '../support/scripted-model.js';
-import { type ScriptedWorker, scriptedWorker } from './scripted-worker.js';
-import { waitFor } from './support.js';
+import { type ScriptedWorker, scriptedWorker } from '../support/scripted-worker.js';
+import { waitFor } from '../support/worker.js';
 
 // Four runs of one project go at once against a daily budget of $0.30. The scripted model is
 // unknown to the price and window tables, so with AGENTJOBS_CONTEXT_TOKENS at 100,000 the most it

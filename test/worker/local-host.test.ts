@@ -6,7 +6,7 @@ import type { Project } from '../../src/domain/project.js';
 import { createLocalHost, mergeLocalPullRequest } from '../../src/hosts/index.js';
 import type { CodeHost } from '../../src/hosts/types.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import { git, makeRepo, tempDir } from './support.js';
+import { git, makeRepo, tempDir } from '../support/worker.js';
 
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { mergeLocalPullRequest, noticeOutsideChanges } from '../../src/hosts/index.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import { git, makeRepo, tempDir } from './support.js';
+import { git, makeRepo, tempDir } from '../support/worker.js';
 
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
 

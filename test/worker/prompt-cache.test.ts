@@ -3,8 +3,8 @@ import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
 import { type AnthropicDouble, startAnthropicDouble } from '../support/anthropic-double.js';
 import { type TestStore, testDialects } from '../support/db.js';
-import { type ScriptedWorker, scriptedWorker } from './scripted-worker.js';
-import { waitFor } from './support.js';
+import { type ScriptedWorker, scriptedWorker } from '../support/scripted-worker.js';
+import { waitFor } from '../support/worker.js';
 
 const EPHEMERAL = { type: 'ephemeral' };
 /** Claude Sonnet 4.5's list price, USD per million tokens (src/agent/prices.ts). */

@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Project } from '../../src/domain/project.js';
 import type { Worker } from '../../src/worker/worker.js';
-import { openTestStore, type TestDialect, type TestStore } from '../support/db.js';
-import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { openTestStore, type TestDialect, type TestStore } from './db.js';
+import { type ScriptedModelServer, startScriptedModel } from './scripted-model.js';
 import { realAgentConfig, startRealWorker } from './real-agent.js';
-import { makeRepo, tempDir } from './support.js';
+import { makeRepo, tempDir } from './worker.js';
 
 export interface ScriptedWorker {
   t: TestStore;

@@ -9,7 +9,7 @@ import { createServerCodeHosts } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { AgentError, type AgentResult, type RunAgentOptions } from '../../src/worker/agent-port.js';
 import { createWorker, type Worker } from '../../src/worker/worker.js';
-import { memoryLog } from '../support/app.js';
+import { memoryLog } from './app.js';
 
 export const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', ['-C', cwd, ...args], {
