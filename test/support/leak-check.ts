@@ -16,6 +16,9 @@ import {
   trackPostgres,
 } from './leaks.js';
 
+/** What tools keep in the temporary folder across processes (tsx's transform cache): not a leak. */
+const TOOL_CACHES = /^tsx-\d+$/;
+
 const run = process.env[RUN_MARKER];
 // Outside a run of the global setup (an editor's runner, say) there is nothing to compare with.
 if (run && process.env.TMPDIR) {
@@ -29,7 +32,7 @@ if (run && process.env.TMPDIR) {
   afterAll(async () => {
     const left = await settle(async () => ({
       processes: descendants(process.pid),
-      folders: entriesOf(fileFolder),
+      folders: entriesOf(fileFolder).filter((entry) => !TOOL_CACHES.test(entry)),
       connections: [
         ...openPostgres(),
         ...(postgresUrl ? await openConnections(postgresUrl, applicationName) : []),
