@@ -91,6 +91,9 @@ export async function openConnections(adminUrl: string, prefix: string): Promise
   }
 }
 
+/** How long a leak may take to go; shorter only where the checks test themselves. */
+const GRACE_MS = Number(process.env.AGENTJOBS_TEST_LEAK_GRACE_MS ?? 10_000);
+
 /** What a test file or a run left: living processes, temporary folder entries, connections. */
 export interface Leaks {
   processes: number[];
@@ -102,7 +105,7 @@ export interface Leaks {
  * Asks `find` until it reports nothing or `graceMs` has passed: a process a test has just
  * signalled, or a pool it has just ended, takes a moment to go. Returns what is still left.
  */
-export async function settle(find: () => Promise<Leaks>, graceMs = 10_000): Promise<Leaks> {
+export async function settle(find: () => Promise<Leaks>, graceMs = GRACE_MS): Promise<Leaks> {
   const deadline = Date.now() + graceMs;
   for (;;) {
     const left = await find();
