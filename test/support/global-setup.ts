@@ -71,6 +71,8 @@ export default async function setup(project: TestProject) {
   const postgresUrl = await probePostgres(project);
   const run = randomBytes(6).toString('hex');
   const runFolder = fs.mkdtempSync(path.join(os.tmpdir(), `agentjobs-test-run-${run}-`));
+  // Open to other users as /tmp is: a test runs PostgreSQL's initdb as `postgres` in a folder below.
+  fs.chmodSync(runFolder, 0o755);
   const outerTemporary = process.env.TMPDIR;
   process.env.TMPDIR = runFolder;
   process.env[RUN_MARKER] = run;

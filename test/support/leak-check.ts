@@ -23,6 +23,7 @@ const run = process.env[RUN_MARKER];
 // Outside a run of the global setup (an editor's runner, say) there is nothing to compare with.
 if (run && process.env.TMPDIR) {
   const fileFolder = fs.mkdtempSync(path.join(process.env.TMPDIR, 'file-'));
+  fs.chmodSync(fileFolder, 0o755); // as the run's folder (global-setup.ts)
   const applicationName = `agentjobs-test-${run}-${path.basename(fileFolder)}`;
   process.env.TMPDIR = fileFolder;
   process.env.PGAPPNAME = applicationName;
