@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
-import { markedProcesses } from './leaks.js';
 
 const run = promisify(execFile);
 
@@ -36,8 +35,18 @@ describe('the leak checks', () => {
     expect(output).toMatch(/✓ test\/support\/leak-fixtures\/clean\.fixture\.ts/);
     // What was left was ended and removed: nothing of the inner run outlives it.
     expect(fs.readdirSync(os.tmpdir())).toEqual([]);
-    expect(
-      markedProcesses(process.env.AGENTJOBS_TEST_RUN ?? '').filter((pid) => pid !== process.pid),
-    ).toEqual([]);
+    const innerSleeps = fs
+      .readdirSync('/proc')
+      .filter((pid) => /^\d+$/.test(pid))
+      .filter((pid) => {
+        try {
+          const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+          const environment = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
+          return /^sleep\0?30[123]/.test(command) && environment.includes(`TMPDIR=${os.tmpdir()}/`);
+        } catch {
+          return false; // exited meanwhile, or not ours
+        }
+      });
+    expect(innerSleeps).toEqual([]);
   }, 120_000);
 });
