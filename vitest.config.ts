@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // Fails a test file that leaves a process, a temporary folder entry or a database connection.
+    setupFiles: ['test/support/leak-check.ts'],
     // Sized for a two-core machine running two suites at once: a test's own waits (waitFor, a
     // process's start) must end before the test does, so that their message is the one reported.
     // Multi-process tests set a longer timeout of their own.

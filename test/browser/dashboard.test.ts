@@ -6,11 +6,11 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.js';
+import { hasChromium, launch, screenshot } from '../support/chromium.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { bareRepo, git, jobApi } from '../support/e2e.js';
 import { type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
-import { hasChromium, launch, screenshot } from './chromium.js';
 
 const PASSWORD = 'browser test password';
 

@@ -5,11 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launch, screenshot } from '../support/chromium.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { bareRepo, git } from '../support/e2e.js';
 import { type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
-import { hasChromium, launch, screenshot } from './chromium.js';
 
 const PASSWORD = 'new job browser password';
 

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAdminPassword } from '../../src/domain/password.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { runCli } from '../support/processes.js';
-import { DashboardClient } from '../web/session.js';
-import { makeRepo, tempDir } from '../worker/support.js';
+import { DashboardClient } from '../support/web-session.js';
+import { makeRepo, tempDir } from '../support/worker.js';
 
 const PASSWORD = 'model id rule password';
 const SAID =

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { git } from '../support/e2e.js';
-import type { ServerProcess } from '../support/processes.js';
-import type { ScriptedModelServer } from '../support/scripted-model.js';
-import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
+import { useScriptedServer } from '../support/scripted-server.js';
 
 /** The agent's own events, as the job stores them. */
 const AGENT_EVENTS = new Set(['message', 'tool_call', 'tool_result', 'plan', 'usage', 'error']);
@@ -21,36 +19,25 @@ const MODES: { mode: string; env: Record<string, string>; streamed: boolean }[] 
 // streamed (the default) and once whole (AGENTJOBS_MODEL_STREAMING=false): the same job must give
 // the same pull request and the same events either way. SQLite in the data directory.
 describe.each(MODES)('a job with the model answers $mode', ({ env: modeEnv, streamed }) => {
-  let scripted: ScriptedServer;
-  let repo: string;
   let baseSha: string;
-  let model: ScriptedModelServer;
-  let server: ServerProcess;
-  let projectId: string;
-  let key: string;
-
-  beforeAll(async () => {
-    scripted = await scriptedServer({
-      name: 'modes-e2e',
-      files: { 'README.md': '# Docs\n\nWelcome.\n', 'guide/install.md': '# Install\n\nRun npm install.\n' },
-      env: modeEnv,
-    });
-    ({ repo, model, server, projectId, key } = scripted);
-    baseSha = git(repo, 'rev-parse', 'main');
+  const scripted = useScriptedServer({
+    name: 'modes-e2e',
+    files: { 'README.md': '# Docs\n\nWelcome.\n', 'guide/install.md': '# Install\n\nRun npm install.\n' },
+    env: modeEnv,
   });
-  afterAll(async () => {
-    await scripted?.close();
+  beforeAll(async () => {
+    baseSha = git(scripted.repo, 'rev-parse', 'main');
   });
 
   const get = async (url: string) => {
-    const response = await fetch(`${server.url}/v2/agent/${projectId}${url}`, {
-      headers: { authorization: `Bearer ${key}` },
+    const response = await fetch(`${scripted.server.url}/v2/agent/${scripted.projectId}${url}`, {
+      headers: { authorization: `Bearer ${scripted.key}` },
     });
     return response.json();
   };
 
   it('runs the job to a pull request holding exactly the scripted change', async () => {
-    model.setScript([
+    scripted.model.setScript([
       { toolCalls: [{ name: 'read_file', input: { path: 'guide/install.md' } }] },
       {
         text: 'Writing the FAQ now.',
@@ -63,9 +50,9 @@ describe.each(MODES)('a job with the model answers $mode', ({ env: modeEnv, stre
       },
       { text: 'Add an FAQ page\n\nI added guide/faq.md with the install question.' },
     ]);
-    const response = await fetch(`${server.url}/v2/agent/${projectId}/job`, {
+    const response = await fetch(`${scripted.server.url}/v2/agent/${scripted.projectId}/job`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${scripted.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ prompt: 'Add an FAQ page' }),
     });
     expect(response.status).toBe(201);
@@ -93,14 +80,14 @@ describe.each(MODES)('a job with the model answers $mode', ({ env: modeEnv, stre
       steps: 3,
       costUsd: null,
     });
-    expect(job.prLink).toBe(`${server.url}/ui/projects/${projectId}/pulls/1`);
-    expect(git(repo, 'rev-parse', 'main')).toBe(baseSha);
-    expect(git(repo, 'diff', '--name-status', `main...${job.source.ref}`)).toBe('A\tguide/faq.md');
-    expect(git(repo, 'show', `${job.source.ref}:guide/faq.md`)).toContain('How do I install?');
+    expect(job.prLink).toBe(`${scripted.server.url}/ui/projects/${scripted.projectId}/pulls/1`);
+    expect(git(scripted.repo, 'rev-parse', 'main')).toBe(baseSha);
+    expect(git(scripted.repo, 'diff', '--name-status', `main...${job.source.ref}`)).toBe('A\tguide/faq.md');
+    expect(git(scripted.repo, 'show', `${job.source.ref}:guide/faq.md`)).toContain('How do I install?');
 
     // The model was asked in this mode, every time.
-    expect(model.requests).toHaveLength(3);
-    for (const { body } of model.requests) {
+    expect(scripted.model.requests).toHaveLength(3);
+    for (const { body } of scripted.model.requests) {
       if (streamed) {
         expect(body.stream).toBe(true);
         expect(body.stream_options).toEqual({ include_usage: true });

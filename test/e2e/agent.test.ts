@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { testDialects } from '../support/db.js';
 import { dashboardCookie, git, jobApi } from '../support/e2e.js';
-import type { ServerProcess } from '../support/processes.js';
-import { heldUntil, type ScriptedModelServer } from '../support/scripted-model.js';
-import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
+import { heldUntil } from '../support/scripted-model.js';
+import { scriptedServer, useScriptedServer } from '../support/scripted-server.js';
 import { eventually, startReceiver } from '../support/webhook-receiver.js';
 
 const PASSWORD = 'e2e admin password';
@@ -12,35 +11,27 @@ const PASSWORD = 'e2e admin password';
 // The whole product on one machine: the built server, a local repository, a scripted
 // OpenAI-compatible model, real HTTP and real git.
 describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
-  let scripted: ScriptedServer;
-  let repo: string;
   let baseSha: string;
-  let model: ScriptedModelServer;
-  let server: ServerProcess;
-  let projectId: string;
-  let key: string;
-
+  const scripted = useScriptedServer({
+    name: 'agent-e2e',
+    dialect,
+    files: { 'README.md': '# Docs\n\nWelcome.\n', 'guide/install.md': '# Install\n\nRun npm install.\n' },
+    // The webhook receiver is on loopback.
+    env: { AGENTJOBS_ADMIN_PASSWORD: PASSWORD, AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: 'true' },
+  });
   beforeAll(async () => {
-    scripted = await scriptedServer({
-      name: 'agent-e2e',
-      dialect,
-      files: { 'README.md': '# Docs\n\nWelcome.\n', 'guide/install.md': '# Install\n\nRun npm install.\n' },
-      // The webhook receiver is on loopback.
-      env: { AGENTJOBS_ADMIN_PASSWORD: PASSWORD, AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: 'true' },
-    });
-    ({ repo, model, server, projectId, key } = scripted);
-    baseSha = git(repo, 'rev-parse', 'main');
+    baseSha = git(scripted.repo, 'rev-parse', 'main');
   });
 
-  afterAll(async () => {
-    await scripted?.close();
-  });
-
-  const { call: api, waitUntil } = jobApi(() => ({ url: server.url, projectId, key }));
+  const { call: api, waitUntil } = jobApi(() => ({
+    url: scripted.server.url,
+    projectId: scripted.projectId,
+    key: scripted.key,
+  }));
   const finished = (job: Job) => job.status !== 'active';
 
   it('runs a job to a pull request holding exactly the scripted change', async () => {
-    model.setScript([
+    scripted.model.setScript([
       { toolCalls: [{ name: 'read_file', input: { path: 'guide/install.md' } }] },
       {
         toolCalls: [
@@ -64,16 +55,16 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
     });
     expect(job.summary).toContain('guide/faq.md');
     expect(job.usage.steps).toBe(3);
-    expect(job.prLink).toBe(`${server.url}/ui/projects/${projectId}/pulls/1`);
+    expect(job.prLink).toBe(`${scripted.server.url}/ui/projects/${scripted.projectId}/pulls/1`);
 
     // The branch in the repository holds exactly the change; the base is untouched.
-    expect(git(repo, 'rev-parse', 'main')).toBe(baseSha);
-    expect(git(repo, 'diff', '--name-status', `main...${job.source.ref}`)).toBe('A\tguide/faq.md');
-    expect(git(repo, 'show', `${job.source.ref}:guide/faq.md`)).toContain('How do I install?');
+    expect(git(scripted.repo, 'rev-parse', 'main')).toBe(baseSha);
+    expect(git(scripted.repo, 'diff', '--name-status', `main...${job.source.ref}`)).toBe('A\tguide/faq.md');
+    expect(git(scripted.repo, 'show', `${job.source.ref}:guide/faq.md`)).toContain('How do I install?');
 
     // prLink resolves to a page with the title and the diff.
     const page = await fetch(job.prLink ?? '', {
-      headers: { cookie: await dashboardCookie(server.url, PASSWORD) },
+      headers: { cookie: await dashboardCookie(scripted.server.url, PASSWORD) },
     });
     expect(page.status).toBe(200);
     const text = await page.text();
@@ -81,7 +72,7 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
     expect(text).toContain('+How do I install? See install.md.');
 
     // The follow-up continues on the same branch and updates the same pull request.
-    model.setScript([
+    scripted.model.setScript([
       {
         toolCalls: [
           {
@@ -99,10 +90,10 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
     const again = await waitUntil(job.id, (j) => finished(j) && j.summary === 'Link wording updated');
     expect(again.status).toBe('completed');
     expect(again.prLink).toBe(job.prLink);
-    expect(git(repo, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('2');
-    expect(git(repo, 'show', `${job.source.ref}:guide/faq.md`)).toContain('See the install guide.');
+    expect(git(scripted.repo, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('2');
+    expect(git(scripted.repo, 'show', `${job.source.ref}:guide/faq.md`)).toContain('See the install guide.');
     // The follow-up reached the model with the conversation so far.
-    const lastRequest = JSON.stringify(model.requests.at(-2)?.body);
+    const lastRequest = JSON.stringify(scripted.model.requests.at(-2)?.body);
     expect(lastRequest).toContain('Add an FAQ page');
     expect(lastRequest).toContain('the install guide');
   });
@@ -111,17 +102,17 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
     const apiKey = `ajs_${'K3y'.repeat(8)}`;
     const providerKey = `sk-ant-api03-${'p'.repeat(24)}`;
     const receiver = await startReceiver();
-    const hooks = `${server.url}/v2/agent/${projectId}/webhooks`;
+    const hooks = `${scripted.server.url}/v2/agent/${scripted.projectId}/webhooks`;
     let hookId = '';
     try {
       const hook = await fetch(hooks, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${scripted.key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ url: receiver.url, events: ['job.created', 'job.completed'] }),
       });
       expect(hook.status).toBe(201);
       hookId = ((await hook.json()) as { id: string }).id;
-      model.setScript([
+      scripted.model.setScript([
         { toolCalls: [{ name: 'write_file', input: { path: 'keys.md', content: '# Keys\n\nRotated.\n' } }] },
         // A reply, not a name: the title falls back to the prompt's first line.
         { text: 'Done. I rotated them.' },
@@ -131,14 +122,14 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
       const job = await waitUntil(created.id, finished);
       expect(job.status).toBe('completed');
       const page = await fetch(job.prLink ?? '', {
-        headers: { cookie: await dashboardCookie(server.url, PASSWORD) },
+        headers: { cookie: await dashboardCookie(scripted.server.url, PASSWORD) },
       });
       expect(page.status).toBe(200);
       await eventually(() => receiver.received.length >= 2);
       const out = {
         title: job.title ?? '',
         pullRequestPage: await page.text(),
-        commitMessage: git(repo, 'log', '-1', '--format=%B', job.source.ref),
+        commitMessage: git(scripted.repo, 'log', '-1', '--format=%B', job.source.ref),
         webhookPayloads: receiver.received.map((request) => request.body).join('\n'),
       };
       for (const [where, text] of Object.entries(out)) {
@@ -150,17 +141,22 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
     } finally {
       // The later tests' jobs are not sent to a receiver that is gone.
       if (hookId)
-        await fetch(`${hooks}/${hookId}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+        await fetch(`${hooks}/${hookId}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${scripted.key}` },
+        });
       await receiver.close();
     }
   });
 
   it('completes with no pull request when nothing changed', async () => {
-    model.setScript([{ text: 'Everything is already correct.' }]);
+    scripted.model.setScript([{ text: 'Everything is already correct.' }]);
     const { job: created } = await api('POST', '/job', { prompt: 'Check the README' });
     const job = await waitUntil(created.id, finished);
     expect(job).toMatchObject({ status: 'completed', prLink: null, filesChanged: 0 });
-    expect(() => git(repo, 'rev-parse', '--verify', '--quiet', `refs/heads/${job.source.ref}`)).toThrow();
+    expect(() =>
+      git(scripted.repo, 'rev-parse', '--verify', '--quiet', `refs/heads/${job.source.ref}`),
+    ).toThrow();
   });
 
   it('stops a running job on archive and publishes nothing', async () => {
@@ -168,31 +164,35 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    model.setScript([
+    scripted.model.setScript([
       { toolCalls: [{ name: 'write_file', input: { path: 'draft.md', content: 'draft\n' } }] },
       heldUntil(held, { text: 'too late' }),
     ]);
     const { job: created } = await api('POST', '/job', { prompt: 'Write a draft' });
     await waitUntil(
       created.id,
-      () => model.requests.length > 0 && JSON.stringify(model.requests.at(-1)?.body).includes('draft.md'),
+      () =>
+        scripted.model.requests.length > 0 &&
+        JSON.stringify(scripted.model.requests.at(-1)?.body).includes('draft.md'),
     );
     const archived = await api('POST', `/job/${created.id}/archive`);
     expect(archived.job.status).toBe('archived');
     // The worker lets go of the job: nothing of it reaches the repository.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     release();
-    expect(() => git(repo, 'rev-parse', '--verify', '--quiet', `refs/heads/${created.source.ref}`)).toThrow();
+    expect(() =>
+      git(scripted.repo, 'rev-parse', '--verify', '--quiet', `refs/heads/${created.source.ref}`),
+    ).toThrow();
     const events = (await (
-      await fetch(`${server.url}/v2/agent/${projectId}/job/${created.id}/events`, {
-        headers: { authorization: `Bearer ${key}` },
+      await fetch(`${scripted.server.url}/v2/agent/${scripted.projectId}/job/${created.id}/events`, {
+        headers: { authorization: `Bearer ${scripted.key}` },
       })
     ).json()) as { events: { type: string }[] };
     expect(events.events.map((e) => e.type)).not.toContain('pull_request');
   });
 
   it('streams the agent activity live over SSE', async () => {
-    model.setScript([
+    scripted.model.setScript([
       { toolCalls: [{ name: 'list_files', input: {} }] },
       {
         toolCalls: [
@@ -202,9 +202,12 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
       { text: 'Looked around' },
     ]);
     const { job } = await api('POST', '/job', { prompt: 'Look around' });
-    const response = await fetch(`${server.url}/v2/agent/${projectId}/job/${job.id}/events`, {
-      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
-    });
+    const response = await fetch(
+      `${scripted.server.url}/v2/agent/${scripted.projectId}/job/${job.id}/events`,
+      {
+        headers: { authorization: `Bearer ${scripted.key}`, accept: 'text/event-stream' },
+      },
+    );
     const body = await response.text(); // the stream ends when the job does
     const types = [...body.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
     expect(types).toEqual(

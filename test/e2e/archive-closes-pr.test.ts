@@ -6,7 +6,7 @@ import type { Job } from '../../src/domain/job.js';
 import { createProjectAndKey, jobApi } from '../support/e2e.js';
 import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
 import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
-import { makeRepo, tempDir } from '../worker/support.js';
+import { makeRepo, tempDir } from '../support/worker.js';
 
 // Archiving a job through the API closes its pull request: the built server's closer does it
 // after the archive has answered.

@@ -12,7 +12,7 @@ import {
   type ScriptedTurn,
   startScriptedModel,
 } from '../support/scripted-model.js';
-import { git, makeRepo, tempDir, waitFor } from '../worker/support.js';
+import { git, makeRepo, tempDir, waitFor } from '../support/worker.js';
 
 const JOBS = 30;
 

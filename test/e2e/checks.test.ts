@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { openDb } from '../../src/store/db.js';
 import { testDialects } from '../support/db.js';
 import { createProjectAndKey, git, type JobTarget, jobApi } from '../support/e2e.js';
-import type { ServerProcess } from '../support/processes.js';
-import type { ScriptedModelServer } from '../support/scripted-model.js';
-import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
+import { useScriptedServer } from '../support/scripted-server.js';
 
 const BROKEN =
   '---\ntitle: Quickstart\n---\n\n# Quickstart\n\n<Note>\nRead [the setup](/setup-guide) first.\n';
@@ -13,39 +11,29 @@ const FIXED =
   '---\ntitle: Quickstart\n---\n\n# Quickstart\n\n<Note>\nRead [the setup](/guides/setup) first.\n</Note>\n';
 
 describe.each(testDialects())('checks end to end on %s', (dialect) => {
-  let scripted: ScriptedServer;
-  let repo: string;
-  let model: ScriptedModelServer;
-  let server: ServerProcess;
   let draftTarget: JobTarget;
   let failTarget: JobTarget;
-
-  beforeAll(async () => {
-    scripted = await scriptedServer({
-      name: 'checks-e2e',
-      dialect,
-      files: {
-        'docs.json': JSON.stringify(
-          { name: 'Acme', navigation: { pages: ['index', 'quickstart', 'guides/setup'] } },
-          null,
-          2,
-        ),
-        'index.mdx': '---\ntitle: Home\n---\n\nWelcome.\n',
-        'quickstart.mdx': '---\ntitle: Quickstart\n---\n\n# Quickstart\n\nInstall it.\n',
-        'guides/setup.mdx': '---\ntitle: Setup\n---\n\n# Setup\n',
-      },
-      env: { AGENTJOBS_CHECK_REPAIR_ROUNDS: '1' },
-      project: false,
-    });
-    ({ repo, model, server } = scripted);
-    const draft = await createProjectAndKey(scripted.env, repo);
-    const fail = await createProjectAndKey(scripted.env, repo, ['--on-check-failure', 'fail']);
-    draftTarget = { url: server.url, ...draft };
-    failTarget = { url: server.url, ...fail };
+  const scripted = useScriptedServer({
+    name: 'checks-e2e',
+    dialect,
+    files: {
+      'docs.json': JSON.stringify(
+        { name: 'Acme', navigation: { pages: ['index', 'quickstart', 'guides/setup'] } },
+        null,
+        2,
+      ),
+      'index.mdx': '---\ntitle: Home\n---\n\nWelcome.\n',
+      'quickstart.mdx': '---\ntitle: Quickstart\n---\n\n# Quickstart\n\nInstall it.\n',
+      'guides/setup.mdx': '---\ntitle: Setup\n---\n\n# Setup\n',
+    },
+    env: { AGENTJOBS_CHECK_REPAIR_ROUNDS: '1' },
+    project: false,
   });
-
-  afterAll(async () => {
-    await scripted?.close();
+  beforeAll(async () => {
+    const draft = await createProjectAndKey(scripted.env, scripted.repo);
+    const fail = await createProjectAndKey(scripted.env, scripted.repo, ['--on-check-failure', 'fail']);
+    draftTarget = { url: scripted.server.url, ...draft };
+    failTarget = { url: scripted.server.url, ...fail };
   });
 
   const finished = (job: Job) => job.status !== 'active';
@@ -55,7 +43,8 @@ describe.each(testDialects())('checks end to end on %s', (dialect) => {
   /** The user message the agent got after its first answer: the checks' findings. */
   const repairPrompt = () =>
     JSON.stringify(
-      model.requests.find((request) => JSON.stringify(request.body).includes('The checks found'))?.body,
+      scripted.model.requests.find((request) => JSON.stringify(request.body).includes('The checks found'))
+        ?.body,
     );
 
   async function pullRequest(prLink: string | null) {
@@ -74,8 +63,8 @@ describe.each(testDialects())('checks end to end on %s', (dialect) => {
   }
 
   it('tells the agent every problem; it fixes them and the pull request is ready for review', async () => {
-    model.requests.length = 0;
-    model.setScript([
+    scripted.model.requests.length = 0;
+    scripted.model.setScript([
       writeBroken,
       { text: 'Add a note to the quickstart' },
       { toolCalls: [{ name: 'write_file', input: { path: 'quickstart.mdx', content: FIXED } }] },
@@ -91,10 +80,10 @@ describe.each(testDialects())('checks end to end on %s', (dialect) => {
     expect(told).toContain('`<Note>` opened on line 7 is never closed');
     expect(told).toContain('/setup-guide');
     // The run_checks call answered the agent with the checks' verdict.
-    expect(JSON.stringify(model.requests.at(-1)?.body)).toContain('All checks passed.');
+    expect(JSON.stringify(scripted.model.requests.at(-1)?.body)).toContain('All checks passed.');
 
     const { events } = await (
-      await fetch(`${server.url}/v2/agent/${draftTarget.projectId}/job/${job.id}/events`, {
+      await fetch(`${scripted.server.url}/v2/agent/${draftTarget.projectId}/job/${job.id}/events`, {
         headers: { authorization: `Bearer ${draftTarget.key}` },
       })
     ).json();
@@ -110,11 +99,11 @@ describe.each(testDialects())('checks end to end on %s', (dialect) => {
     const pull = await pullRequest(job.prLink);
     expect(Number(pull.draft)).toBe(0);
     expect(pull.body).toContain('**Checks:** passed');
-    expect(git(repo, 'show', `${job.source.ref}:quickstart.mdx`)).toBe(FIXED.trimEnd());
+    expect(git(scripted.repo, 'show', `${job.source.ref}:quickstart.mdx`)).toBe(FIXED.trimEnd());
   });
 
   it('opens a draft listing the problems when the agent leaves them', async () => {
-    model.setScript([writeBroken, { text: 'Add a note' }, { text: 'I could not fix the page.' }]);
+    scripted.model.setScript([writeBroken, { text: 'Add a note' }, { text: 'I could not fix the page.' }]);
     const { call, waitUntil } = jobApi(() => draftTarget);
     const { job: created } = await call('POST', '/job', { prompt: 'Add a note' });
     const job = await waitUntil(created.id, finished);
@@ -133,13 +122,13 @@ describe.each(testDialects())('checks end to end on %s', (dialect) => {
   });
 
   it('publishes nothing when the project says checks must pass', async () => {
-    model.setScript([writeBroken, { text: 'Add a note' }, { text: 'Still broken.' }]);
+    scripted.model.setScript([writeBroken, { text: 'Add a note' }, { text: 'Still broken.' }]);
     const { call, waitUntil } = jobApi(() => failTarget);
     const { job: created } = await call('POST', '/job', { prompt: 'Add a broken note' });
     const job = await waitUntil(created.id, finished);
 
     expect(job).toMatchObject({ status: 'failed', prLink: null, checks: { status: 'failed' } });
     expect(job.error?.code).toBe('checks_failed');
-    expect(git(repo, 'branch', '--list', job.source.ref)).toBe('');
+    expect(git(scripted.repo, 'branch', '--list', job.source.ref)).toBe('');
   });
 });

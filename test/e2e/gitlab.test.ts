@@ -1,4 +1,4 @@
 import { E2E_HOSTS } from '../support/host-e2e.js';
-import { hostEndToEnd } from './host-suite.js';
+import { hostEndToEnd } from '../support/host-suite.js';
 
 hostEndToEnd(E2E_HOSTS.gitlab);

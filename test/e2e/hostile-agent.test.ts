@@ -1,11 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { git, jobApi } from '../support/e2e.js';
-import type { ServerProcess } from '../support/processes.js';
-import type { ScriptedModelServer } from '../support/scripted-model.js';
-import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
+import { useScriptedServer } from '../support/scripted-server.js';
 
 const SECRETS = {
   AGENTJOBS_SECRET_KEY: 'hostile-test-secret-key-0123456789abcdef',
@@ -21,50 +19,48 @@ interface JobEvent {
 // A model that behaves as an attacker would, against the built server, real git and a local
 // content repository whose post-receive hook records the environment git hands it.
 describe('a hostile agent against the built server', () => {
-  let scripted: ScriptedServer;
-  let repo: string;
   let envDump: string;
-  let model: ScriptedModelServer;
-  let server: ServerProcess;
-  let projectId: string;
-  let key: string;
-
-  beforeAll(async () => {
-    scripted = await scriptedServer({
+  const scripted = useScriptedServer(
+    {
       name: 'hostile',
       files: { 'README.md': '# Docs\n', 'r.txt': `${'a'.repeat(32)}b\n` },
       env: SECRETS,
-    });
-    ({ repo, model, server, projectId, key } = scripted);
+    },
+    (started) => started.close('SIGKILL'),
+  );
+  beforeAll(async () => {
     envDump = path.join(scripted.dir, 'post-receive.env');
-    const hook = path.join(repo, '.git', 'hooks', 'post-receive');
+    const hook = path.join(scripted.repo, '.git', 'hooks', 'post-receive');
     fs.writeFileSync(hook, `#!/bin/sh\nenv > '${envDump}'\n`, { mode: 0o755 });
   });
-  afterAll(async () => {
-    await scripted?.close('SIGKILL');
-  });
 
-  const { call: api, waitUntil } = jobApi(() => ({ url: server.url, projectId, key }), {
-    timeoutMs: 120_000,
-  });
+  const { call: api, waitUntil } = jobApi(
+    () => ({ url: scripted.server.url, projectId: scripted.projectId, key: scripted.key }),
+    {
+      timeoutMs: 120_000,
+    },
+  );
   const finished = (job: Job) => job.status !== 'active';
 
   async function toolResults(jobId: string): Promise<JobEvent['data'][]> {
-    const response = await fetch(`${server.url}/v2/agent/${projectId}/job/${jobId}/events?limit=500`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
+    const response = await fetch(
+      `${scripted.server.url}/v2/agent/${scripted.projectId}/job/${jobId}/events?limit=500`,
+      {
+        headers: { authorization: `Bearer ${scripted.key}` },
+      },
+    );
     const { events } = (await response.json()) as { events: JobEvent[] };
     return events.filter((event) => event.type === 'tool_result').map((event) => event.data);
   }
 
   /** Every blob the branch's tree holds, as text. */
   function branchBlobs(ref: string): Map<string, string> {
-    const names = git(repo, 'ls-tree', '-r', '-z', '--name-only', ref).split('\0').filter(Boolean);
-    return new Map(names.map((name) => [name, git(repo, 'cat-file', 'blob', `${ref}:${name}`)]));
+    const names = git(scripted.repo, 'ls-tree', '-r', '-z', '--name-only', ref).split('\0').filter(Boolean);
+    return new Map(names.map((name) => [name, git(scripted.repo, 'cat-file', 'blob', `${ref}:${name}`)]));
   }
 
   it('cannot copy a file from outside the repository through a quoted path, and the job still completes', async () => {
-    model.setScript([
+    scripted.model.setScript([
       {
         toolCalls: [
           { name: 'write_file', input: { path: '"/etc/passwd"', content: 'x' } },
@@ -102,7 +98,7 @@ describe('a hostile agent against the built server', () => {
       'docs/git~1/x',
       '.git::$INDEX_ALLOCATION/config',
     ];
-    model.setScript([
+    scripted.model.setScript([
       {
         toolCalls: [
           ...lookalikes.map((lookalike) => ({
@@ -131,7 +127,7 @@ describe('a hostile agent against the built server', () => {
 
   it('stays responsive while the agent runs a catastrophic regex and a huge brace expansion', async () => {
     const line = `${'a'.repeat(32)}b\n`;
-    model.setScript([
+    scripted.model.setScript([
       { toolCalls: [{ name: 'write_file', input: { path: 'w.txt', content: line } }] },
       {
         toolCalls: [
@@ -149,7 +145,7 @@ describe('a hostile agent against the built server', () => {
     // a request (a deadline, not a latency: a pathological pattern without its bound never ends).
     let job = created;
     while (job.status === 'active') {
-      const health = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(30_000) });
+      const health = await fetch(`${scripted.server.url}/healthz`, { signal: AbortSignal.timeout(30_000) });
       expect(health.status).toBe(200);
       job = (await api('GET', `/job/${created.id}`)).job;
       await new Promise((resolve) => setTimeout(resolve, 100));

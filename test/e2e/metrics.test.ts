@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { testDialects } from '../support/db.js';
 import { jobApi } from '../support/e2e.js';
-import { READY, type ServerProcess, startServerProcess } from '../support/processes.js';
+import { READY, startServerProcess } from '../support/processes.js';
 import { labelValues, type MetricFamily, parsePrometheus, sample } from '../support/prometheus.js';
-import type { ScriptedModelServer } from '../support/scripted-model.js';
-import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
+import { useScriptedServer } from '../support/scripted-server.js';
 
 const TOKEN = 'metrics-token-for-the-e2e-test';
 const PASSWORD = 'metrics e2e admin password';
@@ -34,44 +33,36 @@ async function scrapeUntil(url: string, ready: (families: Map<string, MetricFami
 // The built server and a worker process over real HTTP, a scripted model, real git: the metrics
 // an operator would scrape, read back with a Prometheus text parser.
 describe.each(testDialects())('metrics end to end on %s', (dialect) => {
-  let scripted: ScriptedServer;
-  let model: ScriptedModelServer;
-  let server: ServerProcess;
-  let env: Record<string, string>;
-  let projectId: string;
-  let key: string;
-
-  beforeAll(async () => {
-    scripted = await scriptedServer({
-      name: 'metrics-e2e',
-      dialect,
-      env: { AGENTJOBS_ADMIN_PASSWORD: PASSWORD, AGENTJOBS_METRICS_TOKEN: TOKEN },
-    });
-    ({ model, server, env, projectId, key } = scripted);
+  const scripted = useScriptedServer({
+    name: 'metrics-e2e',
+    dialect,
+    env: { AGENTJOBS_ADMIN_PASSWORD: PASSWORD, AGENTJOBS_METRICS_TOKEN: TOKEN },
   });
 
-  afterAll(async () => {
-    await scripted?.close();
-  });
-
-  const { call: api, waitUntil } = jobApi(() => ({ url: server.url, projectId, key }));
+  const { call: api, waitUntil } = jobApi(() => ({
+    url: scripted.server.url,
+    projectId: scripted.projectId,
+    key: scripted.key,
+  }));
 
   it('refuses /metrics without the token, or with another', async () => {
-    const none = await fetch(`${server.url}/metrics`);
+    const none = await fetch(`${scripted.server.url}/metrics`);
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
     expect(await none.json()).toMatchObject({ code: 'unauthorized' });
-    const wrong = await fetch(`${server.url}/metrics`, {
+    const wrong = await fetch(`${scripted.server.url}/metrics`, {
       headers: { authorization: 'Bearer metrics-token-for-the-e2e-tesT' },
     });
     expect(wrong.status).toBe(401);
     // An API key is not the metrics token.
-    const apiKey = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${key}` } });
+    const apiKey = await fetch(`${scripted.server.url}/metrics`, {
+      headers: { authorization: `Bearer ${scripted.key}` },
+    });
     expect(apiKey.status).toBe(401);
   });
 
   it('counts requests, jobs, runs and tokens once a job completed and a 404 was served', async () => {
-    model.setScript([
+    scripted.model.setScript([
       { toolCalls: [{ name: 'write_file', input: { path: 'faq.md', content: '# FAQ\n' } }] },
       { text: 'Add an FAQ\n\nI added faq.md.' },
     ]);
@@ -79,10 +70,10 @@ describe.each(testDialects())('metrics end to end on %s', (dialect) => {
     expect(created.status).toBe(201);
     const job = await waitUntil(created.job.id, (j: Job) => j.status !== 'active');
     expect(job.status).toBe('completed');
-    expect((await fetch(`${server.url}/no/such/page/${job.id}`)).status).toBe(404);
+    expect((await fetch(`${scripted.server.url}/no/such/page/${job.id}`)).status).toBe(404);
 
     const { text, families } = await scrapeUntil(
-      `${server.url}/metrics`,
+      `${scripted.server.url}/metrics`,
       (found) => sample(found, 'agentjobs_jobs', { status: 'completed' }) === 1,
     );
 
@@ -126,7 +117,8 @@ describe.each(testDialects())('metrics end to end on %s', (dialect) => {
     expect(families.has('nodejs_eventloop_lag_seconds')).toBe(true);
 
     // Bounded labels: no id of a job, project or key, and no secret, anywhere in the answer.
-    for (const secret of [job.id, projectId, key, TOKEN, PASSWORD]) expect(text).not.toContain(secret);
+    for (const secret of [job.id, scripted.projectId, scripted.key, TOKEN, PASSWORD])
+      expect(text).not.toContain(secret);
     for (const value of labelValues(families)) expect(value).not.toMatch(/ajs_|[0-9A-HJKMNP-TV-Z]{26}/);
 
     // The Grafana dashboard in docs/ graphs only what the server exports.
@@ -138,7 +130,7 @@ describe.each(testDialects())('metrics end to end on %s', (dialect) => {
   });
 
   it('serves a worker process its own /metrics on AGENTJOBS_METRICS_PORT', async () => {
-    const worker = await startServerProcess({ ...env, AGENTJOBS_METRICS_PORT: '0' }, 'worker');
+    const worker = await startServerProcess({ ...scripted.env, AGENTJOBS_METRICS_PORT: '0' }, 'worker');
     try {
       const ready = worker.output.find((line) => line.includes(READY.worker)) ?? '{}';
       const { metrics } = JSON.parse(ready) as { metrics?: string };

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/processes.js';
-import { tempDir } from '../worker/support.js';
+import { tempDir } from '../support/worker.js';
 
 // A second `npm start` on a port already taken: one line that says what to do, not a stack.
 describe('agentjobs serve on a port in use', () => {

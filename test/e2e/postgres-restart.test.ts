@@ -8,7 +8,7 @@ import { createProjectAndKey } from '../support/e2e.js';
 import { findPostgresBin, type PostgresCluster, startPostgresCluster } from '../support/postgres-cluster.js';
 import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
-import { makeRepo } from '../worker/support.js';
+import { makeRepo } from '../support/worker.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const alive = (role: ServerProcess) => role.child.exitCode === null && role.child.signalCode === null;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../support/e2e.js';
 import { runCli } from '../support/processes.js';
-import { makeRepo, tempDir } from '../worker/support.js';
+import { makeRepo, tempDir } from '../support/worker.js';
 
 // `agentjobs quickstart` through the built CLI, with a data directory of its own and no server.
 describe('agentjobs quickstart', () => {

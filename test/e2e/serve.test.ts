@@ -1,25 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { jobSchema } from '../../src/api/schemas.js';
 import { testDialects } from '../support/db.js';
-import { runCli, type ServerProcess } from '../support/processes.js';
+import { runCli } from '../support/processes.js';
 import { heldUntil } from '../support/scripted-model.js';
-import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
+import { useScriptedServer } from '../support/scripted-server.js';
 
 // fetch's json() is untyped; these tests check the shapes they read.
 const read = async <T = Record<string, unknown>>(response: Response) => (await response.json()) as T;
 
 // The built server over real HTTP, set up through the real CLI, the way a newcomer would.
 describe.each(testDialects())('agentjobs serve end to end on %s', (dialect) => {
-  let scripted: ScriptedServer;
-  let server: ServerProcess;
-  let env: Record<string, string>;
   let projectId: string;
   let key: string;
-
-  beforeAll(async () => {
-    // The worker inside `serve` takes each job to a model that never answers, so jobs stay active
-    // while this test drives them through the API (the agent suite covers jobs that finish).
-    scripted = await scriptedServer({
+  // The worker inside `serve` takes each job to a model that never answers, so jobs stay active
+  // while this test drives them through the API (the agent suite covers jobs that finish).
+  const scripted = useScriptedServer(
+    {
       name: 'e2e',
       dialect,
       branch: 'trunk',
@@ -28,35 +24,42 @@ describe.each(testDialects())('agentjobs serve end to end on %s', (dialect) => {
         script: Array.from({ length: 20 }, () => heldUntil(new Promise<void>(() => {}), { text: 'never' })),
       },
       project: false,
-    });
-    ({ server, env } = scripted);
+    },
+    async (started) => expect(await started.close()).toBe(0),
+  );
+  beforeAll(async () => {
     const repo = scripted.repo;
 
-    const project = await runCli(['project', 'create', '--name', 'Docs', '--repo', repo, '--json'], env);
+    const project = await runCli(
+      ['project', 'create', '--name', 'Docs', '--repo', repo, '--json'],
+      scripted.env,
+    );
     expect(project.code, project.stderr).toBe(0);
     const created = JSON.parse(project.stdout);
     expect(created).toMatchObject({ name: 'Docs', repository: repo, host: 'local', baseBranch: 'trunk' });
     projectId = created.id;
 
-    const keyResult = await runCli(['key', 'create', '--project', projectId, '--name', 'e2e', '--json'], env);
+    const keyResult = await runCli(
+      ['key', 'create', '--project', projectId, '--name', 'e2e', '--json'],
+      scripted.env,
+    );
     expect(keyResult.code, keyResult.stderr).toBe(0);
     key = JSON.parse(keyResult.stdout).key;
     expect(key).toMatch(/^ajs_[0-9A-Za-z]{46}$/);
   });
 
-  afterAll(async () => {
-    expect(await scripted?.close()).toBe(0);
-  });
-
   it('serves health, readiness and OpenAPI over HTTP', async () => {
-    expect(await read(await fetch(`${server.url}/healthz`))).toEqual({ status: 'ok', model: 'ready' });
-    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
-    expect((await read(await fetch(`${server.url}/v2/openapi.json`))).openapi).toBe('3.1.0');
+    expect(await read(await fetch(`${scripted.server.url}/healthz`))).toEqual({
+      status: 'ok',
+      model: 'ready',
+    });
+    expect((await fetch(`${scripted.server.url}/readyz`)).status).toBe(200);
+    expect((await read(await fetch(`${scripted.server.url}/v2/openapi.json`))).openapi).toBe('3.1.0');
   });
 
   it('creates, gets, lists, follows up and archives a job over real HTTP', async () => {
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const base = `${server.url}/v2/agent/${projectId}/job`;
+    const base = `${scripted.server.url}/v2/agent/${projectId}/job`;
     const created = await fetch(base, {
       method: 'POST',
       headers,
@@ -104,7 +107,11 @@ describe.each(testDialects())('agentjobs serve end to end on %s', (dialect) => {
   });
 
   it('drives the same job life through the CLI client', async () => {
-    const clientEnv = { AGENTJOBS_URL: server.url, AGENTJOBS_API_KEY: key, AGENTJOBS_PROJECT: projectId };
+    const clientEnv = {
+      AGENTJOBS_URL: scripted.server.url,
+      AGENTJOBS_API_KEY: key,
+      AGENTJOBS_PROJECT: projectId,
+    };
     const created = await runCli(['job', 'create', 'Fix the broken link in the README', '--json'], clientEnv);
     expect(created.code, created.stderr).toBe(0);
     const job = jobSchema.parse(JSON.parse(created.stdout));
@@ -132,7 +139,7 @@ describe.each(testDialects())('agentjobs serve end to end on %s', (dialect) => {
   });
 
   it('never prints the key in its logs', () => {
-    expect(server.output.length).toBeGreaterThan(3);
-    expect(server.output.join('\n')).not.toContain(key);
+    expect(scripted.server.output.length).toBeGreaterThan(3);
+    expect(scripted.server.output.join('\n')).not.toContain(key);
   });
 });

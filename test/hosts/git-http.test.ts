@@ -6,7 +6,7 @@ import { ensureMirror } from '../../src/git/mirror.js';
 import { pushBranch } from '../../src/git/push.js';
 import { askpassEnv, GitError } from '../../src/git/run.js';
 import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
+import { git, makeRepo, tempDir } from '../support/worker.js';
 
 const TOKEN = 'ghs_test-token-0123456789abcdef';
 

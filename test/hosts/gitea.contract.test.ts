@@ -4,9 +4,9 @@ import path from 'node:path';
 import type { Job } from '../../src/domain/job.js';
 import { createGiteaHost } from '../../src/hosts/gitea.js';
 import { startGiteaDouble } from '../support/gitea-double.js';
-import { tempDir } from '../worker/support.js';
-import { codeHostContract } from './contract.js';
-import { hostProject } from './projects.js';
+import { codeHostContract } from '../support/host-contract.js';
+import { hostProject } from '../support/host-projects.js';
+import { tempDir } from '../support/worker.js';
 
 const TOKEN = randomBytes(20).toString('hex');
 

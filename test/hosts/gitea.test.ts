@@ -1,16 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Job } from '../../src/domain/job.js';
+import { describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { ensureMirror } from '../../src/git/mirror.js';
 import { createGiteaHost, giteaDraftTitle, giteaTarget } from '../../src/hosts/gitea.js';
-import { CodeHostError } from '../../src/hosts/types.js';
-import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
-import { type GiteaDouble, startGiteaDouble } from '../support/gitea-double.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
-import { closedPortUrl, hostProject } from './projects.js';
+import { startGiteaDouble } from '../support/gitea-double.js';
+import { pullRequestOf, useHostDouble } from '../support/host-double-fixture.js';
+import { closedPortUrl, hostProject } from '../support/host-projects.js';
+import { git } from '../support/worker.js';
 
 const TOKEN = randomBytes(20).toString('hex');
 
@@ -47,20 +44,28 @@ describe('gitea settings', () => {
 });
 
 describe('gitea host against its double', () => {
-  let double: GiteaDouble;
-  let dir: string;
-  let gitServer: GitHttpServer;
-  let secret: string | null = TOKEN;
-  const errors: unknown[] = [];
+  const remote = useHostDouble({
+    name: 'gitea-host',
+    token: TOKEN,
+    start: (token) => startGiteaDouble({ token }),
+    reset: (double) => double.repository('org', 'repo', { archived: false, push: true }),
+    // Nothing of the request (its headers hold the token) rides along.
+    causeless: true,
+  });
+  const { failure, posts } = remote;
 
   const host = (retry: { baseMs?: number; maxWaitSeconds?: number } = {}) =>
     createGiteaHost({
-      secret: async () => secret,
-      askpassDir: path.join(dir, 'askpass'),
+      secret: remote.lookup,
+      askpassDir: remote.askpassDir,
       retry: { baseMs: 5, ...retry },
     });
   const project = (repo = 'repo'): Project =>
-    hostProject('gitea', `${gitServer.url}/org/repo.git`, { apiUrl: double.url, owner: 'org', repo });
+    hostProject('gitea', `${remote.gitServer.url}/org/repo.git`, {
+      apiUrl: remote.double.url,
+      owner: 'org',
+      repo,
+    });
   const open = (
     branch: string,
     options: {
@@ -69,58 +74,17 @@ describe('gitea host against its double', () => {
       retry?: { baseMs?: number; maxWaitSeconds?: number };
     } = {},
   ) =>
-    host(options.retry).openOrUpdatePullRequest({
-      project: options.project ?? project(),
-      job: { id: 'job' } as Job,
-      branch,
-      base: 'main',
-      title: `Change ${branch}`,
-      body: 'Body',
-      draft: options.draft ?? false,
-      headSha: 'a'.repeat(40),
-    });
-  const failure = async (promise: Promise<unknown>) => {
-    const error = await promise.then(
-      () => null,
-      (caught: unknown) => caught,
+    host(options.retry).openOrUpdatePullRequest(
+      pullRequestOf(branch, options.project ?? project(), options.draft ?? false),
     );
-    errors.push(error);
-    expect(error).toBeInstanceOf(CodeHostError);
-    expect((error as Error).cause).toBeUndefined();
-    return error as CodeHostError;
-  };
-  const posts = () => double.requests.filter((r) => r.method === 'POST');
-
-  beforeAll(async () => {
-    dir = tempDir('gitea-host');
-    const { repo } = makeRepo(dir);
-    const served = path.join(dir, 'served');
-    fs.mkdirSync(path.join(served, 'org'), { recursive: true });
-    git(dir, 'clone', '-q', '--bare', repo, path.join(served, 'org', 'repo.git'));
-    gitServer = await startGitHttpServer({ root: served, token: TOKEN });
-    double = await startGiteaDouble({ token: TOKEN });
-  });
-  beforeEach(() => {
-    secret = TOKEN;
-    double.repository('org', 'repo', { archived: false, push: true });
-    double.clearFaults();
-    double.requests.length = 0;
-  });
-  afterAll(async () => {
-    for (const error of errors) expect(String((error as Error)?.message)).not.toContain(TOKEN);
-    await double?.close();
-    await gitServer?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
   it('opens a draft pull request as Gitea writes it, and keeps it a draft when updating', async () => {
     const link = await open('agentjobs/draft', { draft: true });
     expect(link.url).toBe(`https://gitea.example.com/org/repo/pulls/${link.number}`);
-    const pull = double.repository('org', 'repo').pulls.at(-1);
+    const pull = remote.double.repository('org', 'repo').pulls.at(-1);
     expect(pull).toMatchObject({ title: 'WIP: Change agentjobs/draft', head: 'agentjobs/draft' });
     expect(await open('agentjobs/draft')).toEqual(link);
     expect(pull?.title).toBe('WIP: Change agentjobs/draft');
-    expect(double.requests.map((r) => `${r.method} ${r.status}`)).toEqual([
+    expect(remote.double.requests.map((r) => `${r.method} ${r.status}`)).toEqual([
       'POST 201',
       'POST 409',
       'GET 200',
@@ -129,7 +93,7 @@ describe('gitea host against its double', () => {
   });
 
   it('finds the pull request of a branch past the first page of open ones', async () => {
-    const repository = double.repository('org', 'repo');
+    const repository = remote.double.repository('org', 'repo');
     const now = new Date().toISOString();
     const first = await open('agentjobs/old');
     for (let index = 0; index < 60; index++) {
@@ -144,24 +108,24 @@ describe('gitea host against its double', () => {
         updated_at: now,
       });
     }
-    double.requests.length = 0;
+    remote.double.requests.length = 0;
     expect(await open('agentjobs/old')).toEqual(first);
-    expect(double.requests.filter((r) => r.method === 'GET').map((r) => r.path)).toEqual([
+    expect(remote.double.requests.filter((r) => r.method === 'GET').map((r) => r.path)).toEqual([
       '/api/v1/repos/org/repo/pulls?state=open&page=1&limit=50',
       '/api/v1/repos/org/repo/pulls?state=open&page=2&limit=50',
     ]);
   });
 
   it('retries 500 and 503, then succeeds', async () => {
-    double.fail('server_error');
-    double.fail('service_unavailable');
+    remote.double.fail('server_error');
+    remote.double.fail('service_unavailable');
     const link = await open('agentjobs/flaky');
     expect(link.number).toBeGreaterThan(0);
     expect(posts().map((r) => r.status)).toEqual([500, 503, 201]);
   });
 
   it('gives up on a lasting outage with a retryable error', async () => {
-    double.fail('server_error', 10);
+    remote.double.fail('server_error', 10);
     const error = await failure(open('agentjobs/down'));
     expect(error.isRetryable).toBe(true);
     expect(error.message).toMatch(/Gitea failed \(500\) while opening the pull request after retries/);
@@ -169,15 +133,15 @@ describe('gitea host against its double', () => {
   });
 
   it('waits out a 429 for its Retry-After, and refuses a wait too long', async () => {
-    double.fail('too_many_requests');
+    remote.double.fail('too_many_requests');
     await open('agentjobs/busy', { retry: { baseMs: 300 } });
     const [first, second] = posts();
     expect(first?.status).toBe(429);
     expect(second?.status).toBe(201);
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(290);
 
-    double.requests.length = 0;
-    double.fail('too_many_requests');
+    remote.double.requests.length = 0;
+    remote.double.fail('too_many_requests');
     const error = await failure(open('agentjobs/too-long', { retry: { maxWaitSeconds: 0 } }));
     expect(error.isRetryable).toBe(true);
     expect(error.message).toMatch(/Gitea's rate limit stopped opening the pull request/);
@@ -194,7 +158,7 @@ describe('gitea host against its double', () => {
   });
 
   it('explains a token Gitea refuses (401)', async () => {
-    secret = 'wrong-token-0000000000000000';
+    remote.secret = 'wrong-token-0000000000000000';
     const error = await failure(open('agentjobs/wrong-token'));
     expect(error.isRetryable).toBe(false);
     expect(error.message).toMatch(/invalid, expired or revoked/);
@@ -205,22 +169,22 @@ describe('gitea host against its double', () => {
     const missing = await failure(open('agentjobs/x', { project: project('gone') }));
     expect(missing.message).toMatch(/no repository org\/gone .*does not exist, or the token cannot see it/);
 
-    double.repository('org', 'repo', { push: false });
+    remote.double.repository('org', 'repo', { push: false });
     const denied = await failure(open('agentjobs/denied'));
     expect(denied.message).toMatch(/403.*write:repository scope.*write access/);
 
-    double.repository('org', 'repo', { push: true });
-    double.fail('forbidden');
+    remote.double.repository('org', 'repo', { push: true });
+    remote.double.fail('forbidden');
     const scope = await failure(open('agentjobs/scope'));
     expect(scope.message).toMatch(/Gitea said: token does not have at least one of required scope/);
 
-    double.repository('org', 'repo', { archived: true });
+    remote.double.repository('org', 'repo', { archived: true });
     const archived = await failure(open('agentjobs/archived'));
     expect(archived.message).toMatch(/org\/repo is archived, so it is read-only.*repo is archived/);
   });
 
   it('asks for a token when the project has none', async () => {
-    secret = null;
+    remote.secret = null;
     expect((await failure(open('agentjobs/none'))).message).toMatch(/no Gitea token; store one/);
     await expect(host().gitEnv(project())).rejects.toThrow(/no Gitea token/);
   });
@@ -229,13 +193,13 @@ describe('gitea host against its double', () => {
     const env = await host().gitEnv(project());
     expect(env).toMatchObject({ AGENTJOBS_GIT_USERNAME: 'agentjobs', AGENTJOBS_GIT_TOKEN: TOKEN });
     const mirror = await ensureMirror({
-      mirrorsDir: path.join(dir, 'mirrors'),
+      mirrorsDir: path.join(remote.dir, 'mirrors'),
       projectId: 'p_gitea',
       repository: project().repository,
       env,
     });
     expect(git(mirror, 'rev-parse', '--verify', 'main')).toMatch(/^[0-9a-f]{40}$/);
-    expect(gitServer.requests.some((request) => request.user === 'agentjobs')).toBe(true);
+    expect(remote.gitServer.requests.some((request) => request.user === 'agentjobs')).toBe(true);
   });
 
   it('checks what the token allows, and says what is missing', async () => {
@@ -246,17 +210,17 @@ describe('gitea host against its double', () => {
       ['push', true],
       ['pull_request', true],
     ]);
-    double.repository('org', 'repo', { push: false });
+    remote.double.repository('org', 'repo', { push: false });
     const readOnly = await host().check?.(project());
     expect(readOnly?.find((c) => c.name === 'push')).toMatchObject({
       ok: false,
       detail: expect.stringMatching(/collaborator with Write access/),
     });
-    double.repository('org', 'repo', { push: true, archived: true });
+    remote.double.repository('org', 'repo', { push: true, archived: true });
     const archived = await host().check?.(project());
     expect(archived?.find((c) => c.name === 'push')?.detail).toMatch(/archived/);
 
-    secret = 'wrong-token-0000000000000000';
+    remote.secret = 'wrong-token-0000000000000000';
     const wrong = await host().check?.(project());
     expect(wrong?.map((c) => [c.name, c.ok])).toEqual([
       ['read', false],

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Job } from '../../src/domain/job.js';
-import { DEFAULT_PROJECT_CHECKS, type Project } from '../../src/domain/project.js';
+import type { Project } from '../../src/domain/project.js';
 import { createGithubHost } from '../../src/hosts/github.js';
 import { startGithubDouble } from '../support/github-double.js';
-import { tempDir } from '../worker/support.js';
-import { codeHostContract } from './contract.js';
+import { codeHostContract } from '../support/host-contract.js';
+import { hostProject } from '../support/host-projects.js';
+import { tempDir } from '../support/worker.js';
 
 const TOKEN = `ghp_${randomBytes(12).toString('hex')}`;
 
@@ -14,23 +15,9 @@ codeHostContract('github against its double', async () => {
   const double = await startGithubDouble({ token: TOKEN });
   const repository = double.repository('org', 'repo');
   const dir = tempDir('github-contract');
-  const now = new Date().toISOString();
   const project: Project = {
+    ...hostProject('github', 'https://github.com/org/repo.git', { apiUrl: double.url }),
     id: 'p_contract',
-    name: 'Docs',
-    repository: 'https://github.com/org/repo.git',
-    host: 'github',
-    baseBranch: 'main',
-    publish: 'pull_request',
-    allowedModels: null,
-    defaultModel: null,
-    hostSettings: { apiUrl: double.url },
-    hasHostToken: true,
-    ...DEFAULT_PROJECT_CHECKS,
-    dailyBudgetUsd: null,
-    closePrOnArchive: true,
-    createdAt: now,
-    updatedAt: now,
   };
   return {
     host: createGithubHost({

@@ -1,37 +1,19 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { DEFAULT_PROJECT_CHECKS, type Project } from '../../src/domain/project.js';
+import type { Project } from '../../src/domain/project.js';
 import { createGithubHost, githubTarget } from '../../src/hosts/github.js';
-import { CodeHostError } from '../../src/hosts/types.js';
-import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
-import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
+import { startGithubDouble } from '../support/github-double.js';
+import { pullRequestOf, useHostDouble } from '../support/host-double-fixture.js';
+import { hostProject } from '../support/host-projects.js';
+import { tempDir } from '../support/worker.js';
 
 const TOKEN = `ghp_${randomBytes(12).toString('hex')}`;
 
-function projectOf(settings: Record<string, unknown>, repository = 'https://github.com/org/repo'): Project {
-  const now = new Date().toISOString();
-  return {
-    id: 'p_github',
-    name: 'Docs',
-    repository,
-    host: 'github',
-    baseBranch: 'main',
-    publish: 'pull_request',
-    allowedModels: null,
-    defaultModel: null,
-    hostSettings: settings,
-    hasHostToken: true,
-    ...DEFAULT_PROJECT_CHECKS,
-    dailyBudgetUsd: null,
-    closePrOnArchive: true,
-    createdAt: now,
-    updatedAt: now,
-  };
-}
+const projectOf = (settings: Record<string, unknown>, repository = 'https://github.com/org/repo'): Project =>
+  hostProject('github', repository, settings);
 
 describe('github settings', () => {
   it('derives the API and owner/repo from the repository URL', () => {
@@ -55,83 +37,42 @@ describe('github settings', () => {
 });
 
 describe('github host against its double', () => {
-  let double: GithubDouble;
-  let dir: string;
-  let gitServer: GitHttpServer;
-  let served: string;
-  let secret: string | null = TOKEN;
-  const errors: unknown[] = [];
+  const remote = useHostDouble({
+    name: 'github-host',
+    token: TOKEN,
+    start: (token) => startGithubDouble({ token }),
+    reset: (double) => double.repository('org', 'repo', { archived: false, push: true }),
+  });
+  const { failure, posts } = remote;
 
   const host = (baseMs = 5) =>
     createGithubHost({
-      secret: async () => secret,
-      askpassDir: path.join(dir, 'askpass'),
+      secret: remote.lookup,
+      askpassDir: remote.askpassDir,
       retry: { baseMs, pacing: false },
     });
-  const project = () => projectOf({ apiUrl: double.url }, `${gitServer.url}/org/repo.git`);
+  const project = () => projectOf({ apiUrl: remote.double.url }, `${remote.gitServer.url}/org/repo.git`);
   const open = async (branch: string, options: { baseMs?: number; project?: Project } = {}) =>
-    host(options.baseMs).openOrUpdatePullRequest({
-      project: options.project ?? project(),
-      job: { id: 'job' } as Job,
-      branch,
-      base: 'main',
-      title: `Change ${branch}`,
-      body: 'Body',
-      draft: true,
-      headSha: 'a'.repeat(40),
-    });
-  const failure = async (promise: Promise<unknown>) => {
-    const error = await promise.then(
-      () => null,
-      (caught: unknown) => caught,
-    );
-    errors.push(error);
-    expect(error).toBeInstanceOf(CodeHostError);
-    return error as CodeHostError;
-  };
-  const posts = () => double.requests.filter((r) => r.method === 'POST');
-
-  beforeAll(async () => {
-    dir = tempDir('github-host');
-    const { repo } = makeRepo(dir);
-    served = path.join(dir, 'served');
-    fs.mkdirSync(path.join(served, 'org'), { recursive: true });
-    git(dir, 'clone', '-q', '--bare', repo, path.join(served, 'org', 'repo.git'));
-    gitServer = await startGitHttpServer({ root: served, token: TOKEN });
-    double = await startGithubDouble({ token: TOKEN });
-  });
-  beforeEach(() => {
-    secret = TOKEN;
-    double.repository('org', 'repo', { archived: false, push: true });
-    double.clearFaults();
-    double.requests.length = 0;
-  });
-  afterAll(async () => {
-    // No error of any case may carry the token.
-    for (const error of errors) expect(String((error as Error)?.message)).not.toContain(TOKEN);
-    await double?.close();
-    await gitServer?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+    host(options.baseMs).openOrUpdatePullRequest(pullRequestOf(branch, options.project ?? project(), true));
 
   it('opens a draft pull request with the token', async () => {
     const link = await open('agentjobs/draft');
     expect(link.url).toBe(`https://github.com/org/repo/pull/${link.number}`);
-    expect(double.repository('org', 'repo').pulls.at(-1)).toMatchObject({
+    expect(remote.double.repository('org', 'repo').pulls.at(-1)).toMatchObject({
       draft: true,
       head: 'agentjobs/draft',
     });
   });
 
   it('retries 5xx, then succeeds', async () => {
-    double.fail('server_error', 2);
+    remote.double.fail('server_error', 2);
     const link = await open('agentjobs/flaky');
     expect(link.number).toBeGreaterThan(0);
     expect(posts().map((r) => r.status)).toEqual([500, 500, 201]);
   });
 
   it('gives up on a lasting outage with a retryable error', async () => {
-    double.fail('server_error', 10);
+    remote.double.fail('server_error', 10);
     const error = await failure(open('agentjobs/down'));
     expect(error.isRetryable).toBe(true);
     expect(error.message).toMatch(/GitHub failed while opening the pull request \(500\)/);
@@ -139,7 +80,7 @@ describe('github host against its double', () => {
   });
 
   it('waits out a 429 for its Retry-After', async () => {
-    double.fail('too_many_requests');
+    remote.double.fail('too_many_requests');
     await open('agentjobs/busy', { baseMs: 300 });
     const [first, second] = posts();
     expect(first?.status).toBe(429);
@@ -149,12 +90,12 @@ describe('github host against its double', () => {
   });
 
   it('waits out a secondary rate limit, a bounded number of times', async () => {
-    double.fail('secondary_rate_limit');
+    remote.double.fail('secondary_rate_limit');
     await open('agentjobs/secondary');
     expect(posts().map((r) => r.status)).toEqual([403, 201]);
 
-    double.requests.length = 0;
-    double.fail('secondary_rate_limit', 10);
+    remote.double.requests.length = 0;
+    remote.double.fail('secondary_rate_limit', 10);
     const error = await failure(open('agentjobs/limited'));
     expect(error.isRetryable).toBe(true);
     expect(error.message).toMatch(/rate limit/);
@@ -162,7 +103,7 @@ describe('github host against its double', () => {
   });
 
   it('explains a token GitHub refuses (401)', async () => {
-    secret = 'ghp_wrong-token-000000000000';
+    remote.secret = 'ghp_wrong-token-000000000000';
     const error = await failure(open('agentjobs/wrong-token'));
     expect(error.isRetryable).toBe(false);
     expect(error.message).toMatch(/invalid, expired or revoked/);
@@ -171,21 +112,23 @@ describe('github host against its double', () => {
 
   it('explains a repository it cannot see (404), no permission (403), and an archive', async () => {
     const missing = await failure(
-      open('agentjobs/x', { project: projectOf({ apiUrl: double.url }, 'https://github.com/org/gone') }),
+      open('agentjobs/x', {
+        project: projectOf({ apiUrl: remote.double.url }, 'https://github.com/org/gone'),
+      }),
     );
     expect(missing.message).toMatch(/no repository org\/gone .*does not exist, or the token cannot see it/);
 
-    double.repository('org', 'repo', { push: false });
+    remote.double.repository('org', 'repo', { push: false });
     const denied = await failure(open('agentjobs/denied'));
     expect(denied.message).toMatch(/403.*lacks the permission/);
 
-    double.repository('org', 'repo', { push: true, archived: true });
+    remote.double.repository('org', 'repo', { push: true, archived: true });
     const archived = await failure(open('agentjobs/archived'));
     expect(archived.message).toMatch(/org\/repo is archived/);
   });
 
   it('asks for a token when the project has none', async () => {
-    secret = null;
+    remote.secret = null;
     expect((await failure(open('agentjobs/none'))).message).toMatch(/no GitHub token; store one/);
     await expect(host().gitEnv(project())).rejects.toThrow(/no GitHub token/);
   });
@@ -198,13 +141,13 @@ describe('github host against its double', () => {
       ['push', true],
       ['pull_request', true],
     ]);
-    double.repository('org', 'repo', { push: false });
+    remote.double.repository('org', 'repo', { push: false });
     const readOnly = await host().check?.(project());
     expect(readOnly?.find((c) => c.name === 'push')).toMatchObject({
       ok: false,
       detail: expect.stringMatching(/Contents: read and write/),
     });
-    secret = 'ghp_wrong-token-000000000000';
+    remote.secret = 'ghp_wrong-token-000000000000';
     const wrong = await host().check?.(project());
     expect(wrong?.map((c) => [c.name, c.ok])).toEqual([
       ['read', false],

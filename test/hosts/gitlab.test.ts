@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
 import { ensureMirror } from '../../src/git/mirror.js';
 import { createGitlabHost, gitlabDraftTitle, gitlabTarget } from '../../src/hosts/gitlab.js';
-import { CodeHostError } from '../../src/hosts/types.js';
-import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
-import { type GitlabDouble, startGitlabDouble } from '../support/gitlab-double.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
-import { closedPortUrl, hostProject } from './projects.js';
+import { startGitlabDouble } from '../support/gitlab-double.js';
+import { pullRequestOf, useHostDouble } from '../support/host-double-fixture.js';
+import { closedPortUrl, hostProject } from '../support/host-projects.js';
+import { git } from '../support/worker.js';
 
 const TOKEN = `glpat-${randomBytes(12).toString('hex')}`;
 
@@ -44,76 +42,41 @@ describe('gitlab settings', () => {
 });
 
 describe('gitlab host against its double', () => {
-  let double: GitlabDouble;
-  let dir: string;
-  let gitServer: GitHttpServer;
-  let secret: string | null = TOKEN;
-  const errors: unknown[] = [];
+  const remote = useHostDouble({
+    name: 'gitlab-host',
+    token: TOKEN,
+    // GitLab's user name for a token over HTTPS is `oauth2`: the server accepts no other.
+    username: 'oauth2',
+    start: (token) => startGitlabDouble({ token }),
+    reset: (double) => {
+      double.project('org/repo', { archived: false, accessLevel: 40 });
+      double.scopes = ['api', 'write_repository'];
+    },
+    // Nothing of the request (its headers hold the token) rides along.
+    causeless: true,
+  });
+  const { failure, posts } = remote;
 
   const host = (retry: { baseMs?: number; maxWaitSeconds?: number } = {}) =>
     createGitlabHost({
-      secret: async () => secret,
-      askpassDir: path.join(dir, 'askpass'),
+      secret: remote.lookup,
+      askpassDir: remote.askpassDir,
       retry: { baseMs: 5, ...retry },
     });
   const project = (projectPath = 'org/repo'): Project =>
-    hostProject('gitlab', `${gitServer.url}/org/repo.git`, { apiUrl: double.url, projectPath });
+    hostProject('gitlab', `${remote.gitServer.url}/org/repo.git`, { apiUrl: remote.double.url, projectPath });
   const open = (branch: string, options: { draft?: boolean; project?: Project; baseMs?: number } = {}) =>
-    host({ baseMs: options.baseMs ?? 5 }).openOrUpdatePullRequest({
-      project: options.project ?? project(),
-      job: { id: 'job' } as Job,
-      branch,
-      base: 'main',
-      title: `Change ${branch}`,
-      body: 'Body',
-      draft: options.draft ?? false,
-      headSha: 'a'.repeat(40),
-    });
-  const failure = async (promise: Promise<unknown>) => {
-    const error = await promise.then(
-      () => null,
-      (caught: unknown) => caught,
+    host({ baseMs: options.baseMs ?? 5 }).openOrUpdatePullRequest(
+      pullRequestOf(branch, options.project ?? project(), options.draft ?? false),
     );
-    errors.push(error);
-    expect(error).toBeInstanceOf(CodeHostError);
-    // Nothing of the request (its headers hold the token) rides along.
-    expect((error as Error).cause).toBeUndefined();
-    return error as CodeHostError;
-  };
-  const posts = () => double.requests.filter((r) => r.method === 'POST');
-
-  beforeAll(async () => {
-    dir = tempDir('gitlab-host');
-    const { repo } = makeRepo(dir);
-    const served = path.join(dir, 'served');
-    fs.mkdirSync(path.join(served, 'org'), { recursive: true });
-    git(dir, 'clone', '-q', '--bare', repo, path.join(served, 'org', 'repo.git'));
-    // GitLab's user name for a token over HTTPS is `oauth2`: the server accepts no other.
-    gitServer = await startGitHttpServer({ root: served, token: TOKEN, username: 'oauth2' });
-    double = await startGitlabDouble({ token: TOKEN });
-  });
-  beforeEach(() => {
-    secret = TOKEN;
-    double.project('org/repo', { archived: false, accessLevel: 40 });
-    double.scopes = ['api', 'write_repository'];
-    double.clearFaults();
-    double.requests.length = 0;
-  });
-  afterAll(async () => {
-    for (const error of errors) expect(String((error as Error)?.message)).not.toContain(TOKEN);
-    await double?.close();
-    await gitServer?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
   it('opens a draft merge request as GitLab writes it, and keeps it a draft when updating', async () => {
     const link = await open('agentjobs/draft', { draft: true });
     expect(link.url).toBe(`https://gitlab.example.com/org/repo/-/merge_requests/${link.number}`);
-    const mr = double.project('org/repo').mergeRequests.at(-1);
+    const mr = remote.double.project('org/repo').mergeRequests.at(-1);
     expect(mr).toMatchObject({ title: 'Draft: Change agentjobs/draft', source_branch: 'agentjobs/draft' });
     expect(await open('agentjobs/draft')).toEqual(link);
     expect(mr?.title).toBe('Draft: Change agentjobs/draft');
-    expect(double.requests.map((r) => `${r.method} ${r.status}`)).toEqual([
+    expect(remote.double.requests.map((r) => `${r.method} ${r.status}`)).toEqual([
       'POST 201',
       'POST 409',
       'GET 200',
@@ -122,15 +85,15 @@ describe('gitlab host against its double', () => {
   });
 
   it('retries 500 and 502, then succeeds', async () => {
-    double.fail('server_error');
-    double.fail('bad_gateway');
+    remote.double.fail('server_error');
+    remote.double.fail('bad_gateway');
     const link = await open('agentjobs/flaky');
     expect(link.number).toBeGreaterThan(0);
     expect(posts().map((r) => r.status)).toEqual([500, 502, 201]);
   });
 
   it('gives up on a lasting outage with a retryable error', async () => {
-    double.fail('server_error', 10);
+    remote.double.fail('server_error', 10);
     const error = await failure(open('agentjobs/down'));
     expect(error.isRetryable).toBe(true);
     expect(error.message).toMatch(/GitLab failed \(500\) while opening the merge request after retries/);
@@ -138,7 +101,7 @@ describe('gitlab host against its double', () => {
   });
 
   it('waits out a 429 for its Retry-After, and refuses a wait too long', async () => {
-    double.fail('too_many_requests');
+    remote.double.fail('too_many_requests');
     await open('agentjobs/busy', { baseMs: 300 });
     const [first, second] = posts();
     expect(first?.status).toBe(429);
@@ -146,11 +109,11 @@ describe('gitlab host against its double', () => {
     // Retry-After: 1, at 300 ms per second in this test.
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(290);
 
-    double.requests.length = 0;
-    double.fail('too_many_requests');
+    remote.double.requests.length = 0;
+    remote.double.fail('too_many_requests');
     const patient = createGitlabHost({
-      secret: async () => secret,
-      askpassDir: path.join(dir, 'askpass'),
+      secret: remote.lookup,
+      askpassDir: remote.askpassDir,
       retry: { baseMs: 5, maxWaitSeconds: 0 },
     });
     const error = await failure(
@@ -182,7 +145,7 @@ describe('gitlab host against its double', () => {
   });
 
   it('explains a token GitLab refuses (401)', async () => {
-    secret = 'glpat-wrong-token-00000000';
+    remote.secret = 'glpat-wrong-token-00000000';
     const error = await failure(open('agentjobs/wrong-token'));
     expect(error.isRetryable).toBe(false);
     expect(error.message).toMatch(/invalid, expired or revoked.*GitLab said: 401 Unauthorized/);
@@ -193,16 +156,16 @@ describe('gitlab host against its double', () => {
     const missing = await failure(open('agentjobs/x', { project: project('org/gone') }));
     expect(missing.message).toMatch(/no project org\/gone .*does not exist, or the token cannot see it/);
 
-    double.project('org/repo', { accessLevel: 20 });
+    remote.double.project('org/repo', { accessLevel: 20 });
     const reporter = await failure(open('agentjobs/reporter'));
     expect(reporter.message).toMatch(/403.*Reporter role there.*Developer or higher/);
 
-    double.project('org/repo', { accessLevel: 40, archived: true });
+    remote.double.project('org/repo', { accessLevel: 40, archived: true });
     const archived = await failure(open('agentjobs/archived'));
     expect(archived.message).toMatch(/org\/repo is archived, so it is read-only/);
 
-    double.project('org/repo', { archived: false });
-    double.fail('forbidden');
+    remote.double.project('org/repo', { archived: false });
+    remote.double.fail('forbidden');
     const forbidden = await failure(open('agentjobs/forbidden'));
     expect(forbidden.message).toMatch(
       /GitLab denied opening the merge request on org\/repo \(403\): the token needs the api scope/,
@@ -227,7 +190,7 @@ describe('gitlab host against its double', () => {
   });
 
   it('asks for a token when the project has none', async () => {
-    secret = null;
+    remote.secret = null;
     expect((await failure(open('agentjobs/none'))).message).toMatch(/no GitLab token; store one/);
     await expect(host().gitEnv(project())).rejects.toThrow(/no GitLab token/);
   });
@@ -236,13 +199,13 @@ describe('gitlab host against its double', () => {
     const env = await host().gitEnv(project());
     expect(env.AGENTJOBS_GIT_USERNAME).toBe('oauth2');
     const mirror = await ensureMirror({
-      mirrorsDir: path.join(dir, 'mirrors'),
+      mirrorsDir: path.join(remote.dir, 'mirrors'),
       projectId: 'p_gitlab',
       repository: project().repository,
       env,
     });
     expect(git(mirror, 'rev-parse', '--verify', 'main')).toMatch(/^[0-9a-f]{40}$/);
-    expect(gitServer.requests.some((request) => request.user === 'oauth2')).toBe(true);
+    expect(remote.gitServer.requests.some((request) => request.user === 'oauth2')).toBe(true);
   });
 
   it('checks what the token allows, and says what is missing', async () => {
@@ -253,22 +216,22 @@ describe('gitlab host against its double', () => {
       ['push', true],
       ['pull_request', true],
     ]);
-    double.scopes = ['read_api', 'read_repository'];
+    remote.double.scopes = ['read_api', 'read_repository'];
     const readOnly = await host().check?.(project());
     expect(readOnly?.find((c) => c.name === 'push')?.detail).toMatch(
       /lacks the write_repository \(or api\) scope/,
     );
     expect(readOnly?.find((c) => c.name === 'pull_request')?.detail).toMatch(/lacks the api scope/);
 
-    double.scopes = ['api'];
-    double.project('org/repo', { accessLevel: 20 });
+    remote.double.scopes = ['api'];
+    remote.double.project('org/repo', { accessLevel: 20 });
     const reporter = await host().check?.(project());
     expect(reporter?.find((c) => c.name === 'push')).toMatchObject({
       ok: false,
       detail: expect.stringMatching(/Reporter role on org\/repo; give it Developer/),
     });
 
-    secret = 'glpat-wrong-token-00000000';
+    remote.secret = 'glpat-wrong-token-00000000';
     const wrong = await host().check?.(project());
     expect(wrong?.map((c) => [c.name, c.ok])).toEqual([
       ['read', false],

@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { Job } from '../../src/domain/job.js';
 import { createLocalHost, localPullRequestUrl } from '../../src/hosts/index.js';
 import { openTestStore, testDialects } from '../support/db.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
-import { codeHostContract } from './contract.js';
+import { codeHostContract } from '../support/host-contract.js';
+import { git, makeRepo, tempDir } from '../support/worker.js';
 
 for (const dialect of testDialects()) {
   codeHostContract(`local on ${dialect}`, async () => {

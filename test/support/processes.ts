@@ -123,7 +123,7 @@ export function eachLine(stream: NodeJS.ReadableStream, onLine: (line: string) =
 }
 
 /**
- * Runs a TypeScript test entry (`test/worker/child-worker.ts`, …) with tsx in a process group of its
+ * Runs a TypeScript test entry (`test/support/child-worker.ts`, …) with tsx in a process group of its
  * own. The entry reports to the test in JSON lines on stdout (starting `{"`; the worker's own log
  * lines are passed over), each handed to `onMessage`. `exited` rejects with the child's stderr.
  */

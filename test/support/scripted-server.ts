@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase, type TestDialect } from './db.js
 import { createProjectAndKey, git, type JobTarget, jobApi } from './e2e.js';
 import { type ServerProcess, startServerProcess } from './processes.js';
 import { type ScriptedModelOptions, type ScriptedModelServer, startScriptedModel } from './scripted-model.js';
+import { type FixtureClose, useFixture } from './use-fixture.js';
 
 export interface ScriptedServerOptions {
   /** Names the temporary folder (`agentjobs-<name>-…`). */
@@ -101,4 +102,15 @@ export async function scriptedServer(options: ScriptedServerOptions): Promise<Sc
     await close();
     throw error;
   }
+}
+
+/**
+ * `scriptedServer` for a whole suite: started in its `beforeAll`, closed in its `afterAll` (by
+ * `close`, default `close()`). See `useFixture`.
+ */
+export function useScriptedServer(
+  options: ScriptedServerOptions | (() => ScriptedServerOptions),
+  close: FixtureClose<ScriptedServer> = (started) => started.close(),
+): ScriptedServer {
+  return useFixture(scriptedServer, options, close);
 }

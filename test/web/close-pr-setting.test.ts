@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAdminPassword } from '../../src/domain/password.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { makeRepo, tempDir } from '../worker/support.js';
-import { DashboardClient } from './session.js';
+import { DashboardClient } from '../support/web-session.js';
+import { makeRepo, tempDir } from '../support/worker.js';
 
 const PASSWORD = 'close pr setting password';
 

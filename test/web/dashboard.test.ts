@@ -7,7 +7,7 @@ import { hashKey } from '../../src/domain/keys.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
 import { committedRepo } from '../support/e2e.js';
-import { DashboardClient } from './session.js';
+import { DashboardClient } from '../support/web-session.js';
 
 const PASSWORD = 'correct horse battery staple';
 

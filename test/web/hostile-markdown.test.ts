@@ -9,7 +9,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAdminPassword } from '../../src/domain/password.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { DashboardClient } from './session.js';
+import { DashboardClient } from '../support/web-session.js';
 
 const PASSWORD = 'hostile markdown test password';
 /** Far above any pause a busy machine makes, far below what rendering cost on the event loop. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from './session.js';
+import { DashboardClient } from '../support/web-session.js';
 
 const PASSWORD = 'correct horse battery staple';
 

@@ -6,8 +6,8 @@ import type { Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
-import { DashboardClient } from './session.js';
+import { DashboardClient } from '../support/web-session.js';
+import { git, useRepository } from '../support/worker.js';
 
 const PASSWORD = 'merged pull test password';
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
@@ -17,29 +17,24 @@ const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
 describe.each(testDialects())('merged and closed local pull requests on %s', (dialect) => {
   let t: TestApp;
   let browser: DashboardClient;
-  let dir: string;
-  let bare: string;
   let project: Project;
 
+  const repository = useRepository({ name: 'merged-pull', bare: true });
   beforeAll(async () => {
     t = await startTestApp(dialect);
     await ensureAdminPassword(t.store.admin, PASSWORD);
     browser = new DashboardClient(t.app);
     await browser.signIn(PASSWORD);
-    dir = tempDir('merged-pull');
-    bare = path.join(dir, 'docs.git');
-    git(dir, 'clone', '-q', '--bare', makeRepo(dir).repo, bare);
-    project = await t.store.projects.create({ name: 'Docs', repository: bare });
+    project = await t.store.projects.create({ name: 'Docs', repository: repository.bare });
   });
   afterAll(async () => {
     await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   /** A job whose branch adds `file`, and its pull request opened through the local host. */
   const openPull = async (branch: string, file: string) => {
-    const work = fs.mkdtempSync(path.join(dir, 'work-'));
-    git(dir, 'clone', '-q', '--branch', 'main', bare, work);
+    const work = fs.mkdtempSync(path.join(repository.dir, 'work-'));
+    git(repository.dir, 'clone', '-q', '--branch', 'main', repository.bare, work);
     git(work, 'checkout', '-q', '-b', branch);
     fs.writeFileSync(path.join(work, file), `Text of ${file}\n`);
     git(work, 'add', '-A');
@@ -50,7 +45,7 @@ describe.each(testDialects())('merged and closed local pull requests on %s', (di
       prompt: `Add ${file}`,
       model: 'anthropic:claude-sonnet-4-5',
       baseRef: 'main',
-      repository: bare,
+      repository: repository.bare,
       draft: false,
     });
     const host = createLocalHost({ pullRequests: t.store.pullRequests, publicUrl: 'http://127.0.0.1' });
@@ -62,7 +57,7 @@ describe.each(testDialects())('merged and closed local pull requests on %s', (di
       title: `Add ${file}`,
       body: '',
       draft: false,
-      headSha: git(bare, 'rev-parse', branch),
+      headSha: git(repository.bare, 'rev-parse', branch),
     });
     // As a run that published would leave it.
     await t.database.db.kysely
@@ -80,7 +75,7 @@ describe.each(testDialects())('merged and closed local pull requests on %s', (di
     await browser.get(`${pulls}/${merged.number}`); // for its form's CSRF token
     expect((await browser.post(`${pulls}/${merged.number}/merge`)).status).toBe(303);
     expect((await browser.post(`${pulls}/${closed.number}/close`)).status).toBe(303);
-    expect(git(bare, 'show', 'main:merged.md')).toBe('Text of merged.md');
+    expect(git(repository.bare, 'show', 'main:merged.md')).toBe('Text of merged.md');
 
     const mergedPage = (await browser.get(`${pulls}/${merged.number}`)).body;
     expect(mergedPage).toContain('badge merged');

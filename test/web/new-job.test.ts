@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAdminPassword } from '../../src/domain/password.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from './session.js';
+import { DashboardClient } from '../support/web-session.js';
 
 const PASSWORD = 'new job test password';
 

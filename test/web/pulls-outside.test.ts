@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAdminPassword } from '../../src/domain/password.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { git, makeRepo, tempDir } from '../worker/support.js';
-import { DashboardClient } from './session.js';
+import { DashboardClient } from '../support/web-session.js';
+import { git, useRepository } from '../support/worker.js';
 
 const PASSWORD = 'pulls outside test password';
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
@@ -15,36 +15,32 @@ const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
 describe.each(testDialects())('local pull requests changed outside agentjobs, on %s', (dialect) => {
   let t: TestApp;
   let browser: DashboardClient;
-  let dir: string;
-  let repo: string;
 
+  const repository = useRepository({ name: 'pulls-outside' });
   beforeAll(async () => {
     t = await startTestApp(dialect);
     await ensureAdminPassword(t.store.admin, PASSWORD);
     browser = new DashboardClient(t.app);
     await browser.signIn(PASSWORD);
-    dir = tempDir('pulls-outside');
-    repo = makeRepo(dir).repo;
   });
   afterAll(async () => {
     await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('shows a pull request merged with git as merged, and one whose branch was deleted as closed', async () => {
-    const project = await t.store.projects.create({ name: 'Working copy', repository: repo });
+    const project = await t.store.projects.create({ name: 'Working copy', repository: repository.repo });
     const open = async (branch: string) => {
-      git(repo, 'checkout', '-q', '-b', branch, 'main');
-      fs.writeFileSync(path.join(repo, `${branch.replace(/\W/g, '-')}.md`), `${branch}\n`);
-      git(repo, 'add', '-A');
-      git(repo, ...identity, 'commit', '-q', '-m', branch);
-      git(repo, 'checkout', '-q', 'main');
+      git(repository.repo, 'checkout', '-q', '-b', branch, 'main');
+      fs.writeFileSync(path.join(repository.repo, `${branch.replace(/\W/g, '-')}.md`), `${branch}\n`);
+      git(repository.repo, 'add', '-A');
+      git(repository.repo, ...identity, 'commit', '-q', '-m', branch);
+      git(repository.repo, 'checkout', '-q', 'main');
       const job = await t.store.jobs.create({
         projectId: project.id,
         prompt: branch,
         model: 'anthropic:claude-sonnet-4-5',
         baseRef: 'main',
-        repository: repo,
+        repository: repository.repo,
         draft: false,
       });
       return (
@@ -56,7 +52,7 @@ describe.each(testDialects())('local pull requests changed outside agentjobs, on
           title: `Title ${branch}`,
           body: '',
           draft: false,
-          headSha: git(repo, 'rev-parse', branch),
+          headSha: git(repository.repo, 'rev-parse', branch),
         })
       ).pullRequest;
     };
@@ -65,8 +61,8 @@ describe.each(testDialects())('local pull requests changed outside agentjobs, on
     const page = (number: number) => browser.get(`/ui/projects/${project.id}/pulls/${number}`);
     expect((await page(merged.number)).body).toContain('Merge into main');
 
-    git(repo, ...identity, 'merge', '-q', '--no-edit', 'agentjobs/merged-by-hand');
-    git(repo, 'branch', '-q', '-D', 'agentjobs/deleted-by-hand');
+    git(repository.repo, ...identity, 'merge', '-q', '--no-edit', 'agentjobs/merged-by-hand');
+    git(repository.repo, 'branch', '-q', '-D', 'agentjobs/deleted-by-hand');
 
     const mergedPage = (await page(merged.number)).body;
     expect(mergedPage).toContain('badge merged');

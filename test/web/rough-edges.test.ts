@@ -3,7 +3,7 @@ import type { Job } from '../../src/domain/job.js';
 import { ensureAdminPassword } from '../../src/domain/password.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from './session.js';
+import { DashboardClient } from '../support/web-session.js';
 
 const PASSWORD = 'rough edges test password';
 

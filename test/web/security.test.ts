@@ -4,7 +4,7 @@ import type { Job } from '../../src/domain/job.js';
 import { ensureAdminPassword } from '../../src/domain/password.js';
 import { createSecretBox, ensureSecretKey } from '../../src/store/secrets.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { DashboardClient } from './session.js';
+import { DashboardClient } from '../support/web-session.js';
 
 const PASSWORD = 'security test password';
 

@@ -3,7 +3,7 @@ import { sign } from '@fastify/cookie';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient, setCheapAdminPassword } from './session.js';
+import { DashboardClient, setCheapAdminPassword } from '../support/web-session.js';
 
 const PASSWORD = 'device cookie test password';
 const DEVICE_COOKIE = 'agentjobs_device';

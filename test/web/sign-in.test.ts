@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { DashboardClient, setCheapAdminPassword } from './session.js';
+import { DashboardClient, setCheapAdminPassword } from '../support/web-session.js';
 
 const PASSWORD = 'sign-in test password';
 

@@ -1,49 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import type { Project } from '../../src/domain/project.js';
-import { type TestStore, testDialects } from '../support/db.js';
-import type { ScriptedModelServer, ScriptedTurn } from '../support/scripted-model.js';
-import { SECRETS } from './real-agent.js';
-import { type ScriptedWorker, scriptedWorker } from './scripted-worker.js';
-import { git, waitFor } from './support.js';
+import { testDialects } from '../support/db.js';
+import { SECRETS } from '../support/real-agent.js';
+import type { ScriptedTurn } from '../support/scripted-model.js';
+import { useScriptedWorker } from '../support/scripted-worker.js';
+import { git, waitFor } from '../support/worker.js';
 
 // What a run of the real agent sends, stores and hands out, with the scripted model over HTTP,
 // real git, the local code host and a real database.
 describe.each(testDialects())('runs of the real agent on %s', (dialect) => {
-  let scripted: ScriptedWorker;
-  let t: TestStore;
-  let repo: string;
-  let project: Project;
-  let model: ScriptedModelServer;
-
-  beforeAll(async () => {
-    scripted = await scriptedWorker({
-      name: 'agent-output',
-      dialect,
-      env: { AGENTJOBS_MODEL_OUTAGE_SECONDS: '3' },
-    });
-    ({ t, repo, project, model } = scripted);
-  });
-  afterAll(async () => {
-    await scripted?.close();
+  const scripted = useScriptedWorker({
+    name: 'agent-output',
+    dialect,
+    env: { AGENTJOBS_MODEL_OUTAGE_SECONDS: '3' },
   });
 
   const run = async (script: ScriptedTurn[], prompt = 'Improve the docs') => {
-    model.setScript(script);
-    const job = await t.store.jobs.create({
-      projectId: project.id,
+    scripted.model.setScript(script);
+    const job = await scripted.t.store.jobs.create({
+      projectId: scripted.project.id,
       prompt,
       model: 'openai-compatible:scripted',
       baseRef: 'main',
-      repository: repo,
+      repository: scripted.repo,
       draft: false,
     });
     const done = (await waitFor(
-      () => t.store.jobs.get(project.id, job.id),
+      () => scripted.t.store.jobs.get(scripted.project.id, job.id),
       (current) => current?.status !== 'active',
       { timeoutMs: 60_000, everyMs: 50 },
     )) as Job;
-    const events = await t.store.events.list(job.id, 0, 10_000);
+    const events = await scripted.t.store.events.list(job.id, 0, 10_000);
     return { job: done, events };
   };
   const serverError = (): ScriptedTurn => ({ error: { status: 500, headers: { 'retry-after-ms': '20' } } });
@@ -65,8 +52,8 @@ describe.each(testDialects())('runs of the real agent on %s', (dialect) => {
       { text: `Documented ${apiKey}\n\nThe keys: ${leak}.` },
     ]);
     expect(job.status).toBe('completed');
-    const pull = await t.store.pullRequests.getByBranch(project.id, job.source.ref);
-    const commitMessage = git(repo, 'log', '-1', '--format=%B', job.source.ref);
+    const pull = await scripted.t.store.pullRequests.getByBranch(scripted.project.id, job.source.ref);
+    const commitMessage = git(scripted.repo, 'log', '-1', '--format=%B', job.source.ref);
     const out = {
       events: JSON.stringify(events),
       summary: job.summary,
@@ -81,7 +68,7 @@ describe.each(testDialects())('runs of the real agent on %s', (dialect) => {
     expect(out.pullRequest).toContain('[redacted]');
     expect(commitMessage).toContain('[redacted]');
     // The write went through as the model sent it: redaction is of what the run hands out.
-    expect(git(repo, 'show', `${job.source.ref}:docs/keys.md`)).toContain(apiKey);
+    expect(git(scripted.repo, 'show', `${job.source.ref}:docs/keys.md`)).toContain(apiKey);
   });
 
   it('keeps keys in the prompt out of the title, the commit message and the pull request', async () => {
@@ -96,10 +83,10 @@ describe.each(testDialects())('runs of the real agent on %s', (dialect) => {
       `Rotate ${apiKey} and ${providerKey}\n\nThe old ones: ${apiKey}, ${providerKey}.`,
     );
     expect(job.status).toBe('completed');
-    const pull = await t.store.pullRequests.getByBranch(project.id, job.source.ref);
+    const pull = await scripted.t.store.pullRequests.getByBranch(scripted.project.id, job.source.ref);
     const out = {
       title: job.title ?? '',
-      commitMessage: git(repo, 'log', '-1', '--format=%B', job.source.ref),
+      commitMessage: git(scripted.repo, 'log', '-1', '--format=%B', job.source.ref),
       pullRequest: `${pull?.title}\n${pull?.body}`,
     };
     for (const [where, text] of Object.entries(out)) {
@@ -112,7 +99,7 @@ describe.each(testDialects())('runs of the real agent on %s', (dialect) => {
 
   it('keeps refused 10 MiB write_file inputs out of what it sends again, stores and reports', async () => {
     const huge = 'x'.repeat(10 * 1024 * 1024);
-    const before = model.requests.length;
+    const before = scripted.model.requests.length;
     const { job, events } = await run([
       ...Array.from({ length: 4 }, (_, index) => ({
         toolCalls: [{ name: 'write_file', input: { path: `big-${index}.md`, content: huge } }],
@@ -121,10 +108,10 @@ describe.each(testDialects())('runs of the real agent on %s', (dialect) => {
       { text: 'Wrote docs/small.md' },
     ]);
     expect(job).toMatchObject({ status: 'completed', summary: 'Wrote docs/small.md', filesChanged: 1 });
-    const sent = model.requests.slice(before).map((request) => JSON.stringify(request.body).length);
+    const sent = scripted.model.requests.slice(before).map((request) => JSON.stringify(request.body).length);
     expect(sent).toHaveLength(6);
     for (const size of sent) expect(size).toBeLessThan(256 * 1024);
-    const conversation = JSON.stringify(await t.store.queue.conversation(job.id));
+    const conversation = JSON.stringify(await scripted.t.store.queue.conversation(job.id));
     expect(conversation.length).toBeLessThan(64 * 1024);
     expect(conversation).toContain('omitted: over the 512 KiB limit]');
     expect(JSON.stringify(events).length).toBeLessThan(64 * 1024);
@@ -143,7 +130,7 @@ describe.each(testDialects())('runs of the real agent on %s', (dialect) => {
     expect(waits.length).toBeGreaterThan(0);
     expect(waits[0]?.data.message).toMatch(/HTTP 500.*Trying again at/);
     expect(events.some((event) => event.type === 'error')).toBe(false);
-    expect(git(repo, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('1');
+    expect(git(scripted.repo, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('1');
   });
 
   it('fails with model_error, and one error event, when the outage outlasts the bound', async () => {

@@ -1,32 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import type { Project } from '../../src/domain/project.js';
-import { type TestStore, testDialects } from '../support/db.js';
-import type { ScriptedModelServer } from '../support/scripted-model.js';
-import { type ScriptedWorker, scriptedWorker } from './scripted-worker.js';
-import { git, waitFor } from './support.js';
+import { testDialects } from '../support/db.js';
+import { useScriptedWorker } from '../support/scripted-worker.js';
+import { git, waitFor } from '../support/worker.js';
 
 // The scripted model answers every call with 10 tokens in and 5 out; at $1,000 per million tokens
 // each way, a step costs $0.015, so a run limited to $0.04 stops after its third step.
 const PRICES = JSON.stringify({ 'openai-compatible:scripted': { input: 1000, output: 1000 } });
 
 describe.each(testDialects())('cost limits on %s', (dialect) => {
-  let scripted: ScriptedWorker;
-  let t: TestStore;
-  let repo: string;
-  let project: Project;
-  let model: ScriptedModelServer;
-
-  beforeAll(async () => {
-    scripted = await scriptedWorker({
-      name: 'budget',
-      dialect,
-      env: { AGENTJOBS_MODEL_PRICES: PRICES, AGENTJOBS_MAX_JOB_COST_USD: '0.04' },
-    });
-    ({ t, repo, project, model } = scripted);
-  });
-  afterAll(async () => {
-    await scripted?.close();
+  const scripted = useScriptedWorker({
+    name: 'budget',
+    dialect,
+    env: { AGENTJOBS_MODEL_PRICES: PRICES, AGENTJOBS_MAX_JOB_COST_USD: '0.04' },
   });
 
   const write = (file: string) => ({
@@ -35,23 +21,23 @@ describe.each(testDialects())('cost limits on %s', (dialect) => {
 
   it('stops a run at its cost limit with budget_exceeded, keeping its work on the branch', async () => {
     const KEY = `ajs_${'K3y'.repeat(8)}`;
-    model.setScript([
+    scripted.model.setScript([
       write('docs/a.md'),
       write('docs/b.md'),
       write('docs/c.md'),
       write('docs/d.md'),
       { text: 'never' },
     ]);
-    const created = await t.store.jobs.create({
-      projectId: project.id,
+    const created = await scripted.t.store.jobs.create({
+      projectId: scripted.project.id,
       prompt: `Write four pages; the docs site's key is ${KEY}`,
       model: 'openai-compatible:scripted',
       baseRef: 'main',
-      repository: repo,
+      repository: scripted.repo,
       draft: false,
     });
     const job = (await waitFor(
-      () => t.store.jobs.get(project.id, created.id),
+      () => scripted.t.store.jobs.get(scripted.project.id, created.id),
       (current) => current?.status !== 'active',
       { timeoutMs: 60_000, everyMs: 50 },
     )) as Job;
@@ -61,25 +47,25 @@ describe.each(testDialects())('cost limits on %s', (dialect) => {
     expect(job.error?.message).toContain(`kept on the branch ${job.source.ref}`);
     expect(job.usage).toMatchObject({ steps: 3, inputTokens: 30, outputTokens: 15 });
     expect(job.usage.costUsd).toBeCloseTo(0.045, 6);
-    expect(model.requests).toHaveLength(3);
+    expect(scripted.model.requests).toHaveLength(3);
 
     // The three pages written before the limit are on the job's branch upstream; no pull request.
-    const files = git(repo, 'ls-tree', '-r', '--name-only', job.source.ref).split('\n');
+    const files = git(scripted.repo, 'ls-tree', '-r', '--name-only', job.source.ref).split('\n');
     expect(files).toEqual(expect.arrayContaining(['docs/a.md', 'docs/b.md', 'docs/c.md']));
     expect(files).not.toContain('docs/d.md');
     expect(job.prLink).toBeNull();
     // The kept commit quotes the prompt, redacted.
-    const kept = git(repo, 'log', '-1', '--format=%B', job.source.ref);
+    const kept = git(scripted.repo, 'log', '-1', '--format=%B', job.source.ref);
     expect(kept).toContain("Prompt: Write four pages; the docs site's key is ajs_[redacted]");
     expect(kept).not.toContain(KEY);
     // The spend counts against the project's day.
-    expect((await t.store.spend.today(project.id)).spentUsd).toBeCloseTo(0.045, 6);
+    expect((await scripted.t.store.spend.today(scripted.project.id)).spentUsd).toBeCloseTo(0.045, 6);
 
     // A follow-up continues from the kept work.
-    model.setScript([write('docs/d.md'), { text: 'Wrote the fourth page' }]);
-    await t.store.jobs.followUp(project.id, job.id, 'Finish the fourth page');
+    scripted.model.setScript([write('docs/d.md'), { text: 'Wrote the fourth page' }]);
+    await scripted.t.store.jobs.followUp(scripted.project.id, job.id, 'Finish the fourth page');
     const finished = (await waitFor(
-      () => t.store.jobs.get(project.id, job.id),
+      () => scripted.t.store.jobs.get(scripted.project.id, job.id),
       (current) => current?.status !== 'active',
       { timeoutMs: 60_000, everyMs: 50 },
     )) as Job;
@@ -91,17 +77,17 @@ describe.each(testDialects())('cost limits on %s', (dialect) => {
     // The first round ends under the limit ($0.03) with a file the checks refuse (JSON that does
     // not parse); the repair round may spend only what the run has left, not a limit of its own.
     const broken = { toolCalls: [{ name: 'write_file', input: { path: 'docs/site.json', content: '{' } }] };
-    model.setScript([broken, { text: 'Done' }, broken, broken, broken, broken, { text: 'never' }]);
-    const created = await t.store.jobs.create({
-      projectId: project.id,
+    scripted.model.setScript([broken, { text: 'Done' }, broken, broken, broken, broken, { text: 'never' }]);
+    const created = await scripted.t.store.jobs.create({
+      projectId: scripted.project.id,
       prompt: 'Write the site settings',
       model: 'openai-compatible:scripted',
       baseRef: 'main',
-      repository: repo,
+      repository: scripted.repo,
       draft: false,
     });
     const job = (await waitFor(
-      () => t.store.jobs.get(project.id, created.id),
+      () => scripted.t.store.jobs.get(scripted.project.id, created.id),
       (current) => current?.status !== 'active',
       { timeoutMs: 60_000, everyMs: 50 },
     )) as Job;

@@ -14,7 +14,7 @@ import {
   tempDir,
   testConfig,
   waitFor,
-} from './support.js';
+} from '../support/worker.js';
 
 const PROJECTS = 5;
 const JOBS_PER_PROJECT = 10;
@@ -31,7 +31,7 @@ interface Call {
 function startChildWorker(env: Record<string, string>, calls: Call[]): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const { child, exited } = startTsxChild<{ ready?: boolean; call?: Omit<Call, 'worker'> }>(
-      'test/worker/child-worker.ts',
+      'test/support/child-worker.ts',
       env,
       (message) => {
         if (message.ready) resolve(child);

@@ -13,7 +13,7 @@ import { createLogger } from '../../src/log.js';
 import { memoryLog } from '../support/app.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
-import { git, makeRepo, tempDir } from './support.js';
+import { git, makeRepo, tempDir } from '../support/worker.js';
 
 const TOKEN = `ghp_${randomBytes(12).toString('hex')}`;
 

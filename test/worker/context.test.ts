@@ -3,8 +3,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import type { ScriptedTurn } from '../support/scripted-model.js';
-import { type ScriptedWorker, scriptedWorker } from './scripted-worker.js';
-import { git, makeRepo, waitFor } from './support.js';
+import { type ScriptedWorker, scriptedWorker } from '../support/scripted-worker.js';
+import { git, makeRepo, waitFor } from '../support/worker.js';
 
 // Long runs against a model that refuses requests past a size, as providers refuse prompts longer
 // than their window: the real agent and worker, the scripted model over HTTP, real git and SQLite.

@@ -11,7 +11,7 @@ import {
   tempDir,
   testConfig,
   waitFor,
-} from './support.js';
+} from '../support/worker.js';
 
 // A statement that fails because the database went away under a run (a restart, a failover) is no
 // fault of the job: the run hands the job back, and the next attempt completes it.

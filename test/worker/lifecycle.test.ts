@@ -18,7 +18,7 @@ import {
   testConfig,
   untilAborted,
   waitFor,
-} from './support.js';
+} from '../support/worker.js';
 
 describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
   let t: TestStore;

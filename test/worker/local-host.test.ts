@@ -6,7 +6,7 @@ import type { Project } from '../../src/domain/project.js';
 import { createLocalHost, mergeLocalPullRequest } from '../../src/hosts/index.js';
 import type { CodeHost } from '../../src/hosts/types.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import { git, makeRepo, tempDir } from './support.js';
+import { git, useRepository } from '../support/worker.js';
 
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
 
@@ -26,23 +26,17 @@ function commitOn(bare: string, from: string, branch: string, files: Record<stri
 // The local code host (DESIGN section 6) on every dialect.
 describe.each(testDialects())('local code host on %s', (dialect) => {
   let t: TestStore;
-  let dir: string;
-  let bare: string;
   let project: Project;
   let host: CodeHost;
 
+  const repository = useRepository({ name: 'local-host', bare: true });
   beforeAll(async () => {
     t = await openTestStore(dialect);
-    dir = tempDir('local-host');
-    const { repo } = makeRepo(dir);
-    bare = path.join(dir, 'docs.git');
-    git(dir, 'clone', '-q', '--bare', repo, bare);
-    project = await t.store.projects.create({ name: 'Docs', repository: bare });
+    project = await t.store.projects.create({ name: 'Docs', repository: repository.bare });
     host = createLocalHost({ pullRequests: t.store.pullRequests, publicUrl: 'https://jobs.example.com' });
   });
   afterAll(async () => {
     await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const open = async (branch: string, projectOf = project, title = `Change ${branch}`) => {
@@ -73,7 +67,7 @@ describe.each(testDialects())('local code host on %s', (dialect) => {
     const again = await open('agentjobs/one', project, 'Renamed');
     expect(again).toEqual(first);
     expect(await t.store.pullRequests.get(project.id, 1)).toMatchObject({ title: 'Renamed', state: 'open' });
-    const other = await t.store.projects.create({ name: 'Other', repository: bare });
+    const other = await t.store.projects.create({ name: 'Other', repository: repository.bare });
     expect(await open('agentjobs/one', other)).toMatchObject({ number: 1 });
     const { pullRequests, more } = await t.store.pullRequests.list(project.id, { limit: 1 });
     expect(pullRequests.map((p) => p.number)).toEqual([2]);
@@ -100,32 +94,37 @@ describe.each(testDialects())('local code host on %s', (dialect) => {
     });
 
   it('merges by fast-forward when the base has not moved, then by a merge commit', async () => {
-    const head = commitOn(bare, 'main', 'agentjobs/ff', { 'ff.md': 'ff\n' });
+    const head = commitOn(repository.bare, 'main', 'agentjobs/ff', { 'ff.md': 'ff\n' });
     const { number } = await open('agentjobs/ff');
     const result = await merge(number);
     expect(result).toMatchObject({ sha: head, fastForward: true, pullRequest: { state: 'merged' } });
     expect(result.pullRequest.mergedAt).not.toBeNull();
-    expect(git(bare, 'rev-parse', 'main')).toBe(head);
+    expect(git(repository.bare, 'rev-parse', 'main')).toBe(head);
 
-    const side = commitOn(bare, 'main', 'agentjobs/side', { 'side.md': 'side\n' });
-    commitOn(bare, 'main', 'main', { 'other.md': 'other\n' });
-    const before = git(bare, 'rev-parse', 'main');
+    const side = commitOn(repository.bare, 'main', 'agentjobs/side', { 'side.md': 'side\n' });
+    commitOn(repository.bare, 'main', 'main', { 'other.md': 'other\n' });
+    const before = git(repository.bare, 'rev-parse', 'main');
     const { number: sideNumber } = await open('agentjobs/side');
     const merged = await merge(sideNumber);
     expect(merged.fastForward).toBe(false);
-    expect(git(bare, 'rev-parse', 'main')).toBe(merged.sha);
-    expect(git(bare, 'rev-list', '--parents', '-n', '1', 'main').split(' ').slice(1)).toEqual([before, side]);
-    expect(git(bare, 'show', 'main:side.md')).toBe('side');
-    expect(git(bare, 'log', '-1', '--format=%an %s', 'main')).toMatch(/^agentjobs Merge pull request #\d+/);
+    expect(git(repository.bare, 'rev-parse', 'main')).toBe(merged.sha);
+    expect(git(repository.bare, 'rev-list', '--parents', '-n', '1', 'main').split(' ').slice(1)).toEqual([
+      before,
+      side,
+    ]);
+    expect(git(repository.bare, 'show', 'main:side.md')).toBe('side');
+    expect(git(repository.bare, 'log', '-1', '--format=%an %s', 'main')).toMatch(
+      /^agentjobs Merge pull request #\d+/,
+    );
   });
 
   it('refuses a conflicting merge and leaves everything as it was', async () => {
-    commitOn(bare, 'main', 'agentjobs/conflict', { 'README.md': 'theirs\n' });
-    commitOn(bare, 'main', 'main', { 'README.md': 'ours\n' });
-    const before = git(bare, 'rev-parse', 'main');
+    commitOn(repository.bare, 'main', 'agentjobs/conflict', { 'README.md': 'theirs\n' });
+    commitOn(repository.bare, 'main', 'main', { 'README.md': 'ours\n' });
+    const before = git(repository.bare, 'rev-parse', 'main');
     const { number } = await open('agentjobs/conflict');
     await expect(merge(number)).rejects.toThrow(/conflicts/);
-    expect(git(bare, 'rev-parse', 'main')).toBe(before);
+    expect(git(repository.bare, 'rev-parse', 'main')).toBe(before);
     expect((await t.store.pullRequests.get(project.id, number))?.state).toBe('open');
     expect((await t.store.pullRequests.finish(project.id, number, 'closed'))?.state).toBe('closed');
   });

@@ -6,7 +6,7 @@ import { ensureMirror } from '../../src/git/mirror.js';
 import { createLocalHost, mergeLocalPullRequest, noticeOutsideChanges } from '../../src/hosts/index.js';
 import { resolveRepository } from '../../src/hosts/project-settings.js';
 import { openTestStore, type TestStore } from '../support/db.js';
-import { git, makeRepo, tempDir } from './support.js';
+import { git, makeRepo, tempDir } from '../support/worker.js';
 
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
 

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import type { Project } from '../../src/domain/project.js';
 import { type AnthropicDouble, startAnthropicDouble } from '../support/anthropic-double.js';
-import { type TestStore, testDialects } from '../support/db.js';
-import { type ScriptedWorker, scriptedWorker } from './scripted-worker.js';
-import { waitFor } from './support.js';
+import { testDialects } from '../support/db.js';
+import { useScriptedWorker } from '../support/scripted-worker.js';
+import { waitFor } from '../support/worker.js';
 
 const EPHEMERAL = { type: 'ephemeral' };
 /** Claude Sonnet 4.5's list price, USD per million tokens (src/agent/prices.ts). */
@@ -13,28 +12,21 @@ const PRICE = { input: 3, cacheRead: 0.3, cacheWrite: 3.75, output: 15 };
 // The real agent and worker with the real @ai-sdk/anthropic client, against a double of
 // Anthropic's Messages API that simulates its prompt cache.
 describe.each(testDialects())('prompt caching with Anthropic on %s', (dialect) => {
-  let scripted: ScriptedWorker;
-  let t: TestStore;
-  let repo: string;
-  let project: Project;
   let anthropic: AnthropicDouble;
-
   beforeAll(async () => {
     anthropic = await startAnthropicDouble();
-    // The project's model is Anthropic's, served by the double; the scripted model stays unused.
-    scripted = await scriptedWorker({
-      name: 'prompt-cache',
-      dialect,
-      env: {
-        AGENTJOBS_MODEL: 'anthropic:claude-sonnet-4-5',
-        ANTHROPIC_API_KEY: 'sk-ant-api03-test-key-for-the-double',
-        ANTHROPIC_BASE_URL: anthropic.url,
-      },
-    });
-    ({ t, repo, project } = scripted);
   });
+  // The project's model is Anthropic's, served by the double; the scripted model stays unused.
+  const scripted = useScriptedWorker(() => ({
+    name: 'prompt-cache',
+    dialect,
+    env: {
+      AGENTJOBS_MODEL: 'anthropic:claude-sonnet-4-5',
+      ANTHROPIC_API_KEY: 'sk-ant-api03-test-key-for-the-double',
+      ANTHROPIC_BASE_URL: anthropic.url,
+    },
+  }));
   afterAll(async () => {
-    await scripted?.close();
     await anthropic?.close();
   });
 
@@ -52,16 +44,16 @@ describe.each(testDialects())('prompt caching with Anthropic on %s', (dialect) =
       },
       { text: 'Extended the guide' },
     ]);
-    const created = await t.store.jobs.create({
-      projectId: project.id,
+    const created = await scripted.t.store.jobs.create({
+      projectId: scripted.project.id,
       prompt: 'Extend the guide',
       model: 'anthropic:claude-sonnet-4-5',
       baseRef: 'main',
-      repository: repo,
+      repository: scripted.repo,
       draft: false,
     });
     const job = (await waitFor(
-      () => t.store.jobs.get(project.id, created.id),
+      () => scripted.t.store.jobs.get(scripted.project.id, created.id),
       (current) => current?.status !== 'active',
       { timeoutMs: 60_000, everyMs: 50 },
     )) as Job;
@@ -106,11 +98,11 @@ describe.each(testDialects())('prompt caching with Anthropic on %s', (dialect) =
     expect(job.usage.costUsd).toBeCloseTo(cost, 5);
 
     // The usage events carry the running totals, cost included.
-    const events = await t.store.events.list(job.id, 0, 1000);
+    const events = await scripted.t.store.events.list(job.id, 0, 1000);
     const last = events.filter((event) => event.type === 'usage').at(-1);
     expect(last?.data).toMatchObject({ steps: 4, cachedInputTokens: job.usage.cachedInputTokens });
     expect(Number(last?.data.costUsd)).toBeCloseTo(cost, 5);
     // The stored conversation carries no cache marks: they belong to each request only.
-    expect(JSON.stringify(await t.store.queue.conversation(job.id))).not.toContain('cacheControl');
+    expect(JSON.stringify(await scripted.t.store.queue.conversation(job.id))).not.toContain('cacheControl');
   });
 });

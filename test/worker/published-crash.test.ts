@@ -5,15 +5,23 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { killGroup, startTsxChild } from '../support/processes.js';
+import { realAgentConfig, startRealWorker } from '../support/real-agent.js';
 import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
-import { realAgentConfig, startRealWorker } from './real-agent.js';
-import { fakeAgent, git, makeRepo, startTestWorker, tempDir, testConfig, waitFor } from './support.js';
+import {
+  fakeAgent,
+  git,
+  makeRepo,
+  startTestWorker,
+  tempDir,
+  testConfig,
+  waitFor,
+} from '../support/worker.js';
 
 /** Starts `published-crash-child.ts` in its own process group; resolves with the job it stalled on. */
 function startDoomedWorker(env: Record<string, string>) {
   let stalled: (jobId: string) => void = () => {};
   const { child, exited } = startTsxChild<{ completing?: string }>(
-    'test/worker/published-crash-child.ts',
+    'test/support/published-crash-child.ts',
     env,
     (message) => {
       if (message.completing) stalled(message.completing);

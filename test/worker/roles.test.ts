@@ -6,7 +6,7 @@ import { createStore, type Store } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
 import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
-import { git, makeRepo, tempDir, waitFor } from './support.js';
+import { git, makeRepo, tempDir, waitFor } from '../support/worker.js';
 
 const startWorkerProcess = (env: Record<string, string>) => startServerProcess(env, 'worker');
 

@@ -16,7 +16,7 @@ import {
   testConfig,
   untilAborted,
   waitFor,
-} from './support.js';
+} from '../support/worker.js';
 
 // The whole run pipeline with a fake agent: real git repositories, the local code host, a real database.
 describe.each(testDialects())('worker runs on %s', (dialect) => {

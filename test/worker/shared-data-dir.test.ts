@@ -11,7 +11,7 @@ import {
   type ScriptedTurn,
   startScriptedModel,
 } from '../support/scripted-model.js';
-import { git, makeRepo, tempDir, waitFor } from './support.js';
+import { git, makeRepo, tempDir, waitFor } from '../support/worker.js';
 
 const JOBS = 50;
 

@@ -11,7 +11,7 @@ import { type Config, loadConfig, type WorkerConfig } from '../../src/config.js'
 import { createLogger } from '../../src/log.js';
 import { createServerCodeHosts } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
-import { memoryLog } from '../support/app.js';
+import { memoryLog } from './app.js';
 
 /** The server's own secrets in these tests; none may leave a run. */
 export const SECRETS = {

@@ -7,10 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Worker } from '../../src/background/worker.js';
 import type { Project } from '../../src/domain/project.js';
-import { openTestStore, type TestDialect, type TestStore } from '../support/db.js';
-import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { openTestStore, type TestDialect, type TestStore } from './db.js';
 import { realAgentConfig, startRealWorker } from './real-agent.js';
-import { makeRepo, tempDir } from './support.js';
+import { type ScriptedModelServer, startScriptedModel } from './scripted-model.js';
+import { useFixture } from './use-fixture.js';
+import { makeRepo, tempDir } from './worker.js';
 
 export interface ScriptedWorker {
   t: TestStore;
@@ -24,19 +25,23 @@ export interface ScriptedWorker {
   close(): Promise<void>;
 }
 
-/**
- * Opens a `dialect` store (default SQLite), makes a repository (`makeRepo`, or `repo(dir)`) and its
- * project, starts the scripted model (reporting `usage` for every answer) and a worker with the
- * real agent on it (`env` over `realAgentConfig`'s). `close` it in `afterAll`.
- */
-export async function scriptedWorker(options: {
+/** Settings of `scriptedWorker`. */
+export interface ScriptedWorkerOptions {
+  /** Names the temporary folder. */
   name: string;
   dialect?: TestDialect;
   env?: Record<string, string>;
   repo?: (dir: string) => string;
   /** The tokens the model reports for every answer (`startScriptedModel`'s `usage`). */
   usage?: { prompt_tokens: number; completion_tokens: number };
-}): Promise<ScriptedWorker> {
+}
+
+/**
+ * Opens a `dialect` store (default SQLite), makes a repository (`makeRepo`, or `repo(dir)`) and its
+ * project, starts the scripted model (reporting `usage` for every answer) and a worker with the
+ * real agent on it (`env` over `realAgentConfig`'s). `close` it in `afterAll`.
+ */
+export async function scriptedWorker(options: ScriptedWorkerOptions): Promise<ScriptedWorker> {
   const dir = tempDir(options.name);
   const parts: Partial<ScriptedWorker> = {};
   const close = async () => {
@@ -60,4 +65,11 @@ export async function scriptedWorker(options: {
     await close();
     throw error;
   }
+}
+
+/** `scriptedWorker` for a whole suite: started in its `beforeAll`, closed in its `afterAll`. */
+export function useScriptedWorker(
+  options: ScriptedWorkerOptions | (() => ScriptedWorkerOptions),
+): ScriptedWorker {
+  return useFixture(scriptedWorker, options, (started) => started.close());
 }

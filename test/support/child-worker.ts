@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { openDb } from '../../src/store/db.js';
 import { createStore } from '../../src/store/store.js';
-import { fakeAgent, sleep, startTestWorker, testConfig } from './support.js';
+import { fakeAgent, sleep, startTestWorker, testConfig } from './worker.js';
 
 const store = createStore(openDb({ url: process.env.DATABASE_URL ?? '', poolSize: 5 }));
 const agent = fakeAgent(async ({ workspace, prompts }) => {

@@ -9,7 +9,8 @@ import { createLogger } from '../../src/log.js';
 import { createServerCodeHosts } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';
 import { AgentError, type AgentResult, type RunAgentOptions } from '../../src/worker/agent-port.js';
-import { memoryLog } from '../support/app.js';
+import { memoryLog } from './app.js';
+import { useFixture } from './use-fixture.js';
 
 export const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', ['-C', cwd, ...args], {
@@ -165,4 +166,32 @@ export async function startTestWorker(options: {
   });
   if (options.start !== false) await worker.start();
   return { worker, logs };
+}
+
+/** A repository `makeRepo` made in a temporary folder, and where it is served from. */
+export interface TestRepository {
+  /** The temporary folder; removed after the suite. */
+  dir: string;
+  /** The working copy, `main` checked out. */
+  repo: string;
+  /** A bare clone of it (`docs.git`), when asked for. */
+  bare: string;
+}
+
+/**
+ * A repository (`makeRepo`) in a folder of its own for the whole suite, with a bare clone of it
+ * when `bare`; the folder is removed after the suite. See `useFixture`.
+ */
+export function useRepository(options: { name: string; bare?: boolean }): TestRepository {
+  return useFixture(
+    async ({ name, bare }: { name: string; bare?: boolean }) => {
+      const dir = tempDir(name);
+      const { repo } = makeRepo(dir);
+      const clone = path.join(dir, 'docs.git');
+      if (bare) git(dir, 'clone', '-q', '--bare', repo, clone);
+      return { dir, repo, bare: bare ? clone : '' };
+    },
+    options,
+    async ({ dir }) => fs.rmSync(dir, { recursive: true, force: true }),
+  );
 }

@@ -4,13 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
-import { jobApi } from '../support/e2e.js';
-import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
-import type { E2eDouble, E2eHost } from '../support/host-e2e.js';
-import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
-import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
-import { haystacksOfService } from '../support/token-grep.js';
+import { createTestDatabase, type TestDatabase, testDialects } from './db.js';
+import { jobApi } from './e2e.js';
+import { type GitHttpServer, startGitHttpServer } from './git-http.js';
+import type { E2eDouble, E2eHost } from './host-e2e.js';
+import { runCli, type ServerProcess, startServerProcess } from './processes.js';
+import { type ScriptedModelServer, startScriptedModel } from './scripted-model.js';
+import { haystacksOfService } from './token-grep.js';
 
 const git = (repo: string, ...args: string[]) =>
   execFileSync('git', ['-C', repo, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })

@@ -1,0 +1,31 @@
+import { afterAll, beforeAll } from 'vitest';
+
+/** How `useFixture` ends what it started: by default the fixture's own `close()`. */
+export type FixtureClose<Fixture> = (fixture: Fixture) => Promise<unknown>;
+
+/**
+ * Starts a fixture in the suite's `beforeAll` and ends it in its `afterAll`, in place of the
+ * `let x; beforeAll(() => x = start()); afterAll(() => x?.close())` every suite wrote again. The
+ * object returned reads through to the started fixture; reading it before `beforeAll` throws.
+ * `options` may be a function, for settings known only once an earlier `beforeAll` has run.
+ */
+export function useFixture<Fixture extends object, Options>(
+  start: (options: Options) => Promise<Fixture>,
+  options: Options | (() => Options),
+  close: FixtureClose<Fixture>,
+): Fixture {
+  let current: Fixture | undefined;
+  beforeAll(async () => {
+    current = await start(typeof options === 'function' ? (options as () => Options)() : options);
+  });
+  afterAll(async () => {
+    if (current) await close(current);
+  });
+  return new Proxy({} as Fixture, {
+    get(_, property) {
+      if (!current) throw new Error(`the fixture is read (${String(property)}) before its beforeAll`);
+      const value = Reflect.get(current, property);
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+  });
+}
