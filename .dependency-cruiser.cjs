@@ -32,6 +32,13 @@ module.exports = {
       to: { path: '^src/cli/' },
     },
     {
+      name: 'config-reads-the-environment-only',
+      severity: 'error',
+      comment: 'config/ turns the environment into a validated, frozen config; it knows only the domain.',
+      from: { path: '^src/config/' },
+      to: { path: '^src/', pathNot: '^src/(config|domain)/' },
+    },
+    {
       name: 'client-imports-nothing-of-ours',
       severity: 'error',
       comment: 'client/ is the published typed client: its own files and its generated types only.',
@@ -108,7 +115,7 @@ module.exports = {
       from: { path: '^src/background/' },
       to: {
         path: '^src/',
-        pathNot: '^src/(background|store|domain|worker|webhooks|hosts|metrics)/|^src/(config|config-values|log)\\.ts$',
+        pathNot: '^src/(background|store|domain|worker|webhooks|hosts|metrics|config)/|^src/log\\.ts$',
       },
     },
     {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Config, loadConfig } from '../config.js';
+import { type Config, loadConfig } from '../config/config.js';
 import { parseModelId } from '../domain/model-id.js';
 import { AgentError } from './errors.js';
 import { createLanguageModel } from './models.js';

@@ -7,7 +7,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { DEMO_MODEL_ID, modelIdProblem, parseModelId } from '../domain/model-id.js';
 import { createDemoModel } from './demo-model.js';
 import { AgentError } from './errors.js';

@@ -6,10 +6,10 @@
  * their family's price. `AGENTJOBS_MODEL_PRICES` adds models or overrides these, by whole model id.
  * A model with no price has `costUsd` null: an unknown price is not a price of zero.
  */
-import type { PriceOverrides } from '../config.js';
+import type { PriceOverrides } from '../config/config.js';
 import { DEMO_MODEL_ID, parseModelId } from '../domain/model-id.js';
 
-export type { PriceOverrides } from '../config.js';
+export type { PriceOverrides } from '../config/config.js';
 
 /** When the table was last checked against the providers' published list prices. */
 export const PRICES_DATE = '2025-11';

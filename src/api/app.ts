@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { installErrorHandling } from '../http/errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/index.js';

@@ -9,7 +9,7 @@ import {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { redactSecrets } from '../domain/redact.js';
 import { clientErrorAnswer, neverTransient, sendError, toAppError } from '../http/errors.js';
 import { type Logger, requestLogger } from '../log.js';

@@ -5,7 +5,7 @@
  * send that frees a slot, and at the next retry's time, with the slow poll besides.
  */
 import { randomBytes } from 'node:crypto';
-import type { WebhookConfig } from '../config.js';
+import type { WebhookConfig } from '../config/config.js';
 import type { Logger } from '../log.js';
 import { WEBHOOKS_CHANNEL } from '../store/channels.js';
 import type { SecretBox } from '../store/secrets.js';

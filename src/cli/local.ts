@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { type Config, loadConfig } from '../config.js';
-import { DATA_DIR_NAME, describeDataDir } from '../data-dir.js';
+import { type Config, loadConfig } from '../config/config.js';
+import { DATA_DIR_NAME, describeDataDir } from '../config/data-dir.js';
 import type { Store } from '../store/store.js';
 import { CliError } from './output.js';
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/config.js';
 import { AgentJobsError, cliErrorOf } from './client.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerEvalCommand } from './commands/eval.js';

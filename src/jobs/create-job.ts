@@ -7,7 +7,7 @@
  * (the API as a status, the dashboard next to a field, MCP as a tool error).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { AppError, type LimitState } from '../domain/errors.js';
 import type { Job } from '../domain/job.js';
 import { chooseModel } from '../domain/model-id.js';

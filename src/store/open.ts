@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { openDb } from './db.js';
 import { migrate } from './migrate.js';
 import { createStore, type Store } from './store.js';

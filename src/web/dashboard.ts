@@ -3,7 +3,7 @@ import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { redactSecrets } from '../domain/redact.js';
 import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
 import { deriveKey, ensureSecretKey } from '../store/secrets.js';

@@ -4,7 +4,7 @@
  * of them.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { CodeHosts } from '../hosts/types.js';
 import type { AdminSession } from '../store/admin.js';
 import type { Store } from '../store/store.js';

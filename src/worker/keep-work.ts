@@ -3,7 +3,7 @@
  * job's branch (no pull request: the work is unfinished), and the job's error says where they are.
  * A follow-up continues on that branch, so money already spent is not thrown away.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { Job } from '../domain/job.js';
 import type { Redactor } from '../domain/redact.js';
 import { pushBranch } from '../git/push.js';

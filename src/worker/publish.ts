@@ -16,7 +16,7 @@
  */
 
 import { checkSummary } from '../checks/report.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { CheckFailurePolicy, CheckRun } from '../domain/checks.js';
 import type { Job } from '../domain/job.js';
 import { DEMO_MODEL_ID } from '../domain/model-id.js';

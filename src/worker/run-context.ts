@@ -3,7 +3,7 @@
  * it reports its end). A file of their own, so that `run.ts`, which calls `settle.ts`, and
  * `settle.ts` both use them without a circle of imports.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { CodeHosts } from '../hosts/types.js';
 import type { Logger } from '../log.js';
 import type { Metrics, RunOutcome } from '../metrics/index.js';

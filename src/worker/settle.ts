@@ -2,7 +2,7 @@
  * How a run that did not complete ends: handed back to the queue (a shutdown, a database outage),
  * stopped without a word more (a lost lease, an archive), or failed with the job's error.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { createRedactor, type Redactor } from '../domain/redact.js';
 import { isLeaseLost, type Lease } from '../store/queue/index.js';
 import { retryTransient } from '../store/transient.js';

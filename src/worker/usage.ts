@@ -8,7 +8,7 @@
  *   live and the daily budget sees runs still going; complete and fail then add only the remainder,
  *   which is nothing for the real agent and everything for an agent that reports no steps.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { NewEvent } from '../domain/events.js';
 import type { Job, RunUsage } from '../domain/job.js';
 import type { Lease } from '../store/queue/index.js';

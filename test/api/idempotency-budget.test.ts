@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { fingerprint, sha256 } from '../../src/jobs/create-job.js';
 import { createLogger } from '../../src/log.js';
 import { openDb } from '../../src/store/db.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { generateKey } from '../../src/domain/keys.js';
 import { createLogger } from '../../src/log.js';
 import { openDb } from '../../src/store/db.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { checkProject } from '../../src/hosts/index.js';
 import { createServerCodeHosts } from '../../src/server.js';
 import { createSecretBox } from '../../src/store/secrets.js';

@@ -7,7 +7,7 @@
 import { runAgent } from '../../src/agent/loop.js';
 import { createLanguageModel } from '../../src/agent/models.js';
 import { createWorker, type Worker } from '../../src/background/worker.js';
-import { type Config, loadConfig, type WorkerConfig } from '../../src/config.js';
+import { type Config, loadConfig, type WorkerConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/log.js';
 import { createServerCodeHosts } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LanguageModel, ModelMessage } from 'ai';
 import { createWorker, type Worker } from '../../src/background/worker.js';
-import { type Config, loadConfig, type WorkerConfig } from '../../src/config.js';
+import { type Config, loadConfig, type WorkerConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/log.js';
 import { createServerCodeHosts } from '../../src/server.js';
 import type { Store } from '../../src/store/store.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import type { Job } from '../../src/domain/job.js';
 import { ensureAdminPassword } from '../../src/domain/password.js';
 import { createSecretBox, ensureSecretKey } from '../../src/store/secrets.js';

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDeliverer, type Deliverer } from '../../src/background/deliverer.js';
-import type { WebhookConfig } from '../../src/config.js';
+import type { WebhookConfig } from '../../src/config/config.js';
 import type { WebhookDelivery, WebhookEventType } from '../../src/domain/webhook.js';
 import { createLogger } from '../../src/log.js';
 import { openDb } from '../../src/store/db.js';

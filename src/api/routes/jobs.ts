@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/config.js';
 import { AppError, type LimitState } from '../../domain/errors.js';
 import { createJob } from '../../jobs/create-job.js';
 import { followUp } from '../../jobs/follow-up.js';

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/config.js';
 import { AppError } from '../../domain/errors.js';
 import { ID_PATTERN } from '../../domain/ids.js';
 import { createSecretBox, ensureSecretKey, type SecretBox } from '../../store/secrets.js';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { createLanguageModel, MissingProviderError } from '../../agent/models.js';
 import { priceOf } from '../../agent/prices.js';
 import { contextWindowOf } from '../../agent/windows.js';
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/config.js';
 import { formatReport } from '../../eval/report.js';
 import { runEval } from '../../eval/runner.js';
 import { findTasks, TaskFileError } from '../../eval/task.js';

@@ -4,7 +4,7 @@
  * the other admin commands; a merge is the dashboard's merge.
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/config.js';
 import type { Project } from '../../domain/project.js';
 import type { PullRequest } from '../../domain/pull-request.js';
 import type { Store } from '../../store/store.js';

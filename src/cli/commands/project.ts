@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { SandboxSettings } from '../../checks/sandbox.js';
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/config.js';
 import { CHECK_FAILURE_POLICIES, DEFAULT_CHECK_TIMEOUT_SECONDS } from '../../domain/checks.js';
 import {
   CODE_HOSTS,

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { ModelStatus } from '../../api/plugins/health.js';
-import { type Config, loadConfig } from '../../config.js';
+import { type Config, loadConfig } from '../../config/config.js';
 import { generateKey } from '../../domain/keys.js';
 import { DEMO_MODEL_ID } from '../../domain/model-id.js';
 import type { Project } from '../../domain/project.js';

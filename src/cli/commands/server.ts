@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/config.js';
 import { CliError, type OutputOptions, print } from '../output.js';
 
 type Role = 'serve' | 'api' | 'worker';

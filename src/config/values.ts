@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { isModelId } from './domain/model-id.js';
+import { isModelId } from '../domain/model-id.js';
 
 /**
  * The parsers of single environment values (numbers, durations, URLs, model ids, prices) that

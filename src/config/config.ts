@@ -1,5 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_MODEL_ID } from '../domain/job.js';
+import { WEBHOOK_DISABLE_AFTER_MS } from '../domain/webhook.js';
+import { chooseDataDir, type DataDirSource } from './data-dir.js';
 import {
   boolean,
   dollars,
@@ -12,10 +15,7 @@ import {
   optionalString,
   type PriceOverrides,
   trustProxy,
-} from './config-values.js';
-import { chooseDataDir, type DataDirSource } from './data-dir.js';
-import { DEFAULT_MODEL_ID } from './domain/job.js';
-import { WEBHOOK_DISABLE_AFTER_MS } from './domain/webhook.js';
+} from './values.js';
 
 export type { PriceOverrides };
 
