@@ -27,7 +27,7 @@ const dist = pathToFileURL(path.resolve('dist')).href;
 // straight in the store, then one line with what the load generator needs.
 const serverSource = (withMetrics) => `
   import { buildApp } from '${dist}/api/app.js';
-  import { loadConfig } from '${dist}/config.js';
+  import { loadConfig } from '${dist}/config/config.js';
   import { generateKey } from '${dist}/domain/keys.js';
   import { createLogger } from '${dist}/log.js';
   import { Metrics } from '${dist}/metrics/index.js';
