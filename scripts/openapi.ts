@@ -15,6 +15,7 @@ import { buildApp } from '../src/api/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/log.js';
 import { openStore } from '../src/store/open.js';
+import { lazySecretBox } from '../src/store/secrets.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DOCUMENT_PATH = path.join(root, 'docs/openapi.json');
@@ -27,7 +28,12 @@ export async function renderOpenApiDocument(): Promise<string> {
   const config = loadConfig({ AGENTJOBS_DATA_DIR: dataDir });
   const store = await openStore(config);
   try {
-    const app = await buildApp({ config, store, logger: createLogger('silent') });
+    const app = await buildApp({
+      config,
+      store,
+      logger: createLogger('silent'),
+      secrets: lazySecretBox(config),
+    });
     try {
       const response = await app.inject({ method: 'GET', url: '/v2/openapi.json' });
       if (response.statusCode !== 200) throw new Error(`/v2/openapi.json answered ${response.statusCode}`);

@@ -27,25 +27,27 @@ import { Metrics } from './metrics/index.js';
 import { startJobCountRefresh } from './metrics/job-counts.js';
 import { type MetricsServer, startMetricsServer } from './metrics/server.js';
 import { openStore } from './store/open.js';
-import { createSecretBox, ensureSecretKey, type SecretBox, SecretError } from './store/secrets.js';
+import { ensureSecretKey, lazySecretBox, type SecretBox, SecretError } from './store/secrets.js';
 import type { Store } from './store/store.js';
 import { dashboard } from './web/dashboard.js';
 import type { ResolveModel, RunAgent } from './worker/agent-port.js';
 
 /**
  * The webhook deliverer of a process; every role runs one, so events go out while any process of a
- * deployment is up. Secrets are opened with the server's key, read on first use.
+ * deployment is up. Secrets are opened with the process's secret box.
  */
-function makeDeliverer(config: Config, store: Store, logger: Logger, metrics: Metrics): Deliverer {
-  let box: SecretBox | null = null;
+function makeDeliverer(
+  config: Config,
+  store: Store,
+  logger: Logger,
+  metrics: Metrics,
+  secrets: () => SecretBox,
+): Deliverer {
   const deliverer = createDeliverer({
     store,
     logger,
     config: config.webhooks,
-    secrets: () => {
-      box ??= createSecretBox(ensureSecretKey(config));
-      return box;
-    },
+    secrets,
     pollMs: config.worker.pollMs,
     onAttempt: (outcome) => metrics.webhookDelivery(outcome),
   });
@@ -89,15 +91,13 @@ const realAgent: Agent = { runAgent, resolveModel: createLanguageModel };
 export function createServerCodeHosts(
   config: Config,
   store: Store,
-  publicUrl: () => string = () => config.publicUrl,
-  metrics?: Metrics,
+  options: { secrets: () => SecretBox; publicUrl?: () => string; metrics?: Metrics },
 ): CodeHosts {
-  let secrets: SecretBox | null = null;
+  const { secrets, metrics, publicUrl = () => config.publicUrl } = options;
   return createCodeHosts({
     async secret(project) {
       try {
-        secrets ??= createSecretBox(ensureSecretKey(config));
-        return await store.projects.hostToken(project.id, secrets);
+        return await store.projects.hostToken(project.id, secrets());
       } catch (error) {
         // A key that changed since the token was stored: say so, it is the operator's to fix.
         throw error instanceof SecretError ? new CodeHostError(error.message) : error;
@@ -155,7 +155,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     prefix: '/ui',
     config,
     store,
-    hosts: options.hosts ?? createServerCodeHosts(config, store),
+    hosts: options.hosts ?? createServerCodeHosts(config, store, { secrets: options.secrets }),
+    secrets: options.secrets,
   });
   return app;
 }
@@ -258,18 +259,29 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const logger = createLogger(config.logLevel, logDestination(config.logFormat));
   protectFiles(config, logger);
   ensureSecretKey(config);
+  // The one secret box of the process, handed to every part that seals or opens.
+  const secrets = lazySecretBox(config);
   const store = await openStore(config);
   const lifecycle = { draining: false };
   let worker: Worker | null = null;
   const { metrics, stopRefresh } = processMetrics(store, logger);
-  const deliverer = makeDeliverer(config, store, logger, metrics);
+  const deliverer = makeDeliverer(config, store, logger, metrics, secrets);
   // Known once the server listens: with an ephemeral port, the port is part of it.
   let publicUrl = config.publicUrl;
-  const hosts = createServerCodeHosts(config, store, () => publicUrl, metrics);
+  const hosts = createServerCodeHosts(config, store, { secrets, publicUrl: () => publicUrl, metrics });
   let closer: Awaited<ReturnType<typeof startPullRequestCloser>> | null = null;
   try {
     const modelStatus = defaultModelStatus(config);
-    const app = await buildHttpApp({ config, store, logger, lifecycle, hosts, metrics, modelStatus });
+    const app = await buildHttpApp({
+      config,
+      store,
+      logger,
+      lifecycle,
+      hosts,
+      metrics,
+      modelStatus,
+      secrets,
+    });
     const address = await app.listen({ host: config.host, port: config.port });
     publicUrl = withListeningPort(config, address).publicUrl;
     if (options.worker) {
@@ -334,12 +346,13 @@ export async function startWorkerProcess(
 ): Promise<RunningWorker> {
   const logger = createLogger(config.logLevel, logDestination(config.logFormat));
   protectFiles(config, logger);
+  const secrets = lazySecretBox(config);
   const store = await openStore(config);
   const { metrics, stopRefresh } = processMetrics(store, logger);
-  const deliverer = makeDeliverer(config, store, logger, metrics);
+  const deliverer = makeDeliverer(config, store, logger, metrics, secrets);
   let metricsServer: MetricsServer | null = null;
   try {
-    const hosts = createServerCodeHosts(config, store, undefined, metrics);
+    const hosts = createServerCodeHosts(config, store, { secrets, metrics });
     const worker = createWorker({ config, store, logger, hosts, metrics, ...(options.agent ?? realAgent) });
     if (config.metrics.port !== null) {
       metricsServer = await startMetricsServer({

@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import { installErrorHandling } from '../http/errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/index.js';
+import type { SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
 import { limitConnections, serverOptions } from './http-server.js';
 import { apiKeyAuth } from './plugins/api-key-auth.js';
@@ -26,6 +27,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** Whether the default model can be used, for `/healthz`; none: not said. */
   modelStatus?: ModelStatus;
+  /** The process's secret box (`lazySecretBox`), for webhook signing secrets. */
+  secrets: () => SecretBox;
 }
 
 /**
@@ -39,6 +42,7 @@ export async function buildApp({
   lifecycle = { draining: false },
   metrics,
   modelStatus,
+  secrets,
 }: AppOptions) {
   const app = Fastify(serverOptions(config, logger)).withTypeProvider<ZodTypeProvider>();
   limitConnections(app.server, config.limits.maxConnections, logger);
@@ -62,7 +66,7 @@ export async function buildApp({
   await app.register(async (v2) => {
     await v2.register(apiKeyAuth, { store, lifecycle });
     await v2.register(jobRoutes, { config, store });
-    await v2.register(webhookRoutes, { config, store });
+    await v2.register(webhookRoutes, { config, store, secrets });
     await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });
   });
 

@@ -10,8 +10,11 @@ import { CliError } from './output.js';
  * AGENTJOBS_DATA_DIR, no DATABASE_URL, no `.agentjobs` here or above) is refused: it was almost
  * certainly run from the wrong folder, and the server would never see what it writes.
  */
-export function adminConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
-  const config = loadConfig(env, cwd);
+export function adminConfig(
+  config: Config = loadConfig(),
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): Config {
   if (env.DATABASE_URL) return config;
   const choice = { dir: config.dataDir, source: config.dataDirSource };
   const databaseFile = config.databaseUrl.replace(/^sqlite:/, '');
@@ -32,13 +35,20 @@ export function adminConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.
   return config;
 }
 
-/** Runs `fn` against the service's own database (the admin commands work without a server). */
-export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` against the service's own database (the admin commands work without a server), with
+ * the command's config: the one it read already, or read here.
+ */
+export async function withStore<T>(
+  fn: (store: Store, config: Config) => Promise<T>,
+  loaded: Config = loadConfig(),
+): Promise<T> {
+  const config = adminConfig(loaded);
   // Loaded here, not at the top: most commands are clients of the API and never open a database.
   const { openStore } = await import('../store/open.js');
-  const store = await openStore(adminConfig());
+  const store = await openStore(config);
   try {
-    return await fn(store);
+    return await fn(store, config);
   } finally {
     await store.close();
   }

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSecretBox, SecretError } from './secrets.js';
+import { createSecretBox, lazySecretBox, SecretError } from './secrets.js';
 
 const key = () => randomBytes(32).toString('base64url');
 
@@ -47,5 +50,21 @@ describe('secret box', () => {
       expect(String((error as Error).message)).not.toContain(secret);
     }
     expect(() => createSecretBox('short')).toThrow(/32/);
+  });
+});
+
+describe('the process secret box', () => {
+  it('makes the key only when first used, and then gives the same box every time', () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-box-'));
+    try {
+      const secrets = lazySecretBox({ secretKey: null, dataDir });
+      expect(fs.existsSync(path.join(dataDir, 'secret.key'))).toBe(false);
+      const box = secrets();
+      expect(fs.existsSync(path.join(dataDir, 'secret.key'))).toBe(true);
+      expect(secrets()).toBe(box);
+      expect(box.open(box.seal('token', 'project:1'), 'project:1')).toBe('token');
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -97,3 +97,16 @@ export function ensureSecretKey(config: Pick<Config, 'secretKey' | 'dataDir'>): 
   }
   return fs.readFileSync(file, 'utf8').trim();
 }
+
+/**
+ * The process's secret box, made from the server's key when first needed, so a server that seals
+ * nothing (only local projects, no webhooks) never makes a key. Built once, where the process's
+ * parts are wired (`server.ts`, a CLI command), and handed to every part that seals or opens.
+ */
+export function lazySecretBox(config: Pick<Config, 'secretKey' | 'dataDir'>): () => SecretBox {
+  let box: SecretBox | null = null;
+  return () => {
+    box ??= createSecretBox(ensureSecretKey(config));
+    return box;
+  };
+}

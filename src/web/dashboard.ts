@@ -143,7 +143,7 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/ui/projects', 303));
   await app.register(assetRoutes);
   // Not `options` itself: it carries the `/ui` prefix, which would apply a second time.
-  const pages = { config: options.config, store, hosts: options.hosts };
+  const pages = { config: options.config, store, hosts: options.hosts, secrets: options.secrets };
   for (const plugin of [signInPages, projectPages, keyPages, webhookPages, jobPages, pullRequestPages])
     await app.register(plugin, pages);
 };

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { CodeHosts } from '../hosts/types.js';
 import type { AdminSession } from '../store/admin.js';
+import type { SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
 import { type Html, page } from './html.js';
 
@@ -22,6 +23,8 @@ export interface DashboardOptions {
   config: Config;
   store: Store;
   hosts: CodeHosts;
+  /** The process's secret box: host tokens and webhook secrets are sealed with it. */
+  secrets: () => SecretBox;
 }
 
 export const SESSION_COOKIE = 'agentjobs_session';

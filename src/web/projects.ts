@@ -3,7 +3,6 @@ import { type SandboxStatus, sandboxStatus } from '../checks/sandbox.js';
 import { CHECK_FAILURE_POLICIES } from '../domain/checks.js';
 import { CODE_HOSTS, type NewProject, type Project, PUBLISH_MODES } from '../domain/project.js';
 import { checkProject, type HostCheck } from '../hosts/index.js';
-import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
 import { fieldHint, type Html, html } from './html.js';
 import { type DashboardOptions, sendPage } from './layout.js';
 import { type FieldErrors, type ProjectFormValues, parseProjectForm } from './project-form.js';
@@ -100,13 +99,10 @@ function checkResults(checks: HostCheck[]): Html {
     <ul class="commits">${checks.map((c) => html`<li><span class="badge ${c.ok ? 'open' : 'failed'}">${c.ok ? 'ok' : 'missing'}</span> <strong>${c.name}</strong>: ${c.detail}</li>`)}</ul></section>`;
 }
 
-export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store, hosts }) => {
-  let secrets: SecretBox | null = null;
-  const secretBox = () => {
-    secrets ??= createSecretBox(ensureSecretKey(config));
-    return secrets;
-  };
-
+export const projectPages: FastifyPluginAsync<DashboardOptions> = async (
+  app,
+  { config, store, hosts, secrets: secretBox },
+) => {
   app.get('/projects', { schema: { hide: true } }, async (request, reply) => {
     const projects = await store.projects.list();
     return sendPage(

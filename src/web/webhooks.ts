@@ -13,7 +13,6 @@ import {
   type WebhookEndpoint,
   type WebhookEventType,
 } from '../domain/webhook.js';
-import { createSecretBox, ensureSecretKey, type SecretBox } from '../store/secrets.js';
 import { checkWebhookUrl, WebhookUrlError } from '../webhooks/address.js';
 import { clip, fieldHint, type Html, html, time } from './html.js';
 import { cookieOptions, type DashboardOptions, sendPage } from './layout.js';
@@ -79,12 +78,7 @@ function attemptLines(delivery: WebhookDelivery): Html {
   )}</ol>`;
 }
 
-export const webhookPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store }) => {
-  let box: SecretBox | null = null;
-  const secrets = () => {
-    box ??= createSecretBox(ensureSecretKey(config));
-    return box;
-  };
+export const webhookPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store, secrets }) => {
   const endpointOf = async (project: Project, webhookId: string) => {
     const endpoint = await store.webhooks.get(project.id, webhookId);
     if (!endpoint) throw new AppError('not_found', 'There is no such webhook in this project.');

@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { fingerprint, sha256 } from '../../src/jobs/create-job.js';
 import { createLogger } from '../../src/log.js';
 import { openDb } from '../../src/store/db.js';
+import { lazySecretBox } from '../../src/store/secrets.js';
 import { createStore, type Store } from '../../src/store/store.js';
 import { memoryLog, startTestApp, type TestApp } from '../support/app.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
@@ -29,6 +30,7 @@ describe.each(testDialects())('idempotent replays and the hourly budget on %s', 
     secondStore = createStore(openDb({ url: database.url }));
     second = await buildApp({
       config: loadConfig({ ...env, LOG_LEVEL: 'silent' }),
+      secrets: lazySecretBox(loadConfig({ ...env, LOG_LEVEL: 'silent' })),
       store: secondStore,
       logger: createLogger('silent', memoryLog([])),
     });

@@ -4,6 +4,7 @@ import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/log.js';
 import { openDb } from '../../src/store/db.js';
+import { lazySecretBox } from '../../src/store/secrets.js';
 import { createStore, type Store } from '../../src/store/store.js';
 import { memoryLog, startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
@@ -61,6 +62,7 @@ describe.each(testDialects())('revoking a key on %s', (dialect) => {
     secondStore = createStore(openDb({ url: first.database.url }));
     second = await buildApp({
       config: loadConfig({ LOG_LEVEL: 'silent' }),
+      secrets: lazySecretBox(loadConfig({ LOG_LEVEL: 'silent' })),
       store: secondStore,
       logger: createLogger('silent', memoryLog([])),
     });

@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { generateKey } from '../../src/domain/keys.js';
 import { createLogger } from '../../src/log.js';
 import { openDb } from '../../src/store/db.js';
+import { lazySecretBox } from '../../src/store/secrets.js';
 import { createStore } from '../../src/store/store.js';
 import { memoryLog, startTestApp } from '../support/app.js';
 import { openTestStore, testDialects } from '../support/db.js';
@@ -17,6 +18,7 @@ describe.each(testDialects())('state shared across API processes on %s', (dialec
     const secondStore = createStore(openDb({ url: database.url }));
     const second = await buildApp({
       config: loadConfig({ ...env, LOG_LEVEL: 'silent' }),
+      secrets: lazySecretBox(loadConfig({ ...env, LOG_LEVEL: 'silent' })),
       store: secondStore,
       logger: createLogger('silent', memoryLog([])),
     });
@@ -45,6 +47,7 @@ describe.each(testDialects())('state shared across API processes on %s', (dialec
     const database = await openTestStore(dialect);
     const app = await buildApp({
       config: loadConfig({ LOG_LEVEL: 'silent' }),
+      secrets: lazySecretBox(loadConfig({ LOG_LEVEL: 'silent' })),
       store: database.store,
       logger: createLogger('silent'),
       lifecycle,
@@ -87,6 +90,7 @@ describe('an unreachable database', () => {
     const store = createStore(openDb({ url: 'postgres://postgres@127.0.0.1:1/none' }));
     const app = await buildApp({
       config: loadConfig({ LOG_LEVEL: 'silent' }),
+      secrets: lazySecretBox(loadConfig({ LOG_LEVEL: 'silent' })),
       store,
       logger: createLogger('silent'),
     });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { checkProject } from '../../src/hosts/index.js';
 import { createServerCodeHosts } from '../../src/server.js';
-import { createSecretBox } from '../../src/store/secrets.js';
+import { createSecretBox, lazySecretBox } from '../../src/store/secrets.js';
 import { openTestStore, type TestStore } from '../support/db.js';
 
 // The server gives the code hosts a secret lookup, never the store or the secret box: what the
@@ -25,6 +25,11 @@ describe('the code hosts the server builds', () => {
 
   const configWith = (secretKey: string) =>
     loadConfig({ AGENTJOBS_DATA_DIR: dataDir, AGENTJOBS_SECRET_KEY: secretKey, LOG_LEVEL: 'silent' });
+  /** The server's code hosts under a key of their own, not the one the test sealed with. */
+  const hostsWithNewKey = () => {
+    const config = configWith(randomBytes(32).toString('hex'));
+    return createServerCodeHosts(config, t.store, { secrets: lazySecretBox(config) });
+  };
 
   it('says a token sealed under another key cannot be opened, and what a missing one needs', async () => {
     const project = await t.store.projects.create({
@@ -32,10 +37,7 @@ describe('the code hosts the server builds', () => {
       repository: 'https://gitea.example.com/org/docs.git',
       host: 'gitea',
     });
-    const missing = await checkProject(
-      createServerCodeHosts(configWith(randomBytes(32).toString('hex')), t.store),
-      project,
-    );
+    const missing = await checkProject(hostsWithNewKey(), project);
     expect(missing).toEqual([
       { name: 'credentials', ok: false, detail: expect.stringContaining('agentjobs project token') },
     ]);
@@ -46,7 +48,7 @@ describe('the code hosts the server builds', () => {
       createSecretBox(randomBytes(32).toString('hex')),
     );
     const sealed = (await t.store.projects.get(project.id)) ?? project;
-    const hosts = createServerCodeHosts(configWith(randomBytes(32).toString('hex')), t.store);
+    const hosts = hostsWithNewKey();
     const checks = await checkProject(hosts, sealed);
     expect(checks).toEqual([
       { name: 'credentials', ok: false, detail: expect.stringMatching(/cannot be opened/) },

@@ -5,6 +5,7 @@ import { generateKey, type KeyScope } from '../../src/domain/keys.js';
 import type { Project } from '../../src/domain/project.js';
 import { createLogger } from '../../src/log.js';
 import { buildHttpApp } from '../../src/server.js';
+import { lazySecretBox } from '../../src/store/secrets.js';
 import type { Store } from '../../src/store/store.js';
 import { openTestStore, type TestDialect, type TestStore } from './db.js';
 
@@ -46,6 +47,7 @@ export async function startTestApp(
   const logs: string[] = [];
   const app = await buildHttpApp({
     config,
+    secrets: lazySecretBox(config),
     store: database.store,
     logger: createLogger('debug', memoryLog(logs)),
   });

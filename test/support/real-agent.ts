@@ -10,6 +10,7 @@ import { createWorker, type Worker } from '../../src/background/worker.js';
 import { type Config, loadConfig, type WorkerConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/log.js';
 import { createServerCodeHosts } from '../../src/server.js';
+import { lazySecretBox } from '../../src/store/secrets.js';
 import type { Store } from '../../src/store/store.js';
 import { memoryLog } from './app.js';
 
@@ -55,7 +56,7 @@ export async function startRealWorker(config: Config, store: Store, id: string) 
     config,
     store,
     logger: createLogger('debug', memoryLog(logs)),
-    hosts: createServerCodeHosts(config, store),
+    hosts: createServerCodeHosts(config, store, { secrets: lazySecretBox(config) }),
     runAgent,
     resolveModel: createLanguageModel,
     id,

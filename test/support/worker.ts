@@ -7,6 +7,7 @@ import { createWorker, type Worker } from '../../src/background/worker.js';
 import { type Config, loadConfig, type WorkerConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/log.js';
 import { createServerCodeHosts } from '../../src/server.js';
+import { lazySecretBox } from '../../src/store/secrets.js';
 import type { Store } from '../../src/store/store.js';
 import { AgentError, type AgentResult, type RunAgentOptions } from '../../src/worker/agent-port.js';
 import { memoryLog } from './app.js';
@@ -159,7 +160,7 @@ export async function startTestWorker(options: {
     config: options.config,
     store: options.store,
     logger: createLogger('debug', memoryLog(logs)),
-    hosts: createServerCodeHosts(options.config, options.store),
+    hosts: createServerCodeHosts(options.config, options.store, { secrets: lazySecretBox(options.config) }),
     runAgent: options.agent.runAgent,
     resolveModel: fakeResolveModel,
     ...(options.id ? { id: options.id } : {}),

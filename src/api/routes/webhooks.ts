@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Config } from '../../config/config.js';
 import { AppError } from '../../domain/errors.js';
 import { ID_PATTERN } from '../../domain/ids.js';
-import { createSecretBox, ensureSecretKey, type SecretBox } from '../../store/secrets.js';
+import type { SecretBox } from '../../store/secrets.js';
 import type { Store } from '../../store/store.js';
 import { checkWebhookUrl, WebhookUrlError } from '../../webhooks/address.js';
 import { commonErrors, errorResponse, jsonResponse, projectParams } from '../schemas.js';
@@ -28,6 +28,8 @@ import {
 export interface WebhookRoutesOptions {
   config: Config;
   store: Store;
+  /** The process's secret box: endpoints' signing secrets are sealed with it. */
+  secrets: () => SecretBox;
 }
 
 const notFoundResponse = errorResponse(
@@ -53,12 +55,10 @@ function decodeCursor(cursor: string): string {
 const notFound = (webhookId: string) =>
   new AppError('webhook_not_found', `No webhook ${webhookId} in this project.`);
 
-export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async (app, { config, store }) => {
-  let box: SecretBox | null = null;
-  const secrets = () => {
-    box ??= createSecretBox(ensureSecretKey(config));
-    return box;
-  };
+export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async (
+  app,
+  { config, store, secrets },
+) => {
   const allowedUrl = async (url: string) => {
     try {
       await checkWebhookUrl(url, config.webhooks.allowPrivate);

@@ -109,7 +109,7 @@ export function registerPullRequestCommands(program: Command) {
           if (error instanceof CodeHostError) throw new CliError(error.message, 'not_merged');
           throw error;
         }
-      });
+      }, config);
       const { pullRequest: merged } = result;
       print(options, result, () =>
         [

@@ -17,7 +17,7 @@ import {
   type SettingProblem,
   splitModelList,
 } from '../../domain/project-settings.js';
-import { createSecretBox, ensureSecretKey } from '../../store/secrets.js';
+import { lazySecretBox } from '../../store/secrets.js';
 import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 
@@ -113,7 +113,7 @@ function settingsOf(options: CreateOptions) {
 }
 
 /** The check settings given on the command line, checked (a command needs a working sandbox). */
-async function checkSettingsOf(options: CheckOptions) {
+async function checkSettingsOf(options: CheckOptions, sandbox: SandboxSettings) {
   const { CheckSettingsError, parseCheckSettings } = await import('../../checks/settings.js');
   const timeout = options.checkTimeout;
   try {
@@ -125,7 +125,7 @@ async function checkSettingsOf(options: CheckOptions) {
           : {}),
         ...(options.onCheckFailure !== undefined ? { onCheckFailure: options.onCheckFailure } : {}),
       },
-      loadConfig().checks.sandbox,
+      sandbox,
     );
     return {
       ...parsed,
@@ -278,7 +278,8 @@ export function registerProjectCommands(program: Command) {
       const name = options.name.trim();
       if (!name) throw new CliError('--name must not be empty.');
       const { hostSettings, models } = settingsOf(options);
-      const checks = await checkSettingsOf(options);
+      const config = loadConfig();
+      const checks = await checkSettingsOf(options, config.checks.sandbox);
       // The code-host clients load only for the commands that need them (see commands/server.ts).
       const { checkHostSettings, ProjectSettingsError, resolveRepository } = await import(
         '../../hosts/project-settings.js'
@@ -309,9 +310,9 @@ export function registerProjectCommands(program: Command) {
           dailyBudgetUsd,
         });
         if (token === null) return made;
-        await store.projects.setHostToken(made.id, token, createSecretBox(ensureSecretKey(loadConfig())));
+        await store.projects.setHostToken(made.id, token, lazySecretBox(config)());
         return (await store.projects.get(made.id)) ?? made;
-      });
+      }, config);
       print(options, created, () => `Created project ${created.id}\n${describe(created)}`);
     });
 
@@ -329,7 +330,8 @@ export function registerProjectCommands(program: Command) {
       if (options.publish !== undefined && !PUBLISH_MODES.includes(options.publish as PublishMode))
         throw new CliError(`--publish must be one of ${PUBLISH_MODES.join(', ')}.`);
       if (options.name !== undefined && !options.name.trim()) throw new CliError('--name must not be empty.');
-      const checks = await checkSettingsOf(options);
+      const config = loadConfig();
+      const checks = await checkSettingsOf(options, config.checks.sandbox);
       const dailyBudgetUsd =
         options.dailyBudgetUsd === undefined ? undefined : dailyBudgetOf(options.dailyBudgetUsd);
       const updated = await withStore(async (store) => {
@@ -346,7 +348,7 @@ export function registerProjectCommands(program: Command) {
             ...closePrOnArchiveOf(options),
           })) ?? found
         );
-      });
+      }, config);
       print(options, updated, () => `Updated project ${updated.id}\n${describe(updated)}`);
     });
 
@@ -376,11 +378,11 @@ export function registerProjectCommands(program: Command) {
     .option('--token-stdin', 'read the token from standard input')
     .option('--json', 'machine-readable output')
     .action(async (id: string, options: TokenOptions & OutputOptions) => {
-      const updated = await withStore(async (store) => {
+      const updated = await withStore(async (store, config) => {
         const found = await requireProject(store, id);
         if (found.host === 'local') throw new CliError('A local project needs no token.');
         const token = await readToken(found.host, options);
-        await store.projects.setHostToken(found.id, token, createSecretBox(ensureSecretKey(loadConfig())));
+        await store.projects.setHostToken(found.id, token, lazySecretBox(config)());
         return (await store.projects.get(found.id)) ?? found;
       });
       print(options, updated, () => `Stored a new token for project ${updated.id}.`);
@@ -391,12 +393,14 @@ export function registerProjectCommands(program: Command) {
     .description('Check that the project’s credentials can read the repository, push and open pull requests')
     .option('--json', 'machine-readable output')
     .action(async (id: string, options: OutputOptions) => {
-      const config = loadConfig();
       const { checkProject } = await import('../../hosts/index.js');
       const { createServerCodeHosts } = await import('../../server.js');
-      const result = await withStore(async (store) => {
+      const result = await withStore(async (store, config) => {
         const found = await requireProject(store, id);
-        const checks = await checkProject(createServerCodeHosts(config, store), found);
+        const checks = await checkProject(
+          createServerCodeHosts(config, store, { secrets: lazySecretBox(config) }),
+          found,
+        );
         if (found.checkCommand) checks.push(await sandboxCheck(config.checks.sandbox));
         return { projectId: found.id, host: found.host, ok: checks.every((check) => check.ok), checks };
       });

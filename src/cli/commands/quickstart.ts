@@ -205,7 +205,7 @@ export function registerQuickstartCommand(program: Command) {
           expiresAt: null,
         });
         return { project, projectState: existing ? 'exists' : 'made', key };
-      });
+      }, config);
       const url = config.publicUrl;
       const server = await serverAnswers(url);
       const running = server.running;
