@@ -110,7 +110,8 @@ describe.skipIf(!status.available)('the sandbox caps totals', () => {
     console.log(
       `fork bomb: at most ${most} of its processes at once on the host, stopped after ${Date.now() - started} ms, longest event-loop stall ${longestStall} ms`,
     );
-    expect(most).toBeGreaterThan(0);
+    // The message above says the bomb reached the limit; the host is polled every 25 ms, so a bomb
+    // stopped within its first poll may be seen at 0 (it was, once, on Node 24). Never above it.
     expect(most).toBeLessThanOrEqual(64);
     expect(processesWith(`sleep\0${marker}`)).toBe(0);
     // Stopped at once rather than when the sleeps end, and the service's event loop never stalled.

@@ -16,8 +16,11 @@ import {
   trackPostgres,
 } from './leaks.js';
 
-/** What tools keep in the temporary folder across processes (tsx's transform cache): not a leak. */
-const TOOL_CACHES = /^tsx-\d+$/;
+/**
+ * What tools keep in the temporary folder across processes: not a leak. tsx's transform cache, and
+ * Node's module compile cache, which npm turns on for the processes it starts on Node 22 and later.
+ */
+const TOOL_CACHES = /^(tsx-\d+|node-compile-cache)$/;
 
 const run = process.env[RUN_MARKER];
 // Outside a run of the global setup (an editor's runner, say) there is nothing to compare with.
