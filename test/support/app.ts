@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/config.js';
@@ -5,7 +8,7 @@ import { generateKey, type KeyScope } from '../../src/domain/keys.js';
 import type { Project } from '../../src/domain/project.js';
 import { createLogger } from '../../src/log.js';
 import { buildHttpApp } from '../../src/server.js';
-import { lazySecretBox } from '../../src/store/secrets.js';
+import { lazySecretBox, type SecretBox } from '../../src/store/secrets.js';
 import type { Store } from '../../src/store/store.js';
 import { openTestStore, type TestDialect, type TestStore } from './db.js';
 
@@ -16,6 +19,8 @@ export interface TestApp {
   project: Project;
   /** A read+write key of `project`. */
   key: string;
+  /** The secret box the app seals host tokens and webhook secrets with. */
+  secrets: () => SecretBox;
   /** Every log line the app wrote, for leak checks. */
   logs: string[];
   makeKey(options?: {
@@ -26,6 +31,9 @@ export interface TestApp {
   }): Promise<string>;
   close(): Promise<void>;
 }
+
+/** One secret key for every app of a test file, as apps on one database share theirs. */
+const SECRET_KEY = randomBytes(32).toString('hex');
 
 /** Collects log lines in memory instead of printing them. */
 export function memoryLog(lines: string[]) {
@@ -43,11 +51,19 @@ export async function startTestApp(
   existing?: TestStore,
 ): Promise<TestApp> {
   const database = existing ?? (await openTestStore(dialect));
-  const config = loadConfig({ AGENTJOBS_DATA_DIR: '/tmp/agentjobs-unused', LOG_LEVEL: 'debug', ...env });
+  // The key is given, so nothing is written into the data directory, which an in-process app does
+  // not need (no mirrors, no askpass): the folder is named, never made.
+  const config = loadConfig({
+    AGENTJOBS_DATA_DIR: join(tmpdir(), 'agentjobs-unused'),
+    AGENTJOBS_SECRET_KEY: SECRET_KEY,
+    LOG_LEVEL: 'debug',
+    ...env,
+  });
+  const secrets = lazySecretBox(config);
   const logs: string[] = [];
   const app = await buildHttpApp({
     config,
-    secrets: lazySecretBox(config),
+    secrets,
     store: database.store,
     logger: createLogger('debug', memoryLog(logs)),
   });
@@ -73,6 +89,7 @@ export async function startTestApp(
     project,
     key,
     logs,
+    secrets,
     makeKey,
     close: async () => {
       await app.close();

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
 import type { Job } from '../../src/domain/job.js';
 import { ensureAdminPassword } from '../../src/domain/password.js';
-import { createSecretBox, ensureSecretKey } from '../../src/store/secrets.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { DashboardClient } from '../support/web-session.js';
 
@@ -155,10 +153,8 @@ describe('dashboard without a session (sqlite)', () => {
     expect(await t.store.projects.hostToken(projectId, secretsOf())).toBe(token);
   });
 
-  function secretsOf() {
-    // The same box the dashboard uses: keyed by the test app's secret key.
-    return createSecretBox(ensureSecretKey(loadConfig({ AGENTJOBS_DATA_DIR: '/tmp/agentjobs-unused' })));
-  }
+  // The same box the dashboard uses.
+  const secretsOf = () => t.secrets();
 });
 
 describe('sign-in limit behind a proxy (sqlite)', () => {
