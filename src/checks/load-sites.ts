@@ -8,6 +8,7 @@ import { loadMintlifySite } from './mintlify.js';
 import {
   basename,
   dirname,
+  emptySite,
   isUnder,
   join,
   MINTLIFY_CONFIGS,
@@ -47,15 +48,7 @@ export async function loadSites(tree: SiteTree, budget: ParseBudget): Promise<Si
   }
   // Deepest roots first, so `siteOf` finds the closest.
   sites.sort((a, b) => b.root.length - a.root.length);
-  const plain: Site = {
-    kind: 'plain',
-    config: null,
-    sources: [],
-    root: '',
-    navigation: null,
-    redirects: new Set(),
-    problems: [],
-  };
+  const plain = emptySite('plain', null, '');
   return {
     files,
     sites,

@@ -5,7 +5,15 @@
  * be followed is a problem of the file that holds it. Each file is parsed in the parse pool.
  */
 import { type ParseBudget, parseOffThread } from '../parse/pool.js';
-import { dirname, isExternal, join, type NavigationEntry, PAGE_EXTENSIONS, type Site } from './site.js';
+import {
+  dirname,
+  emptySite,
+  isExternal,
+  join,
+  type NavigationEntry,
+  PAGE_EXTENSIONS,
+  type Site,
+} from './site.js';
 import type { SiteTree } from './tree.js';
 
 /** How deep `$ref`s may nest, and how many files one site may pull in: far beyond real sites. */
@@ -24,15 +32,7 @@ export async function loadMintlifySite(
   budget: ParseBudget,
 ): Promise<Site> {
   const root = dirname(config);
-  const site: Site = {
-    kind: 'mintlify',
-    config,
-    sources: [config],
-    root,
-    navigation: null,
-    redirects: new Set(),
-    problems: [],
-  };
+  const site = emptySite('mintlify', config, root);
   const entries: NavigationEntry[] = [];
   let parsedAny = false;
   const read = async (path: string, content: string, key: string | null, chain: string[]) => {

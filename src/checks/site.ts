@@ -44,6 +44,17 @@ export interface Site {
   problems: CheckProblem[];
 }
 
+/** A site of `kind` configured by `config`, with its pages under `root` and nothing read yet. */
+export const emptySite = (kind: Site['kind'], config: string | null, root: string): Site => ({
+  kind,
+  config,
+  sources: config === null ? [] : [config],
+  root,
+  navigation: null,
+  redirects: new Set(),
+  problems: [],
+});
+
 /**
  * The file a site-relative path (`guides/setup`, `guides/`, `guides/setup.md`) lands on, the way
  * the site's server finds it: the file itself, with a page extension added, or the folder's index
@@ -68,15 +79,7 @@ export function mkdocsSite(
 ): Site {
   const docsDir = read?.docsDir;
   const root = join(folder, typeof docsDir === 'string' ? docsDir.replace(/^\.\/|\/+$/g, '') : 'docs');
-  const site: Site = {
-    kind: 'mkdocs',
-    config,
-    sources: [config],
-    root,
-    navigation: null,
-    redirects: new Set(),
-    problems: [],
-  };
+  const site = emptySite('mkdocs', config, root);
   if (!read?.navigation) return site;
   site.navigation = read.navigation
     .filter((entry) => !isExternal(entry.page))
