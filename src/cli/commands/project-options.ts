@@ -1,0 +1,228 @@
+/**
+ * The options of `project create` and `project update` and how they become settings: flags to
+ * settings, tokens read from the environment or stdin, the repository and sandbox checks, and the
+ * printed project.
+ */
+import type { Command } from 'commander';
+import type { SandboxSettings } from '../../checks/sandbox.js';
+import { CHECK_FAILURE_POLICIES, DEFAULT_CHECK_TIMEOUT_SECONDS } from '../../domain/checks.js';
+import type { CodeHostKind, Project, PublishMode } from '../../domain/project.js';
+import {
+  checkModelSettings,
+  hostSettingsFor,
+  type ProjectField,
+  readDailyBudget,
+  type SettingProblem,
+  splitModelList,
+} from '../../domain/project-settings.js';
+import { CliError, type OutputOptions, table } from '../output.js';
+
+export interface CreateOptions extends OutputOptions, CheckOptions {
+  name: string;
+  repo: string;
+  host: CodeHostKind;
+  base?: string;
+  publish: PublishMode;
+  model?: string;
+  models?: string;
+  apiUrl?: string;
+  appId?: string;
+  installationId?: string;
+  tokenEnv?: string;
+  tokenStdin?: boolean;
+  dailyBudgetUsd?: string;
+}
+
+/** The check options of `project create` and `project update`. */
+export interface CheckOptions {
+  /** `yes` or `no`: whether archiving a job closes its pull request. */
+  closePrOnArchive?: string;
+  checkCommand?: string;
+  checkTimeout?: string;
+  onCheckFailure?: string;
+  builtInChecks?: boolean;
+}
+
+export interface UpdateOptions extends CheckOptions, OutputOptions {
+  name?: string;
+  dailyBudgetUsd?: string;
+  base?: string;
+  publish?: string;
+}
+
+export interface TokenOptions {
+  tokenEnv?: string;
+  tokenStdin?: boolean;
+}
+
+/** The environment variable a host's token is read from by default. */
+const DEFAULT_TOKEN_ENV: Partial<Record<CodeHostKind, string>> = {
+  github: 'GITHUB_TOKEN',
+  gitlab: 'GITLAB_TOKEN',
+  gitea: 'GITEA_TOKEN',
+};
+
+/**
+ * The host token (or App private key), from standard input or an environment variable: never from
+ * an argument, which any user of the machine can read in the process list.
+ */
+export async function readToken(host: CodeHostKind, options: TokenOptions): Promise<string> {
+  if (options.tokenStdin) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    const token = Buffer.concat(chunks).toString('utf8').trim();
+    if (!token) throw new CliError('Standard input held no token.');
+    return token;
+  }
+  const name = options.tokenEnv ?? DEFAULT_TOKEN_ENV[host];
+  const token = name ? process.env[name]?.trim() : undefined;
+  if (!name || !token)
+    throw new CliError(
+      `A ${host} project needs a token: set ${name ?? 'a variable'} (or name another with --token-env NAME), or pipe it in with --token-stdin.`,
+    );
+  return token;
+}
+
+/** The flag each project setting is given with. */
+const FLAG: Record<ProjectField, string> = {
+  defaultModel: '--model',
+  allowedModels: '--models',
+  apiUrl: '--api-url',
+  appId: '--app-id',
+  installationId: '--installation-id',
+};
+
+/** Stops at the first problem, said as the dashboard says it, after the flag it is about. */
+function refuse(problems: SettingProblem[]): void {
+  const [first] = problems;
+  if (first) throw new CliError(`${FLAG[first.field]}: ${first.message}`);
+}
+
+/** The host and model settings given on the command line, checked by the dashboard's rules. */
+export function settingsOf(options: CreateOptions) {
+  const host = hostSettingsFor(options.host, options);
+  const defaultModel = options.model?.trim() || null;
+  const listed = splitModelList(options.models ?? '');
+  const allowedModels = listed.length ? listed : null;
+  refuse([...host.problems, ...checkModelSettings(defaultModel, allowedModels)]);
+  return { hostSettings: host.settings, models: { defaultModel, allowedModels } };
+}
+
+/** The check settings given on the command line, checked (a command needs a working sandbox). */
+export async function checkSettingsOf(options: CheckOptions, sandbox: SandboxSettings) {
+  const { CheckSettingsError, parseCheckSettings } = await import('../../checks/settings.js');
+  const timeout = options.checkTimeout;
+  try {
+    const parsed = await parseCheckSettings(
+      {
+        ...(options.checkCommand !== undefined ? { checkCommand: options.checkCommand } : {}),
+        ...(timeout !== undefined
+          ? { checkTimeoutSeconds: /^\d+$/.test(timeout) ? Number(timeout) : Number.NaN }
+          : {}),
+        ...(options.onCheckFailure !== undefined ? { onCheckFailure: options.onCheckFailure } : {}),
+      },
+      sandbox,
+    );
+    return {
+      ...parsed,
+      ...(options.builtInChecks !== undefined ? { builtInChecks: options.builtInChecks } : {}),
+    };
+  } catch (error) {
+    if (!(error instanceof CheckSettingsError)) throw error;
+    const flag = {
+      checkCommand: '--check-command',
+      checkTimeoutSeconds: '--check-timeout',
+      onCheckFailure: '--on-check-failure',
+    }[error.field];
+    // Some reasons are whole sentences already (the sandbox's); the others get their full stop here.
+    throw new CliError(`${flag} ${error.message}${error.message.endsWith('.') ? '' : '.'}`);
+  }
+}
+
+/** Adds the check options to a command. */
+export function withCheckOptions(command: Command): Command {
+  return command
+    .option(
+      '--check-command <command>',
+      'a command run in the sandbox on a checkout of each job\'s work before it is published, e.g. "vale ." ("" removes it)',
+    )
+    .option(
+      '--check-timeout <seconds>',
+      `time limit of the check command (default ${DEFAULT_CHECK_TIMEOUT_SECONDS})`,
+    )
+    .option(
+      '--on-check-failure <policy>',
+      `when checks still fail: ${CHECK_FAILURE_POLICIES.join(', ')} (default draft)`,
+    )
+    .option('--built-in-checks', 'run the built-in checks (the default)')
+    .option('--no-built-in-checks', 'do not run the built-in checks')
+    .option(
+      '--close-pr-on-archive <yes|no>',
+      'whether archiving a job closes its open pull request (default yes)',
+    );
+}
+
+/** `--close-pr-on-archive`, as a project setting. */
+export function closePrOnArchiveOf(options: CheckOptions): { closePrOnArchive?: boolean } {
+  if (options.closePrOnArchive === undefined) return {};
+  if (!/^(yes|no)$/.test(options.closePrOnArchive))
+    throw new CliError(`--close-pr-on-archive takes yes or no (got "${options.closePrOnArchive}").`);
+  return { closePrOnArchive: options.closePrOnArchive === 'yes' };
+}
+
+/** Where each remote host finds the repository; throws `CodeHostError` when the settings cannot say. */
+export const describe = (project: Project) =>
+  table([
+    ['id', project.id],
+    ['name', project.name],
+    ['repository', project.repository],
+    ['host', project.host],
+    ['base branch', project.baseBranch],
+    ['publish', project.publish],
+    ['built-in checks', project.builtInChecks ? 'on' : 'off'],
+    ['close PR on archive', project.closePrOnArchive ? 'yes' : 'no'],
+    [
+      'check command',
+      project.checkCommand ? `${project.checkCommand} (limit ${project.checkTimeoutSeconds} s)` : 'none',
+    ],
+    ['on check failure', project.onCheckFailure],
+    ...(project.host === 'local' ? [] : [['token', project.hasHostToken ? 'stored, encrypted' : 'none']]),
+    [
+      'daily budget',
+      project.dailyBudgetUsd === null ? 'none' : `$${project.dailyBudgetUsd.toFixed(2)} a day (UTC)`,
+    ],
+  ]);
+
+/** Whether the project's check command can run here: the sandbox it needs. */
+export async function sandboxCheck(settings: SandboxSettings) {
+  const { sandboxStatus } = await import('../../checks/sandbox.js');
+  const status = await sandboxStatus(settings);
+  const limits = `${settings.processes} processes, ${settings.memoryBytes / 1024 ** 2} MiB of memory, ${settings.diskBytes / 1024 ** 2} MiB written`;
+  return {
+    name: 'sandbox',
+    ok: status.available,
+    detail: !status.available
+      ? `The check command cannot run: ${status.reason}`
+      : status.unsafe
+        ? `The check command can run in the sandbox (bubblewrap) on this machine. ${status.reason}`
+        : `The check command can run in the sandbox (bubblewrap) on this machine, within ${limits}.`,
+  };
+}
+
+/** `--daily-budget-usd`: an amount in US dollars, or `none` to remove the budget. */
+/** The repository checks of `git/repository-check.ts`, as the command's own error. */
+export async function checkRepository(repository: string, baseBranch: string): Promise<void> {
+  const { checkLocalRepository, RepositoryCheckError } = await import('../../git/repository-check.js');
+  try {
+    await checkLocalRepository(repository, baseBranch);
+  } catch (error) {
+    if (error instanceof RepositoryCheckError) throw new CliError(error.message, 'repository_not_ready');
+    throw error;
+  }
+}
+
+export function dailyBudgetOf(value: string): number | null {
+  const read = readDailyBudget(value);
+  if ('problem' in read) throw new CliError(`--daily-budget-usd: ${read.problem}; got "${value}".`);
+  return read.value;
+}
