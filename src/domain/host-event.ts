@@ -1,0 +1,65 @@
+/**
+ * What a code host told us (DESIGN section 3, automations): a push, a merged pull request or a
+ * comment, read from the host's webhook or found by polling, in one shape whatever the host. The
+ * receiver records these; the automations read them.
+ */
+import type { CodeHostKind } from './project.js';
+
+/** Which of the project's repositories an event is about. */
+export type RepositoryMatch = { kind: 'content' } | { kind: 'context'; name: string };
+
+/** One commit of a push, as the host names it. */
+export interface PushedCommit {
+  id: string;
+  message: string;
+  /** Paths the host says the commit added, modified or removed (may be empty when it does not say). */
+  files: string[];
+}
+
+/** New commits on a branch. */
+export interface PushEvent {
+  kind: 'push';
+  repository: RepositoryMatch;
+  branch: string;
+  /** The head before the push; null when the branch is new or the head was not known. */
+  before: string | null;
+  after: string;
+  commits: PushedCommit[];
+}
+
+/** A pull request merged into `branch`. */
+export interface PullRequestMergedEvent {
+  kind: 'pull_request_merged';
+  repository: RepositoryMatch;
+  branch: string;
+  number: number;
+  title: string;
+  body: string;
+  url: string;
+  mergeCommit: string | null;
+}
+
+/** A comment on a pull request or an issue. */
+export interface CommentEvent {
+  kind: 'comment';
+  repository: RepositoryMatch;
+  target: { type: 'pull_request' | 'issue'; number: number; url: string; title: string };
+  body: string;
+  author: string;
+  /** The host says the author has write access (GitHub OWNER/MEMBER/COLLABORATOR, GitLab Developer+, Gitea collaborator). */
+  authorCanWrite: boolean;
+  url: string;
+}
+
+export type HostEvent = PushEvent | PullRequestMergedEvent | CommentEvent;
+
+/** A host event as received: where it came from and the host's delivery id (deduplication). */
+export interface ReceivedHostEvent {
+  id: string;
+  projectId: string;
+  host: Exclude<CodeHostKind, 'local'> | 'poll';
+  /** The host's delivery id (`X-GitHub-Delivery`, `X-Gitlab-Event-UUID`, `X-Gitea-Delivery`), or the poller's. */
+  deliveryId: string;
+  event: HostEvent;
+  receivedAt: string;
+}
