@@ -54,7 +54,7 @@ import { type Round, roundConversation, roundSettings } from './steps.js';
 import { DEFAULT_CONTEXT_TOKENS } from './windows.js';
 
 export { AgentError, type AgentErrorCode, type AgentPartial } from './errors.js';
-export type { AgentEventSink, AgentLimits, AgentResult, RunAgentOptions } from './options.js';
+export type { AgentEventSink, AgentLimits, AgentResult, ContextSource, RunAgentOptions } from './options.js';
 export { DEFAULT_MODEL_OUTAGE_WAIT_MS } from './session.js';
 export { DEFAULT_MAX_RETRIES } from './steps.js';
 

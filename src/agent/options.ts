@@ -29,6 +29,17 @@ export interface AgentLimits {
 export type AgentEventSink = <Type extends EventType>(type: Type, data: EventData[Type]) => Promise<void>;
 
 /** What `runAgent` needs for one run of a job. */
+/** A context repository as one run reads it (DESIGN section 5, context repositories). */
+export interface ContextSource {
+  name: string;
+  /** The branch fetched. */
+  ref: string;
+  /** The commit that branch named when the run fetched it; every read is at this commit. */
+  commit: string;
+  /** The mirror (a bare repository) holding `commit`. */
+  gitDir: string;
+}
+
 export interface RunAgentOptions {
   model: LanguageModel;
   workspace: Workspace;
@@ -57,6 +68,11 @@ export interface RunAgentOptions {
   redact?: Redactor;
   /** Stream the model's answers (default true); false waits for each whole answer instead. */
   stream?: boolean;
+  /**
+   * The project's context repositories, fetched for this run: read-only sources the read tools take
+   * as `repository`, each read at `commit` in the bare repository `gitDir`. Absent or empty: none.
+   */
+  contextRepositories?: ContextSource[];
   /** Runs the project's checks for the `run_checks` tool (the worker's); absent: no checks to run. */
   runChecks?: () => Promise<string>;
   /** The model's context window in tokens (`contextWindowOf`); default `DEFAULT_CONTEXT_TOKENS`. */

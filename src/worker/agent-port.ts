@@ -17,6 +17,7 @@ export {
   type AgentLimits,
   type AgentPartial,
   type AgentResult,
+  type ContextSource,
   type RunAgentOptions,
 } from '../agent/loop.js';
 
