@@ -222,6 +222,26 @@ describe('only files the framework publishes are pages', () => {
     ]);
   });
 
+  it("leaves out what the site's .mintignore excludes, in .gitignore syntax", async () => {
+    const root = site({
+      'docs/docs.json': { navigation: { groups: [{ group: 'G', pages: ['index'] }] } },
+      'docs/.mintignore': '# drafts stay in the repository\ndrafts/\n*.draft.mdx\n!keep.draft.mdx\n',
+      'docs/index.mdx': page('Home'),
+      'docs/drafts/idea.mdx': 'No front matter.\n',
+      'docs/guide.draft.mdx': 'No front matter.\n',
+      'docs/keep.draft.mdx': 'No front matter.\n',
+      // The ignore file's patterns are relative to the site's root, not the repository's.
+      'drafts/outside.mdx': 'No front matter.\n',
+    });
+    const changes = added('docs/drafts/idea.mdx', 'docs/guide.draft.mdx', 'docs/keep.draft.mdx');
+    expect(await found(root, changes, 'frontmatter')).toEqual([
+      'docs/keep.draft.mdx:1 The page has no front',
+    ]);
+    expect(await found(root, changes, 'navigation')).toEqual([
+      'docs/keep.draft.mdx:null This new page is not',
+    ]);
+  });
+
   it('leaves out what MkDocs excludes by default: dot-folders and templates/', async () => {
     const root = site({
       'mkdocs.yml': 'site_name: A\nnav:\n  - index.md\n',

@@ -4,6 +4,7 @@
  * one that leaves the project, and fails the build on a cycle; so do we, and a reference that cannot
  * be followed is a problem of the file that holds it. Each file is parsed in the parse pool.
  */
+import ignore from 'ignore';
 import { type ParseBudget, parseOffThread } from '../parse/pool.js';
 import {
   dirname,
@@ -33,6 +34,7 @@ export async function loadMintlifySite(
 ): Promise<Site> {
   const root = dirname(config);
   const site = emptySite('mintlify', config, root);
+  site.excluded = await readMintignore(root, tree, files);
   const entries: NavigationEntry[] = [];
   let parsedAny = false;
   const read = async (path: string, content: string, key: string | null, chain: string[]) => {
@@ -114,4 +116,19 @@ function resolveNavigationPage(files: ReadonlySet<string>, root: string, page: s
   const base = join(root, page.replace(/^\/+/, ''));
   const candidates = [...PAGE_EXTENSIONS.map((extension) => `${base}${extension}`), base];
   return candidates.find((candidate) => files.has(candidate)) ?? null;
+}
+
+/**
+ * Mintlify's `.mintignore`, beside the configuration, in `.gitignore` syntax: the files it matches
+ * are not built, so they are not pages (drafts, internal notes).
+ */
+async function readMintignore(
+  root: string,
+  tree: SiteTree,
+  files: ReadonlySet<string>,
+): Promise<Site['excluded']> {
+  const path = join(root, '.mintignore');
+  if (!files.has(path)) return null;
+  const rules = ignore().add((await tree.read(path)) ?? '');
+  return (relativePath) => rules.ignores(relativePath);
 }

@@ -1,7 +1,8 @@
 /**
  * Which files a site's framework publishes as pages, as each one documents it; the checks hold only
  * those to a page's rules (front matter fields, a place in the navigation).
- * - Mintlify ignores a fixed list of folders and repository files (its "Exclude files" page),
+ * - Mintlify ignores a fixed list of folders and repository files (its "Exclude files" page) and
+ *   what the site's `.mintignore` matches,
  *   renders `snippets/` only inside other pages, and serves nothing from a dot-folder (`.mintlify/`
  *   holds instructions for its own agent); agent skill files (a root `skill.md`, any `SKILL.md`)
  *   are served to agents as they are, not as pages.
@@ -30,7 +31,9 @@ const MINTLIFY_SNIPPETS = 'snippets';
 /** Whether `path` is a page `site` publishes. */
 export function isPublished(path: string, site: Site): boolean {
   if (!isPage(path) || !isUnder(path, site.root)) return false;
-  const segments = (site.root ? path.slice(site.root.length + 1) : path).split('/');
+  const relative = site.root ? path.slice(site.root.length + 1) : path;
+  if (site.excluded?.(relative)) return false;
+  const segments = relative.split('/');
   const name = segments.at(-1) as string;
   const folders = segments.slice(0, -1);
   switch (site.kind) {

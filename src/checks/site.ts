@@ -42,6 +42,11 @@ export interface Site {
   redirects: Set<string>;
   /** What is wrong in the configuration's references (a `$ref` that leaves the repository, a cycle). */
   problems: CheckProblem[];
+  /**
+   * Whether the site's own ignore file (Mintlify's `.mintignore`) keeps a path, relative to the
+   * site's root, out of the build; null when the site has none.
+   */
+  excluded: ((relativePath: string) => boolean) | null;
 }
 
 /** A site of `kind` configured by `config`, with its pages under `root` and nothing read yet. */
@@ -53,6 +58,7 @@ export const emptySite = (kind: Site['kind'], config: string | null, root: strin
   navigation: null,
   redirects: new Set(),
   problems: [],
+  excluded: null,
 });
 
 /**
