@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { CheckRun } from '../domain/checks.js';
+import type { CheckProblem, CheckRun } from '../domain/checks.js';
 import { AppError } from '../domain/errors.js';
 import type { JobEvent } from '../domain/events.js';
 import { formatUsd, JOB_STATUSES, type Job } from '../domain/job.js';
@@ -125,14 +125,20 @@ async function summary(store: Store, project: Project, job: Job): Promise<Html> 
     <section><h2>Changes</h2>${await jobDiff(store, project, job, events)}</section>`;
 }
 
-/** The job's latest check run: each check's outcome, and every problem where it is. */
+/**
+ * The job's latest check run: each check's outcome, every problem where it is, and the notes:
+ * problems the touched files already had on the base, which did not gate the job.
+ */
 function checksSection(run: CheckRun): Html {
   const badge = (status: string) =>
     html`<span class="badge ${status === 'passed' ? 'open' : status === 'failed' ? 'failed' : 'active'}">${status}</span>`;
+  const problems = (list: CheckProblem[]) =>
+    html`<ul>${list.map((p) => html`<li><code>${p.path}${p.line ? `:${p.line}` : ''}</code> <span class="pre">${clip(p.message, 2000)}</span></li>`)}</ul>`;
   return html`<section id="job-checks"><h2>Checks ${badge(run.status)}</h2>
     <ul class="commits">${run.results.map(
       (result) => html`<li>${badge(result.status)} <strong>${result.name}</strong>: ${result.message}
-        ${result.problems.length ? html`<ul>${result.problems.map((p) => html`<li><code>${p.path}${p.line ? `:${p.line}` : ''}</code> <span class="pre">${clip(p.message, 2000)}</span></li>`)}</ul>` : ''}</li>`,
+        ${result.problems.length ? problems(result.problems) : ''}
+        ${result.notes?.length ? html`<p class="hint">Already on the base branch, so not this job's to fix (${result.notes.length}):</p>${problems(result.notes)}` : ''}</li>`,
     )}</ul><p class="hint">Ran ${time(run.ranAt)}.</p></section>`;
 }
 

@@ -91,6 +91,36 @@ describe.each(testDialects())('dashboard pages on %s', (dialect) => {
     expect(stream.body.trimEnd().endsWith('event: end\ndata: {}')).toBe(true);
   });
 
+  it("lists a check's problems and, apart, the notes the base already had", async () => {
+    const [claimed] = await t.store.queue.claim({ owner: 'test', limit: 1, perProject: 5, leaseMs: 60_000 });
+    const job = claimed?.job as Job;
+    const lease = { jobId: job.id, attempt: claimed?.attempt ?? 0, owner: 'test' };
+    await t.store.queue.recordChecks(
+      lease,
+      {
+        status: 'failed',
+        ranAt: new Date().toISOString(),
+        results: [
+          {
+            name: 'links',
+            status: 'failed',
+            message: '1 broken link',
+            problems: [{ path: 'guide.md', line: 3, message: 'Link to missing.md leads nowhere' }],
+            notes: [{ path: 'guide.md', line: 9, message: 'Anchor #old-part is not on the page' }],
+          },
+        ],
+      },
+      { by: 'worker', round: 0 },
+    );
+    const page = await browser.get(`/ui/projects/${t.project.id}/jobs/${job.id}`);
+    const checks = page.body.slice(page.body.indexOf('id="job-checks"'));
+    expect(checks).toContain('<code>guide.md:3</code> <span class="pre">Link to missing.md leads nowhere');
+    const notes = checks.slice(checks.indexOf('Already on the base branch'));
+    expect(notes).toContain("not this job's to fix (1)");
+    expect(notes).toContain('<code>guide.md:9</code> <span class="pre">Anchor #old-part is not on the page');
+    await t.store.queue.fail(lease, { code: 'worker_lost', message: 'The test let go of it.' });
+  });
+
   it('edits the settings and checks a local project', async () => {
     const url = `/ui/projects/${t.project.id}/settings`;
     await browser.get(url);
