@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   answer,
@@ -44,13 +45,30 @@ function toolResults(options: CallOptions): { type: string; value: string }[] {
   );
 }
 
+/** The `git cat-file --batch` processes reading the repository at `gitDir` (Linux's /proc). */
+function readersOf(gitDir: string): number[] {
+  const pids: number[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (command === 'git\0cat-file\0--batch\0' && readlinkSync(`/proc/${pid}/cwd`) === gitDir)
+        pids.push(Number(pid));
+    } catch {
+      // Ended meanwhile, or not ours to read.
+    }
+  }
+  return pids;
+}
+
 describe.each([true, false])('a run with a context repository (stream: %s)', (stream) => {
   it('reads the code at its commit, writes a page from it, and cannot write into the code', async () => {
     const before = await fingerprint(code.gitDir);
     const flagsRead: string[] = [];
+    let readers: number[] = [];
     const turns: ((options: CallOptions) => ModelTurn)[] = [
       () => callTools([['read_file', { repository: 'code', path: 'src/cli.ts' }]]),
       (options) => {
+        readers = readersOf(code.gitDir);
         // The page is made from the tool result: the flags the code has, as the model read them.
         const read = toolResults(options)[0]?.value ?? '';
         flagsRead.push(
@@ -93,6 +111,9 @@ describe.each([true, false])('a run with a context repository (stream: %s)', (st
     for (const output of refused) expect(output.value).toMatch(/Invalid input for tool .*repository/s);
     const results = events.filter((event) => event.type === 'tool_result').map((event) => event.data.ok);
     expect(results).toEqual([true, true, false, false]);
+    // The code was read through one object reader, which ended with the run.
+    expect(readers).toHaveLength(1);
+    expect(readersOf(code.gitDir)).toEqual([]);
     // The context repository is exactly as it was: refs and every file of the bare repository.
     expect(await fingerprint(code.gitDir)).toEqual(before);
   });
