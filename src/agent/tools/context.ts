@@ -58,10 +58,12 @@ export function createToolContext(
       const found = repositories.find((each) => each.name === repository);
       if (found) return found.snapshot;
       const names = repositories.map((each) => `"${each.name}"`).join(', ');
+      // The model's own text, quoted and cut, so an odd or huge name cannot flood the answer.
+      const asked = JSON.stringify(repository.slice(0, 100));
       throw new ToolError(
         repositories.length === 0
-          ? `There is no repository "${repository}": this run has no context repositories. Leave out repository to use the content repository.`
-          : `There is no repository "${repository}". The context repositories are ${names}; leave out repository to use the content repository.`,
+          ? `There is no repository ${asked}: this run has no context repositories. Leave out repository to use the content repository.`
+          : `There is no repository ${asked}. The context repositories are ${names}; leave out repository to use the content repository.`,
       );
     },
     async change(paths, run) {
