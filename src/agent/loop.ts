@@ -48,6 +48,7 @@ import {
   external,
   openSession,
   overBudget,
+  releaseRepositories,
   userMessage,
 } from './session.js';
 import { type Round, roundConversation, roundSettings } from './steps.js';
@@ -69,7 +70,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const session = openSession(options);
   try {
     if (session.signal.aborted) throw new AgentError('aborted', 'The run was stopped.');
-    const system = await buildSystemPrompt(session.workspace);
+    const system = await buildSystemPrompt(session.workspace, options.contextRepositories ?? []);
     const keeper = contextKeeper({
       windowTokens: options.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
       fixedTokens: estimateTokens(system) + (await toolTokens(session.tools)),
@@ -93,6 +94,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     throw error;
   } finally {
     closeSession(session);
+    await releaseRepositories(session);
   }
 }
 

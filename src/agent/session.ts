@@ -5,11 +5,13 @@
  */
 import type { ModelMessage, ToolSet } from 'ai';
 import { type Redactor, redactSecrets } from '../domain/redact.js';
+import { Snapshot } from '../git/snapshot.js';
 import type { Workspace } from '../git/workspace.js';
 import { AgentError, type AgentErrorCode } from './errors.js';
 import type { AgentLimits, RunAgentOptions } from './options.js';
 import { outageWait } from './outage.js';
 import { stepCeiling } from './prices.js';
+import type { ContextRepository } from './tools/context.js';
 import { filesChangedGuard } from './tools/files-changed.js';
 import { createTools } from './tools/index.js';
 import { type RunUsage, usageMeter } from './usage.js';
@@ -30,6 +32,8 @@ export interface AgentSession {
   readonly outage: ReturnType<typeof outageWait>;
   readonly guard: ReturnType<typeof filesChangedGuard>;
   readonly tools: ToolSet;
+  /** The context repositories the read tools reach, each at its commit; released by `releaseRepositories`. */
+  readonly repositories: ContextRepository[];
   /**
    * Ends the model call, the retries' waits and the tools: on the wall clock, a failing callback
    * (which the SDK would otherwise swallow), or the run's end.
@@ -66,7 +70,19 @@ export function openSession(options: RunAgentOptions): AgentSession {
   const timer = setTimeout(() => internal.abort(new AgentError('time_limit', 'time')), limits.maxWallMs);
   const signal = AbortSignal.any([options.signal, internal.signal]);
   const guard = filesChangedGuard(workspace, limits.maxFilesChanged);
+  // Opening starts no process: each snapshot's reader starts on its first read.
+  const repositories = (options.contextRepositories ?? []).map((source) => ({
+    name: source.name,
+    ref: source.ref,
+    commit: source.commit,
+    snapshot: Snapshot.open({
+      gitDir: source.gitDir,
+      commit: source.commit,
+      maxFileBytes: workspace.maxFileBytes,
+    }),
+  }));
   const tools = createTools(workspace, {
+    repositories,
     // The plan is reported from the step's results (report.ts), in order with the other events.
     onPlan: () => {},
     // Tools still running in the background after an abort must not change the workspace.
@@ -83,6 +99,7 @@ export function openSession(options: RunAgentOptions): AgentSession {
     outage: outageWait(options.modelOutageWaitMs ?? DEFAULT_MODEL_OUTAGE_WAIT_MS),
     guard,
     tools,
+    repositories,
     internal,
     signal,
     timer,
@@ -103,6 +120,11 @@ export function closeSession(session: AgentSession): void {
   session.settled = true;
   clearTimeout(session.timer);
   session.internal.abort(new AgentError('aborted', 'The run is over.'));
+}
+
+/** Lets go of the context repositories' object readers (shared per mirror, so others may keep them). */
+export async function releaseRepositories(session: AgentSession): Promise<void> {
+  await Promise.all(session.repositories.map((each) => each.snapshot.close()));
 }
 
 /** Whether the run spent its cost limit. */

@@ -3,7 +3,8 @@
  * each task's site is copied (`copySite`) and made a git repository with one commit, the agent
  * works on a job branch of its mirror as it would for a job (the prompt, then each follow-up on the
  * same conversation and branch), the result is checked out into a folder and the task's
- * expectations are checked there.
+ * expectations are checked there. A task's context repositories are made the same way, each a bare
+ * repository with one commit that the agent reads by name (`contextRepositories`) and never changes.
  * Tasks run side by side, `concurrency` at a time. A task that fails to run (the model refused, a
  * limit) is a failed task with that reason, not a failed eval.
  */
@@ -11,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LanguageModel, ModelMessage } from 'ai';
-import { AgentError, type AgentLimits, runAgent } from '../agent/loop.js';
+import { AgentError, type AgentLimits, type ContextSource, runAgent } from '../agent/loop.js';
 import type { ModelPrice } from '../agent/prices.js';
 import { ensureMirror } from '../git/mirror.js';
 import { runGit } from '../git/run.js';
@@ -19,7 +20,7 @@ import { Workspace } from '../git/workspace.js';
 import { changesOf } from './checks.js';
 import { check } from './expectations.js';
 import { copySite } from './site.js';
-import type { EvalTask } from './task.js';
+import type { EvalContext, EvalTask } from './task.js';
 
 /** What every task of one eval runs with. */
 export interface EvalOptions {
@@ -111,11 +112,8 @@ export async function runTask(task: EvalTask, options: EvalOptions): Promise<Tas
     const upstream = join(root, 'site');
     // Without the site's own .git: git would run what its config and hooks name.
     await copySite(task.siteDir, upstream);
-    const git = (cwd: string, ...args: string[]) => runGit(args, { cwd, env: IDENTITY });
-    await git(upstream, 'init', '--quiet', '--initial-branch=main');
-    await git(upstream, 'add', '--all');
-    await git(upstream, 'commit', '--quiet', '--no-verify', '-m', 'site');
-    const base = (await git(upstream, 'rev-parse', 'HEAD')).stdout.toString().trim();
+    const base = await commitFolder(upstream, 'site');
+    const contextRepositories = await makeContext(task.context, join(root, 'context'));
     const mirrorPath = await ensureMirror({
       mirrorsDir: join(root, 'mirrors'),
       projectId: 'eval',
@@ -144,6 +142,7 @@ export async function runTask(task: EvalTask, options: EvalOptions): Promise<Tas
         ...(options.modelOutageWaitMs === undefined ? {} : { modelOutageWaitMs: options.modelOutageWaitMs }),
         contextTokens: options.contextTokens,
         price: options.price,
+        contextRepositories,
       }).catch((error: unknown) => {
         if (!(error instanceof AgentError)) throw error;
         if (error.partial) add(usage, error.partial.usage);
@@ -182,6 +181,30 @@ export async function runTask(task: EvalTask, options: EvalOptions): Promise<Tas
     ...usage,
     seconds: Math.round((Date.now() - started) / 100) / 10,
   };
+}
+
+const git = (cwd: string, ...args: string[]) => runGit(args, { cwd, env: IDENTITY });
+
+/** Makes the folder `dir` a repository with one commit on `main` of all its files; returns the commit. */
+async function commitFolder(dir: string, message: string): Promise<string> {
+  await git(dir, 'init', '--quiet', '--initial-branch=main');
+  await git(dir, 'add', '--all');
+  await git(dir, 'commit', '--quiet', '--no-verify', '--allow-empty', '-m', message);
+  return (await git(dir, 'rev-parse', 'HEAD')).stdout.toString().trim();
+}
+
+/** Each context folder copied into `dir`, committed, and cloned bare, as a mirror would hold it. */
+async function makeContext(context: EvalContext[], dir: string): Promise<ContextSource[]> {
+  const sources: ContextSource[] = [];
+  for (const { name, siteDir } of context) {
+    const files = join(dir, name);
+    await copySite(siteDir, files);
+    const commit = await commitFolder(files, name);
+    const gitDir = join(dir, `${name}.git`);
+    await git(dir, 'clone', '--quiet', '--bare', files, gitDir);
+    sources.push({ name, ref: 'main', commit, gitDir });
+  }
+  return sources;
 }
 
 function add(

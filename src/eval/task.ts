@@ -4,9 +4,14 @@
  * what the result must look like. Parsed with the `yaml` package and checked with zod, so a typo in
  * a task file is reported with its path rather than passing silently.
  *
+ * A task may also name context repositories (DESIGN §5): folders of the suite, each made a git
+ * repository that the agent reads by name and never changes, for tasks that need the code the docs
+ * describe.
+ *
  * A task reaches no file outside its suite: the folder named on the command line (a task file's
  * own folder when the file is named), or the folder above it when that folder is `tasks/`, as in
- * the shipped `eval/`. The site must be inside the suite once symlinks are resolved, and the paths
+ * the shipped `eval/`. The site and every context folder must be inside the suite once symlinks
+ * are resolved, and the paths
  * its expectations read must stay inside the result.
  */
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
@@ -51,13 +56,31 @@ const expectation = z.union([
 
 export type Expectation = z.infer<typeof expectation>;
 
+const lowerWords = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case words joined by "-"');
+
+/** As many as a project may have (DESIGN §5). */
+const MAX_CONTEXT_REPOSITORIES = 10;
+
 const taskSchema = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case words joined by "-"'),
+  name: lowerWords,
   site: z.string().min(1),
+  /** Context repositories: `name` as the agent's tools take it, `site` the folder of its files. */
+  context: z
+    .array(z.strictObject({ name: lowerWords, site: z.string().min(1) }))
+    .max(MAX_CONTEXT_REPOSITORIES)
+    .refine((list) => new Set(list.map((each) => each.name)).size === list.length, 'names must be unique')
+    .default([]),
   prompt: z.string().min(1),
   followUps: z.array(z.string().min(1)).default([]),
   expect: z.array(expectation).min(1),
 });
+
+/** A context repository of a task. */
+export interface EvalContext {
+  name: string;
+  /** The folder of its files, absolute, symlinks resolved; inside the suite. */
+  siteDir: string;
+}
 
 /** A task, ready to run. */
 export interface EvalTask {
@@ -66,6 +89,8 @@ export interface EvalTask {
   file: string;
   /** The fixture site's folder, absolute, symlinks resolved; inside the suite. */
   siteDir: string;
+  /** Read-only repositories the agent may read, each made from a folder of the suite. */
+  context: EvalContext[];
   prompt: string;
   followUps: string[];
   expect: Expectation[];
@@ -89,21 +114,40 @@ export async function loadTask(file: string, suiteDir: string): Promise<EvalTask
     const issue = parsed.error.issues[0];
     throw new TaskFileError(`${file}: ${issue?.path.join('.') || 'task'}: ${issue?.message}`);
   }
-  const named = resolve(dirname(file), parsed.data.site);
-  const siteDir = await realpath(named).catch(() => null);
+  const { data } = parsed;
+  const siteDir = await suiteFolder(file, suiteDir, data.name, 'site', data.site);
+  const context: EvalContext[] = [];
+  for (const [index, each] of data.context.entries())
+    context.push({
+      name: each.name,
+      siteDir: await suiteFolder(file, suiteDir, data.name, `context.${index}.site`, each.site),
+    });
+  return { ...data, file, siteDir, context };
+}
+
+/** The real path of the folder `named` (relative to the task file), which must be in the suite. */
+async function suiteFolder(
+  file: string,
+  suiteDir: string,
+  task: string,
+  field: string,
+  named: string,
+): Promise<string> {
+  const path = resolve(dirname(file), named);
+  const real = await realpath(path).catch(() => null);
   const isFolder =
-    siteDir !== null &&
-    (await stat(siteDir).then(
+    real !== null &&
+    (await stat(real).then(
       (info) => info.isDirectory(),
       () => false,
     ));
-  if (siteDir === null || !isFolder)
-    throw new TaskFileError(`${file}: site: no folder ${relative(process.cwd(), named) || named}`);
-  if (!isInside(siteDir, suiteDir))
+  if (real === null || !isFolder)
+    throw new TaskFileError(`${file}: ${field}: no folder ${relative(process.cwd(), path) || path}`);
+  if (!isInside(real, suiteDir))
     throw new TaskFileError(
-      `${file}: task ${parsed.data.name}: site: ${parsed.data.site} is ${siteDir}, outside the suite's folder ${suiteDir}; a task may only use a site inside its suite`,
+      `${file}: task ${task}: ${field}: ${named} is ${real}, outside the suite's folder ${suiteDir}; a task may only use folders inside its suite`,
     );
-  return { ...parsed.data, file, siteDir };
+  return real;
 }
 
 /**

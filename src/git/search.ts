@@ -54,7 +54,7 @@ export interface GrepOptions {
 
 /** `git grep -n -I` in `commit` or the index, without the `<commit>:` prefix git puts on each path. */
 export async function grepTree(options: GrepOptions): Promise<SearchResult> {
-  if (options.regex && perlRegex === undefined) perlRegex = await supportsPerl(options.cwd);
+  if (options.regex && perlRegex === undefined) perlRegex = await supportsPerl(options.cwd, options.commit);
   const useRegex = options.regex ? (perlRegex ? '-P' : '-E') : '--fixed-strings';
   const args = [
     '--literal-pathspecs',
@@ -133,9 +133,11 @@ function clip(text: string): string {
   return text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text;
 }
 
-async function supportsPerl(cwd: string): Promise<boolean> {
-  // Exit 1 (no match) means -P works; 128 means git was built without PCRE.
-  return runGit(['grep', '-q', '-P', '-e', 'x', '--', 'agentjobs-no-such-path'], { cwd }).then(
+async function supportsPerl(cwd: string, commit: string | null): Promise<boolean> {
+  // Exit 1 (no match) means -P works; 128 means git was built without PCRE. With a commit, so that
+  // the probe also works in a bare repository (a context repository), which has no worktree to grep.
+  const where = commit ? [commit, '--'] : ['--'];
+  return runGit(['grep', '-q', '-P', '-e', 'x', ...where, 'agentjobs-no-such-path'], { cwd }).then(
     () => true,
     (error) => error instanceof GitError && error.exitCode === 1,
   );

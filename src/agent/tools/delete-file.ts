@@ -7,7 +7,7 @@ import { filePath, type ToolContext } from './context.js';
 export function deleteFileTool({ workspace, change, oneAtATime, guarded }: ToolContext) {
   return tool({
     description: 'Delete a file (a symbolic link itself, not its target).',
-    inputSchema: z.object({ path: filePath }),
+    inputSchema: z.strictObject({ path: filePath }),
     execute: ({ path }) =>
       oneAtATime(() =>
         guarded(async () => {

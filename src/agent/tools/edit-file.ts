@@ -9,7 +9,7 @@ export function editFileTool({ workspace, change, oneAtATime, guarded }: ToolCon
   return tool({
     description:
       "Replace one piece of text in a file. old_text must occur exactly once in the file, character for character (whitespace and line breaks included, without read_file's line numbers); add surrounding lines to make it unique.",
-    inputSchema: z.object({
+    inputSchema: z.strictObject({
       path: filePath,
       old_text: z.string().describe('The exact text to replace; must occur exactly once in the file.'),
       new_text: z.string().describe('The text to put in its place (empty to delete it).'),

@@ -6,9 +6,11 @@
  * match, …) throws; the AI SDK turns a throw inside `execute` into a tool error that the model reads
  * in its next step, so a mistake never fails the job and the model can correct itself. Results are
  * short strings whose first line says what happened (the loop shows that line as the event summary).
+ * Inputs are strict: a key a tool does not take (a `repository` given to a write tool, which only
+ * ever changes the content repository) is refused as invalid input, never silently dropped.
  */
 import type { Workspace } from '../../git/workspace.js';
-import { createToolContext } from './context.js';
+import { type ContextRepository, createToolContext } from './context.js';
 import { deleteFileTool } from './delete-file.js';
 import { editFileTool } from './edit-file.js';
 import { listFilesTool } from './list-files.js';
@@ -30,11 +32,17 @@ export interface ToolHooks {
   checkChange(paths: string[]): string | null;
   /** Runs the project's checks for `run_checks`; without it, the tool says there are none. */
   runChecks?: CheckRunner;
+  /**
+   * The run's context repositories: `list_files`, `read_file` and `search_files` take their names as
+   * `repository`; the write tools never reach them. Absent or empty: the read tools have no
+   * `repository`.
+   */
+  repositories?: ContextRepository[];
 }
 
 /** Builds the tool set for one run over `workspace`. */
 export function createTools(workspace: Workspace, hooks: ToolHooks) {
-  const context = createToolContext(workspace, (paths) => hooks.checkChange(paths));
+  const context = createToolContext(workspace, (paths) => hooks.checkChange(paths), hooks.repositories ?? []);
   return {
     list_files: listFilesTool(context),
     read_file: readFileTool(context),

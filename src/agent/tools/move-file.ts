@@ -7,7 +7,7 @@ import type { ToolContext } from './context.js';
 export function moveFileTool({ workspace, change, oneAtATime, guarded }: ToolContext) {
   return tool({
     description: 'Move or rename a file. The destination must not exist yet; folders are created as needed.',
-    inputSchema: z.object({
+    inputSchema: z.strictObject({
       from: z.string().describe('Current path, relative to the repository root.'),
       to: z.string().describe('New path, relative to the repository root.'),
     }),

@@ -9,7 +9,7 @@ export function writeFileTool({ workspace, change, oneAtATime, guarded }: ToolCo
   return tool({
     description:
       'Create a file, or replace all of its content. Folders are created as needed. For a small change to an existing file prefer edit_file; read a file before replacing it.',
-    inputSchema: z.object({
+    inputSchema: z.strictObject({
       path: filePath,
       content: z.string().describe('The complete new content of the file.'),
     }),
