@@ -40,42 +40,38 @@ export function toHostEvent(row: HostEventRow): ReceivedHostEvent {
 export function hostEventQueries(db: Db) {
   return {
     /**
-     * Records a delivery, or says it is a repeat. One write: a row of the same delivery older
-     * than the retention is dropped first (the id is free again), then the insert does nothing on
-     * a clash of the unique key, so concurrent repeats leave exactly one row. Wakes the
-     * dispatcher's listeners on the commit.
+     * Records a delivery, or says it is a repeat. One write: the insert does nothing on a clash of
+     * the unique key, so concurrent repeats leave exactly one row; on a clash with a row older
+     * than the retention (not pruned yet), that row goes and the delivery is recorded anew. Wakes
+     * the dispatcher's listeners on the commit.
      */
     async record(input: NewHostEvent, now = new Date()): Promise<RecordResult> {
       const receivedAt = now.toISOString();
       const expired = new Date(now.getTime() - HOST_EVENT_RETENTION_MS).toISOString();
       return db.write(async (trx) => {
-        await trx
-          .deleteFrom('host_events')
-          .where('project_id', '=', input.projectId)
-          .where('host', '=', input.host)
-          .where('delivery_id', '=', input.deliveryId)
-          .where('received_at', '<', expired)
-          .execute();
-        const id = newId();
-        const inserted = await trx
-          .insertInto('host_events')
-          .values({
-            id,
-            project_id: input.projectId,
-            host: input.host,
-            delivery_id: input.deliveryId,
-            event: JSON.stringify(input.event),
-            received_at: receivedAt,
-            claimed_until: null,
-            processed_at: null,
-          })
-          .onConflict((conflict) => conflict.columns(['project_id', 'host', 'delivery_id']).doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        if (inserted) {
+        const insert = async () => {
+          const id = newId();
+          const inserted = await trx
+            .insertInto('host_events')
+            .values({
+              id,
+              project_id: input.projectId,
+              host: input.host,
+              delivery_id: input.deliveryId,
+              event: JSON.stringify(input.event),
+              received_at: receivedAt,
+              claimed_until: null,
+              processed_at: null,
+            })
+            .onConflict((conflict) => conflict.columns(['project_id', 'host', 'delivery_id']).doNothing())
+            .returning('id')
+            .executeTakeFirst();
+          if (!inserted) return undefined;
           await db.notify(HOST_EVENTS_CHANNEL, id);
-          return { duplicate: false, event: { ...input, id, receivedAt } };
-        }
+          return { duplicate: false as const, event: { ...input, id, receivedAt } };
+        };
+        const recorded = await insert();
+        if (recorded) return recorded;
         const first = await trx
           .selectFrom('host_events')
           .selectAll()
@@ -83,7 +79,11 @@ export function hostEventQueries(db: Db) {
           .where('host', '=', input.host)
           .where('delivery_id', '=', input.deliveryId)
           .executeTakeFirstOrThrow();
-        return { duplicate: true, event: toHostEvent(first) };
+        if (first.received_at >= expired) return { duplicate: true, event: toHostEvent(first) };
+        await trx.deleteFrom('host_events').where('id', '=', first.id).execute();
+        const again = await insert();
+        if (!again) throw new Error('A host event could not be recorded after its expired copy was removed.');
+        return again;
       });
     },
 
