@@ -74,6 +74,7 @@ describe.each(testDialects())('the code-host webhook receiver, on %s', (dialect)
       );
       expect(comment.body.outcome).toBe('recorded');
 
+      for (const answer of [push, merged, comment]) expect(JSON.stringify(answer.body)).not.toContain(secret);
       const recorded = (await rows(project)).reverse();
       expect(recorded.map((row) => row.deliveryId)).toEqual([
         push.deliveryId,
@@ -116,6 +117,7 @@ describe.each(testDialects())('the code-host webhook receiver, on %s', (dialect)
       const wrong = await double().sendHook(url, message, secret, { signature: { secret: `${secret}x` } });
       expect(wrong.status).toBe(401);
       expect(wrong.body.code).toBe('unauthorized');
+      expect(JSON.stringify(wrong.body)).not.toContain(secret);
       const missing = await double().sendHook(url, message, secret, { signature: 'missing' });
       expect(missing.status).toBe(401);
       expect(await rows(project)).toEqual([]);
