@@ -14,6 +14,7 @@ import type { Lifecycle } from './plugins/lifecycle.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openApi } from './plugins/openapi.js';
 import { eventRoutes } from './routes/events.js';
+import { type HookRoutesOptions, hookRoutes } from './routes/hooks.js';
 import { jobRoutes } from './routes/jobs.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
@@ -29,6 +30,8 @@ export interface AppOptions {
   modelStatus?: ModelStatus;
   /** The process's secret box (`lazySecretBox`), for webhook signing secrets. */
   secrets: () => SecretBox;
+  /** What the code-host webhook receiver is given beyond the store (context repositories, the automations' note of each delivery). */
+  hooks?: Pick<HookRoutesOptions, 'contextCandidates' | 'onRecorded'>;
 }
 
 /**
@@ -43,6 +46,7 @@ export async function buildApp({
   metrics,
   modelStatus,
   secrets,
+  hooks,
 }: AppOptions) {
   const app = Fastify(serverOptions(config, logger)).withTypeProvider<ZodTypeProvider>();
   limitConnections(app.server, config.limits.maxConnections, logger);
@@ -61,6 +65,9 @@ export async function buildApp({
   await app.register(jsonBody);
   await app.register(openApi, { publicUrl: config.publicUrl });
   await app.register(healthRoutes, { store, lifecycle, modelStatus });
+
+  // The code hosts' webhooks: no API key, the host's signature; a raw-body parser of their own.
+  await app.register(hookRoutes, { store, secrets, ...hooks });
 
   // The v2 routes, each behind an admin API key.
   await app.register(async (v2) => {

@@ -1,6 +1,66 @@
 // Generated from docs/openapi.json by openapi-typescript (`npm run openapi`). Do not edit.
 
 export interface paths {
+    "/v2/hooks/{projectId}/github": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a GitHub webhook
+         * @description The GitHub webhook of the project (no API key: the host proves the project's hook secret). Recorded before the answer, once per delivery id within 7 days; events not read, and repositories not the project's, are answered 202 and ignored.
+         */
+        post: operations["receiveGithubHook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/hooks/{projectId}/gitlab": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a GitLab webhook
+         * @description The GitLab webhook of the project (no API key: the host proves the project's hook secret). Recorded before the answer, once per delivery id within 7 days; events not read, and repositories not the project's, are answered 202 and ignored.
+         */
+        post: operations["receiveGitlabHook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/hooks/{projectId}/gitea": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a Gitea or Forgejo webhook
+         * @description The Gitea or Forgejo webhook of the project (no API key: the host proves the project's hook secret). Recorded before the answer, once per delivery id within 7 days; events not read, and repositories not the project's, are answered 202 and ignored.
+         */
+        post: operations["receiveGiteaHook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/agent/{projectId}/job": {
         parameters: {
             query?: never;
@@ -365,6 +425,18 @@ export interface components {
                 message: string;
             }[];
         };
+        HookReceipt: {
+            /**
+             * @description recorded: new; duplicate: this delivery id was seen in the last 7 days; ignored: nothing to do
+             * @enum {string}
+             */
+            outcome: "recorded" | "duplicate" | "ignored";
+            duplicate: boolean;
+            /** @description The recorded event (the first one, for a duplicate) */
+            eventId: string | null;
+            /** @description Why an ignored delivery was ignored */
+            reason: string | null;
+        };
         Webhook: {
             id: string;
             projectId: string;
@@ -432,6 +504,273 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    receiveGithubHook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description sha256= and the hex HMAC-SHA256 of the raw body under the hook secret */
+                "x-hub-signature-256"?: string;
+                /** @description push, pull_request, issue_comment, pull_request_review_comment (others are ignored) */
+                "x-github-event"?: string;
+                /** @description The delivery id, for deduplication */
+                "x-github-delivery"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The GitHub event payload, as the host sends it (JSON, at most 1 MiB) */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Recorded, a repeat, or ignored */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /** @description invalid_json, invalid_request: the body is not JSON, or lacks a part of the event */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no hook secret made yet, or a missing or wrong signature */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found: no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable; the host retries or redelivers */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveGitlabHook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The hook secret itself */
+                "x-gitlab-token"?: string;
+                /** @description Push Hook, Merge Request Hook, Note Hook (others are ignored) */
+                "x-gitlab-event"?: string;
+                /** @description The delivery id, for deduplication */
+                "x-gitlab-event-uuid"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The GitLab event payload, as the host sends it (JSON, at most 1 MiB) */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Recorded, a repeat, or ignored */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /** @description invalid_json, invalid_request: the body is not JSON, or lacks a part of the event */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no hook secret made yet, or a missing or wrong signature */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found: no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable; the host retries or redelivers */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveGiteaHook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The hex HMAC-SHA256 of the raw body under the hook secret */
+                "x-gitea-signature"?: string;
+                /** @description push, pull_request, issue_comment, pull_request_comment (others are ignored) */
+                "x-gitea-event"?: string;
+                /** @description The delivery id, for deduplication */
+                "x-gitea-delivery"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The Gitea or Forgejo event payload, as the host sends it (JSON, at most 1 MiB) */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Recorded, a repeat, or ignored */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /** @description invalid_json, invalid_request: the body is not JSON, or lacks a part of the event */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no hook secret made yet, or a missing or wrong signature */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found: no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable; the host retries or redelivers */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listJobs: {
         parameters: {
             query?: {

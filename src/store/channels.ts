@@ -11,3 +11,6 @@ export const WEBHOOKS_CHANNEL = 'agentjobs_webhooks';
 
 /** An archived job's pull request is due to be closed (`jobs.archive`). Payload: the job id. */
 export const PR_CLOSES_CHANNEL = 'agentjobs_pr_closes';
+
+/** A code host's event was recorded (`hostEvents.record`) and waits for the automations. Payload: its id. */
+export const HOST_EVENTS_CHANNEL = 'agentjobs_host_events';

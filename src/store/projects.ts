@@ -1,4 +1,5 @@
 import { type CheckFailurePolicy, DEFAULT_CHECK_TIMEOUT_SECONDS } from '../domain/checks.js';
+import { newHookSecret } from '../domain/hook-secret.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
 import type { CodeHostKind, NewProject, Project, PublishMode } from '../domain/project.js';
 import type { Db } from './db.js';
@@ -10,6 +11,12 @@ export interface HostToken {
   token: string;
   secrets: SecretBox;
 }
+
+/**
+ * What a hook secret is sealed for: the project, and that it is its hook secret, so the sealed
+ * value cannot be passed off as the project's host token (or the other way round).
+ */
+const hookContext = (projectId: string) => `${projectId}:hook-secret`;
 
 export function toProject(row: ProjectRow): Project {
   return {
@@ -52,6 +59,7 @@ export function projectQueries(db: Db) {
         default_model: input.defaultModel ?? null,
         host_settings: input.hostSettings ? JSON.stringify(input.hostSettings) : null,
         host_token_encrypted: hostToken ? hostToken.secrets.seal(hostToken.token, id) : null,
+        hook_secret_sealed: null,
         built_in_checks: input.builtInChecks === false ? 0 : 1,
         check_command: input.checkCommand ?? null,
         check_timeout_seconds: input.checkTimeoutSeconds ?? null,
@@ -140,6 +148,50 @@ export function projectQueries(db: Db) {
         .where('id', '=', id)
         .executeTakeFirst();
       return row?.host_token_encrypted ? secrets.open(row.host_token_encrypted, id) : null;
+    },
+
+    /**
+     * Makes the project a new hook secret, sealed under `secrets` (bound to the project's id, and
+     * apart from its host token), in place of any it had: the old one stops working at once.
+     * Returns the secret, the one time it is shown, or undefined when there is no such project.
+     */
+    async rotateHookSecret(id: string, secrets: SecretBox): Promise<string | undefined> {
+      const secret = newHookSecret();
+      const result = await kysely
+        .updateTable('projects')
+        .set({
+          hook_secret_sealed: secrets.seal(secret, hookContext(id)),
+          updated_at: new Date().toISOString(),
+        })
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0 ? secret : undefined;
+    },
+
+    /** Whether the project has a hook secret, without opening it. */
+    async hasHookSecret(id: string): Promise<boolean> {
+      if (!ID_PATTERN.test(id)) return false;
+      const row = await db
+        .read()
+        .selectFrom('projects')
+        .select('hook_secret_sealed')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Boolean(row?.hook_secret_sealed);
+    },
+
+    /**
+     * The project's hook secret in plain text, or null when none was made. For the receiver's
+     * signature check only: never a log, an event, an error or a response.
+     */
+    async hookSecret(id: string, secrets: SecretBox): Promise<string | null> {
+      const row = await db
+        .read()
+        .selectFrom('projects')
+        .select('hook_secret_sealed')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.hook_secret_sealed ? secrets.open(row.hook_secret_sealed, hookContext(id)) : null;
     },
   };
 }

@@ -23,6 +23,7 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  host_events: HostEventsTable;
 }
 
 export interface ProjectsTable {
@@ -39,6 +40,8 @@ export interface ProjectsTable {
   host_settings: string | null;
   /** AES-256-GCM ciphertext of the code-host token; never plaintext. */
   host_token_encrypted: string | null;
+  /** The sealed secret the code hosts' webhooks into this project carry or sign with; null: none made. */
+  hook_secret_sealed: string | null;
   /** 1: the built-in checks run on every job; 0: they do not. */
   built_in_checks: Generated<number>;
   /** 1: archiving a job closes its open pull request. */
@@ -300,3 +303,21 @@ export interface WebhookAttemptsTable {
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
+
+/** A code host's webhook delivery, recorded before it is answered (`store.hostEvents`). */
+export interface HostEventsTable {
+  id: string;
+  project_id: string;
+  /** `github` | `gitlab` | `gitea` | `poll`. */
+  host: string;
+  /** The host's delivery id; unique per project and host. */
+  delivery_id: string;
+  /** JSON of the `HostEvent`. */
+  event: string;
+  received_at: string;
+  /** A dispatcher holds the row until then; null: nobody does. */
+  claimed_until: string | null;
+  processed_at: string | null;
+}
+
+export type HostEventRow = Selectable<HostEventsTable>;

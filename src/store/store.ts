@@ -3,6 +3,7 @@ import { adminQueries } from './admin.js';
 import { apiKeyQueries } from './api-keys.js';
 import type { Db } from './db.js';
 import { eventQueries } from './events.js';
+import { hostEventQueries } from './host-events.js';
 import { idempotencyQueries } from './idempotency.js';
 import { jobQueries } from './jobs.js';
 import { pullRequestCloseQueries } from './pr-closes.js';
@@ -41,6 +42,11 @@ export interface Store {
   spend: ReturnType<typeof spendQueries>;
   /** Webhook endpoints, their delivery log, and the deliverers' claim (see `webhooks/`). */
   webhooks: ReturnType<typeof webhookQueries>;
+  /**
+   * The code hosts' events as the webhook receiver recorded them (deduplicated by delivery id),
+   * and the automations' dispatcher's claim of them.
+   */
+  hostEvents: ReturnType<typeof hostEventQueries>;
   /** Database-wide figures for the metrics gauges. */
   stats: ReturnType<typeof statsQueries>;
   /**
@@ -69,6 +75,7 @@ export function createStore(db: Db): Store {
     admin: adminQueries(db),
     spend: spendQueries(db),
     webhooks: webhookQueries(db),
+    hostEvents: hostEventQueries(db),
     stats: statsQueries(db),
     isTransient: db.isTransient,
     ping: async () => {

@@ -7,6 +7,7 @@ import { fieldHint, type Html, html } from './html.js';
 import { type DashboardOptions, sendPage } from './layout.js';
 import { type FieldErrors, type ProjectFormValues, parseProjectForm } from './project-form.js';
 import { NOTICES, projectHeader, projectOf } from './project-header.js';
+import { hookSection } from './project-hooks.js';
 
 const valuesOf = (project: Project): ProjectFormValues => ({
   name: project.name,
@@ -166,9 +167,19 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (
     request: FastifyRequest,
     reply: FastifyReply,
     project: Project,
-    state: { values?: ProjectFormValues; errors?: FieldErrors; checks?: HostCheck[]; notice?: string } = {},
+    state: {
+      values?: ProjectFormValues;
+      errors?: FieldErrors;
+      checks?: HostCheck[];
+      notice?: string;
+      /** A hook secret just made: shown on this page only. */
+      hookSecret?: { secret: string; rotated: boolean };
+    } = {},
   ) => {
     const errors = state.errors ?? {};
+    const hasHookSecret = state.hookSecret
+      ? state.hookSecret.rotated
+      : await store.projects.hasHookSecret(project.id);
     const failed = Object.keys(errors).length > 0;
     const sandbox = await sandboxStatus(config.checks.sandbox);
     return sendPage(
@@ -181,7 +192,8 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (
         <section><h2>Check access</h2><form class="pad" method="post" action="/ui/projects/${project.id}/check">
           <input type="hidden" name="_csrf" value="${csrf}">
           <p>Tests what the worker will do: read the repository, push a branch, open a pull request.</p>
-          <button type="submit">Check access</button></form></section>`,
+          <button type="submit">Check access</button></form></section>
+        ${hookSection({ project, csrf, publicUrl: config.publicUrl, hasSecret: hasHookSecret, ...(state.hookSecret ? { newSecret: state.hookSecret.secret } : {}) })}`,
       failed
         ? { status: 400, flash: { kind: 'error', text: 'Some fields need attention.' } }
         : { flash: state.notice ? { kind: 'ok', text: state.notice } : null },
@@ -225,6 +237,15 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (
     const hostToken = token ? { token } : input.host === 'local' || !keepsToken ? { token: null } : undefined;
     await store.projects.update(project.id, input, hostToken && { ...hostToken, secrets: secretBox() });
     return reply.redirect(`/ui/projects/${project.id}/settings?notice=saved`, 303);
+  });
+
+  app.post('/projects/:projectId/hook-secret', { schema: { hide: true } }, async (request, reply) => {
+    const project = await projectOf(store, request);
+    const rotated = await store.projects.hasHookSecret(project.id);
+    const secret = await store.projects.rotateHookSecret(project.id, secretBox());
+    if (!secret) return reply.redirect('/ui/projects', 303);
+    request.log.info({ projectId: project.id, rotated }, 'hook secret made in the dashboard');
+    return settingsPage(request, reply, project, { hookSecret: { secret, rotated } });
   });
 
   app.post('/projects/:projectId/check', { schema: { hide: true } }, async (request, reply) => {

@@ -25,6 +25,7 @@ import {
   type DoubleServer,
   startDoubleServer,
 } from './double-server.js';
+import { type HookSender, hookSender } from './host-hooks.js';
 
 /** A failure the next requests answer with, before any other check. */
 export type GiteaFault =
@@ -54,7 +55,7 @@ export interface DoubleGiteaRepository {
   pulls: DoubleGiteaPull[];
 }
 
-export interface GiteaDouble extends DoubleServer<GiteaFault> {
+export interface GiteaDouble extends DoubleServer<GiteaFault>, HookSender {
   repository(
     owner: string,
     name: string,
@@ -200,6 +201,7 @@ export async function startGiteaDouble(options: GiteaDoubleOptions): Promise<Git
 
   return {
     ...double,
+    ...hookSender('gitea', webBase),
     repository(owner, name, settings = {}) {
       const key = `${owner}/${name}`.toLowerCase();
       const repository = repositories.get(key) ?? { owner, name, archived: false, push: true, pulls: [] };

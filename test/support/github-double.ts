@@ -25,6 +25,7 @@ import {
   type DoubleServer,
   startDoubleServer,
 } from './double-server.js';
+import { type HookSender, hookSender } from './host-hooks.js';
 
 /** A failure the next requests answer with, before any other check. */
 export type GithubFault =
@@ -56,7 +57,7 @@ export interface DoubleRepository {
 }
 
 /** `url` is the API base URL, as Octokit's `baseUrl` or a project's `apiUrl`. */
-export interface GithubDouble extends DoubleServer<GithubFault> {
+export interface GithubDouble extends DoubleServer<GithubFault>, HookSender {
   repository(owner: string, name: string, options?: { archived?: boolean; push?: boolean }): DoubleRepository;
 }
 
@@ -245,6 +246,7 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
   url = double.url;
   return {
     ...double,
+    ...hookSender('github', htmlBase),
     repository(owner, name, settings = {}) {
       const key = `${owner}/${name}`.toLowerCase();
       const existing = repositories.get(key);

@@ -28,6 +28,7 @@ import {
   type DoubleServer,
   startDoubleServer,
 } from './double-server.js';
+import { type HookSender, hookSender } from './host-hooks.js';
 
 /** A failure the next requests answer with, before any other check. */
 export type GitlabFault = 'server_error' | 'bad_gateway' | 'too_many_requests' | 'not_found' | 'forbidden';
@@ -51,7 +52,7 @@ export interface DoubleProject {
   mergeRequests: DoubleMergeRequest[];
 }
 
-export interface GitlabDouble extends Omit<DoubleServer<GitlabFault>, 'url'> {
+export interface GitlabDouble extends Omit<DoubleServer<GitlabFault>, 'url'>, HookSender {
   /** The instance's base URL, as gitbeaker's `host` or a project's `apiUrl`. */
   url: string;
   project(path: string, options?: { archived?: boolean; accessLevel?: number }): DoubleProject;
@@ -234,6 +235,7 @@ export async function startGitlabDouble(options: GitlabDoubleOptions): Promise<G
 
   return {
     ...double,
+    ...hookSender('gitlab', webBase),
     get scopes() {
       return state.scopes;
     },

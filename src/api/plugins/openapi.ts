@@ -14,6 +14,10 @@ export const OPENAPI_TAGS = [
   { name: 'Jobs', description: 'Create jobs, follow them, send follow-ups, archive them.' },
   { name: 'Events', description: "A job's activity, as a JSON page or a live Server-Sent Events stream." },
   { name: 'Webhooks', description: 'Endpoints that get job events pushed, and their delivery logs.' },
+  {
+    name: 'Code-host hooks',
+    description: "GitHub, GitLab and Gitea webhooks into a project, signed with the project's hook secret.",
+  },
 ] as const;
 
 /**

@@ -4,6 +4,7 @@ import { CODE_HOSTS, PUBLISH_MODES, type PublishMode } from '../../domain/projec
 import { lazySecretBox } from '../../store/secrets.js';
 import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
+import { registerProjectHookCommands } from './project-hooks.js';
 
 import {
   type CreateOptions,
@@ -202,4 +203,6 @@ export function registerProjectCommands(program: Command) {
       );
       if (!result.ok) process.exitCode = 1;
     });
+
+  registerProjectHookCommands(project);
 }

@@ -1,0 +1,165 @@
+/**
+ * GitHub's webhook payloads ("Webhook events and payloads", docs.github.com/en/webhooks): `push`,
+ * `pull_request` (closed and merged), `issue_comment` and `pull_request_review_comment` (created).
+ * Write access is what GitHub says of the comment's author: `author_association` OWNER, MEMBER or
+ * COLLABORATOR.
+ */
+import { z } from 'zod';
+import type { RepositoryIdentifiers } from '../../domain/repository-match.js';
+import {
+  branchOf,
+  commitOrNull,
+  commitSchema,
+  type HookReader,
+  ignored,
+  readPayload,
+  toCommit,
+} from './read.js';
+
+const repository = z.object({
+  full_name: z.string().min(1),
+  clone_url: z.string().nullish(),
+  ssh_url: z.string().nullish(),
+  html_url: z.string().nullish(),
+  git_url: z.string().nullish(),
+});
+
+const identifiers = (repo: z.infer<typeof repository>): RepositoryIdentifiers => ({
+  urls: [repo.clone_url, repo.ssh_url, repo.html_url, repo.git_url].filter(
+    (url): url is string => typeof url === 'string',
+  ),
+  fullName: repo.full_name,
+});
+
+const push = z.object({
+  ref: z.string(),
+  before: z.string().nullish(),
+  after: z.string(),
+  deleted: z.boolean().nullish(),
+  commits: z.array(commitSchema).nullish(),
+  repository,
+});
+
+const pullRequest = z.object({
+  action: z.string(),
+  pull_request: z.object({
+    number: z.number().int(),
+    title: z.string(),
+    body: z.string().nullish(),
+    html_url: z.string(),
+    merged: z.boolean().nullish(),
+    merge_commit_sha: z.string().nullish(),
+    base: z.object({ ref: z.string() }),
+  }),
+  repository,
+});
+
+const comment = z.object({
+  body: z.string(),
+  html_url: z.string(),
+  user: z.object({ login: z.string() }),
+  author_association: z.string().nullish(),
+});
+
+const issueComment = z.object({
+  action: z.string(),
+  issue: z.object({
+    number: z.number().int(),
+    title: z.string(),
+    html_url: z.string(),
+    pull_request: z.unknown().optional(),
+  }),
+  comment,
+  repository,
+});
+
+const reviewComment = z.object({
+  action: z.string(),
+  pull_request: z.object({ number: z.number().int(), title: z.string(), html_url: z.string() }),
+  comment,
+  repository,
+});
+
+const WRITERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
+
+export const readGithubHook: HookReader = (input) => {
+  const { eventName, deliveryId, payload } = input;
+  if (eventName === 'push') {
+    const body = readPayload(push, payload, eventName);
+    const branch = branchOf(body.ref);
+    if (!branch) return ignored(input, 'not a branch');
+    if (body.deleted || !commitOrNull(body.after)) return ignored(input, 'branch deleted');
+    return {
+      kind: 'event',
+      deliveryId,
+      eventName,
+      repository: identifiers(body.repository),
+      event: (match) => ({
+        kind: 'push',
+        repository: match,
+        branch,
+        before: commitOrNull(body.before),
+        after: body.after,
+        commits: (body.commits ?? []).map(toCommit),
+      }),
+    };
+  }
+  if (eventName === 'pull_request') {
+    const body = readPayload(pullRequest, payload, eventName);
+    const pull = body.pull_request;
+    if (body.action !== 'closed' || !pull.merged) return ignored(input, 'not a merge');
+    return {
+      kind: 'event',
+      deliveryId,
+      eventName,
+      repository: identifiers(body.repository),
+      event: (match) => ({
+        kind: 'pull_request_merged',
+        repository: match,
+        branch: pull.base.ref,
+        number: pull.number,
+        title: pull.title,
+        body: pull.body ?? '',
+        url: pull.html_url,
+        mergeCommit: pull.merge_commit_sha ?? null,
+      }),
+    };
+  }
+  if (eventName === 'issue_comment' || eventName === 'pull_request_review_comment') {
+    const body =
+      eventName === 'issue_comment'
+        ? readPayload(issueComment, payload, eventName)
+        : readPayload(reviewComment, payload, eventName);
+    if (body.action !== 'created') return ignored(input, `comment ${body.action}`);
+    const target =
+      'issue' in body
+        ? {
+            type: body.issue.pull_request ? ('pull_request' as const) : ('issue' as const),
+            number: body.issue.number,
+            url: body.issue.html_url,
+            title: body.issue.title,
+          }
+        : {
+            type: 'pull_request' as const,
+            number: body.pull_request.number,
+            url: body.pull_request.html_url,
+            title: body.pull_request.title,
+          };
+    return {
+      kind: 'event',
+      deliveryId,
+      eventName,
+      repository: identifiers(body.repository),
+      event: (match) => ({
+        kind: 'comment',
+        repository: match,
+        target,
+        body: body.comment.body,
+        author: body.comment.user.login,
+        authorCanWrite: WRITERS.has(body.comment.author_association ?? ''),
+        url: body.comment.html_url,
+      }),
+    };
+  }
+  return ignored(input, `event ${eventName} is not read`);
+};

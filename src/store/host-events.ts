@@ -1,0 +1,172 @@
+/**
+ * The code hosts' events (DESIGN section 3, the code host's webhook): each delivery recorded
+ * before the receiver answers, so a crash loses none, and once only: a delivery id seen for the
+ * project and host in the last 7 days is a duplicate, recorded nowhere new. The automations'
+ * dispatcher claims unprocessed events under a lease (one process at a time holds one) and marks
+ * them processed.
+ */
+import { sql } from 'kysely';
+import type { HostEvent, ReceivedHostEvent } from '../domain/host-event.js';
+import { newId } from '../domain/ids.js';
+import { HOST_EVENTS_CHANNEL } from './channels.js';
+import type { Db } from './db.js';
+import type { HostEventRow } from './schema.js';
+
+/** How long a delivery id is remembered: a repeat within it is a duplicate. */
+export const HOST_EVENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** What `record` did: stored the event, or found the delivery already there. */
+export type RecordResult =
+  | { duplicate: false; event: ReceivedHostEvent }
+  | {
+      duplicate: true;
+      /** The event as first recorded (its id, when it came, and what it was). */
+      event: ReceivedHostEvent;
+    };
+
+export type NewHostEvent = Omit<ReceivedHostEvent, 'id' | 'receivedAt'>;
+
+export function toHostEvent(row: HostEventRow): ReceivedHostEvent {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    host: row.host as ReceivedHostEvent['host'],
+    deliveryId: row.delivery_id,
+    event: JSON.parse(row.event) as HostEvent,
+    receivedAt: row.received_at,
+  };
+}
+
+export function hostEventQueries(db: Db) {
+  return {
+    /**
+     * Records a delivery, or says it is a repeat. One write: the insert does nothing on a clash of
+     * the unique key, so concurrent repeats leave exactly one row; on a clash with a row older
+     * than the retention (not pruned yet), that row goes and the delivery is recorded anew. Wakes
+     * the dispatcher's listeners on the commit.
+     */
+    async record(input: NewHostEvent, now = new Date()): Promise<RecordResult> {
+      const receivedAt = now.toISOString();
+      const expired = new Date(now.getTime() - HOST_EVENT_RETENTION_MS).toISOString();
+      return db.write(async (trx) => {
+        const insert = async () => {
+          const id = newId();
+          const inserted = await trx
+            .insertInto('host_events')
+            .values({
+              id,
+              project_id: input.projectId,
+              host: input.host,
+              delivery_id: input.deliveryId,
+              event: JSON.stringify(input.event),
+              received_at: receivedAt,
+              claimed_until: null,
+              processed_at: null,
+            })
+            .onConflict((conflict) => conflict.columns(['project_id', 'host', 'delivery_id']).doNothing())
+            .returning('id')
+            .executeTakeFirst();
+          if (!inserted) return undefined;
+          await db.notify(HOST_EVENTS_CHANNEL, id);
+          return { duplicate: false as const, event: { ...input, id, receivedAt } };
+        };
+        const recorded = await insert();
+        if (recorded) return recorded;
+        const first = await trx
+          .selectFrom('host_events')
+          .selectAll()
+          .where('project_id', '=', input.projectId)
+          .where('host', '=', input.host)
+          .where('delivery_id', '=', input.deliveryId)
+          .executeTakeFirstOrThrow();
+        if (first.received_at >= expired) return { duplicate: true, event: toHostEvent(first) };
+        await trx.deleteFrom('host_events').where('id', '=', first.id).execute();
+        const again = await insert();
+        if (!again) throw new Error('A host event could not be recorded after its expired copy was removed.');
+        return again;
+      });
+    },
+
+    /**
+     * Up to `limit` unprocessed events, oldest first, that no other dispatcher holds, now held by
+     * this one for `leaseMs` (default a minute): a dispatcher that dies leaves them to be claimed
+     * again when the lease runs out (at least once, never lost). `skip locked` where writes run
+     * side by side; the write lock where they run one at a time.
+     */
+    async claimUnprocessed(limit: number, leaseMs = 60_000, now = new Date()): Promise<ReceivedHostEvent[]> {
+      if (limit <= 0) return [];
+      const at = now.toISOString();
+      const until = new Date(now.getTime() + leaseMs).toISOString();
+      return db.write(async (trx) => {
+        const due = trx
+          .selectFrom('host_events')
+          .select('id')
+          .where('processed_at', 'is', null)
+          .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', at)]))
+          .orderBy('received_at')
+          .orderBy('id')
+          .limit(limit);
+        const ids = (await db.lockForUpdate(due, { skipLocked: true }).execute()).map((row) => row.id);
+        if (ids.length === 0) return [];
+        const rows = await trx
+          .updateTable('host_events')
+          .set({ claimed_until: until })
+          .where('id', 'in', ids)
+          .returningAll()
+          .execute();
+        return rows
+          .sort((a, b) => a.received_at.localeCompare(b.received_at) || a.id.localeCompare(b.id))
+          .map(toHostEvent);
+      });
+    },
+
+    /** Marks an event done: no dispatcher claims it again. False when there is no such event. */
+    async markProcessed(id: string, now = new Date()): Promise<boolean> {
+      const result = await db.writeStatement((executor) =>
+        executor
+          .updateTable('host_events')
+          .set({ processed_at: now.toISOString(), claimed_until: null })
+          .where('id', '=', id)
+          .executeTakeFirst(),
+      );
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** The project's events, newest first (the dashboard's and the tests' view). */
+    async list(
+      projectId: string,
+      limit = 50,
+    ): Promise<(ReceivedHostEvent & { processedAt: string | null })[]> {
+      const rows = await db
+        .read()
+        .selectFrom('host_events')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .orderBy('received_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ ...toHostEvent(row), processedAt: row.processed_at }));
+    },
+
+    /** How many events the project has recorded (those within the retention). */
+    async count(projectId: string): Promise<number> {
+      const row = await db
+        .read()
+        .selectFrom('host_events')
+        .select(sql<number>`count(*)`.as('count'))
+        .where('project_id', '=', projectId)
+        .executeTakeFirst();
+      return Number(row?.count ?? 0);
+    },
+
+    /** Drops events received before the retention (their delivery ids are forgotten). Returns how many. */
+    async prune(now = new Date()): Promise<number> {
+      const before = new Date(now.getTime() - HOST_EVENT_RETENTION_MS).toISOString();
+      const result = await db.writeStatement((executor) =>
+        executor.deleteFrom('host_events').where('received_at', '<', before).executeTakeFirst(),
+      );
+      return Number(result.numDeletedRows);
+    },
+  };
+}
