@@ -11,8 +11,10 @@ import { CODE_HOSTS, type CodeHostKind } from '../domain/project.js';
 import { removeContextMirror } from '../git/context-mirror.js';
 import { assertBranchName, MirrorError, normalizeRepository } from '../git/mirror.js';
 import { checkLocalRepository, RepositoryCheckError } from '../git/repository-check.js';
+import { checkContextRepository, contextGitEnv } from '../hosts/context-access.js';
 import { ProjectSettingsError, resolveRepository } from '../hosts/project-settings.js';
-import type { SecretBox } from '../store/secrets.js';
+import type { HostCheck } from '../hosts/types.js';
+import { type SecretBox, SecretError } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
 
 /** A context repository as a person gives it. */
@@ -117,4 +119,31 @@ export async function removeContextRepository(
   if (!(await deps.store.contextRepositories.remove(projectId, name)))
     throw new AppError('not_found', `The project has no context repository named "${name}".`);
   await removeContextMirror(deps.mirrorsDir, projectId, name);
+}
+
+/**
+ * Whether git can fetch each of the project's context repositories with its stored credentials:
+ * what `agentjobs project check` and the dashboard's "Check access" add to the project's own checks.
+ */
+export async function checkContextRepositories(
+  deps: { store: Store; secrets: () => SecretBox; askpassDir: string },
+  projectId: string,
+): Promise<HostCheck[]> {
+  const checks: HostCheck[] = [];
+  for (const repository of await deps.store.contextRepositories.list(projectId)) {
+    let token: string | null = null;
+    try {
+      token = repository.hasToken
+        ? await deps.store.contextRepositories.token(projectId, repository.name, deps.secrets())
+        : null;
+    } catch (error) {
+      if (!(error instanceof SecretError)) throw error;
+      checks.push({ name: `context repository ${repository.name}`, ok: false, detail: error.message });
+      continue;
+    }
+    checks.push(
+      await checkContextRepository(repository, contextGitEnv(deps.askpassDir, repository.host, token)),
+    );
+  }
+  return checks;
 }
