@@ -5,7 +5,7 @@
  * and name, never shared between projects, because a mirror fetched with one project's token would
  * otherwise hand its objects to a project whose own token (or none) could not read them.
  */
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ensureMirror, normalizeRepository, withMirrorLock } from './mirror.js';
 import { runGit } from './run.js';
@@ -106,6 +106,8 @@ export async function removeContextMirror(
   name: string,
 ): Promise<void> {
   const mirror = join(contextMirrorsDir(mirrorsDir, projectId), `${name}.git`);
+  // Never fetched (never run since it was added): nothing to remove, no folder to make for a lock.
+  if (!(await stat(mirror).catch(() => null))) return;
   await withMirrorLock(mirror, () => rm(mirror, { recursive: true, force: true }));
 }
 
