@@ -110,8 +110,3 @@ export async function removeContextMirror(
   if (!(await stat(mirror).catch(() => null))) return;
   await withMirrorLock(mirror, () => rm(mirror, { recursive: true, force: true }));
 }
-
-/** Removes every context mirror of a project (the project is gone). */
-export async function removeContextMirrors(mirrorsDir: string, projectId: string): Promise<void> {
-  await rm(contextMirrorsDir(mirrorsDir, projectId), { recursive: true, force: true });
-}

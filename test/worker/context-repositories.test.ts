@@ -62,8 +62,21 @@ describe.each(testDialects())('context repositories in a run on %s', (dialect) =
     )) as Job;
   };
 
+  // Every git the worker starts goes through a wrapper that writes down its arguments first.
+  const path0 = process.env.PATH;
+  const gitArguments = () => path.join(dir, 'git-arguments.log');
+
   beforeAll(async () => {
     dir = tempDir('context-repositories');
+    const realGit = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
+    const wrappers = path.join(dir, 'bin');
+    fs.mkdirSync(wrappers);
+    fs.writeFileSync(
+      path.join(wrappers, 'git'),
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${gitArguments()}'\nexec '${realGit}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    process.env.PATH = `${wrappers}:${path0}`;
     t = await openTestStore(dialect);
     docs = makeRepo(dir).repo;
     project = await t.store.projects.create({ name: 'Docs', repository: docs });
@@ -104,6 +117,7 @@ describe.each(testDialects())('context repositories in a run on %s', (dialect) =
     ({ worker, logs } = await startRealWorker(realAgentConfig(dataDir(), model.url), t.store, 'context'));
   });
   afterAll(async () => {
+    process.env.PATH = path0;
     await worker?.stop({ graceMs: 0 });
     await model?.close();
     await gitServer?.close();
@@ -150,6 +164,10 @@ describe.each(testDialects())('context repositories in a run on %s', (dialect) =
     expect(
       haystacks.some(([where, text]) => where === 'table context_repositories' && text.includes('v1.')),
     ).toBe(true);
+    // The git processes' arguments, the fetch of the remote one among them.
+    const argumentsLog = fs.readFileSync(gitArguments(), 'utf8');
+    expect(argumentsLog).toContain(`${gitServer.url}/org/api.git`);
+    haystacks.push(['git arguments', argumentsLog]);
     for (const [where, text] of haystacks) expect(text.includes(TOKEN), where).toBe(false);
     for (const id of jobs) {
       expect(JSON.stringify(await t.store.events.list(id, 0, 1000))).not.toContain(TOKEN);
