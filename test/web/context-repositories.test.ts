@@ -4,7 +4,6 @@
  * to its field and nothing stored, removed; every form carries the CSRF token, and a post without it
  * changes nothing.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
