@@ -119,6 +119,13 @@ describe.each(testDialects())('project context on %s', (dialect) => {
     const removed = await cli(['project', 'context', 'remove', projectId, 'api']);
     expect(removed.code, removed.stderr).toBe(0);
     expect((await listed()).map((repository) => repository.name)).toEqual(['code']);
+    // project check also asks git whether each context repository can be fetched.
+    const checked = JSON.parse((await cli(['project', 'check', projectId, '--json'])).stdout);
+    expect(checked.checks).toContainEqual({
+      name: 'context repository code',
+      ok: true,
+      detail: 'git can fetch its default branch.',
+    });
     const again = await cli(['project', 'context', 'remove', projectId, 'api']);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('The project has no context repository named "api".');
