@@ -19,7 +19,7 @@ export interface ContextSectionState {
   errors?: FieldErrors;
 }
 
-/** The add form's body as strings, or null for a field that is not one. */
+/** The add form's body: its string fields, each cut at 20,000 characters; the rest left out. */
 export function contextFormOf(body: unknown): ContextFormValues & { token?: string } {
   const read: Record<string, string> = {};
   if (body && typeof body === 'object')
