@@ -1,107 +1,141 @@
-// What a run pays for its context repositories (issue 26): for 1 and for 10 context repositories of
-// 20,000 files each, the mirror's first clone, the fetch before a run when nothing changed, and the
-// agent's first reads in each (the commit and tree resolved, one file read, a folder listed, the
-// whole tree searched for a word in a few files), through the built `Snapshot` (dist/), the reader
-// the read tools use. Every repository is a mirror of its own, so no reader or cache is shared.
-// Run: npm run bench:context-repositories  (BENCH_FILES, default 20000; BENCH_RUNS, default 3)
+// What a run pays for its context repositories (DESIGN section 5): fetching each into its mirror
+// and resolving its branch to a commit, then the first reads (the whole tree listed, one file read),
+// for 1 and for 10 context repositories of a 20,000-file repository.
+//
+//   npm run bench:context-repositories      (BENCH_RUNS=3 re-fetches per row)
+//
+// Writes one repository of 20,000 source files of about 1 KB in 400 folders (one commit, `git fast-import`)
+// in a temporary folder, then fetches it as 1 and as 10 context repositories of one project, the way
+// the worker's prepare phase does (src/worker/phases/context.ts: 4 fetches at a time, each into its
+// own mirror, the default branch named with `ls-remote --symref`): the first fetch (no mirror yet)
+// and a re-fetch (the next run, nothing new upstream). Prints one table; removes what it wrote.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { percentile } from './report.mjs';
-import { makeRepository } from './repos.mjs';
 import { machine, printTable } from './table.mjs';
 
-const FILES = Number(process.env.BENCH_FILES ?? 20_000);
+const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
+const { fetchContextRepository } = await import(path.join(ROOT, 'dist/git/context-mirror.js'));
+const { runGit } = await import(path.join(ROOT, 'dist/git/run.js'));
+
+const FILES = 20_000;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const COUNTS = [1, 10];
-const now = () => performance.timeOrigin + performance.now();
-const ms = (value) => `${Math.round(value)}`;
-
-const { ensureMirror } = await import(new URL('../dist/git/mirror.js', import.meta.url));
-const { Snapshot } = await import(new URL('../dist/git/snapshot.js', import.meta.url));
-
+const PARALLEL_FETCHES = 4;
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-bench-context-'));
-try {
-  const upstream = path.join(temp, 'upstream.git');
-  makeRepository(upstream, FILES);
-  const commit = execFileSync('git', ['rev-parse', 'refs/heads/main'], { cwd: upstream }).toString().trim();
-  const rows = [];
-  for (const count of COUNTS) {
-    const clone = [];
-    const fetch = [];
-    const firstRead = [];
-    const parts = { read: [], list: [], search: [] };
-    for (let run = 0; run < RUNS; run++) {
-      const mirrorsDir = path.join(temp, `mirrors-${count}-${run}`);
-      const ids = Array.from({ length: count }, (_, index) => `code-${index}`);
-      // Each its own upstream (hard links), so each clone is a clone of its own.
-      const upstreams = ids.map((id) => {
-        const dir = path.join(temp, `upstream-${count}-${run}-${id}.git`);
-        execFileSync('cp', ['-al', upstream, dir]);
-        return dir;
-      });
-      let started = now();
-      const mirrors = [];
-      for (const [index, id] of ids.entries())
-        mirrors.push(
-          await ensureMirror({ mirrorsDir, projectId: id, repository: upstreams[index], env: {} }),
-        );
-      clone.push(now() - started);
-      started = now();
-      for (const [index, id] of ids.entries())
-        await ensureMirror({ mirrorsDir, projectId: id, repository: upstreams[index], env: {} });
-      fetch.push(now() - started);
-      started = now();
-      const spent = { read: 0, list: 0, search: 0 };
-      const timed = async (part, task) => {
-        const from = now();
-        const result = await task();
-        spent[part] += now() - from;
-        return result;
-      };
-      for (const gitDir of mirrors) {
-        const snapshot = Snapshot.open({ gitDir, commit });
-        // The first read also starts the reader and resolves the commit and its tree.
-        await timed('read', () => snapshot.readFile('docs/section-03/page-0013.md'));
-        await timed('list', () => snapshot.listFiles('docs/section-07'));
-        const found = await timed('search', () => snapshot.search('Page 19999', { limit: 100 }));
-        if (FILES === 20_000 && found.matches.length !== 1)
-          throw new Error('the search found the wrong lines');
-        await snapshot.close();
-      }
-      firstRead.push(now() - started);
-      for (const part of Object.keys(parts)) parts[part].push(spent[part] / count);
-      fs.rmSync(mirrorsDir, { recursive: true, force: true });
-      for (const dir of upstreams) fs.rmSync(dir, { recursive: true, force: true });
-    }
-    rows.push([
-      String(count),
-      ms(percentile(clone, 50)),
-      ms(percentile(fetch, 50)),
-      ms(percentile(firstRead, 50)),
-      ms(percentile(firstRead, 50) / count),
-      ms(percentile(parts.read, 50)),
-      ms(percentile(parts.list, 50)),
-      ms(percentile(parts.search, 50)),
-    ]);
+process.on('exit', () => fs.rmSync(temp, { recursive: true, force: true }));
+const now = () => performance.now();
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ms = (value) => `${value.toFixed(0)} ms`;
+
+// ---- the repository ------------------------------------------------------------------------------
+
+/** About 1 KB of lower-case words per file, which zlib packs to about 0.6 of it, as source code does. */
+function words(seed) {
+  let x = seed + 1;
+  let text = '';
+  while (text.length < 1000) {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    text += `${x.toString(36)}${x % 9 === 0 ? '\n' : ' '}`;
   }
-  console.log(
-    `${FILES} files per repository, median of ${RUNS} runs; ${machine()}, load ${os.loadavg()[0].toFixed(1)}`,
-  );
-  printTable(
-    [
-      'context repositories',
-      'first clone ms',
-      'fetch (up to date) ms',
-      'first reads ms',
-      'each ms',
-      'read_file ms',
-      'list_files (2,000 files) ms',
-      'search_files ms',
-    ],
-    rows,
-  );
-} finally {
-  fs.rmSync(temp, { recursive: true, force: true });
+  return text;
 }
+
+function writeRepository(dir) {
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', dir]);
+  const parts = [
+    'commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 5\ninit\n',
+  ];
+  for (let i = 0; i < FILES; i++) {
+    const body = `// Module ${i}\n/* ${words(i)} */\nexport function feature${i}(input: string): string {\n  return input.repeat(${i % 7});\n}\n`;
+    parts.push(
+      `M 100644 inline src/area-${String(Math.floor(i / 50)).padStart(3, '0')}/module-${i}.ts\ndata ${Buffer.byteLength(body)}\n${body}`,
+    );
+  }
+  execFileSync('git', ['fast-import', '--quiet'], {
+    cwd: dir,
+    input: `${parts.join('\n')}\n`,
+    maxBuffer: 1 << 30,
+  });
+}
+
+const started = now();
+const upstream = path.join(temp, 'code.git');
+writeRepository(upstream);
+const packed = execFileSync('git', ['count-objects', '-vH'], { cwd: upstream }).toString();
+const size = /size-pack: (.+)/.exec(packed)?.[1] ?? '?';
+console.error(`wrote a ${FILES}-file repository (${size} packed) in ${ms(now() - started)}`);
+
+// ---- one run's fetch -----------------------------------------------------------------------------
+
+/** Fetches `count` context repositories as a run does; returns the wall time and the sources. */
+async function fetchAll(mirrorsDir, count) {
+  const names = Array.from({ length: count }, (_, i) => `code-${i}`);
+  const fetched = [];
+  let next = 0;
+  const began = now();
+  const worker = async () => {
+    while (next < names.length) {
+      const name = names[next++];
+      fetched.push(
+        await fetchContextRepository({
+          mirrorsDir,
+          projectId: 'bench',
+          name,
+          repository: upstream,
+          ref: null,
+          env: {},
+          freshSince: now(),
+        }),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_FETCHES, count) }, worker));
+  return { wallMs: now() - began, fetched };
+}
+
+/** The agent's first reads in one of them: the whole tree listed (list_files), one file read. */
+async function firstRead(source) {
+  const began = now();
+  const { stdout } = await runGit(['ls-tree', '-r', '--name-only', source.commit], { cwd: source.gitDir });
+  const paths = stdout.toString('utf8').split('\n').filter(Boolean);
+  if (paths.length !== FILES) throw new Error(`listed ${paths.length} files`);
+  await runGit(['cat-file', 'blob', `${source.commit}:${paths[12_345]}`], { cwd: source.gitDir });
+  return now() - began;
+}
+
+const rows = [];
+for (const count of [1, 10]) {
+  const mirrorsDir = path.join(temp, `mirrors-${count}`);
+  const first = await fetchAll(mirrorsDir, count);
+  const refetches = [];
+  for (let run = 0; run < RUNS; run++) refetches.push((await fetchAll(mirrorsDir, count)).wallMs);
+  const reads = [];
+  for (let run = 0; run < RUNS; run++) reads.push(await firstRead(first.fetched[0]));
+  const mirrorBytes = Number(execFileSync('du', ['-sb', mirrorsDir]).toString().split('\t')[0]);
+  rows.push([
+    String(count),
+    ms(first.wallMs),
+    ms(median(refetches)),
+    ms(median(reads)),
+    `${(mirrorBytes / 2 ** 20).toFixed(1)} MiB`,
+  ]);
+}
+
+console.log(
+  `\n${machine()}; ${FILES.toLocaleString('en')} files, ${size} packed; median of ${RUNS} re-fetches and reads\n`,
+);
+printTable(
+  [
+    'Context repositories',
+    'First fetch (no mirror)',
+    'Re-fetch (next run)',
+    'First read (tree + file)',
+    'Mirrors on disk',
+  ],
+  rows,
+);

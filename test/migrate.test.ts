@@ -57,6 +57,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0012_pull_request_base',
         '0013_spend_reservations',
         '0014_host_events',
+        '0015_context_repositories',
       ]);
 
       const db = openDb({ url: database.url });

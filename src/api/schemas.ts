@@ -88,6 +88,7 @@ const JOB_EXAMPLE = {
   filesChanged: 1,
   checks: null,
   draft: false,
+  contextRepositories: [{ name: 'code', ref: 'main', commit: '4b825dc642cb6eb9a060e54bf8d69288fbee4904' }],
 };
 
 const checkStatus = z.enum(['passed', 'failed', 'error']);
@@ -165,6 +166,19 @@ export const jobSchema = z
       .nullable()
       .describe("The latest run of the checks on the job's work; null before the first"),
     draft: z.boolean().describe('Whether the pull request was asked for as a draft'),
+    contextRepositories: z
+      .array(
+        z.object({
+          name: z.string().describe("The context repository's name in its project"),
+          ref: z.string().describe('The branch read'),
+          commit: z
+            .string()
+            .describe('The commit that branch named when the run fetched it; every read was at it'),
+        }),
+      )
+      .describe(
+        "Extension: the project's context repositories (read-only sources of the agent) as the job's latest run read them; empty when the project has none or no run has fetched them yet",
+      ),
   })
   .meta({
     id: 'Job',

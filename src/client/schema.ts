@@ -332,7 +332,14 @@ export interface components {
          *       },
          *       "filesChanged": 1,
          *       "checks": null,
-         *       "draft": false
+         *       "draft": false,
+         *       "contextRepositories": [
+         *         {
+         *           "name": "code",
+         *           "ref": "main",
+         *           "commit": "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+         *         }
+         *       ]
          *     }
          */
         Job: {
@@ -387,6 +394,15 @@ export interface components {
             checks: components["schemas"]["CheckRun"] | null;
             /** @description Whether the pull request was asked for as a draft */
             draft: boolean;
+            /** @description Extension: the project's context repositories (read-only sources of the agent) as the job's latest run read them; empty when the project has none or no run has fetched them yet */
+            contextRepositories: {
+                /** @description The context repository's name in its project */
+                name: string;
+                /** @description The branch read */
+                ref: string;
+                /** @description The commit that branch named when the run fetched it; every read was at it */
+                commit: string;
+            }[];
         };
         /**
          * @description One entry of a job's activity; seq rises by one per job.

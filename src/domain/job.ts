@@ -1,5 +1,6 @@
 import transliterate from '@sindresorhus/transliterate';
 import type { CheckRun } from './checks.js';
+import type { ContextRepositoryRead } from './context-repository.js';
 import { AppError } from './errors.js';
 
 export const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
@@ -115,6 +116,8 @@ export interface Job {
   /** The latest run of the job's checks; null before any ran. */
   checks: CheckRun | null;
   draft: boolean;
+  /** The context repositories the latest run read, at the commits it read; [] when none. */
+  contextRepositories: ContextRepositoryRead[];
 }
 
 /**

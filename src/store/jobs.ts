@@ -1,4 +1,5 @@
 import type { CheckRun } from '../domain/checks.js';
+import type { ContextRepositoryRead } from '../domain/context-repository.js';
 import { AppError } from '../domain/errors.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
 import {
@@ -70,6 +71,9 @@ export function toJob(row: JobRow): Job {
     filesChanged: Number(row.files_changed),
     checks: row.checks ? (JSON.parse(row.checks) as CheckRun) : null,
     draft: Number(row.draft) === 1,
+    contextRepositories: row.context_repositories
+      ? (JSON.parse(row.context_repositories) as ContextRepositoryRead[])
+      : [],
   };
 }
 
@@ -177,6 +181,7 @@ export function jobQueries(db: Db) {
         archived_at: null,
         pr_close_due_at: null,
         pr_close_attempts: 0,
+        context_repositories: null,
       };
       return db.write(async (trx) => {
         if (input.maxActive) await refuseOverCap(db, trx, input.projectId, input.maxActive);

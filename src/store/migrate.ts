@@ -13,6 +13,7 @@ import * as m0011 from './migrations/0011_close_pr_on_archive.js';
 import * as m0012 from './migrations/0012_pull_request_base.js';
 import * as m0013 from './migrations/0013_spend_reservations.js';
 import * as m0014 from './migrations/0014_host_events.js';
+import * as m0015 from './migrations/0015_context_repositories.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0012_pull_request_base': m0012,
   '0013_spend_reservations': m0013,
   '0014_host_events': m0014,
+  '0015_context_repositories': m0015,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

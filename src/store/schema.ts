@@ -24,6 +24,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   host_events: HostEventsTable;
+  context_repositories: ContextRepositoriesTable;
 }
 
 export interface ProjectsTable {
@@ -56,6 +57,21 @@ export interface ProjectsTable {
   updated_at: string;
   /** USD the project's jobs may spend per UTC day; null for no budget. */
   daily_budget_usd: number | null;
+}
+
+/** A project's context repository (DESIGN section 5): read by its agent, never written. */
+export interface ContextRepositoriesTable {
+  project_id: string;
+  /** `CONTEXT_REPOSITORY_NAME`, unique in the project. */
+  name: string;
+  /** An absolute path, a `file://` or an `https://` URL without credentials. */
+  repository: string;
+  /** The branch read; null: the repository's default branch. */
+  ref: string | null;
+  host: string;
+  /** The code-host token sealed with the server's key (store/secrets.ts), bound to project and name. */
+  token_sealed: string | null;
+  created_at: string;
 }
 
 /** What a project spent per UTC day (`YYYY-MM-DD`), added to with every step of its runs. */
@@ -135,6 +151,8 @@ export interface JobsTable {
   /** When an archived job's pull request is next to be closed on its host; null: nothing to do. */
   pr_close_due_at: string | null;
   pr_close_attempts: Generated<number>;
+  /** JSON `[{ name, ref, commit }]`: the context repositories the latest run read; null: none yet. */
+  context_repositories: string | null;
 }
 
 export interface JobMessagesTable {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { adminQueries } from './admin.js';
 import { apiKeyQueries } from './api-keys.js';
+import { contextRepositoryQueries } from './context-repositories.js';
 import type { Db } from './db.js';
 import { eventQueries } from './events.js';
 import { hostEventQueries } from './host-events.js';
@@ -23,6 +24,8 @@ import { webhookQueries } from './webhooks/index.js';
 export interface Store {
   db: Db;
   projects: ReturnType<typeof projectQueries>;
+  /** Each project's context repositories: the other repositories its agent reads. */
+  contextRepositories: ReturnType<typeof contextRepositoryQueries>;
   apiKeys: ReturnType<typeof apiKeyQueries>;
   jobs: ReturnType<typeof jobQueries>;
   events: ReturnType<typeof eventQueries>;
@@ -63,6 +66,7 @@ export function createStore(db: Db): Store {
   return {
     db,
     projects: projectQueries(db),
+    contextRepositories: contextRepositoryQueries(db),
     apiKeys: apiKeyQueries(db),
     jobs: jobQueries(db),
     events: eventQueries(db),

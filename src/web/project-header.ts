@@ -29,4 +29,6 @@ export async function projectOf(store: Store, request: FastifyRequest): Promise<
 export const NOTICES: Record<string, string> = {
   created: 'Project created. Make an API key for it on the API keys tab.',
   saved: 'Settings saved.',
+  'context-added': 'Context repository added.',
+  'context-removed': 'Context repository removed.',
 };

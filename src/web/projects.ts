@@ -1,8 +1,20 @@
+import { join } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { type SandboxStatus, sandboxStatus } from '../checks/sandbox.js';
 import { CHECK_FAILURE_POLICIES } from '../domain/checks.js';
 import { CODE_HOSTS, type NewProject, type Project, PUBLISH_MODES } from '../domain/project.js';
 import { checkProject, type HostCheck } from '../hosts/index.js';
+import {
+  addContextRepository,
+  checkContextRepositories,
+  removeContextRepository,
+} from '../jobs/context-repositories.js';
+import {
+  type ContextSectionState,
+  contextErrorsOf,
+  contextFormOf,
+  contextSection,
+} from './context-repositories.js';
 import { fieldHint, type Html, html } from './html.js';
 import { type DashboardOptions, sendPage } from './layout.js';
 import { type FieldErrors, type ProjectFormValues, parseProjectForm } from './project-form.js';
@@ -174,14 +186,16 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (
       notice?: string;
       /** A hook secret just made: shown on this page only. */
       hookSecret?: { secret: string; rotated: boolean };
+      context?: ContextSectionState;
     } = {},
   ) => {
     const errors = state.errors ?? {};
     const hasHookSecret = state.hookSecret
       ? state.hookSecret.rotated
       : await store.projects.hasHookSecret(project.id);
-    const failed = Object.keys(errors).length > 0;
+    const failed = Object.keys(errors).length > 0 || Object.keys(state.context?.errors ?? {}).length > 0;
     const sandbox = await sandboxStatus(config.checks.sandbox);
+    const repositories = await store.contextRepositories.list(project.id);
     return sendPage(
       request,
       reply,
@@ -193,6 +207,7 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (
           <input type="hidden" name="_csrf" value="${csrf}">
           <p>Tests what the worker will do: read the repository, push a branch, open a pull request.</p>
           <button type="submit">Check access</button></form></section>
+        ${contextSection(project.id, repositories, csrf, state.context ?? {})}
         ${hookSection({ project, csrf, publicUrl: config.publicUrl, hasSecret: hasHookSecret, ...(state.hookSecret ? { newSecret: state.hookSecret.secret } : {}) })}`,
       failed
         ? { status: 400, flash: { kind: 'error', text: 'Some fields need attention.' } }
@@ -250,8 +265,54 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (
 
   app.post('/projects/:projectId/check', { schema: { hide: true } }, async (request, reply) => {
     const project = await projectOf(store, request);
-    return settingsPage(request, reply, project, { checks: await checkProject(hosts, project) });
+    const context = await checkContextRepositories(
+      { store, secrets: secretBox, askpassDir: join(config.dataDir, 'askpass') },
+      project.id,
+    );
+    return settingsPage(request, reply, project, {
+      checks: [...(await checkProject(hosts, project)), ...context],
+    });
   });
+
+  app.post('/projects/:projectId/context', { schema: { hide: true } }, async (request, reply) => {
+    const project = await projectOf(store, request);
+    const { token, ...values } = contextFormOf(request.body);
+    try {
+      await addContextRepository({ store, secrets: secretBox }, project.id, {
+        name: values.name ?? '',
+        repository: values.repository ?? '',
+        ref: values.ref ?? null,
+        host: values.host ?? null,
+        token: token ?? null,
+      });
+    } catch (error) {
+      const errors = contextErrorsOf(error);
+      if (!errors) throw error;
+      return settingsPage(request, reply, project, { context: { values, errors } });
+    }
+    request.log.info({ projectId: project.id }, 'context repository added in the dashboard');
+    return reply.redirect(
+      `/ui/projects/${project.id}/settings?notice=context-added#context-repositories`,
+      303,
+    );
+  });
+
+  app.post<{ Params: { projectId: string; name: string } }>(
+    '/projects/:projectId/context/:name/delete',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const project = await projectOf(store, request);
+      await removeContextRepository(
+        { store, mirrorsDir: join(config.dataDir, 'mirrors') },
+        project.id,
+        request.params.name,
+      );
+      return reply.redirect(
+        `/ui/projects/${project.id}/settings?notice=context-removed#context-repositories`,
+        303,
+      );
+    },
+  );
 };
 
 const FORM_SETTINGS = new Set(['apiUrl', 'appId', 'installationId']);

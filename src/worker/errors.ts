@@ -6,6 +6,7 @@
  */
 
 import type { JobError } from '../domain/job.js';
+import { ContextRepositoryUnavailable } from '../git/context-mirror.js';
 import { MirrorError } from '../git/mirror.js';
 import { WorkspaceError } from '../git/paths.js';
 import { GitError } from '../git/run.js';
@@ -45,6 +46,8 @@ export function jobErrorOf(error: unknown): JobError & { expected: boolean } {
     return { code: 'checks_failed', message: short(error.message), expected: true };
   if (error instanceof CodeHostError)
     return { code: error.code, message: short(error.message), expected: true };
+  if (error instanceof ContextRepositoryUnavailable)
+    return { code: 'context_repository_unavailable', message: short(error.message), expected: true };
   if (
     error instanceof GitError ||
     error instanceof MirrorError ||

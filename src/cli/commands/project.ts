@@ -1,11 +1,12 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
 import { CODE_HOSTS, PUBLISH_MODES, type PublishMode } from '../../domain/project.js';
 import { lazySecretBox } from '../../store/secrets.js';
 import { requireProject, withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
+import { describeContextRepositories, registerProjectContextCommands } from './project-context.js';
 import { registerProjectHookCommands } from './project-hooks.js';
-
 import {
   type CreateOptions,
   checkRepository,
@@ -158,6 +159,28 @@ export function registerProjectCommands(program: Command) {
     });
 
   project
+    .command('get <id>')
+    .description('Show a project: its settings and its context repositories')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, options: OutputOptions) => {
+      const shown = await withStore(async (store) => {
+        const found = await requireProject(store, id);
+        return { ...found, contextRepositories: await store.contextRepositories.list(found.id) };
+      });
+      print(
+        options,
+        shown,
+        () =>
+          `${describe(shown)}
+
+Context repositories (read by the agent, never written):
+${describeContextRepositories(shown.contextRepositories)}`,
+      );
+    });
+
+  registerProjectContextCommands(project);
+
+  project
     .command('token <id>')
     .description('Store a new code-host token for a project (read from the environment or stdin)')
     .option(
@@ -191,6 +214,13 @@ export function registerProjectCommands(program: Command) {
           found,
         );
         if (found.checkCommand) checks.push(await sandboxCheck(config.checks.sandbox));
+        const { checkContextRepositories } = await import('../../jobs/context-repositories.js');
+        checks.push(
+          ...(await checkContextRepositories(
+            { store, secrets: lazySecretBox(config), askpassDir: join(config.dataDir, 'askpass') },
+            found.id,
+          )),
+        );
         return { projectId: found.id, host: found.host, ok: checks.every((check) => check.ok), checks };
       });
       print(options, result, () =>

@@ -1,8 +1,10 @@
 /**
  * A run's check results (DESIGN section 5): the job's `checks` field takes the latest run and a
- * `check` event records it, in one fenced transaction.
+ * `check` event records it, in one fenced transaction. Beside them, the commits of the context
+ * repositories the run read (the job's `contextRepositories`), what the run worked from.
  */
 import type { CheckRun } from '../../domain/checks.js';
+import type { ContextRepositoryRead } from '../../domain/context-repository.js';
 import type { CheckRequest } from '../../domain/events.js';
 import type { Db } from '../db.js';
 import { eventAppender } from '../events.js';
@@ -22,6 +24,21 @@ export function checkQueries(db: Db) {
           .where('id', '=', lease.jobId)
           .execute();
         await appendEvent(trx, lease.jobId, 'check', { ...request, ...run }, at);
+      });
+    },
+
+    /**
+     * Stores what the run read of the project's context repositories (the job's
+     * `contextRepositories`), replacing what an earlier run read. Throws `LeaseLostError`.
+     */
+    async recordContextRepositories(lease: Lease, read: ContextRepositoryRead[]): Promise<void> {
+      await db.write(async (trx) => {
+        await fence(db, trx, lease);
+        await trx
+          .updateTable('jobs')
+          .set({ context_repositories: JSON.stringify(read), updated_at: new Date().toISOString() })
+          .where('id', '=', lease.jobId)
+          .execute();
       });
     },
   };

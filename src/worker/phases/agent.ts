@@ -94,5 +94,6 @@ export function agentOptions(
     onEvent: run.usage.sink,
     onEvents: run.usage.sinkMany,
     ...(run.checks.runner.enabled ? { runChecks: run.checks.runner.forAgent } : {}),
+    ...(run.contextRepositories.length > 0 ? { contextRepositories: run.contextRepositories } : {}),
   };
 }

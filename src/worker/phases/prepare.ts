@@ -1,6 +1,6 @@
 /**
- * The first phase: find the project and its code host, fetch the mirror, open the job's workspace
- * on its branch (or its base), and move the job to `running`.
+ * The first phase: find the project and its code host, fetch the mirror and the project's context
+ * repositories, open the job's workspace on its branch (or its base), and move the job to `running`.
  */
 import { join } from 'node:path';
 import type { LanguageModel } from 'ai';
@@ -9,7 +9,9 @@ import { ensureMirror } from '../../git/mirror.js';
 import { Workspace } from '../../git/workspace.js';
 import { removeWorktree } from '../../git/worktree.js';
 import type { CodeHost } from '../../hosts/types.js';
+import type { ContextSource } from '../agent-port.js';
 import { keepWorkOnBranch } from '../keep-work.js';
+import { fetchContext } from './context.js';
 import { exists, type RunState, throwIfAborted } from './state.js';
 
 /** A run whose project and code host are known. */
@@ -22,6 +24,8 @@ export type PreparedRun = LocatedRun & {
   env: Record<string, string>;
   mirrorPath: string;
   workspace: Workspace;
+  /** The project's context repositories, fetched for this run, at the commits it reads. */
+  contextRepositories: ContextSource[];
 };
 
 /** Finds the job's project and its code host. */
@@ -53,6 +57,7 @@ export async function prepare(run: LocatedRun): Promise<PreparedRun> {
     freshSince: run.began,
     signal: control.main,
   });
+  const contextRepositories = await fetchContext(run);
   // The branch exists after the fetch when an earlier run pushed it: a follow-up or a retry continues it.
   const workspace = await Workspace.create({
     mirrorPath,
@@ -76,5 +81,5 @@ export async function prepare(run: LocatedRun): Promise<PreparedRun> {
       signal: control.publishing,
     });
   await store.queue.setPhase(run.lease, 'running');
-  return Object.assign(run, { model, env, mirrorPath, workspace });
+  return Object.assign(run, { model, env, mirrorPath, workspace, contextRepositories });
 }
