@@ -33,7 +33,7 @@ export interface HookRoutesOptions {
   secrets: () => SecretBox;
   /**
    * The project's context repositories as candidates for a payload's repository (beside the
-   * content repository, which is always tried first). None given: the content repository only.
+   * content repository, which is always tried first). Default: the project's context repositories.
    */
   contextCandidates?: (projectId: string) => Promise<RepositoryCandidate[]>;
   /**
@@ -108,6 +108,11 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
   const { store, secrets } = options;
   await rawBody(app);
   let prunedAt = 0;
+  const contextRepositoriesOf = async (projectId: string): Promise<RepositoryCandidate[]> =>
+    (await store.contextRepositories.list(projectId)).map((context) => ({
+      match: { kind: 'context', name: context.name },
+      repository: context.repository,
+    }));
 
   for (const host of HOOK_HOSTS) {
     app.post(
@@ -181,7 +186,7 @@ export const hookRoutes: FastifyPluginAsyncZod<HookRoutesOptions> = async (app, 
           return answer({ outcome: 'ignored', duplicate: false, eventId: null, reason: read.reason });
         const candidates: RepositoryCandidate[] = [
           { match: { kind: 'content' }, repository: project.repository },
-          ...((await options.contextCandidates?.(project.id)) ?? []),
+          ...(await (options.contextCandidates ?? contextRepositoriesOf)(project.id)),
         ];
         const repository = matchRepository(read.repository, candidates);
         if (!repository)
