@@ -9,7 +9,6 @@ import { runAgent } from './agent/loop.js';
 import { createLanguageModel } from './agent/models.js';
 import { type AppOptions, buildApp } from './api/app.js';
 import { admit } from './api/auth.js';
-import { drainingError } from './api/plugins/api-key-auth.js';
 import type { ModelStatus } from './api/plugins/health.js';
 import { startPullRequestCloser } from './background/close-pull-requests.js';
 import { createDeliverer, type Deliverer } from './background/deliverer.js';
@@ -21,6 +20,7 @@ import { DEMO_MODEL_ID } from './domain/model-id.js';
 import { ensureAdminPassword } from './domain/password.js';
 import { CodeHostError, type CodeHosts, createCodeHosts } from './hosts/index.js';
 import { toAppError } from './http/errors.js';
+import { drainingError } from './http/lifecycle.js';
 import { createLogger, flushLog, type Logger, logDestination } from './log.js';
 import { mcpRoutes } from './mcp/http.js';
 import { Metrics } from './metrics/index.js';
@@ -157,6 +157,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     store,
     hosts: options.hosts ?? createServerCodeHosts(config, store, { secrets: options.secrets }),
     secrets: options.secrets,
+    lifecycle,
   });
   return app;
 }

@@ -143,7 +143,13 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/ui/projects', 303));
   await app.register(assetRoutes);
   // Not `options` itself: it carries the `/ui` prefix, which would apply a second time.
-  const pages = { config: options.config, store, hosts: options.hosts, secrets: options.secrets };
+  const pages = {
+    config: options.config,
+    store,
+    hosts: options.hosts,
+    secrets: options.secrets,
+    lifecycle: options.lifecycle,
+  };
   for (const plugin of [signInPages, projectPages, keyPages, webhookPages, jobPages, pullRequestPages])
     await app.register(plugin, pages);
 };

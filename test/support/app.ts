@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/config.js';
 import { generateKey, type KeyScope } from '../../src/domain/keys.js';
 import type { Project } from '../../src/domain/project.js';
+import type { Lifecycle } from '../../src/http/lifecycle.js';
 import { createLogger } from '../../src/log.js';
 import { buildHttpApp } from '../../src/server.js';
 import { lazySecretBox, type SecretBox } from '../../src/store/secrets.js';
@@ -23,6 +24,8 @@ export interface TestApp {
   secrets: () => SecretBox;
   /** Every log line the app wrote, for leak checks. */
   logs: string[];
+  /** The app's lifecycle: set `draining` to see it refuse new work as a stopping server does. */
+  lifecycle: Lifecycle;
   makeKey(options?: {
     projectId?: string;
     scopes?: KeyScope[];
@@ -61,9 +64,11 @@ export async function startTestApp(
   });
   const secrets = lazySecretBox(config);
   const logs: string[] = [];
+  const lifecycle = { draining: false };
   const app = await buildHttpApp({
     config,
     secrets,
+    lifecycle,
     store: database.store,
     logger: createLogger('debug', memoryLog(logs)),
   });
@@ -89,6 +94,7 @@ export async function startTestApp(
     project,
     key,
     logs,
+    lifecycle,
     secrets,
     makeKey,
     close: async () => {
