@@ -31,12 +31,12 @@ const FRAGMENT = /\/(rows|summary|stream)$/;
  * one deployment shares (it also opens the stored host tokens), so a form rendered by one API
  * process can be posted to another. Derived, so the two uses never share key material.
  */
-function csrfKey(config: Config): string {
+function csrfKey(config: Pick<Config, 'secretKey' | 'dataDir'>): string {
   return deriveKey(ensureSecretKey(config), 'dashboard csrf v1').toString('base64url');
 }
 
 /** The key signed cookies (the sign-in's device cookie) are signed with, derived the same way. */
-function cookieKey(config: Config): Buffer {
+function cookieKey(config: Pick<Config, 'secretKey' | 'dataDir'>): Buffer {
   return deriveKey(ensureSecretKey(config), 'dashboard cookies v1');
 }
 
