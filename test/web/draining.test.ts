@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { ensureAdminPassword } from '../../src/domain/password.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from '../support/web-session.js';
-
-const PASSWORD = 'draining test password';
+import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
 
 // While the server drains (SIGTERM's grace period), the dashboard's forms take no new work, as the
 // API's writes do: 503 with Retry-After, words a person understands, the form kept, nothing written.
@@ -14,10 +11,7 @@ describe.each(testDialects())('the dashboard while the server drains on %s', (di
   let browser: DashboardClient;
   let job: Job;
   beforeAll(async () => {
-    t = await startTestApp(dialect);
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    browser = new DashboardClient(t.app);
-    await browser.signIn(PASSWORD);
+    ({ t, browser } = await signedInDashboard(dialect));
     job = await t.store.jobs.create({
       projectId: t.project.id,
       prompt: 'Fix the header',

@@ -1,21 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { ensureAdminPassword } from '../../src/domain/password.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from '../support/web-session.js';
-
-const PASSWORD = 'pages test password';
+import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
 
 describe.each(testDialects())('dashboard pages on %s', (dialect) => {
   let t: TestApp;
   let browser: DashboardClient;
   const jobs: Job[] = [];
   beforeAll(async () => {
-    t = await startTestApp(dialect);
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    browser = new DashboardClient(t.app);
-    await browser.signIn(PASSWORD);
+    ({ t, browser } = await signedInDashboard(dialect));
     for (let i = 0; i < 60; i++)
       jobs.push(
         await t.store.jobs.create({
