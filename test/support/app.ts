@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/config.js';
+import type { Job } from '../../src/domain/job.js';
 import { generateKey, type KeyScope } from '../../src/domain/keys.js';
 import type { Project } from '../../src/domain/project.js';
 import type { Lifecycle } from '../../src/http/lifecycle.js';
@@ -32,6 +33,8 @@ export interface TestApp {
     ipAllowlist?: string[];
     expiresAt?: string;
   }): Promise<string>;
+  /** Makes a job of `project` on `main` with `prompt`, straight in the store (no worker runs it). */
+  makeJob(prompt: string): Promise<Job>;
   close(): Promise<void>;
 }
 
@@ -87,6 +90,15 @@ export async function startTestApp(
     return key;
   };
   const key = await makeKey();
+  const makeJob: TestApp['makeJob'] = (prompt) =>
+    database.store.jobs.create({
+      projectId: project.id,
+      prompt,
+      model: 'anthropic:claude-sonnet-4-5',
+      baseRef: 'main',
+      repository: project.repository,
+      draft: false,
+    });
   return {
     app,
     store: database.store,
@@ -97,6 +109,7 @@ export async function startTestApp(
     lifecycle,
     secrets,
     makeKey,
+    makeJob,
     close: async () => {
       await app.close();
       if (!existing) await database.close();

@@ -12,14 +12,7 @@ describe.each(testDialects())('the dashboard while the server drains on %s', (di
   let job: Job;
   beforeAll(async () => {
     ({ t, browser } = await signedInDashboard(dialect));
-    job = await t.store.jobs.create({
-      projectId: t.project.id,
-      prompt: 'Fix the header',
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: t.project.repository,
-      draft: false,
-    });
+    job = await t.makeJob('Fix the header');
     t.lifecycle.draining = true;
   });
   afterAll(() => t.close());

@@ -19,14 +19,7 @@ describe('the dashboard on hostile Markdown', () => {
   let jobId: string;
   beforeAll(async () => {
     ({ t, browser } = await signedInDashboard('sqlite'));
-    const job = await t.store.jobs.create({
-      projectId: t.project.id,
-      prompt: 'Describe it',
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: t.project.repository,
-      draft: false,
-    });
+    const job = await t.makeJob('Describe it');
     jobId = job.id;
   });
   afterAll(() => t.close());

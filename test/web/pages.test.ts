@@ -12,14 +12,7 @@ describe.each(testDialects())('dashboard pages on %s', (dialect) => {
     ({ t, browser } = await signedInDashboard(dialect));
     for (let i = 0; i < 60; i++)
       jobs.push(
-        await t.store.jobs.create({
-          projectId: t.project.id,
-          prompt: i === 59 ? 'Fix <script>alert(1)</script> on the home page' : `Job number ${i}`,
-          model: 'anthropic:claude-sonnet-4-5',
-          baseRef: 'main',
-          repository: t.project.repository,
-          draft: false,
-        }),
+        await t.makeJob(i === 59 ? 'Fix <script>alert(1)</script> on the home page' : `Job number ${i}`),
       );
     await t.store.jobs.archive(t.project.id, jobs[0]?.id ?? '');
   });

@@ -13,14 +13,7 @@ describe.each(testDialects())('dashboard details on %s', (dialect) => {
   let job: Job;
   beforeAll(async () => {
     ({ t, browser } = await signedInDashboard(dialect));
-    job = await t.store.jobs.create({
-      projectId: t.project.id,
-      prompt: 'Add a FAQ',
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: t.project.repository,
-      draft: false,
-    });
+    job = await t.makeJob('Add a FAQ');
   });
   afterAll(() => t.close());
 
