@@ -12,7 +12,7 @@ import { createLogger } from '../../src/log.js';
 import { buildHttpApp } from '../../src/server.js';
 import { lazySecretBox, type SecretBox } from '../../src/store/secrets.js';
 import type { Store } from '../../src/store/store.js';
-import { openTestStore, type TestDialect, type TestStore } from './db.js';
+import { makeTestJob, openTestStore, type TestDialect, type TestStore } from './db.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -90,15 +90,7 @@ export async function startTestApp(
     return key;
   };
   const key = await makeKey();
-  const makeJob: TestApp['makeJob'] = (prompt) =>
-    database.store.jobs.create({
-      projectId: project.id,
-      prompt,
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: project.repository,
-      draft: false,
-    });
+  const makeJob: TestApp['makeJob'] = (prompt) => makeTestJob(database.store, project, prompt);
   return {
     app,
     store: database.store,
