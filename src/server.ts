@@ -6,10 +6,9 @@ import { join } from 'node:path';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { REAL_MODEL_HINT } from './agent/demo-change.js';
 import { runAgent } from './agent/loop.js';
-import { createLanguageModel } from './agent/models.js';
+import { createLanguageModel, type ModelSettings } from './agent/models.js';
 import { type AppOptions, buildApp } from './api/app.js';
 import { admit } from './api/auth.js';
-import { drainingError } from './api/plugins/api-key-auth.js';
 import type { ModelStatus } from './api/plugins/health.js';
 import { startPullRequestCloser } from './background/close-pull-requests.js';
 import { createDeliverer, type Deliverer } from './background/deliverer.js';
@@ -21,6 +20,7 @@ import { DEMO_MODEL_ID } from './domain/model-id.js';
 import { ensureAdminPassword } from './domain/password.js';
 import { CodeHostError, type CodeHosts, createCodeHosts } from './hosts/index.js';
 import { toAppError } from './http/errors.js';
+import { drainingError } from './http/lifecycle.js';
 import { createLogger, flushLog, type Logger, logDestination } from './log.js';
 import { mcpRoutes } from './mcp/http.js';
 import { Metrics } from './metrics/index.js';
@@ -37,7 +37,7 @@ import type { ResolveModel, RunAgent } from './worker/agent-port.js';
  * deployment is up. Secrets are opened with the process's secret box.
  */
 function makeDeliverer(
-  config: Config,
+  config: Pick<Config, 'webhooks' | 'worker'>,
   store: Store,
   logger: Logger,
   metrics: Metrics,
@@ -89,7 +89,7 @@ const realAgent: Agent = { runAgent, resolveModel: createLanguageModel };
  * projects never needs it), the local pull-request records, the askpass folder and the public URL.
  */
 export function createServerCodeHosts(
-  config: Config,
+  config: Pick<Config, 'publicUrl' | 'dataDir'>,
   store: Store,
   options: { secrets: () => SecretBox; publicUrl?: () => string; metrics?: Metrics },
 ): CodeHosts {
@@ -157,6 +157,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     store,
     hosts: options.hosts ?? createServerCodeHosts(config, store, { secrets: options.secrets }),
     secrets: options.secrets,
+    lifecycle,
   });
   return app;
 }
@@ -165,7 +166,10 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
  * With PORT=0 (an ephemeral port) and no AGENTJOBS_PUBLIC_URL, the default public URL names port 0;
  * links the worker makes (a local pull request's `prLink`) must name the port the server got.
  */
-function withListeningPort(config: Config, address: string): Config {
+function withListeningPort<Settings extends Pick<Config, 'publicUrl'>>(
+  config: Settings,
+  address: string,
+): Settings {
   const url = new URL(config.publicUrl);
   if (url.port !== '0') return config;
   url.port = new URL(address).port;
@@ -177,7 +181,7 @@ function withListeningPort(config: Config, address: string): Config {
  * mistakes its pages for a model's work), or none that can be used (no provider configured, most
  * often), with both ways forward.
  */
-function announceModel(config: Config, logger: Logger): void {
+function announceModel(config: ModelSettings & Pick<Config, 'defaultModel'>, logger: Logger): void {
   if (config.defaultModel === DEMO_MODEL_ID) {
     logger.info(
       `Using the built-in demo model: jobs make a small labelled change without an AI model; ${REAL_MODEL_HINT}.`,
@@ -194,7 +198,7 @@ function announceModel(config: Config, logger: Logger): void {
 }
 
 /** Whether jobs that name no model of their own can run: what `/healthz` tells `agentjobs quickstart`. */
-function defaultModelStatus(config: Config): ModelStatus {
+function defaultModelStatus(config: ModelSettings & Pick<Config, 'defaultModel'>): ModelStatus {
   if (config.defaultModel === DEMO_MODEL_ID) return 'demo';
   try {
     createLanguageModel(config.defaultModel, config);
@@ -210,7 +214,7 @@ function defaultModelStatus(config: Config): ModelStatus {
  * frame on stderr, after the start's log lines are out so that it does not land among them.
  */
 async function announceAdminPassword(
-  config: Config,
+  config: Pick<Config, 'adminPassword' | 'publicUrl'>,
   store: Store,
   address: string,
   logger: Logger,
@@ -241,7 +245,7 @@ function frame(lines: string[]): string {
  * Keeps the data directory and the service's files in it private to its user (`protectDataDir`),
  * and says in the log what was open to others: tightened, or left as it was and why.
  */
-function protectFiles(config: Config, logger: Logger): void {
+function protectFiles(config: Pick<Config, 'databaseUrl' | 'dataDir'>, logger: Logger): void {
   const database = config.databaseUrl.startsWith('sqlite:')
     ? config.databaseUrl.slice('sqlite:'.length)
     : null;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../src/domain/project.js';
 import type { Db, Transaction } from '../src/store/db.js';
-import { openTestStore, type TestStore, testDialects } from './support/db.js';
+import { makeTestJob, openTestStore, type TestStore, testDialects } from './support/db.js';
 
 // Misuse of a write must fail loudly and at once, the same on every database: before, a nested
 // write or the root handle inside a write hung on SQLite and ran outside the transaction on
@@ -19,15 +19,7 @@ describe.each(testDialects())('transactions on %s', (dialect) => {
   });
   afterAll(() => t.close());
 
-  const newJob = (prompt: string) =>
-    t.store.jobs.create({
-      projectId: project.id,
-      prompt,
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: project.repository,
-      draft: false,
-    });
+  const newJob = (prompt: string) => makeTestJob(t.store, project, prompt);
 
   it('refuses a write started inside a write, at once, and rolls the outer one back', async () => {
     const job = await newJob('outer');

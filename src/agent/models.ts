@@ -12,6 +12,9 @@ import { DEMO_MODEL_ID, modelIdProblem, parseModelId } from '../domain/model-id.
 import { createDemoModel } from './demo-model.js';
 import { AgentError } from './errors.js';
 
+/** What making a language model reads of the configuration: the providers' keys and addresses. */
+export type ModelSettings = Pick<Config, 'providerKeys' | 'providerBaseUrls' | 'openaiCompatibleBaseUrl'>;
+
 /**
  * The language model for `modelId` (a job's model, else the server default); `demo` is the
  * built-in demo model, which needs nothing configured.
@@ -20,7 +23,7 @@ import { AgentError } from './errors.js';
  * `provider:model` with a known provider, or the provider's key (or base URL) is missing; the
  * message names the variable to set.
  */
-export function createLanguageModel(modelId: string, config: Config): LanguageModel {
+export function createLanguageModel(modelId: string, config: ModelSettings): LanguageModel {
   if (modelId === DEMO_MODEL_ID) return createDemoModel();
   const parsed = parseModelId(modelId);
   if (!parsed) {

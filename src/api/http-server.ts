@@ -91,7 +91,10 @@ export function limitConnections(server: Server, maxConnections: number, logger:
  * The HTTP server's options: limits and timeouts from the configuration, request ids, one log line
  * per request, and errors Node's parser or Fastify raise answered in the API's error shape.
  */
-export function serverOptions(config: Config, logger: Logger): FastifyHttpOptions<Server> {
+export function serverOptions(
+  config: Pick<Config, 'limits' | 'trustProxy'>,
+  logger: Logger,
+): FastifyHttpOptions<Server> {
   const nextRequestId = requestIds();
   const { requestTimeoutMs } = config.limits;
   return {

@@ -1,70 +1,41 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFixture, type Fixture } from '../../test/support/repo-fixture.js';
 import { createRedactor } from '../domain/redact.js';
-import { ensureMirror } from '../git/mirror.js';
-import { runGit } from '../git/run.js';
-import { Workspace } from '../git/workspace.js';
+import type { Workspace } from '../git/workspace.js';
 import { describeForAgent, runJobChecks } from './index.js';
 import { checkSummary } from './report.js';
-
-const identity = {
-  GIT_AUTHOR_NAME: 'Upstream',
-  GIT_AUTHOR_EMAIL: 'upstream@example.com',
-  GIT_COMMITTER_NAME: 'Upstream',
-  GIT_COMMITTER_EMAIL: 'upstream@example.com',
-};
 
 /** A page that already held a broken anchor (as 7 of 29 pages of a real MkDocs site did). */
 const GUIDE = '# Guide\n\nSome text.\n\nSee [the setup](setup.md#no-such-heading).\n';
 
-let root: string;
-let mirrorPath: string;
-let jobs = 0;
+let fixture: Fixture;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'agentjobs-checks-base-'));
-  const upstream = join(root, 'upstream');
-  const files: Record<string, string> = {
-    'mkdocs.yml': 'site_name: Acme\nnav:\n  - guide.md\n  - setup.md\n',
-    'docs/guide.md': GUIDE,
-    'docs/setup.md': '# Setup\n\n## Install\n',
-  };
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(upstream, path, '..'), { recursive: true });
-    writeFileSync(join(upstream, path), content);
-  }
-  const git = (...args: string[]) => runGit(args, { cwd: upstream, env: identity });
-  await git('init', '--quiet', '--initial-branch=main');
-  await git('add', '.');
-  await git('commit', '--quiet', '-m', 'first');
-  mirrorPath = await ensureMirror({
-    mirrorsDir: join(root, 'mirrors'),
-    projectId: 'p1',
-    repository: upstream,
-    env: {},
-  });
+  fixture = await createFixture(
+    {
+      files: {
+        'mkdocs.yml': 'site_name: Acme\nnav:\n  - guide.md\n  - setup.md\n',
+        'docs/guide.md': GUIDE,
+        'docs/setup.md': '# Setup\n\n## Install\n',
+      },
+    },
+    'agentjobs-checks-base-',
+  );
 });
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => fixture.cleanup());
 
 /** Runs the job's checks after `edit` changed its workspace. */
 async function checksAfter(edit: (workspace: Workspace) => Promise<void>) {
-  jobs += 1;
-  const workspace = await Workspace.create({
-    mirrorPath,
-    dir: join(root, 'work', `job-${jobs}`),
-    branch: `agentjobs/job-${jobs}`,
-    baseRef: 'main',
-  });
+  const workspace = await fixture.workspace();
   try {
     await edit(workspace);
     return await runJobChecks({
       workspace,
       baseRef: 'main',
       settings: { builtIn: true, command: null, timeoutSeconds: 60 },
-      scratchDir: join(root, 'scratch'),
+      scratchDir: join(fixture.root, 'scratch'),
       sandbox: { memoryMb: 512, outputBytes: 65536 } as never,
       redact: createRedactor([]),
     });

@@ -1,57 +1,28 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureMirror } from '../git/mirror.js';
-import { runGit } from '../git/run.js';
-import { Workspace } from '../git/workspace.js';
+import { createFixture, type Fixture } from '../../test/support/repo-fixture.js';
 import { runBuiltInChecks } from './built-in.js';
 import { workspaceChanges, workspaceTree } from './workspace-tree.js';
 
-const identity = {
-  GIT_AUTHOR_NAME: 'Upstream',
-  GIT_AUTHOR_EMAIL: 'upstream@example.com',
-  GIT_COMMITTER_NAME: 'Upstream',
-  GIT_COMMITTER_EMAIL: 'upstream@example.com',
-};
-
-let root: string;
-let mirrorPath: string;
+let fixture: Fixture;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'agentjobs-checks-ws-'));
-  const upstream = join(root, 'upstream');
-  const files: Record<string, string> = {
-    'docs.json': JSON.stringify({ navigation: { pages: ['index', 'guides/setup'] } }, null, 2),
-    'index.mdx': '---\ntitle: Home\n---\n\nSee [setup](/guides/setup).\n',
-    'guides/setup.mdx': '---\ntitle: Setup\n---\n\n## Steps\n',
-  };
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(upstream, path, '..'), { recursive: true });
-    writeFileSync(join(upstream, path), content);
-  }
-  const git = (...args: string[]) => runGit(args, { cwd: upstream, env: identity });
-  await git('init', '--quiet', '--initial-branch=main');
-  await git('add', '.');
-  await git('commit', '--quiet', '-m', 'first');
-  mirrorPath = await ensureMirror({
-    mirrorsDir: join(root, 'mirrors'),
-    projectId: 'p1',
-    repository: upstream,
-    env: {},
-  });
+  fixture = await createFixture(
+    {
+      files: {
+        'docs.json': JSON.stringify({ navigation: { pages: ['index', 'guides/setup'] } }, null, 2),
+        'index.mdx': '---\ntitle: Home\n---\n\nSee [setup](/guides/setup).\n',
+        'guides/setup.mdx': '---\ntitle: Setup\n---\n\n## Steps\n',
+      },
+    },
+    'agentjobs-checks-ws-',
+  );
 });
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => fixture.cleanup());
 
 describe('the built-in checks on a lazy workspace', () => {
   it("see the agent's unsaved changes and the branch's commits, with what they did to the base", async () => {
-    const workspace = await Workspace.create({
-      mirrorPath,
-      dir: join(root, 'work', 'job-1'),
-      branch: 'agentjobs/job-1',
-      baseRef: 'main',
-    });
+    const workspace = await fixture.workspace();
     try {
       await workspace.writeFile('faq.mdx', '---\ntitle: FAQ\n---\n\n<Note>\nOpen.\n');
       await workspace.commit({ message: 'Add the FAQ', authorName: 'Bot', authorEmail: 'bot@example.com' });

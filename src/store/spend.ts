@@ -5,8 +5,9 @@
  * project past its budget are refused, inside the transaction that would start them, until the
  * day ends.
  *
- * Runs that go at once share the budget through reservations: before each model call a run
- * reserves the step's worst case on the day's row (`queue.reserveSpend`), which is granted only
+ * Runs that go at once share the budget through reservations: before each model call a run of a
+ * project with a budget reserves the step's worst case on the day's row (`queue.reserveSpend`;
+ * without a budget it writes nothing), which is granted only
  * while what was spent plus what steps in flight have reserved is under the budget; the step's
  * real cost then takes the reservation's place. So however many runs go at once, the day ends at
  * most one step's worst case over the budget. A run holds one reservation at a time, given back

@@ -31,12 +31,12 @@ const FRAGMENT = /\/(rows|summary|stream)$/;
  * one deployment shares (it also opens the stored host tokens), so a form rendered by one API
  * process can be posted to another. Derived, so the two uses never share key material.
  */
-function csrfKey(config: Config): string {
+function csrfKey(config: Pick<Config, 'secretKey' | 'dataDir'>): string {
   return deriveKey(ensureSecretKey(config), 'dashboard csrf v1').toString('base64url');
 }
 
 /** The key signed cookies (the sign-in's device cookie) are signed with, derived the same way. */
-function cookieKey(config: Config): Buffer {
+function cookieKey(config: Pick<Config, 'secretKey' | 'dataDir'>): Buffer {
   return deriveKey(ensureSecretKey(config), 'dashboard cookies v1');
 }
 
@@ -143,7 +143,13 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/ui/projects', 303));
   await app.register(assetRoutes);
   // Not `options` itself: it carries the `/ui` prefix, which would apply a second time.
-  const pages = { config: options.config, store, hosts: options.hosts, secrets: options.secrets };
+  const pages = {
+    config: options.config,
+    store,
+    hosts: options.hosts,
+    secrets: options.secrets,
+    lifecycle: options.lifecycle,
+  };
   for (const plugin of [signInPages, projectPages, keyPages, webhookPages, jobPages, pullRequestPages])
     await app.register(plugin, pages);
 };

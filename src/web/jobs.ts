@@ -142,8 +142,8 @@ function checksSection(run: CheckRun): Html {
     )}</ul><p class="hint">Ran ${time(run.ranAt)}.</p></section>`;
 }
 
-export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store }) => {
-  const deps = { store, config, log: app.log };
+export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store, lifecycle }) => {
+  const deps = { store, config, log: app.log, lifecycle };
   const listUrl = (project: Project, query: { status?: string; before?: string }, rows = false) => {
     const params = new URLSearchParams(
       Object.entries(query).filter((e): e is [string, string] => Boolean(e[1])),
@@ -202,6 +202,7 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
     const values = readNewJob(request.body);
     const outcome = await startJob(deps, project, values);
     if ('jobId' in outcome) return reply.redirect(`/ui/projects/${project.id}/jobs/${outcome.jobId}`, 303);
+    reply.headers(outcome.headers);
     return listPage(request, reply, { values, errors: outcome.errors }, outcome.status);
   });
 
@@ -315,8 +316,10 @@ export const jobPages: FastifyPluginAsync<DashboardOptions> = async (app, { conf
         });
       // The API's follow-up operation, so a follow-up spends the hourly budget as an API client's does.
       const outcome = await sendFollowUp(deps, project.id, job.id, prompt);
-      if (outcome.error)
+      if (outcome.error) {
+        reply.headers(outcome.headers);
         return jobPage(request, reply, { error: outcome.error, followUp: prompt, status: outcome.status });
+      }
       return reply.redirect(`/ui/projects/${project.id}/jobs/${job.id}`, 303);
     },
   );

@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { CodeHosts } from '../hosts/types.js';
+import type { Lifecycle } from '../http/lifecycle.js';
 import type { AdminSession } from '../store/admin.js';
 import type { SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
@@ -25,6 +26,8 @@ export interface DashboardOptions {
   hosts: CodeHosts;
   /** The process's secret box: host tokens and webhook secrets are sealed with it. */
   secrets: () => SecretBox;
+  /** The process's: while it drains, new jobs and follow-ups answer 503 as the API's do. */
+  lifecycle?: Lifecycle;
 }
 
 export const SESSION_COOKIE = 'agentjobs_session';

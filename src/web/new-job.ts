@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError } from 'fastify';
 import { type AppError, isAppError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
-import { statusOf, toAppError } from '../http/errors.js';
+import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
+import { drainingError, type Lifecycle } from '../http/lifecycle.js';
 import { waitText } from '../jobs/budget.js';
 import { createJob, type JobOperationDeps } from '../jobs/create-job.js';
 import { followUp } from '../jobs/follow-up.js';
@@ -92,8 +93,26 @@ export function newJobForm(
     </form></section>`;
 }
 
+/** The job operations' needs, and the process's lifecycle: a draining server takes no new work. */
+export interface DashboardJobDeps extends JobOperationDeps {
+  lifecycle?: Lifecycle | undefined;
+}
+
+/** What went wrong, as the form's reply carries it: the status and its headers (Retry-After). */
+interface Refusal {
+  status: number;
+  headers: Record<string, string>;
+}
+
 /** What the operation answered, as the form shows it: the job, or what to fix and the status to send. */
-export type StartOutcome = { jobId: string } | { status: number; errors: NewJobErrors };
+export type StartOutcome = { jobId: string } | (Refusal & { errors: NewJobErrors });
+
+/** The form's words for a server that is shutting down (the API's 503 names another instance). */
+export const SHUTTING_DOWN = 'The server is shutting down; try again in a moment.';
+
+function refusal(error: AppError): Refusal {
+  return { status: statusOf(error.code), headers: errorHeaders(error) };
+}
 
 const IN_FLIGHT_RETRIES = 25;
 const IN_FLIGHT_DELAY_MS = 200;
@@ -104,10 +123,11 @@ const IN_FLIGHT_DELAY_MS = 200;
  * same job, which is what the person who clicked twice meant.
  */
 export async function startJob(
-  deps: JobOperationDeps,
+  deps: DashboardJobDeps,
   project: Project,
   values: NewJobValues,
 ): Promise<StartOutcome> {
+  if (deps.lifecycle?.draining) return { ...refusal(drainingError()), errors: { form: SHUTTING_DOWN } };
   const request = {
     projectId: project.id,
     prompt: values.prompt,
@@ -126,7 +146,7 @@ export async function startJob(
         await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_DELAY_MS));
         continue;
       }
-      return { status: statusOf(error.code), errors: explain(error) };
+      return { ...refusal(error), errors: explain(error) };
     }
   }
 }
@@ -188,11 +208,12 @@ function explain(error: AppError): NewJobErrors {
  * archived-job check are the API's. An error comes back in words for the job page's form.
  */
 export async function sendFollowUp(
-  deps: JobOperationDeps,
+  deps: DashboardJobDeps,
   projectId: string,
   jobId: string,
   prompt: string,
-): Promise<{ error?: undefined } | { error: string; status: number }> {
+): Promise<{ error?: undefined } | (Refusal & { error: string })> {
+  if (deps.lifecycle?.draining) return { ...refusal(drainingError()), error: SHUTTING_DOWN };
   try {
     await followUp(deps, { projectId, jobId, prompt });
     return {};
@@ -205,6 +226,6 @@ export async function sendFollowUp(
         : error.code === 'job_archived'
           ? 'This job is archived; start a new job instead.'
           : error.message;
-    return { error: message, status: statusOf(error.code) };
+    return { ...refusal(error), error: message };
   }
 }

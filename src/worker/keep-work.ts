@@ -12,7 +12,7 @@ import type { Lease } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
 
 export interface KeepWorkInput {
-  config: Config;
+  config: { worker: Pick<Config['worker'], 'gitAuthorName' | 'gitAuthorEmail' | 'leaseMs'> };
   store: Store;
   lease: Lease;
   job: Job;

@@ -32,7 +32,7 @@ import type { AgentResult } from './agent-port.js';
 import { RepositoryError } from './errors.js';
 
 export interface PublishInput {
-  config: Config;
+  config: { worker: Pick<Config['worker'], 'gitAuthorName' | 'gitAuthorEmail' | 'leaseMs'> };
   store: Store;
   lease: Lease;
   job: Job;

@@ -74,7 +74,7 @@ export async function settle(
 }
 
 /** The redactor of a run's output: key shapes, and the server's own keys and passwords. */
-export function redactorFor(config: Config): Redactor {
+export function redactorFor(config: Pick<Config, 'providerKeys' | 'secretKey' | 'adminPassword'>): Redactor {
   const { anthropic, openai, openaiCompatible } = config.providerKeys;
   return createRedactor([anthropic, openai, openaiCompatible, config.secretKey, config.adminPassword]);
 }

@@ -17,7 +17,7 @@ import { type AgentEventSink, type ModelPrice, maxOutputOf, priceOf } from './ag
 
 /** The model's price, the run's cost limit (null: none) and the most the model writes in a step. */
 export function spending(
-  config: Config,
+  config: Pick<Config, 'modelPrices' | 'jobLimits' | 'agent'>,
   job: Job,
 ): { price: ModelPrice | null; maxCostUsd: number | null; maxOutputTokens: number } {
   return {

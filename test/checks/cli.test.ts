@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxStatus } from '../../src/checks/sandbox.js';
 import { committedRepo } from '../support/e2e.js';
-import { CLI, type CliResult, runCli, spawnInGroup } from '../support/processes.js';
+import { CLI, type CliResult, runCli, runToEnd } from '../support/processes.js';
 
 const sandbox = await sandboxStatus({ unlimited: false });
 let dir: string;
@@ -34,48 +34,30 @@ async function cli(args: string[], extraEnv: Record<string, string> = {}) {
  * over /sys/fs/cgroup (as root; the rest of the machine sees nothing of it).
  */
 function cliWithoutGroups(args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawnInGroup(
-      'unshare',
-      [
-        '--mount',
-        '--propagation',
-        'private',
-        'sh',
-        '-c',
-        'mount -t tmpfs none /sys/fs/cgroup && exec "$@"',
-        'sh',
-        process.execPath,
-        CLI,
-        ...args,
-      ],
-      { env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr?.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const inNamespace = ['sh', '-c', 'mount -t tmpfs none /sys/fs/cgroup && exec "$@"', 'sh'];
+  return runToEnd(
+    'unshare',
+    ['--mount', '--propagation', 'private', ...inNamespace, process.execPath, CLI, ...args],
+    {
+      env: { ...env, ...extraEnv },
+    },
+  );
 }
+
+/** `project create` of the repository as "Docs", with `options`. */
+const createDocs = (...options: string[]) => [
+  'project',
+  'create',
+  '--name',
+  'Docs',
+  '--repo',
+  repo,
+  ...options,
+];
 
 describe('check settings on the command line', () => {
   it('creates a project with checks, and updates them', async () => {
-    const created = await cli([
-      'project',
-      'create',
-      '--name',
-      'Docs',
-      '--repo',
-      repo,
-      '--on-check-failure',
-      'fail',
-      '--json',
-    ]);
+    const created = await cli(createDocs('--on-check-failure', 'fail', '--json'));
     expect(created.code, created.stderr).toBe(0);
     const project = JSON.parse(created.stdout);
     expect(project).toMatchObject({
@@ -113,17 +95,7 @@ describe('check settings on the command line', () => {
   it.skipIf(!sandbox.available)(
     'sets a command where the sandbox runs, and project check says so',
     async () => {
-      const created = await cli([
-        'project',
-        'create',
-        '--name',
-        'Docs',
-        '--repo',
-        repo,
-        '--check-command',
-        'vale .',
-        '--json',
-      ]);
+      const created = await cli(createDocs('--check-command', 'vale .', '--json'));
       expect(created.code, created.stderr).toBe(0);
       const project = JSON.parse(created.stdout);
       expect(project.checkCommand).toBe('vale .');
@@ -143,10 +115,7 @@ describe('check settings on the command line', () => {
     const bin = path.join(dir, 'bin');
     fs.mkdirSync(bin, { recursive: true });
     fs.symlinkSync(execFileSync('sh', ['-c', 'command -v git']).toString().trim(), path.join(bin, 'git'));
-    const refused = await cli(
-      ['project', 'create', '--name', 'Docs', '--repo', repo, '--check-command', 'vale .'],
-      { PATH: bin },
-    );
+    const refused = await cli(createDocs('--check-command', 'vale .'), { PATH: bin });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(
       /--check-command cannot be set: commands run only in the sandbox, and it is not available here\. bwrap and prlimit are not installed/,
@@ -157,7 +126,7 @@ describe('check settings on the command line', () => {
   it.skipIf(!sandbox.available || process.getuid?.() !== 0)(
     'refuses a command where control groups cannot cap it, naming the limits, unless AGENTJOBS_SANDBOX_UNLIMITED says to run it (unsafe)',
     async () => {
-      const create = ['project', 'create', '--name', 'Docs', '--repo', repo, '--check-command', 'vale .'];
+      const create = createDocs('--check-command', 'vale .');
       const refused = await cliWithoutGroups(create);
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toMatch(

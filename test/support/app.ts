@@ -4,13 +4,15 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/config.js';
+import type { Job } from '../../src/domain/job.js';
 import { generateKey, type KeyScope } from '../../src/domain/keys.js';
 import type { Project } from '../../src/domain/project.js';
+import type { Lifecycle } from '../../src/http/lifecycle.js';
 import { createLogger } from '../../src/log.js';
 import { buildHttpApp } from '../../src/server.js';
 import { lazySecretBox, type SecretBox } from '../../src/store/secrets.js';
 import type { Store } from '../../src/store/store.js';
-import { openTestStore, type TestDialect, type TestStore } from './db.js';
+import { makeTestJob, openTestStore, type TestDialect, type TestStore } from './db.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -23,12 +25,16 @@ export interface TestApp {
   secrets: () => SecretBox;
   /** Every log line the app wrote, for leak checks. */
   logs: string[];
+  /** The app's lifecycle: set `draining` to see it refuse new work as a stopping server does. */
+  lifecycle: Lifecycle;
   makeKey(options?: {
     projectId?: string;
     scopes?: KeyScope[];
     ipAllowlist?: string[];
     expiresAt?: string;
   }): Promise<string>;
+  /** Makes a job of `project` on `main` with `prompt`, straight in the store (no worker runs it). */
+  makeJob(prompt: string): Promise<Job>;
   close(): Promise<void>;
 }
 
@@ -61,9 +67,11 @@ export async function startTestApp(
   });
   const secrets = lazySecretBox(config);
   const logs: string[] = [];
+  const lifecycle = { draining: false };
   const app = await buildHttpApp({
     config,
     secrets,
+    lifecycle,
     store: database.store,
     logger: createLogger('debug', memoryLog(logs)),
   });
@@ -82,6 +90,7 @@ export async function startTestApp(
     return key;
   };
   const key = await makeKey();
+  const makeJob: TestApp['makeJob'] = (prompt) => makeTestJob(database.store, project, prompt);
   return {
     app,
     store: database.store,
@@ -89,8 +98,10 @@ export async function startTestApp(
     project,
     key,
     logs,
+    lifecycle,
     secrets,
     makeKey,
+    makeJob,
     close: async () => {
       await app.close();
       if (!existing) await database.close();

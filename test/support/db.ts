@@ -4,11 +4,29 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { Job } from '../../src/domain/job.js';
+import type { Project } from '../../src/domain/project.js';
 import { type Db, openDb } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createStore, type Store } from '../../src/store/store.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
+
+/** Makes a job of `project` on `main` with `prompt`, straight in the store (no worker runs it). */
+export function makeTestJob(
+  store: Store,
+  project: Pick<Project, 'id' | 'repository'>,
+  prompt: string,
+): Promise<Job> {
+  return store.jobs.create({
+    projectId: project.id,
+    prompt,
+    model: 'anthropic:claude-sonnet-4-5',
+    baseRef: 'main',
+    repository: project.repository,
+    draft: false,
+  });
+}
 
 /** The dialects this run covers: SQLite always, PostgreSQL when the global setup found one. */
 export function testDialects(): TestDialect[] {

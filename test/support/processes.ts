@@ -163,9 +163,22 @@ export function runCli(
   input?: string,
   options: { cwd?: string } = {},
 ): Promise<CliResult> {
+  return runToEnd(process.execPath, [CLI, ...args], { ...options, env, input });
+}
+
+/**
+ * Runs `command` in a process group of its own (`spawnInGroup`) with `env` over this process's,
+ * to completion, and collects what it wrote; `input`, when given, is its standard input.
+ */
+export function runToEnd(
+  command: string,
+  args: string[],
+  options: { env: Record<string, string>; input?: string | undefined; cwd?: string | undefined },
+): Promise<CliResult> {
+  const { env, input, cwd } = options;
   return new Promise((resolve) => {
-    const child = spawnInGroup(process.execPath, [CLI, ...args], {
-      ...options,
+    const child = spawnInGroup(command, args, {
+      ...(cwd === undefined ? {} : { cwd }),
       env: { ...process.env, ...env },
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });

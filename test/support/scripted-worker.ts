@@ -6,12 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Worker } from '../../src/background/worker.js';
+import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
 import { openTestStore, type TestDialect, type TestStore } from './db.js';
 import { realAgentConfig, startRealWorker } from './real-agent.js';
 import { type ScriptedModelServer, startScriptedModel } from './scripted-model.js';
 import { useFixture } from './use-fixture.js';
-import { makeRepo, tempDir } from './worker.js';
+import { makeRepo, tempDir, waitFor } from './worker.js';
 
 export interface ScriptedWorker {
   t: TestStore;
@@ -21,6 +22,10 @@ export interface ScriptedWorker {
   project: Project;
   model: ScriptedModelServer;
   worker: Worker;
+  /** Makes a job of the project on the repository's `main` (by default on the scripted model) and waits for its run to end. */
+  runJob(fields: { prompt: string; model?: string }): Promise<Job>;
+  /** Waits for the run of the project's job `jobId` to end (a follow-up's, say); returns the job. */
+  settled(jobId: string): Promise<Job>;
   /** Stops the worker and the model, closes the store, removes the folder. */
   close(): Promise<void>;
 }
@@ -60,7 +65,24 @@ export async function scriptedWorker(options: ScriptedWorkerOptions): Promise<Sc
     const config = realAgentConfig(path.join(dir, 'data'), model.url, { env: options.env ?? {} });
     const { worker } = await startRealWorker(config, t.store, options.name);
     parts.worker = worker;
-    return { t, dir, repo, project, model, worker, close };
+    const settled = async (jobId: string) =>
+      (await waitFor(
+        () => t.store.jobs.get(project.id, jobId),
+        (current) => current?.status !== 'active',
+        { timeoutMs: 60_000, everyMs: 50 },
+      )) as Job;
+    const runJob = async (fields: { prompt: string; model?: string }) => {
+      const created = await t.store.jobs.create({
+        projectId: project.id,
+        prompt: fields.prompt,
+        model: fields.model ?? 'openai-compatible:scripted',
+        baseRef: 'main',
+        repository: repo,
+        draft: false,
+      });
+      return settled(created.id);
+    };
+    return { t, dir, repo, project, model, worker, runJob, settled, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,6 +1,9 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { ensureAdminPassword } from '../../src/domain/password.js';
 import type { Store } from '../../src/store/store.js';
+import { startTestApp, type TestApp } from './app.js';
+import type { TestDialect } from './db.js';
 
 export interface PageResponse {
   status: number;
@@ -107,4 +110,29 @@ export async function setCheapAdminPassword(store: Store, password: string): Pro
     'admin_password_hash',
     ['scrypt', 2 ** 10, 8, 1, salt.toString('base64url'), hash.toString('base64url')].join('$'),
   );
+}
+
+/** The admin password `signedInDashboard` sets, unless it is given one. */
+export const DASHBOARD_PASSWORD = 'dashboard test password';
+
+/**
+ * A test app (`startTestApp` with `env`) with the admin password set, and a browser signed in to
+ * its dashboard: what most dashboard suites start with. Close `t` in `afterAll`.
+ */
+export async function signedInDashboard(
+  dialect: TestDialect,
+  env: Record<string, string> = {},
+  password = DASHBOARD_PASSWORD,
+): Promise<{ t: TestApp; browser: DashboardClient }> {
+  const t = await startTestApp(dialect, env);
+  try {
+    await ensureAdminPassword(t.store.admin, password);
+    const browser = new DashboardClient(t.app);
+    const signedIn = await browser.signIn(password);
+    if (signedIn.status !== 303) throw new Error(`the test sign-in answered ${signedIn.status}`);
+    return { t, browser };
+  } catch (error) {
+    await t.close();
+    throw error;
+  }
 }

@@ -7,11 +7,9 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureAdminPassword } from '../../src/domain/password.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { DashboardClient } from '../support/web-session.js';
+import type { TestApp } from '../support/app.js';
+import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
 
-const PASSWORD = 'hostile markdown test password';
 /** Far above any pause a busy machine makes, far below what rendering cost on the event loop. */
 const MAX_LAG_MS = 2_000;
 
@@ -20,18 +18,8 @@ describe('the dashboard on hostile Markdown', () => {
   let browser: DashboardClient;
   let jobId: string;
   beforeAll(async () => {
-    t = await startTestApp('sqlite');
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    browser = new DashboardClient(t.app);
-    await browser.signIn(PASSWORD);
-    const job = await t.store.jobs.create({
-      projectId: t.project.id,
-      prompt: 'Describe it',
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: t.project.repository,
-      draft: false,
-    });
+    ({ t, browser } = await signedInDashboard('sqlite'));
+    const job = await t.makeJob('Describe it');
     jobId = job.id;
   });
   afterAll(() => t.close());

@@ -1,20 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from '../support/web-session.js';
-
-const PASSWORD = 'correct horse battery staple';
+import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
 
 // Instance keys in the dashboard: their own page, and beside each project's keys.
 describe.each(testDialects())('instance keys in the dashboard on %s', (dialect) => {
   let t: TestApp;
   let browser: DashboardClient;
   beforeAll(async () => {
-    t = await startTestApp(dialect, { AGENTJOBS_ADMIN_PASSWORD: PASSWORD });
-    const { ensureAdminPassword } = await import('../../src/domain/password.js');
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    browser = new DashboardClient(t.app);
-    await browser.signIn(PASSWORD);
+    ({ t, browser } = await signedInDashboard(dialect));
   });
   afterAll(() => t.close());
 

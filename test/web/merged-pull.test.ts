@@ -1,15 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureAdminPassword } from '../../src/domain/password.js';
 import type { Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from '../support/web-session.js';
+import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
 import { git, useRepository } from '../support/worker.js';
 
-const PASSWORD = 'merged pull test password';
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
 
 // A local pull request keeps showing what it changed once merged or closed, and the jobs list says
@@ -21,10 +19,7 @@ describe.each(testDialects())('merged and closed local pull requests on %s', (di
 
   const repository = useRepository({ name: 'merged-pull', bare: true });
   beforeAll(async () => {
-    t = await startTestApp(dialect);
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    browser = new DashboardClient(t.app);
-    await browser.signIn(PASSWORD);
+    ({ t, browser } = await signedInDashboard(dialect));
     project = await t.store.projects.create({ name: 'Docs', repository: repository.bare });
   });
   afterAll(async () => {

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureAdminPassword } from '../../src/domain/password.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from '../support/web-session.js';
-
-const PASSWORD = 'new job test password';
+import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
 
 /** The idempotency key the page's form carries. */
 const formKey = (body: string) => /name="idempotencyKey" value="([^"]+)"/.exec(body)?.[1] ?? '';
@@ -16,13 +13,13 @@ describe.each(testDialects())('starting a job from the dashboard on %s', (dialec
   let browser: DashboardClient;
   let jobsUrl = '';
   beforeAll(async () => {
-    t = await startTestApp(dialect, { AGENTJOBS_MAX_ACTIVE_JOBS: '3', AGENTJOBS_RATE_LIMIT_PER_HOUR: '5' });
+    ({ t, browser } = await signedInDashboard(dialect, {
+      AGENTJOBS_MAX_ACTIVE_JOBS: '3',
+      AGENTJOBS_RATE_LIMIT_PER_HOUR: '5',
+    }));
     await t.store.projects.update(t.project.id, {
       allowedModels: ['anthropic:claude-sonnet-4-5', 'openai:gpt-5'],
     });
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    browser = new DashboardClient(t.app);
-    await browser.signIn(PASSWORD);
     jobsUrl = `/ui/projects/${t.project.id}/jobs`;
   });
   afterAll(() => t.close());

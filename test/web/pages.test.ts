@@ -1,31 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { ensureAdminPassword } from '../../src/domain/password.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from '../support/web-session.js';
-
-const PASSWORD = 'pages test password';
+import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
 
 describe.each(testDialects())('dashboard pages on %s', (dialect) => {
   let t: TestApp;
   let browser: DashboardClient;
   const jobs: Job[] = [];
   beforeAll(async () => {
-    t = await startTestApp(dialect);
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    browser = new DashboardClient(t.app);
-    await browser.signIn(PASSWORD);
+    ({ t, browser } = await signedInDashboard(dialect));
     for (let i = 0; i < 60; i++)
       jobs.push(
-        await t.store.jobs.create({
-          projectId: t.project.id,
-          prompt: i === 59 ? 'Fix <script>alert(1)</script> on the home page' : `Job number ${i}`,
-          model: 'anthropic:claude-sonnet-4-5',
-          baseRef: 'main',
-          repository: t.project.repository,
-          draft: false,
-        }),
+        await t.makeJob(i === 59 ? 'Fix <script>alert(1)</script> on the home page' : `Job number ${i}`),
       );
     await t.store.jobs.archive(t.project.id, jobs[0]?.id ?? '');
   });

@@ -1,13 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureAdminPassword } from '../../src/domain/password.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from '../support/web-session.js';
+import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
 import { git, useRepository } from '../support/worker.js';
 
-const PASSWORD = 'pulls outside test password';
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
 
 // The dashboard shows what was done to a local pull request's branches with git by hand: merged
@@ -18,10 +16,7 @@ describe.each(testDialects())('local pull requests changed outside agentjobs, on
 
   const repository = useRepository({ name: 'pulls-outside' });
   beforeAll(async () => {
-    t = await startTestApp(dialect);
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    browser = new DashboardClient(t.app);
-    await browser.signIn(PASSWORD);
+    ({ t, browser } = await signedInDashboard(dialect));
   });
   afterAll(async () => {
     await t.close();

@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { ensureAdminPassword } from '../../src/domain/password.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from '../support/web-session.js';
-
-const PASSWORD = 'rough edges test password';
+import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
 
 // What a new user tripped over on the dashboard (issue 18, item 8): raw JSON tool inputs and a
 // usage row per step, a Markdown description shown raw, a favicon 404 on every page, "none yet"
@@ -15,18 +12,8 @@ describe.each(testDialects())('dashboard details on %s', (dialect) => {
   let browser: DashboardClient;
   let job: Job;
   beforeAll(async () => {
-    t = await startTestApp(dialect);
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    browser = new DashboardClient(t.app);
-    await browser.signIn(PASSWORD);
-    job = await t.store.jobs.create({
-      projectId: t.project.id,
-      prompt: 'Add a FAQ',
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: t.project.repository,
-      draft: false,
-    });
+    ({ t, browser } = await signedInDashboard(dialect));
+    job = await t.makeJob('Add a FAQ');
   });
   afterAll(() => t.close());
 

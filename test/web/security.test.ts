@@ -28,14 +28,7 @@ describe('dashboard without a session (sqlite)', () => {
   beforeAll(async () => {
     t = await startTestApp('sqlite');
     await ensureAdminPassword(t.store.admin, PASSWORD);
-    job = await t.store.jobs.create({
-      projectId: t.project.id,
-      prompt: 'A job',
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: t.project.repository,
-      draft: false,
-    });
+    job = await t.makeJob('A job');
     keyId = (await t.store.apiKeys.list(t.project.id))[0]?.id ?? '';
   });
   afterAll(() => t.close());

@@ -1,19 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureAdminPassword } from '../../src/domain/password.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from '../support/web-session.js';
-
-const PASSWORD = 'webhooks page password';
+import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
 
 describe.each(testDialects())('the Webhooks tab on %s', (dialect) => {
   let t: TestApp;
   let browser: DashboardClient;
   beforeAll(async () => {
-    t = await startTestApp(dialect, { AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: 'true' });
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    browser = new DashboardClient(t.app);
-    await browser.signIn(PASSWORD);
+    ({ t, browser } = await signedInDashboard(dialect, { AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: 'true' }));
   });
   afterAll(() => t.close());
 

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Job } from '../../src/domain/job.js';
 import { testDialects } from '../support/db.js';
 import { SECRETS } from '../support/real-agent.js';
 import type { ScriptedTurn } from '../support/scripted-model.js';
 import { useScriptedWorker } from '../support/scripted-worker.js';
-import { git, waitFor } from '../support/worker.js';
+import { git } from '../support/worker.js';
 
 // What a run of the real agent sends, stores and hands out, with the scripted model over HTTP,
 // real git, the local code host and a real database.
@@ -17,20 +16,8 @@ describe.each(testDialects())('runs of the real agent on %s', (dialect) => {
 
   const run = async (script: ScriptedTurn[], prompt = 'Improve the docs') => {
     scripted.model.setScript(script);
-    const job = await scripted.t.store.jobs.create({
-      projectId: scripted.project.id,
-      prompt,
-      model: 'openai-compatible:scripted',
-      baseRef: 'main',
-      repository: scripted.repo,
-      draft: false,
-    });
-    const done = (await waitFor(
-      () => scripted.t.store.jobs.get(scripted.project.id, job.id),
-      (current) => current?.status !== 'active',
-      { timeoutMs: 60_000, everyMs: 50 },
-    )) as Job;
-    const events = await scripted.t.store.events.list(job.id, 0, 10_000);
+    const done = await scripted.runJob({ prompt });
+    const events = await scripted.t.store.events.list(done.id, 0, 10_000);
     return { job: done, events };
   };
   const serverError = (): ScriptedTurn => ({ error: { status: 500, headers: { 'retry-after-ms': '20' } } });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Job } from '../../src/domain/job.js';
 import { testDialects } from '../support/db.js';
 import { useScriptedWorker } from '../support/scripted-worker.js';
-import { git, waitFor } from '../support/worker.js';
+import { git } from '../support/worker.js';
 
 // The scripted model answers every call with 10 tokens in and 5 out; at $1,000 per million tokens
 // each way, a step costs $0.015, so a run limited to $0.04 stops after its third step.
@@ -28,19 +27,7 @@ describe.each(testDialects())('cost limits on %s', (dialect) => {
       write('docs/d.md'),
       { text: 'never' },
     ]);
-    const created = await scripted.t.store.jobs.create({
-      projectId: scripted.project.id,
-      prompt: `Write four pages; the docs site's key is ${KEY}`,
-      model: 'openai-compatible:scripted',
-      baseRef: 'main',
-      repository: scripted.repo,
-      draft: false,
-    });
-    const job = (await waitFor(
-      () => scripted.t.store.jobs.get(scripted.project.id, created.id),
-      (current) => current?.status !== 'active',
-      { timeoutMs: 60_000, everyMs: 50 },
-    )) as Job;
+    const job = await scripted.runJob({ prompt: `Write four pages; the docs site's key is ${KEY}` });
     expect(job.status).toBe('failed');
     expect(job.error?.code).toBe('budget_exceeded');
     expect(job.error?.message).toContain('cost limit of $0.04');
@@ -64,11 +51,7 @@ describe.each(testDialects())('cost limits on %s', (dialect) => {
     // A follow-up continues from the kept work.
     scripted.model.setScript([write('docs/d.md'), { text: 'Wrote the fourth page' }]);
     await scripted.t.store.jobs.followUp(scripted.project.id, job.id, 'Finish the fourth page');
-    const finished = (await waitFor(
-      () => scripted.t.store.jobs.get(scripted.project.id, job.id),
-      (current) => current?.status !== 'active',
-      { timeoutMs: 60_000, everyMs: 50 },
-    )) as Job;
+    const finished = await scripted.settled(job.id);
     expect(finished).toMatchObject({ status: 'completed', filesChanged: 4 });
     expect(finished.usage.costUsd).toBeCloseTo(0.075, 6);
   });
@@ -78,19 +61,7 @@ describe.each(testDialects())('cost limits on %s', (dialect) => {
     // not parse); the repair round may spend only what the run has left, not a limit of its own.
     const broken = { toolCalls: [{ name: 'write_file', input: { path: 'docs/site.json', content: '{' } }] };
     scripted.model.setScript([broken, { text: 'Done' }, broken, broken, broken, broken, { text: 'never' }]);
-    const created = await scripted.t.store.jobs.create({
-      projectId: scripted.project.id,
-      prompt: 'Write the site settings',
-      model: 'openai-compatible:scripted',
-      baseRef: 'main',
-      repository: scripted.repo,
-      draft: false,
-    });
-    const job = (await waitFor(
-      () => scripted.t.store.jobs.get(scripted.project.id, created.id),
-      (current) => current?.status !== 'active',
-      { timeoutMs: 60_000, everyMs: 50 },
-    )) as Job;
+    const job = await scripted.runJob({ prompt: 'Write the site settings' });
     expect(job.status).toBe('failed');
     expect(job.error?.code).toBe('budget_exceeded');
     // One step past the limit at most, as for a run without checks.

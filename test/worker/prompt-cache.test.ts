@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Job } from '../../src/domain/job.js';
 import { type AnthropicDouble, startAnthropicDouble } from '../support/anthropic-double.js';
 import { testDialects } from '../support/db.js';
 import { useScriptedWorker } from '../support/scripted-worker.js';
-import { waitFor } from '../support/worker.js';
 
 const EPHEMERAL = { type: 'ephemeral' };
 /** Claude Sonnet 4.5's list price, USD per million tokens (src/agent/prices.ts). */
@@ -44,19 +42,7 @@ describe.each(testDialects())('prompt caching with Anthropic on %s', (dialect) =
       },
       { text: 'Extended the guide' },
     ]);
-    const created = await scripted.t.store.jobs.create({
-      projectId: scripted.project.id,
-      prompt: 'Extend the guide',
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: scripted.repo,
-      draft: false,
-    });
-    const job = (await waitFor(
-      () => scripted.t.store.jobs.get(scripted.project.id, created.id),
-      (current) => current?.status !== 'active',
-      { timeoutMs: 60_000, everyMs: 50 },
-    )) as Job;
+    const job = await scripted.runJob({ prompt: 'Extend the guide', model: 'anthropic:claude-sonnet-4-5' });
     expect(job).toMatchObject({ status: 'completed', error: null, filesChanged: 1 });
 
     expect(anthropic.requests).toHaveLength(4);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { type Lease, LeaseLostError } from '../../src/store/queue/index.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
@@ -148,5 +148,41 @@ describe.each(testDialects())('spend reservations on %s', (dialect) => {
       budgetUsd: null,
     });
     expect(await held([unlimited.jobId])).toEqual([]);
+  });
+
+  it('writes nothing for a step of a project without a budget, and reserves with one', async () => {
+    const free = await running(null, 1);
+    const budgeted = await running(1, 1);
+    const writes = vi.spyOn(t.db, 'write');
+    try {
+      const [unlimited] = free.leases as [Lease];
+      for (let i = 0; i < 3; i++)
+        expect((await t.store.queue.reserveSpend(unlimited, 0.125)).granted).toBe(true);
+      expect(writes).not.toHaveBeenCalled();
+      expect(await held([unlimited.jobId])).toEqual([]);
+      expect(await today(free.project.id)).toEqual({ spent: 0, reserved: 0 });
+
+      const [limited] = budgeted.leases as [Lease];
+      expect((await t.store.queue.reserveSpend(limited, 0.125)).granted).toBe(true);
+      expect(writes).toHaveBeenCalledTimes(1);
+      expect(await held([limited.jobId])).toEqual([{ job_id: limited.jobId }]);
+      expect(await today(budgeted.project.id)).toEqual({ spent: 0, reserved: 0.125 });
+    } finally {
+      writes.mockRestore();
+    }
+  });
+
+  it('holds a run to a budget set while it runs, from its next step', async () => {
+    const { project, leases } = await running(null, 1);
+    const [lease] = leases as [Lease];
+    expect((await t.store.queue.reserveSpend(lease, 0.25)).budgetUsd).toBeNull();
+    await t.store.projects.update(project.id, { dailyBudgetUsd: 0.125 });
+    expect(await t.store.queue.reserveSpend(lease, 0.25)).toEqual({
+      granted: true,
+      spentUsd: 0,
+      reservedUsd: 0.25,
+      budgetUsd: 0.125,
+    });
+    expect(await held([lease.jobId])).toEqual([{ job_id: lease.jobId }]);
   });
 });

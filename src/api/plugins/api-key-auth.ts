@@ -1,20 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError } from '../../domain/errors.js';
+import { drainingError, type Lifecycle } from '../../http/lifecycle.js';
 import type { Store } from '../../store/store.js';
 import { authenticate } from '../auth.js';
-import type { Lifecycle } from './lifecycle.js';
 
 export interface ApiKeyAuthOptions {
   store: Store;
   lifecycle: Lifecycle;
 }
-
-/** What a write is answered while the process drains: clients retry against another instance. */
-export const drainingError = () =>
-  new AppError('unavailable', 'The server is shutting down; retry against another instance.', {
-    retryAfterSeconds: 5,
-  });
 
 /**
  * Every route of the scope it is registered in needs an admin API key (`request.apiKey`). While the

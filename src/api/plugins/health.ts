@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../domain/errors.js';
+import type { Lifecycle } from '../../http/lifecycle.js';
 import type { Store } from '../../store/store.js';
-import type { Lifecycle } from './lifecycle.js';
 
 /**
  * Whether jobs that name no model of their own can run on this process: `ready` (a provider is

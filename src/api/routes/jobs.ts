@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Config } from '../../config/config.js';
 import { AppError, type LimitState } from '../../domain/errors.js';
-import { createJob } from '../../jobs/create-job.js';
+import { createJob, type JobOperationDeps } from '../../jobs/create-job.js';
 import { followUp } from '../../jobs/follow-up.js';
 import { createJobInput, followUpInput } from '../../jobs/input.js';
 import { getJob, listJobs } from '../../jobs/pages.js';
@@ -22,7 +21,7 @@ import {
 } from '../schemas.js';
 
 export interface JobRoutesOptions {
-  config: Config;
+  config: JobOperationDeps['config'];
   store: Store;
 }
 

@@ -26,7 +26,7 @@ import {
 } from '../webhook-schemas.js';
 
 export interface WebhookRoutesOptions {
-  config: Config;
+  config: { webhooks: Pick<Config['webhooks'], 'allowPrivate'> };
   store: Store;
   /** The process's secret box: endpoints' signing secrets are sealed with it. */
   secrets: () => SecretBox;

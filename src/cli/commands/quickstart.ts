@@ -113,7 +113,9 @@ async function serverAnswers(url: string): Promise<{ running: boolean; model: Mo
 }
 
 /** A model that makes no key necessary, or one of the providers' variables, in this environment. */
-async function modelInThisEnvironment(config: Config): Promise<boolean> {
+async function modelInThisEnvironment(
+  config: Pick<Config, 'defaultModel' | 'providerKeys' | 'providerBaseUrls' | 'openaiCompatibleBaseUrl'>,
+): Promise<boolean> {
   const { createLanguageModel } = await import('../../agent/models.js');
   try {
     createLanguageModel(config.defaultModel, config);

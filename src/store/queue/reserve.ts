@@ -22,14 +22,34 @@ export interface SpendReservation {
   budgetUsd: number | null;
 }
 
+/** The answer for a project without a daily budget: granted, and nothing reserved. */
+const NO_BUDGET: SpendReservation = Object.freeze({
+  granted: true,
+  spentUsd: 0,
+  reservedUsd: 0,
+  budgetUsd: null,
+});
+
 export function reserveQueries(db: Db) {
   return {
     /**
      * Replaces the run's reservation with one of `costUsd` (the step's worst case) on today's row,
      * if what the project spent and reserved today is under its budget. Throws `LeaseLostError`
-     * when the run no longer holds the job.
+     * when the run no longer holds the job; without a budget nothing is written, so a lost lease
+     * shows at the step's `recordUsage` instead.
      */
     async reserveSpend(lease: Lease, costUsd: number): Promise<SpendReservation> {
+      // Most projects have no daily budget: their steps are granted on a read, without a write
+      // per step. A reservation left from a budget removed since is given back when its step is
+      // settled (`recordUsage`); a budget set since is seen from the next step.
+      const unlimited = await db
+        .read()
+        .selectFrom('jobs')
+        .innerJoin('projects', 'projects.id', 'jobs.project_id')
+        .select('projects.daily_budget_usd as budget')
+        .where('jobs.id', '=', lease.jobId)
+        .executeTakeFirst();
+      if (unlimited && unlimited.budget === null) return NO_BUDGET;
       return db.write(async (trx) => {
         await fence(db, trx, lease);
         await releaseReservation(trx, lease.jobId);
@@ -41,7 +61,7 @@ export function reserveQueries(db: Db) {
           .select(['jobs.project_id', 'projects.daily_budget_usd as budget'])
           .where('jobs.id', '=', lease.jobId)
           .executeTakeFirstOrThrow();
-        if (budget === null) return { granted: true, spentUsd: 0, reservedUsd: 0, budgetUsd: null };
+        if (budget === null) return NO_BUDGET;
         const budgetUsd = Number(budget);
         const reserved =
           budgetUsd <= 0
