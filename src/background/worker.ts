@@ -3,12 +3,14 @@
  * run ending, or the slow fallback poll, it claims jobs up to its free slots (`claims.ts`, bounded
  * by `capacity.ts`) and runs each (`worker/run.ts`), renewing their leases (`heartbeat.ts`).
  * `stop` stops claiming, lets running jobs finish within the grace period, then stops them and
- * hands their jobs back to the queue.
+ * hands their jobs back to the queue. At start it names itself in the data directory and takes back
+ * at once the jobs of workers of that directory whose process died (worker/registry.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../log.js';
 import { JOBS_CHANNEL } from '../store/channels.js';
+import { goneWorkers, registerWorker } from '../worker/registry.js';
 import type { ActiveRun } from '../worker/run.js';
 import type { RunDependencies } from '../worker/run-context.js';
 import { runCapacity } from './capacity.js';
@@ -61,6 +63,7 @@ export function createWorker(options: WorkerOptions): Worker {
     pass: claimPass({ deps, runs, concurrency, onRunEnded: () => void loop.wake() }),
   });
   let heartbeat: Heartbeat | null = null;
+  let unregister: (() => Promise<void>) | null = null;
   let started = false;
   let stopping: Promise<void> | null = null;
 
@@ -73,6 +76,10 @@ export function createWorker(options: WorkerOptions): Worker {
     async start() {
       if (started) throw new Error('A worker starts only once.');
       started = true;
+      // Named in the data directory before the first claim, so that a later start knows its jobs
+      // if this process dies; then the jobs of workers of this directory that died go back at once.
+      unregister = await registerWorker(config.dataDir, id);
+      await reclaimFromGone(options, logger);
       heartbeat = startHeartbeat({ store, logger, workerId: id, runs, ...config.worker });
       if (concurrency < config.worker.concurrency)
         logger.warn(
@@ -88,11 +95,33 @@ export function createWorker(options: WorkerOptions): Worker {
         await loop.stop();
         await drain(runs, stopOptions.graceMs ?? config.worker.shutdownGraceMs, logger);
         await heartbeat?.stop();
+        await unregister?.();
         logger.info('worker stopped');
       })();
       return stopping;
     },
   };
+}
+
+/**
+ * Returns to the queue the jobs of the workers of this data directory whose process is gone
+ * (worker/registry.ts), counting a lost attempt each (store/queue/reclaim.ts). When the database
+ * cannot be reached, their leases expire as they would have; their files stay for the next start.
+ */
+async function reclaimFromGone(options: WorkerOptions, logger: Logger): Promise<void> {
+  const gone = await goneWorkers(options.config.dataDir);
+  if (gone.length === 0) return;
+  try {
+    const workers = gone.map((worker) => worker.worker);
+    const { requeued, failed } = await options.store.queue.reclaimFromGone(workers);
+    logger.warn(
+      { workers, requeued, failed },
+      'reclaimed the jobs of workers of this data directory that are gone',
+    );
+    await Promise.all(gone.map((worker) => worker.forget()));
+  } catch (error) {
+    logger.warn({ err: error }, 'could not reclaim the jobs of gone workers; their leases expire instead');
+  }
 }
 
 /**

@@ -30,6 +30,14 @@ export const DEFAULT_MAX_FILE_BYTES = 512 * 1024;
 /** Default cap on search results. */
 export const DEFAULT_SEARCH_LIMIT = 200;
 
+/** Changes not yet committed, as `Workspace.pendingChanges` gives them and `restore` takes them. */
+export interface PendingChanges {
+  /** The commit they apply to. */
+  head: string;
+  written: { path: string; mode: string; sha: string }[];
+  deleted: string[];
+}
+
 /** Options of `Workspace.create`. */
 export interface WorkspaceOptions {
   /** The project's bare mirror (from `ensureMirror`). */
@@ -261,6 +269,31 @@ export class Workspace {
   /** Paths the agent wrote, moved or deleted since the last commit, sorted. */
   changedPaths(): string[] {
     return [...new Set([...this.written.keys(), ...this.deleted])].sort();
+  }
+
+  /** The changes not yet committed, by blob id over the head commit: what `restore` takes back. */
+  pendingChanges(): PendingChanges {
+    const written = [...this.written].map(([path, file]) => ({ path, ...file }));
+    return { head: this.head, written, deleted: [...this.deleted] };
+  }
+
+  /**
+   * Takes back the pending changes an earlier run of this job left (its process died), when this
+   * workspace starts from the same commit, has no changes of its own, and the mirror still holds
+   * every blob. False, and nothing changed, otherwise.
+   */
+  async restore(changes: PendingChanges): Promise<boolean> {
+    this.assertOpen();
+    if (changes.head !== this.head || this.changedPaths().length > 0) return false;
+    const files: { path: string; mode: string; content: Buffer }[] = [];
+    for (const { path, mode, sha } of changes.written) {
+      const object = await this.catFile.read(sha, this.maxFileBytes);
+      if (object?.type !== 'blob' || !object.content) return false;
+      files.push({ path: resolveRepoPath(path), mode, content: object.content });
+    }
+    for (const { path, mode, content } of files) await this.put(path, content, mode);
+    for (const path of changes.deleted) this.deleted.add(resolveRepoPath(path));
+    return true;
   }
 
   /**
