@@ -113,7 +113,7 @@ describe.each(testDialects())('a server killed mid-run and started again, on %s'
       for (const server of started) await server.stop('SIGKILL');
       await scripted.close();
     }
-  });
+  }, 150_000);
 });
 
 // Scale-out on PostgreSQL: a worker judges only the workers of its own data directory.
@@ -183,5 +183,5 @@ describe.runIf(testDialects().includes('postgres'))('workers of other data direc
       for (const server of started) await server.stop('SIGKILL');
       await scripted.close();
     }
-  });
+  }, 150_000);
 });
