@@ -12,6 +12,7 @@
  * directory or another machine (PostgreSQL scale-out) is never judged from here: its jobs wait for
  * their leases to expire, as before. A worker whose file is gone (it stopped cleanly) held nothing.
  */
+import { renameSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PRIVATE_DIRECTORY_MODE } from '../config/data-dir.js';
@@ -20,6 +21,19 @@ import { type Holder, isAlive, newHolder } from '../git/file-lock.js';
 /** A worker's file: its process, and its id. */
 interface Registration extends Holder {
   worker: string;
+  /** Set when a person stopped the process at once (a second Ctrl-C): its jobs lost no attempt. */
+  stoppedAtOnce?: boolean;
+}
+
+/** A worker's entry in its data directory, while it runs. */
+export interface WorkerEntry {
+  /** Removes the entry, once the worker holds nothing any more. */
+  unregister(): Promise<void>;
+  /**
+   * Notes, synchronously (the process exits right after), that the worker is being stopped at once
+   * by a person, so that the jobs it holds are taken back without counting a lost attempt.
+   */
+  markStoppedAtOnce(): void;
 }
 
 /** Tokens of the registrations of this process that are still running. */
@@ -27,11 +41,8 @@ const running = new Set<string>();
 
 const folderOf = (dataDir: string) => join(dataDir, 'workers');
 
-/**
- * Writes the file that names worker `workerId` in `dataDir` (before it claims anything), and
- * returns the function that removes it (once it holds nothing any more).
- */
-export async function registerWorker(dataDir: string, workerId: string): Promise<() => Promise<void>> {
+/** Writes the file that names worker `workerId` in `dataDir`, before it claims anything. */
+export async function registerWorker(dataDir: string, workerId: string): Promise<WorkerEntry> {
   const folder = folderOf(dataDir);
   await mkdir(folder, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
   const registration: Registration = { ...newHolder(), worker: workerId };
@@ -40,9 +51,21 @@ export async function registerWorker(dataDir: string, workerId: string): Promise
   await writeFile(`${file}.tmp`, JSON.stringify(registration), { mode: 0o600 });
   await rename(`${file}.tmp`, file);
   running.add(registration.token);
-  return async () => {
-    running.delete(registration.token);
-    await unlink(file).catch(ignoreMissing);
+  return {
+    async unregister() {
+      running.delete(registration.token);
+      await unlink(file).catch(ignoreMissing);
+    },
+    markStoppedAtOnce() {
+      try {
+        writeFileSync(`${file}.tmp`, JSON.stringify({ ...registration, stoppedAtOnce: true }), {
+          mode: 0o600,
+        });
+        renameSync(`${file}.tmp`, file);
+      } catch {
+        // Not noted: its jobs count a lost attempt, as after a crash.
+      }
+    },
   };
 }
 
@@ -50,6 +73,8 @@ export async function registerWorker(dataDir: string, workerId: string): Promise
 export interface GoneWorker {
   /** Its id, the `lease_owner` of the jobs it held. */
   worker: string;
+  /** A person stopped it at once (`markStoppedAtOnce`): not the fault of the jobs it held. */
+  stoppedAtOnce: boolean;
   /** Removes its file, once its jobs were reclaimed. */
   forget(): Promise<void>;
 }
@@ -67,7 +92,11 @@ export async function goneWorkers(dataDir: string): Promise<GoneWorker[]> {
     const file = join(folder, name);
     const registration = await readRegistration(file);
     if (!registration || isAlive(registration, running)) continue;
-    gone.push({ worker: registration.worker, forget: () => unlink(file).catch(ignoreMissing) });
+    gone.push({
+      worker: registration.worker,
+      stoppedAtOnce: registration.stoppedAtOnce === true,
+      forget: () => unlink(file).catch(ignoreMissing),
+    });
   }
   return gone;
 }
@@ -79,7 +108,8 @@ async function readRegistration(file: string): Promise<Registration | null> {
     const { host, pid, start, token, worker } = value;
     if (typeof host !== 'string' || typeof pid !== 'number' || typeof token !== 'string') return null;
     if (typeof worker !== 'string') return null;
-    return { host, pid, start: typeof start === 'string' ? start : null, token, worker };
+    const stoppedAtOnce = value.stoppedAtOnce === true;
+    return { host, pid, start: typeof start === 'string' ? start : null, token, worker, stoppedAtOnce };
   } catch {
     return null;
   }

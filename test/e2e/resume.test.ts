@@ -17,6 +17,14 @@ interface JobView {
   source: { ref: string };
 }
 
+/** What a server logged when it took back the jobs of gone workers, or undefined. */
+function reclaimLog(server: ServerProcess): Record<string, unknown> | undefined {
+  const line = server.output.find((text) =>
+    text.includes('reclaimed the jobs of workers of this data directory'),
+  );
+  return line ? (JSON.parse(line) as Record<string, unknown>) : undefined;
+}
+
 interface EventView {
   type: string;
   data: { phase?: string; reason?: string; attempt?: number };
@@ -93,6 +101,9 @@ describe.each(testDialects())('a server killed mid-run and started again, on %s'
       );
       expect(requeue?.data).toMatchObject({ reason: 'worker_gone', attempt: 1 });
       expect(history.some((event) => event.data.reason === 'resumed')).toBe(true);
+
+      // Killed, not stopped by a person: the lost attempt counts.
+      expect(reclaimLog(second)).toMatchObject({ stoppedAtOnce: false, requeued: [job.id] });
 
       // The new attempt's first request holds the earlier step: the tool call and its result.
       expect(model.requests).toHaveLength(3);
@@ -181,6 +192,57 @@ describe.runIf(testDialects().includes('postgres'))('workers of other data direc
     } finally {
       await first.stop('SIGKILL');
       for (const server of started) await server.stop('SIGKILL');
+      await scripted.close();
+    }
+  }, 150_000);
+});
+
+// Two Ctrl-Cs: the person stopped the server, the job did nothing wrong.
+describe('a server stopped at once with a second Ctrl-C', () => {
+  it('has its jobs taken back at the next start without counting a lost attempt', async () => {
+    const env = { ...LONG_LEASE, AGENTJOBS_SHUTDOWN_GRACE_SECONDS: '600' };
+    const scripted = await scriptedServer({ name: 'resume-sigint', files: {}, env });
+    const { model, projectId, key, server: first } = scripted;
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    let second: ServerProcess | undefined;
+    try {
+      model.setScript([
+        { toolCalls: [{ name: 'write_file', input: { path: 'a.md', content: 'a\n' } }] },
+        heldUntil(new Promise<void>(() => {}), { text: 'never' }),
+      ]);
+      const created = await fetch(`${first.url}/v2/agent/${projectId}/job`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ prompt: 'Write a.md' }),
+      });
+      const job = (await created.json()) as { id: string };
+      const deadline = Date.now() + 20_000;
+      while (model.requests.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(model.requests.length).toBe(2);
+
+      first.child.kill('SIGINT');
+      while (
+        !first.output.some((line) => line.includes('Press Ctrl-C again')) &&
+        Date.now() < deadline + 20_000
+      )
+        await new Promise((r) => setTimeout(r, 50));
+      first.child.kill('SIGINT');
+      expect(await first.exited).toBe(1);
+
+      model.setScript([{ text: 'Wrote a.md' }]);
+      second = await startServerProcess(scripted.env);
+      expect(reclaimLog(second)).toMatchObject({ stoppedAtOnce: true, requeued: [job.id] });
+      let status = 'active';
+      const until = Date.now() + 45_000;
+      while (status === 'active' && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 200));
+        const response = await fetch(`${second.url}/v2/agent/${projectId}/job/${job.id}`, { headers });
+        status = ((await response.json()) as { status: string }).status;
+      }
+      expect(status).toBe('completed');
+    } finally {
+      await first.stop('SIGKILL');
+      await second?.stop('SIGKILL');
       await scripted.close();
     }
   }, 150_000);

@@ -73,6 +73,17 @@ describe.each(testDialects())('reclaiming from gone workers and run progress on 
     await drain();
   });
 
+  it('requeues without counting a lost attempt the jobs of a worker a person stopped at once', async () => {
+    const job = await newJob();
+    for (let attempt = 1; attempt <= MAX_LOST_ATTEMPTS + 1; attempt++) {
+      await claimOne(`stopped-${attempt}`);
+      const result = await t.store.queue.reclaimFromGone([`stopped-${attempt}`], { counted: false });
+      expect(result).toEqual({ requeued: [job.id], failed: [] });
+    }
+    expect(await lostAttempts(job.id)).toBe(0);
+    await drain();
+  });
+
   it(`fails a job whose workers die ${MAX_LOST_ATTEMPTS} times without progress`, async () => {
     const job = await newJob();
     for (let attempt = 1; attempt <= MAX_LOST_ATTEMPTS; attempt++) {

@@ -3,7 +3,8 @@
  * back to the queue, counting a lost attempt; the third lost attempt of a run fails the job with
  * `worker_lost` instead of handing it to yet another worker that may die the same way. Two ways
  * find such a job: its lease expired (`reclaimExpired`, any worker), or a worker of the same data
- * directory saw the holder's process gone (`reclaimFromGone`, at its start: worker/registry.ts).
+ * directory saw the holder's process gone (`reclaimFromGone`, at its start: worker/registry.ts),
+ * which counts no lost attempt when a person stopped that process at once (a second Ctrl-C).
  */
 import { sql } from 'kysely';
 import type { PhaseReason } from '../../domain/events.js';
@@ -34,15 +35,17 @@ export function reclaimQueries(db: Db) {
     found: readonly { id: string; attempt: number }[],
     reason: PhaseReason,
     at: string,
+    counted = true,
   ): Promise<ReclaimResult> {
     const result: ReclaimResult = { requeued: [], failed: [] };
+    const step = counted ? 1 : 0;
     for (const { id, attempt } of found) {
       const { lost_attempts } = await trx
         .insertInto('job_worker_state')
-        .values({ job_id: id, lost_attempts: 1, updated_at: at })
+        .values({ job_id: id, lost_attempts: step, updated_at: at })
         .onConflict((conflict) =>
           conflict.column('job_id').doUpdateSet({
-            lost_attempts: sql<number>`job_worker_state.lost_attempts + 1`,
+            lost_attempts: sql<number>`job_worker_state.lost_attempts + ${step}`,
             updated_at: at,
           }),
         )
@@ -52,7 +55,7 @@ export function reclaimQueries(db: Db) {
       // The run that held the lease is gone: its step in flight must not hold the budget.
       await releaseReservation(trx, id);
       const unleased = { lease_owner: null, lease_expires_at: null, updated_at: at };
-      if (lost >= MAX_LOST_ATTEMPTS) {
+      if (counted && lost >= MAX_LOST_ATTEMPTS) {
         const error = {
           code: 'worker_lost',
           message: `The worker running this job stopped responding ${lost} times in a row.`,
@@ -121,8 +124,12 @@ export function reclaimQueries(db: Db) {
      * Requeues (or fails) at once every job held by one of `owners`, workers whose process the
      * caller saw gone, without waiting for their leases to expire. The caller must know they are
      * gone: a live worker would lose its run (its next fenced write fails and it stops).
+     * `counted: false` (a person stopped them at once) requeues without counting a lost attempt.
      */
-    async reclaimFromGone(owners: readonly string[]): Promise<ReclaimResult> {
+    async reclaimFromGone(
+      owners: readonly string[],
+      options: { counted?: boolean } = {},
+    ): Promise<ReclaimResult> {
       if (owners.length === 0) return { requeued: [], failed: [] };
       const at = new Date().toISOString();
       return db.write(async (trx) => {
@@ -134,7 +141,7 @@ export function reclaimQueries(db: Db) {
           .where('lease_owner', 'in', owners)
           .orderBy('id');
         const held = await db.lockForUpdate(query, { skipLocked: true }).execute();
-        return reclaim(trx, held, 'worker_gone', at);
+        return reclaim(trx, held, 'worker_gone', at, options.counted ?? true);
       });
     },
   };
