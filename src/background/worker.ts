@@ -115,8 +115,8 @@ export function createWorker(options: WorkerOptions): Worker {
 /**
  * Returns to the queue the jobs of the workers of this data directory whose process is gone
  * (worker/registry.ts), counting a lost attempt each unless a person stopped the worker at once
- * (store/queue/reclaim.ts). When the database
- * cannot be reached, their leases expire as they would have; their files stay for the next start.
+ * (store/queue/reclaim.ts). When the database cannot be reached, their leases expire as they
+ * would have; their files stay for the next start.
  */
 async function reclaimFromGone(options: WorkerOptions, logger: Logger): Promise<void> {
   const gone = await goneWorkers(options.config.dataDir);

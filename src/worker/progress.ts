@@ -9,7 +9,7 @@
  * result of that step), and the files written by then, when the new attempt runs on the same data
  * directory (the blobs are in its mirror) from the same commit. What is lost: the step in flight
  * (its model call and tool calls are made again), and the written files when the mirror lacks them
- * (another machine took the job) or the branch moved: the model is told to redo those edits.
+ * (another machine took the job) or the branch moved: the model is told to check and redo them.
  */
 import type { ModelMessage } from 'ai';
 import type { Prompt, RunProgress } from '../store/queue/index.js';
@@ -20,7 +20,7 @@ export const RESUMED_WITH_FILES =
   'The service restarted while you were working, and this run continues from your last finished step. The files you changed are as you left them. Continue where you left off; do not repeat the steps you already finished.';
 /** What the next message tells the model when its edits could not be taken back. */
 export const RESUMED_WITHOUT_FILES =
-  'The service restarted while you were working, and this run continues from your last finished step, but the changes you made to files could not be kept: the files are as they were when the run began. Make again the edits that are still needed (without reading everything again), then continue where you left off.';
+  'The service restarted while you were working, and this run continues from your last finished step, but the changes you made to files could not be taken back as you left them. Read the files you changed to see where they stand, make again the edits that are still needed, then continue where you left off.';
 
 /** How a run starts when it continues an earlier attempt. */
 export interface Resumed {
