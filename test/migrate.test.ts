@@ -58,6 +58,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0013_spend_reservations',
         '0014_host_events',
         '0015_context_repositories',
+        '0016_run_progress',
       ]);
 
       const db = openDb({ url: database.url });

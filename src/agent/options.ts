@@ -57,6 +57,11 @@ export interface RunAgentOptions {
    * the worker writes them in one transaction. Optional; same contract as `onEvent`.
    */
   onEvents?: (events: NewEvent[]) => Promise<void>;
+  /**
+   * Receives the conversation after each finished step (its events reported first), so that a run
+   * whose process dies can be continued from there. Optional; a throw ends the run.
+   */
+  onProgress?: (conversation: ModelMessage[]) => Promise<void>;
   /** Retries of a failed model call (429, 5xx). Default `DEFAULT_MAX_RETRIES`. */
   maxRetries?: number;
   /** How long to wait out a model outage before failing. Default `DEFAULT_MODEL_OUTAGE_WAIT_MS`. */

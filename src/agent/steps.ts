@@ -100,15 +100,17 @@ async function stepFinished(session: AgentSession, round: Round, step: StepResul
     { type: 'usage' as const, data: { ...session.usage } },
   ];
   // A run that already ended (aborted while this step finished) reports nothing more.
-  const { onEvents, onEvent } = session.options;
+  const { onEvents, onEvent, onProgress } = session.options;
   if (onEvents) {
     if (!session.settled) await onEvents(events);
-    return;
+  } else {
+    for (const event of events) {
+      if (session.settled) return;
+      await onEvent(event.type, event.data);
+    }
   }
-  for (const event of events) {
-    if (session.settled) return;
-    await onEvent(event.type, event.data);
-  }
+  // After the events: what a later attempt continues from is never ahead of what was reported.
+  if (onProgress && !session.settled) await onProgress(session.conversation);
 }
 
 function compact(session: AgentSession, messages: ModelMessage[]): ModelMessage[] {

@@ -3,12 +3,14 @@
  * run ending, or the slow fallback poll, it claims jobs up to its free slots (`claims.ts`, bounded
  * by `capacity.ts`) and runs each (`worker/run.ts`), renewing their leases (`heartbeat.ts`).
  * `stop` stops claiming, lets running jobs finish within the grace period, then stops them and
- * hands their jobs back to the queue.
+ * hands their jobs back to the queue. At start it names itself in the data directory and takes back
+ * at once the jobs of workers of that directory whose process died (worker/registry.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../log.js';
 import { JOBS_CHANNEL } from '../store/channels.js';
+import { goneWorkers, registerWorker, type WorkerEntry } from '../worker/registry.js';
 import type { ActiveRun } from '../worker/run.js';
 import type { RunDependencies } from '../worker/run-context.js';
 import { runCapacity } from './capacity.js';
@@ -34,6 +36,11 @@ export interface Worker {
    * them and hands their jobs back to the queue. Resolves when every run is over.
    */
   stop(options?: { graceMs?: number }): Promise<void>;
+  /**
+   * The process exits now, on a person's word (a second Ctrl-C): the next start takes its jobs
+   * back without counting a lost attempt, since their runs did nothing wrong. Synchronous.
+   */
+  stoppedAtOnce(): void;
 }
 
 export function createWorker(options: WorkerOptions): Worker {
@@ -61,6 +68,7 @@ export function createWorker(options: WorkerOptions): Worker {
     pass: claimPass({ deps, runs, concurrency, onRunEnded: () => void loop.wake() }),
   });
   let heartbeat: Heartbeat | null = null;
+  let entry: WorkerEntry | null = null;
   let started = false;
   let stopping: Promise<void> | null = null;
 
@@ -73,6 +81,10 @@ export function createWorker(options: WorkerOptions): Worker {
     async start() {
       if (started) throw new Error('A worker starts only once.');
       started = true;
+      // Named in the data directory before the first claim, so that a later start knows its jobs
+      // if this process dies; then the jobs of workers of this directory that died go back at once.
+      entry = await registerWorker(config.dataDir, id);
+      await reclaimFromGone(options, logger);
       heartbeat = startHeartbeat({ store, logger, workerId: id, runs, ...config.worker });
       if (concurrency < config.worker.concurrency)
         logger.warn(
@@ -83,16 +95,50 @@ export function createWorker(options: WorkerOptions): Worker {
       await loop.start();
     },
 
+    stoppedAtOnce() {
+      entry?.markStoppedAtOnce();
+    },
+
     stop(stopOptions = {}) {
       stopping ??= (async () => {
         await loop.stop();
         await drain(runs, stopOptions.graceMs ?? config.worker.shutdownGraceMs, logger);
         await heartbeat?.stop();
+        await entry?.unregister();
         logger.info('worker stopped');
       })();
       return stopping;
     },
   };
+}
+
+/**
+ * Returns to the queue the jobs of the workers of this data directory whose process is gone
+ * (worker/registry.ts), counting a lost attempt each unless a person stopped the worker at once
+ * (store/queue/reclaim.ts). When the database cannot be reached, their leases expire as they
+ * would have; their files stay for the next start.
+ */
+async function reclaimFromGone(options: WorkerOptions, logger: Logger): Promise<void> {
+  const gone = await goneWorkers(options.config.dataDir);
+  if (gone.length === 0) return;
+  try {
+    for (const stoppedAtOnce of [false, true]) {
+      const workers = gone
+        .filter((worker) => worker.stoppedAtOnce === stoppedAtOnce)
+        .map((worker) => worker.worker);
+      if (workers.length === 0) continue;
+      const { requeued, failed } = await options.store.queue.reclaimFromGone(workers, {
+        counted: !stoppedAtOnce,
+      });
+      logger.warn(
+        { workers, stoppedAtOnce, requeued, failed },
+        'reclaimed the jobs of workers of this data directory that are gone',
+      );
+    }
+    await Promise.all(gone.map((worker) => worker.forget()));
+  } catch (error) {
+    logger.warn({ err: error }, 'could not reclaim the jobs of gone workers; their leases expire instead');
+  }
 }
 
 /**

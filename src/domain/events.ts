@@ -22,7 +22,16 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Why a job went back to the queue or waits there, or why a running job waits. */
-export type PhaseReason = 'released' | 'lease_expired' | 'follow_up' | 'model_unavailable' | 'capacity';
+export type PhaseReason =
+  | 'released'
+  | 'lease_expired'
+  // The worker holding the job was found gone (its process ended) by a worker of its data directory.
+  | 'worker_gone'
+  | 'follow_up'
+  | 'model_unavailable'
+  | 'capacity'
+  // A run continues the conversation of an earlier attempt that was lost (worker/progress.ts).
+  | 'resumed';
 
 /** What each type of event carries. */
 export interface EventData {

@@ -21,8 +21,8 @@ import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 
-/** Who holds a lock, as written in its file. */
-interface Holder {
+/** Who holds a lock, as written in its file: one process of one machine, and a token of the holding. */
+export interface Holder {
   /** The machine's name: a holder of another machine cannot be judged from here, and counts as alive. */
   host: string;
   pid: number;
@@ -151,10 +151,13 @@ async function readHolder(path: string): Promise<Holder | 'absent' | null> {
   return null;
 }
 
-/** False when the holding's process is gone, or the pid now belongs to a later process. */
-function isAlive(holder: Holder): boolean {
+/**
+ * False when the holding's process is gone, or the pid now belongs to a later process. A holding of
+ * this process is alive while `current` has its token. A holding of another machine counts as alive.
+ */
+export function isAlive(holder: Holder, current: ReadonlySet<string> = held): boolean {
   if (holder.host !== ownHost) return true;
-  if (holder.pid === process.pid && holder.start === ownStart) return held.has(holder.token);
+  if (holder.pid === process.pid && holder.start === ownStart) return current.has(holder.token);
   try {
     process.kill(holder.pid, 0);
   } catch (error) {
@@ -184,7 +187,8 @@ function startOf(pid: number): string | null {
 const ownStart = startOf(process.pid);
 const ownHost = hostname();
 
-function newHolder(): Holder {
+/** A new holding of this process. */
+export function newHolder(): Holder {
   return { host: ownHost, pid: process.pid, start: ownStart, token: randomBytes(8).toString('hex') };
 }
 

@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   ALL_FILES,
@@ -9,6 +10,7 @@ import {
   useWorkspaceFixture,
 } from '../../test/support/workspace-fixture.js';
 import { isBinary, PathError, WorkspaceError } from './paths.js';
+import type { Workspace } from './workspace.js';
 
 useWorkspaceFixture();
 
@@ -139,6 +141,44 @@ describe('Workspace', () => {
       );
     } finally {
       await small.close();
+    }
+  });
+
+  it('gives its pending changes by blob id, and a later workspace of the same start takes them back', async () => {
+    const first = await openWorkspace('agentjobs/resume');
+    let changes: ReturnType<Workspace['pendingChanges']>;
+    try {
+      await first.writeFile('docs/new.md', 'new page\n');
+      await first.writeFile('README.md', 'changed\n');
+      await first.deleteFile('tiny.txt');
+      changes = first.pendingChanges();
+      expect(changes).toMatchObject({ head: fx.baseSha, deleted: ['tiny.txt'] });
+      expect(changes.written.map((file) => file.path).sort()).toEqual(['README.md', 'docs/new.md']);
+    } finally {
+      // Its process died: the worktree is gone, the blobs stay in the mirror.
+      await first.close();
+    }
+    const second = await openWorkspace('agentjobs/resume');
+    try {
+      expect(await second.restore(changes)).toBe(true);
+      expect(second.changedPaths()).toEqual(['README.md', 'docs/new.md', 'tiny.txt']);
+      expect((await second.readFile('docs/new.md'))?.toString()).toBe('new page\n');
+      expect(readFileSync(join(second.dir, 'README.md'), 'utf8')).toBe('changed\n');
+      expect(await second.readFile('tiny.txt')).toBeNull();
+      // Taken back once only, and never over changes of its own.
+      expect(await second.restore(changes)).toBe(false);
+    } finally {
+      await second.close();
+    }
+    const other = await openWorkspace('agentjobs/resume-other');
+    try {
+      // Another start, or a blob the mirror lacks: nothing is taken back.
+      expect(await other.restore({ ...changes, head: 'f'.repeat(40) })).toBe(false);
+      const missing = { ...changes, written: [{ path: 'a.md', mode: '100644', sha: 'e'.repeat(40) }] };
+      expect(await other.restore(missing)).toBe(false);
+      expect(other.changedPaths()).toEqual([]);
+    } finally {
+      await other.close();
     }
   });
 });

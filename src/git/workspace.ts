@@ -17,6 +17,14 @@ import { resolveRepoPath, WorkspaceError } from './paths.js';
 import { compareMatches, grepTree, type SearchResult } from './search.js';
 import { listTree, MODE, type Overlay, type Resolved, TreeReader } from './tree.js';
 import {
+  type CommitOptions,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_SEARCH_LIMIT,
+  type PendingChanges,
+  type SearchOptions,
+  type WorkspaceOptions,
+} from './workspace-options.js';
+import {
   addWorktree,
   assertCommittable,
   hashBlob,
@@ -25,47 +33,14 @@ import {
   withScratchIndex,
 } from './worktree.js';
 
-/** Default limit on the size of a file the agent may read or write (DESIGN §4, limits per job). */
-export const DEFAULT_MAX_FILE_BYTES = 512 * 1024;
-/** Default cap on search results. */
-export const DEFAULT_SEARCH_LIMIT = 200;
-
-/** Options of `Workspace.create`. */
-export interface WorkspaceOptions {
-  /** The project's bare mirror (from `ensureMirror`). */
-  mirrorPath: string;
-  /** Where the worktree goes; must not exist or be empty (a stale worktree of this mirror is replaced). */
-  dir: string;
-  /** The job branch, created or reset in the mirror. */
-  branch: string;
-  /** The base branch, e.g. `main`. */
-  baseRef: string;
-  /**
-   * 'base' (default): start the job branch at `baseRef`; 'branch': continue the existing job branch
-   * (a follow-up); 'branch-or-base': continue the job branch when the mirror has it (an earlier run
-   * pushed it), else start at `baseRef`.
-   */
-  startFrom?: 'base' | 'branch' | 'branch-or-base';
-  /** Largest file the agent may read or write, in bytes. Default `DEFAULT_MAX_FILE_BYTES`. */
-  maxFileBytes?: number;
-}
-
-/** Options of `Workspace.commit`: the bot identity is both author and committer. */
-export interface CommitOptions {
-  message: string;
-  authorName: string;
-  authorEmail: string;
-}
-
-/** Options of `Workspace.search`. */
-export interface SearchOptions {
-  /** Folder or file to search in; the whole repository by default. */
-  path?: string;
-  /** Treat `query` as a regular expression (Perl-style when git has PCRE); a fixed string otherwise. */
-  regex?: boolean;
-  /** Most matches returned. Default `DEFAULT_SEARCH_LIMIT`. */
-  limit?: number;
-}
+export {
+  type CommitOptions,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_SEARCH_LIMIT,
+  type PendingChanges,
+  type SearchOptions,
+  type WorkspaceOptions,
+} from './workspace-options.js';
 
 /**
  * A job's view of the repository. Paths are the agent's: repository-relative, checked by
@@ -261,6 +236,31 @@ export class Workspace {
   /** Paths the agent wrote, moved or deleted since the last commit, sorted. */
   changedPaths(): string[] {
     return [...new Set([...this.written.keys(), ...this.deleted])].sort();
+  }
+
+  /** The changes not yet committed, by blob id over the head commit: what `restore` takes back. */
+  pendingChanges(): PendingChanges {
+    const written = [...this.written].map(([path, file]) => ({ path, ...file }));
+    return { head: this.head, written, deleted: [...this.deleted] };
+  }
+
+  /**
+   * Takes back the pending changes an earlier run of this job left (its process died), when this
+   * workspace starts from the same commit, has no changes of its own, and the mirror still holds
+   * every blob. False, and nothing changed, otherwise.
+   */
+  async restore(changes: PendingChanges): Promise<boolean> {
+    this.assertOpen();
+    if (changes.head !== this.head || this.changedPaths().length > 0) return false;
+    const files: { path: string; mode: string; content: Buffer }[] = [];
+    for (const { path, mode, sha } of changes.written) {
+      const object = await this.catFile.read(sha, this.maxFileBytes);
+      if (object?.type !== 'blob' || !object.content) return false;
+      files.push({ path: resolveRepoPath(path), mode, content: object.content });
+    }
+    for (const { path, mode, content } of files) await this.put(path, content, mode);
+    for (const path of changes.deleted) this.deleted.add(resolveRepoPath(path));
+    return true;
   }
 
   /**

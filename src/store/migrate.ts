@@ -14,6 +14,7 @@ import * as m0012 from './migrations/0012_pull_request_base.js';
 import * as m0013 from './migrations/0013_spend_reservations.js';
 import * as m0014 from './migrations/0014_host_events.js';
 import * as m0015 from './migrations/0015_context_repositories.js';
+import * as m0016 from './migrations/0016_run_progress.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0013_spend_reservations': m0013,
   '0014_host_events': m0014,
   '0015_context_repositories': m0015,
+  '0016_run_progress': m0016,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -210,6 +210,11 @@ export interface JobWorkerStateTable {
    * it will record; null outside the moment between a push and the run's completion.
    */
   published: string | null;
+  /**
+   * JSON `RunProgress` (store/queue/progress.ts): the current run's conversation and written files
+   * after its last finished step, for the attempt that follows a lost one; null when the run ended.
+   */
+  progress: string | null;
   updated_at: string;
 }
 

@@ -37,7 +37,8 @@ describe.each(testDialects())('a worker killed with SIGKILL mid-run, on %s', (di
 
       await first.stop('SIGKILL');
 
-      // The next worker runs the job again from the start (the first left no commit behind).
+      // The next worker takes the job back and continues the run from its last finished step
+      // (test/e2e/resume.test.ts); a model that writes the same file again changes nothing.
       model.setScript([
         { toolCalls: [{ name: 'write_file', input: { path: 'crash.md', content: 'written once\n' } }] },
         { text: 'Wrote crash.md' },

@@ -65,6 +65,8 @@ function runUntilSignal(role: Role) {
     stop = (signal: string) => {
       if (stopping) {
         if (signal === 'SIGINT') process.stderr.write(STOPPING_NOW[role]);
+        // A person's word, not the jobs' fault: the next start takes them back without counting it.
+        running.worker?.stoppedAtOnce();
         running.logger.warn({ signal, role }, 'second signal: exiting now');
         exitNow(running.logger, 1);
       }

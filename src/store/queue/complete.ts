@@ -50,6 +50,7 @@ export function completeQueries(db: Db) {
               }
             : {}),
           published: null,
+          progress: null,
           lost_attempts: 0,
           updated_at: at,
           ...(outcome.headSha ? { head_sha: outcome.headSha } : {}),

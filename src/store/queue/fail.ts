@@ -38,6 +38,7 @@ export function failQueries(db: Db) {
               }
             : {}),
           published: null,
+          progress: null,
           updated_at: at,
         };
         await trx

@@ -9,6 +9,7 @@ import { completeQueries } from './complete.js';
 import { failQueries } from './fail.js';
 import { leaseQueries } from './lease.js';
 import { messageQueries } from './messages.js';
+import { progressQueries } from './progress.js';
 import { publishedQueries } from './published.js';
 import { reclaimQueries } from './reclaim.js';
 import { reserveQueries } from './reserve.js';
@@ -20,6 +21,7 @@ export type { RunOutcome } from './complete.js';
 export type { PartialRun } from './fail.js';
 export { isLeaseLost, type Lease, LeaseLostError } from './lease.js';
 export type { Prompt } from './messages.js';
+export type { PendingChanges, RunProgress } from './progress.js';
 export type { PublishedRun, SavedConversation } from './published.js';
 export { MAX_LOST_ATTEMPTS, type ReclaimResult } from './reclaim.js';
 export type { SpendReservation } from './reserve.js';
@@ -31,6 +33,7 @@ export function queueQueries(db: Db) {
     ...leaseQueries(db),
     ...messageQueries(db),
     ...publishedQueries(db),
+    ...progressQueries(db),
     ...completeQueries(db),
     ...failQueries(db),
     ...usageQueries(db),

@@ -180,7 +180,7 @@ export function leaseQueries(db: Db) {
     /**
      * Hands the job back to the queue without counting a lost attempt (a worker shutting down):
      * phase `queued`, lease cleared, claimable at once, and other workers woken. Messages handed to
-     * this run are given again to the next, since the run saved no conversation.
+     * this run and not covered by its saved progress (progress.ts) are given again to the next.
      */
     async release(lease: Lease): Promise<void> {
       await db.write(async (trx) => {

@@ -1,12 +1,16 @@
 /**
- * Expired leases (DESIGN section 4): a job held by a worker that stopped renewing goes back to the
- * queue, counting a lost attempt; the third lost attempt of a run fails the job with `worker_lost`
- * instead of handing it to yet another worker that may die the same way.
+ * Leases whose worker is gone (DESIGN section 4): a job held by a worker that stopped renewing goes
+ * back to the queue, counting a lost attempt; the third lost attempt of a run fails the job with
+ * `worker_lost` instead of handing it to yet another worker that may die the same way. Two ways
+ * find such a job: its lease expired (`reclaimExpired`, any worker), or a worker of the same data
+ * directory saw the holder's process gone (`reclaimFromGone`, at its start: worker/registry.ts),
+ * which counts no lost attempt when a person stopped that process at once (a second Ctrl-C).
  */
 import { sql } from 'kysely';
+import type { PhaseReason } from '../../domain/events.js';
 import { transitionOf } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
-import type { Db } from '../db.js';
+import type { Db, Transaction } from '../db.js';
 import { eventAppender } from '../events.js';
 import { readJob } from '../jobs.js';
 import { releaseReservation } from '../spend.js';
@@ -24,6 +28,80 @@ export interface ReclaimResult {
 export function reclaimQueries(db: Db) {
   const appendEvent = eventAppender(db);
   const emitWebhook = webhookOutbox(db);
+
+  /** Requeues (or fails) each held job of `found` at its attempt; the rest was claimed meanwhile. */
+  async function reclaim(
+    trx: Transaction,
+    found: readonly { id: string; attempt: number }[],
+    reason: PhaseReason,
+    at: string,
+    counted = true,
+  ): Promise<ReclaimResult> {
+    const result: ReclaimResult = { requeued: [], failed: [] };
+    const step = counted ? 1 : 0;
+    for (const { id, attempt } of found) {
+      const { lost_attempts } = await trx
+        .insertInto('job_worker_state')
+        .values({ job_id: id, lost_attempts: step, updated_at: at })
+        .onConflict((conflict) =>
+          conflict.column('job_id').doUpdateSet({
+            lost_attempts: sql<number>`job_worker_state.lost_attempts + ${step}`,
+            updated_at: at,
+          }),
+        )
+        .returning('lost_attempts')
+        .executeTakeFirstOrThrow();
+      const lost = Number(lost_attempts);
+      // The run that held the lease is gone: its step in flight must not hold the budget.
+      await releaseReservation(trx, id);
+      const unleased = { lease_owner: null, lease_expires_at: null, updated_at: at };
+      if (counted && lost >= MAX_LOST_ATTEMPTS) {
+        const error = {
+          code: 'worker_lost',
+          message: `The worker running this job stopped responding ${lost} times in a row.`,
+        };
+        const change = transitionOf('fail');
+        await trx
+          .updateTable('jobs')
+          .set({
+            ...unleased,
+            status: change.to,
+            phase: null,
+            error_code: error.code,
+            error_message: error.message,
+            completed_at: at,
+          })
+          .where('id', '=', id)
+          .where('attempt', '=', attempt)
+          .where('status', 'in', change.from)
+          .execute();
+        await resetLostAttempts(trx, id, at);
+        await trx
+          .updateTable('job_worker_state')
+          .set({ published: null, progress: null })
+          .where('job_id', '=', id)
+          .execute();
+        await appendEvent(trx, id, 'error', error, at);
+        await appendEvent(trx, id, 'status', { status: change.to, error }, at);
+        await emitWebhook(trx, 'job.failed', await readJob(trx, id));
+        result.failed.push(id);
+      } else {
+        const change = transitionOf('requeue');
+        await trx
+          .updateTable('jobs')
+          .set({ ...unleased, status: change.to, phase: 'queued', available_at: at })
+          .where('id', '=', id)
+          .where('attempt', '=', attempt)
+          .where('status', 'in', change.from)
+          .execute();
+        await appendEvent(trx, id, 'phase', { phase: 'queued', reason, attempt }, at);
+        result.requeued.push(id);
+      }
+    }
+    if (result.requeued.length > 0) await db.notify(JOBS_CHANNEL, result.requeued.join(','));
+    return result;
+  }
+
   return {
     /** Requeues (or fails) up to `limit` jobs whose lease expired before now. */
     async reclaimExpired(limit = 100): Promise<ReclaimResult> {
@@ -38,68 +116,32 @@ export function reclaimQueries(db: Db) {
           .orderBy('id')
           .limit(limit);
         const expired = await db.lockForUpdate(query, { skipLocked: true }).execute();
-        const result: ReclaimResult = { requeued: [], failed: [] };
-        for (const { id, attempt } of expired) {
-          const { lost_attempts } = await trx
-            .insertInto('job_worker_state')
-            .values({ job_id: id, lost_attempts: 1, updated_at: at })
-            .onConflict((conflict) =>
-              conflict.column('job_id').doUpdateSet({
-                lost_attempts: sql<number>`job_worker_state.lost_attempts + 1`,
-                updated_at: at,
-              }),
-            )
-            .returning('lost_attempts')
-            .executeTakeFirstOrThrow();
-          const lost = Number(lost_attempts);
-          // The run that held the lease is gone: its step in flight must not hold the budget.
-          await releaseReservation(trx, id);
-          const unleased = { lease_owner: null, lease_expires_at: null, updated_at: at };
-          if (lost >= MAX_LOST_ATTEMPTS) {
-            const error = {
-              code: 'worker_lost',
-              message: `The worker running this job stopped responding ${lost} times in a row.`,
-            };
-            const change = transitionOf('fail');
-            await trx
-              .updateTable('jobs')
-              .set({
-                ...unleased,
-                status: change.to,
-                phase: null,
-                error_code: error.code,
-                error_message: error.message,
-                completed_at: at,
-              })
-              .where('id', '=', id)
-              .where('attempt', '=', attempt)
-              .where('status', 'in', change.from)
-              .execute();
-            await resetLostAttempts(trx, id, at);
-            await trx
-              .updateTable('job_worker_state')
-              .set({ published: null })
-              .where('job_id', '=', id)
-              .execute();
-            await appendEvent(trx, id, 'error', error, at);
-            await appendEvent(trx, id, 'status', { status: change.to, error }, at);
-            await emitWebhook(trx, 'job.failed', await readJob(trx, id));
-            result.failed.push(id);
-          } else {
-            const change = transitionOf('requeue');
-            await trx
-              .updateTable('jobs')
-              .set({ ...unleased, status: change.to, phase: 'queued', available_at: at })
-              .where('id', '=', id)
-              .where('attempt', '=', attempt)
-              .where('status', 'in', change.from)
-              .execute();
-            await appendEvent(trx, id, 'phase', { phase: 'queued', reason: 'lease_expired', attempt }, at);
-            result.requeued.push(id);
-          }
-        }
-        if (result.requeued.length > 0) await db.notify(JOBS_CHANNEL, result.requeued.join(','));
-        return result;
+        return reclaim(trx, expired, 'lease_expired', at);
+      });
+    },
+
+    /**
+     * Requeues (or fails) at once every job held by one of `owners`, workers whose process the
+     * caller saw gone, without waiting for their leases to expire. The caller must know they are
+     * gone: a live worker would lose its run (its next fenced write fails and it stops).
+     * `counted: false` (a person stopped them at once) requeues without counting a lost attempt.
+     */
+    async reclaimFromGone(
+      owners: readonly string[],
+      options: { counted?: boolean } = {},
+    ): Promise<ReclaimResult> {
+      if (owners.length === 0) return { requeued: [], failed: [] };
+      const at = new Date().toISOString();
+      return db.write(async (trx) => {
+        const query = trx
+          .selectFrom('jobs')
+          .select(['id', 'attempt'])
+          .where('status', '=', 'active')
+          .where(sql<boolean>`phase in ${HELD_PHASES}`)
+          .where('lease_owner', 'in', owners)
+          .orderBy('id');
+        const held = await db.lockForUpdate(query, { skipLocked: true }).execute();
+        return reclaim(trx, held, 'worker_gone', at, options.counted ?? true);
       });
     },
   };

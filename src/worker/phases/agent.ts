@@ -6,6 +6,7 @@
 import type { ModelMessage } from 'ai';
 import { type AgentResult, contextWindowOf, type RunAgentOptions } from '../agent-port.js';
 import { type CheckLoopInput, type CheckRunner, checkRunner } from '../checks.js';
+import { progressSaver, resumeFrom } from '../progress.js';
 import { spending, stepReservations } from '../usage.js';
 import type { PreparedRun } from './prepare.js';
 
@@ -27,9 +28,27 @@ export type AnsweredRun = PreparedRun & {
 export async function answer(run: PreparedRun): Promise<AnsweredRun> {
   const { config, store, metrics } = run.deps;
   const { job, lease } = run;
-  const history = (await store.queue.conversation(job.id)) as ModelMessage[];
-  const prompts = await store.queue.takePrompts(lease);
-  run.deliveredThrough = prompts.at(-1)?.id ?? null;
+  const saved = (await store.queue.conversation(job.id)) as ModelMessage[];
+  const taken = await store.queue.takePrompts(lease);
+  // An earlier attempt of this run that was lost: continue its conversation (progress.ts).
+  const resumed = await resumeFrom(run, taken);
+  const history = resumed?.history ?? saved;
+  const prompts = resumed?.prompts ?? taken.map((prompt) => prompt.content);
+  run.deliveredThrough = taken.at(-1)?.id ?? null;
+  if (resumed) {
+    run.control.log.info(
+      { from: resumed.attempt, filesKept: resumed.filesKept },
+      'run continues an earlier attempt',
+    );
+    const files = resumed.filesKept
+      ? 'with the files it wrote'
+      : 'without the files it wrote (they could not be kept)';
+    await store.queue.appendEvent(lease, 'phase', {
+      phase: 'running',
+      reason: 'resumed',
+      message: `Continuing attempt ${resumed.attempt} from its last finished step, ${files}.`,
+    });
+  }
   const input: CheckLoopInput = {
     store,
     lease,
@@ -60,9 +79,7 @@ export async function answer(run: PreparedRun): Promise<AnsweredRun> {
           usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, steps: 0, costUsd: null },
           filesChanged: [],
         }
-      : await run.deps.runAgent(
-          agentOptions(state, { history, prompts: prompts.map((prompt) => prompt.content) }),
-        );
+      : await run.deps.runAgent(agentOptions(state, { history, prompts }));
   return Object.assign(state, { result });
 }
 
@@ -93,6 +110,7 @@ export function agentOptions(
     signal: run.control.main,
     onEvent: run.usage.sink,
     onEvents: run.usage.sinkMany,
+    onProgress: progressSaver(run),
     ...(run.checks.runner.enabled ? { runChecks: run.checks.runner.forAgent } : {}),
     ...(run.contextRepositories.length > 0 ? { contextRepositories: run.contextRepositories } : {}),
   };

@@ -1,0 +1,74 @@
+/**
+ * Continuing a run whose attempt was lost (its worker died, or was stopped and handed the job back):
+ * after each finished step the run saves its conversation and the files it wrote so far
+ * (`store.queue.saveProgress`); the next attempt starts from that conversation, takes the written
+ * files back into its workspace when it can, and tells the model so in one more user message, so
+ * the model continues instead of repeating the tool calls it already made.
+ *
+ * What is kept: the conversation up to the last finished step (the model's answers and every tool
+ * result of that step), and the files written by then, when the new attempt runs on the same data
+ * directory (the blobs are in its mirror) from the same commit. What is lost: the step in flight
+ * (its model call and tool calls are made again), and the written files when the mirror lacks them
+ * (another machine took the job) or the branch moved: the model is told to check and redo them.
+ */
+import type { ModelMessage } from 'ai';
+import type { Prompt, RunProgress } from '../store/queue/index.js';
+import type { PreparedRun } from './phases/prepare.js';
+
+/** What the next message tells the model when its edits were taken back. */
+export const RESUMED_WITH_FILES =
+  'The service restarted while you were working, and this run continues from your last finished step. The files you changed are as you left them. Continue where you left off; do not repeat the steps you already finished.';
+/** What the next message tells the model when its edits could not be taken back. */
+export const RESUMED_WITHOUT_FILES =
+  'The service restarted while you were working, and this run continues from your last finished step, but the changes you made to files could not be taken back as you left them. Read the files you changed to see where they stand, make again the edits that are still needed, then continue where you left off.';
+
+/** How a run starts when it continues an earlier attempt. */
+export interface Resumed {
+  /** The earlier attempt's conversation. */
+  history: ModelMessage[];
+  /** The note on the restart, then the prompts the earlier attempt had not been given. */
+  prompts: string[];
+  /** Whether the written files were taken back. */
+  filesKept: boolean;
+  /** The attempt it continues. */
+  attempt: number;
+}
+
+/**
+ * The earlier attempt's progress to continue from, or null when there is none (a new run). `taken`
+ * are the prompts the run was handed (`takePrompts`): those the progress covers are left out.
+ */
+export async function resumeFrom(run: PreparedRun, taken: readonly Prompt[]): Promise<Resumed | null> {
+  const progress: RunProgress | null = await run.deps.store.queue.progress(run.job.id);
+  if (!progress || progress.attempt >= run.lease.attempt) return null;
+  const changes = progress.changes;
+  const hadFiles = changes !== null && changes.written.length + changes.deleted.length > 0;
+  const filesKept =
+    changes === null ||
+    !hadFiles ||
+    (await run.workspace.restore(changes).catch((error: unknown) => {
+      run.control.log.warn({ err: error }, 'could not take back the files of the earlier attempt');
+      return false;
+    }));
+  const through = progress.deliveredThrough;
+  const fresh = taken.filter((prompt) => through === null || prompt.id > through);
+  return {
+    history: progress.conversation as ModelMessage[],
+    prompts: [
+      filesKept ? RESUMED_WITH_FILES : RESUMED_WITHOUT_FILES,
+      ...fresh.map((prompt) => prompt.content),
+    ],
+    filesKept,
+    attempt: progress.attempt,
+  };
+}
+
+/** The agent's `onProgress`: saves the conversation with the run's written files, fenced by its lease. */
+export function progressSaver(run: PreparedRun): (conversation: ModelMessage[]) => Promise<void> {
+  return (conversation) =>
+    run.deps.store.queue.saveProgress(run.lease, {
+      conversation,
+      deliveredThrough: run.deliveredThrough,
+      changes: run.workspace.pendingChanges(),
+    });
+}

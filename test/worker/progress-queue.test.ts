@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Project } from '../../src/domain/project.js';
+import { isLeaseLost, type Lease, MAX_LOST_ATTEMPTS } from '../../src/store/queue/index.js';
+import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+
+// The store's side of taking back a dead worker's jobs and continuing their runs, on every dialect.
+describe.each(testDialects())('reclaiming from gone workers and run progress on %s', (dialect) => {
+  let t: TestStore;
+  let project: Project;
+  const leaseMs = 600_000;
+
+  beforeAll(async () => {
+    t = await openTestStore(dialect);
+    project = await t.store.projects.create({ name: 'Docs', repository: '/tmp/docs' });
+  });
+  afterAll(() => t.close());
+
+  const newJob = (prompt = 'Fix the typo') =>
+    t.store.jobs.create({
+      projectId: project.id,
+      prompt,
+      model: 'openai:gpt-5',
+      baseRef: 'main',
+      repository: '/tmp/docs',
+      draft: false,
+    });
+  const claimOne = async (owner: string): Promise<Lease> => {
+    const [claimed] = await t.store.queue.claim({ owner, limit: 1, perProject: 10, leaseMs });
+    if (!claimed) throw new Error('nothing claimed');
+    return { jobId: claimed.job.id, attempt: claimed.attempt, owner };
+  };
+  const lostAttempts = async (jobId: string) =>
+    (
+      await t.db.kysely
+        .selectFrom('job_worker_state')
+        .select('lost_attempts')
+        .where('job_id', '=', jobId)
+        .executeTakeFirst()
+    )?.lost_attempts;
+  const drain = () =>
+    t.db.kysely
+      .updateTable('jobs')
+      .set({ status: 'completed', phase: null, lease_owner: null, lease_expires_at: null })
+      .where('status', '=', 'active')
+      .execute();
+
+  it('requeues at once the jobs of the named gone workers only, counting a lost attempt', async () => {
+    const gone = await newJob('gone');
+    const goneLease = await claimOne('dead-worker');
+    const alive = await newJob('alive');
+    const aliveLease = await claimOne('live-worker');
+    expect([goneLease.jobId, aliveLease.jobId]).toEqual([gone.id, alive.id]);
+
+    expect(await t.store.queue.reclaimFromGone([])).toEqual({ requeued: [], failed: [] });
+    expect(await t.store.queue.reclaimFromGone(['dead-worker'])).toEqual({ requeued: [gone.id], failed: [] });
+    expect(await t.store.jobs.get(project.id, gone.id)).toMatchObject({ status: 'active', phase: 'queued' });
+    expect(await t.store.jobs.get(project.id, alive.id)).toMatchObject({
+      status: 'active',
+      phase: 'preparing',
+    });
+    expect(await lostAttempts(gone.id)).toBe(1);
+    const events = await t.store.events.list(gone.id, 0, 100);
+    expect(events.at(-1)).toMatchObject({
+      type: 'phase',
+      data: { phase: 'queued', reason: 'worker_gone', attempt: 1 },
+    });
+    // The dead worker's fenced writes fail; the live one's go on.
+    const late = await t.store.queue.heartbeat(goneLease, leaseMs).catch((error: unknown) => error);
+    expect(isLeaseLost(late)).toBe(true);
+    await t.store.queue.heartbeat(aliveLease, leaseMs);
+    // Asked again (a second worker starting at the same moment): nothing more happens.
+    expect(await t.store.queue.reclaimFromGone(['dead-worker'])).toEqual({ requeued: [], failed: [] });
+    await drain();
+  });
+
+  it('requeues without counting a lost attempt the jobs of a worker a person stopped at once', async () => {
+    const job = await newJob();
+    for (let attempt = 1; attempt <= MAX_LOST_ATTEMPTS + 1; attempt++) {
+      await claimOne(`stopped-${attempt}`);
+      const result = await t.store.queue.reclaimFromGone([`stopped-${attempt}`], { counted: false });
+      expect(result).toEqual({ requeued: [job.id], failed: [] });
+    }
+    expect(await lostAttempts(job.id)).toBe(0);
+    await drain();
+  });
+
+  it(`fails a job whose workers die ${MAX_LOST_ATTEMPTS} times without progress`, async () => {
+    const job = await newJob();
+    for (let attempt = 1; attempt <= MAX_LOST_ATTEMPTS; attempt++) {
+      await claimOne(`dead-${attempt}`);
+      const result = await t.store.queue.reclaimFromGone([`dead-${attempt}`]);
+      expect(result.failed).toEqual(attempt < MAX_LOST_ATTEMPTS ? [] : [job.id]);
+    }
+    expect(await t.store.jobs.get(project.id, job.id)).toMatchObject({
+      status: 'failed',
+      error: { code: 'worker_lost' },
+    });
+  });
+
+  it('saves progress fenced, clears the lost attempts with it, and forgets it when the run ends', async () => {
+    const job = await newJob();
+    const first = await claimOne('w1');
+    expect(await t.store.queue.progress(job.id)).toBeNull();
+    const changes = {
+      head: 'a'.repeat(40),
+      written: [{ path: 'a.md', mode: '100644', sha: 'b'.repeat(40) }],
+      deleted: [],
+    };
+    await t.store.queue.saveProgress(first, {
+      conversation: [{ role: 'user', content: 'Fix the typo' }],
+      deliveredThrough: 'm1',
+      changes,
+    });
+    await t.store.queue.reclaimFromGone(['w1']);
+    expect(await lostAttempts(job.id)).toBe(1);
+    const second = await claimOne('w2');
+    expect(await t.store.queue.progress(job.id)).toMatchObject({
+      attempt: first.attempt,
+      conversation: [{ role: 'user', content: 'Fix the typo' }],
+      deliveredThrough: 'm1',
+      changes,
+    });
+    // The first attempt can no longer write its progress.
+    const stale = await t.store.queue
+      .saveProgress(first, { conversation: [], deliveredThrough: null, changes: null })
+      .catch((error: unknown) => error);
+    expect(isLeaseLost(stale)).toBe(true);
+    // The second attempt's progress replaces it, and the run got somewhere: no lost attempts.
+    await t.store.queue.saveProgress(second, { conversation: [], deliveredThrough: 'm1', changes: null });
+    expect(await t.store.queue.progress(job.id)).toMatchObject({ attempt: second.attempt, changes: null });
+    expect(await lostAttempts(job.id)).toBe(0);
+    await t.store.queue.fail(second, { code: 'model_error', message: 'no' });
+    expect(await t.store.queue.progress(job.id)).toBeNull();
+
+    const other = await newJob();
+    const lease = await claimOne('w3');
+    expect(lease.jobId).toBe(other.id);
+    await t.store.queue.saveProgress(lease, { conversation: [], deliveredThrough: null, changes: null });
+    await t.store.queue.complete(lease, {
+      summary: 'ok',
+      title: 'T',
+      prLink: null,
+      usage: { inputTokens: 1, outputTokens: 1, steps: 1 },
+      filesChanged: 0,
+      headSha: null,
+    });
+    expect(await t.store.queue.progress(other.id)).toBeNull();
+  });
+});

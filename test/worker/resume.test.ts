@@ -1,0 +1,107 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Worker } from '../../src/background/worker.js';
+import type { Job } from '../../src/domain/job.js';
+import { RESUMED_WITH_FILES, RESUMED_WITHOUT_FILES } from '../../src/worker/progress.js';
+import { testDialects } from '../support/db.js';
+import { realAgentConfig, startRealWorker } from '../support/real-agent.js';
+import { heldUntil } from '../support/scripted-model.js';
+import { type ScriptedWorker, scriptedWorker } from '../support/scripted-worker.js';
+import { git, waitFor } from '../support/worker.js';
+
+// A run handed back at shutdown (its grace period over) continues on the next worker from its
+// last finished step, with the files it wrote, or, when they cannot be taken back, told so.
+describe.each(testDialects())('a run continued by the next worker, on %s', (dialect) => {
+  /** Starts a job whose model writes `notes.md` and then holds its answer, and stops the worker. */
+  async function handedBack(scripted: ScriptedWorker) {
+    const { t, project, repo, model } = scripted;
+    model.setScript([
+      { toolCalls: [{ name: 'write_file', input: { path: 'notes.md', content: 'first attempt\n' } }] },
+      heldUntil(new Promise<void>(() => {}), { text: 'never' }),
+    ]);
+    const job = await t.store.jobs.create({
+      projectId: project.id,
+      prompt: 'Write notes.md',
+      model: 'openai-compatible:scripted',
+      baseRef: 'main',
+      repository: repo,
+      draft: false,
+    });
+    await waitFor(
+      async () => model.requests.length,
+      (count) => count >= 2,
+      { timeoutMs: 30_000, everyMs: 50 },
+    );
+    await scripted.worker.stop({ graceMs: 0 });
+    return job;
+  }
+
+  async function finish(scripted: ScriptedWorker, jobId: string, next: Worker[]) {
+    const config = realAgentConfig(path.join(scripted.dir, 'data'), scripted.model.url);
+    next.push((await startRealWorker(config, scripted.t.store, 'next')).worker);
+    return (await waitFor(
+      () => scripted.t.store.jobs.get(scripted.project.id, jobId),
+      (current) => current?.status !== 'active',
+      { timeoutMs: 60_000, everyMs: 50 },
+    )) as Job;
+  }
+
+  it('continues a run handed back at shutdown with its conversation and its written file', async () => {
+    const scripted = await scriptedWorker({ name: 'resume-release', dialect });
+    const next: Worker[] = [];
+    try {
+      const job = await handedBack(scripted);
+      scripted.model.setScript([{ text: 'Wrote notes.md' }]);
+      const done = await finish(scripted, job.id, next);
+      expect(done).toMatchObject({ status: 'completed', error: null, filesChanged: 1 });
+      const resumed = scripted.model.requests[2]?.body.messages as { role: string; content: unknown }[];
+      expect(resumed.filter((message) => message.role === 'tool')).toHaveLength(1);
+      expect(resumed.at(-1)).toMatchObject({ role: 'user', content: RESUMED_WITH_FILES });
+      expect(git(scripted.repo, 'show', `${job.source.ref}:notes.md`)).toBe('first attempt');
+      const events = await scripted.t.store.events.list(job.id, 0, 500);
+      expect(events.map((event) => event.data)).toContainEqual(
+        expect.objectContaining({ phase: 'queued', reason: 'released' }),
+      );
+      expect(events.map((event) => event.data)).toContainEqual(
+        expect.objectContaining({ phase: 'running', reason: 'resumed' }),
+      );
+    } finally {
+      for (const worker of next) await worker.stop({ graceMs: 0 });
+      await scripted.close();
+    }
+  }, 120_000);
+
+  it('tells the model when the written files could not be kept, and it writes them again', async () => {
+    const scripted = await scriptedWorker({ name: 'resume-lost-files', dialect });
+    const next: Worker[] = [];
+    try {
+      const job = await handedBack(scripted);
+      // As on another machine, whose mirror never held the first attempt's blobs.
+      const row = await scripted.t.db.kysely
+        .selectFrom('job_worker_state')
+        .select('progress')
+        .where('job_id', '=', job.id)
+        .executeTakeFirstOrThrow();
+      const progress = JSON.parse(row.progress ?? 'null');
+      for (const file of progress.changes.written) file.sha = 'e'.repeat(40);
+      await scripted.t.db.kysely
+        .updateTable('job_worker_state')
+        .set({ progress: JSON.stringify(progress) })
+        .where('job_id', '=', job.id)
+        .execute();
+
+      scripted.model.setScript([
+        { toolCalls: [{ name: 'write_file', input: { path: 'notes.md', content: 'second attempt\n' } }] },
+        { text: 'Wrote notes.md again' },
+      ]);
+      const done = await finish(scripted, job.id, next);
+      expect(done).toMatchObject({ status: 'completed', error: null, filesChanged: 1 });
+      const resumed = scripted.model.requests[2]?.body.messages as { role: string; content: unknown }[];
+      expect(resumed.at(-1)).toMatchObject({ role: 'user', content: RESUMED_WITHOUT_FILES });
+      expect(git(scripted.repo, 'show', `${job.source.ref}:notes.md`)).toBe('second attempt');
+    } finally {
+      for (const worker of next) await worker.stop({ graceMs: 0 });
+      await scripted.close();
+    }
+  }, 120_000);
+});
