@@ -13,9 +13,17 @@ import { type CatFile, type MirrorReader, openMirrorReader } from './cat-file.js
 import { checkoutTree } from './checkout.js';
 import { commitChanges } from './commit.js';
 import { filterByPattern } from './glob.js';
+import { type BaseMerge, mergeBase } from './merge.js';
 import { resolveRepoPath, WorkspaceError } from './paths.js';
 import { compareMatches, grepTree, type SearchResult } from './search.js';
 import { listTree, MODE, type Overlay, type Resolved, TreeReader } from './tree.js';
+import {
+  type CommitOptions,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_SEARCH_LIMIT,
+  type SearchOptions,
+  type WorkspaceOptions,
+} from './workspace-options.js';
 import {
   addWorktree,
   assertCommittable,
@@ -25,47 +33,13 @@ import {
   withScratchIndex,
 } from './worktree.js';
 
-/** Default limit on the size of a file the agent may read or write (DESIGN §4, limits per job). */
-export const DEFAULT_MAX_FILE_BYTES = 512 * 1024;
-/** Default cap on search results. */
-export const DEFAULT_SEARCH_LIMIT = 200;
-
-/** Options of `Workspace.create`. */
-export interface WorkspaceOptions {
-  /** The project's bare mirror (from `ensureMirror`). */
-  mirrorPath: string;
-  /** Where the worktree goes; must not exist or be empty (a stale worktree of this mirror is replaced). */
-  dir: string;
-  /** The job branch, created or reset in the mirror. */
-  branch: string;
-  /** The base branch, e.g. `main`. */
-  baseRef: string;
-  /**
-   * 'base' (default): start the job branch at `baseRef`; 'branch': continue the existing job branch
-   * (a follow-up); 'branch-or-base': continue the job branch when the mirror has it (an earlier run
-   * pushed it), else start at `baseRef`.
-   */
-  startFrom?: 'base' | 'branch' | 'branch-or-base';
-  /** Largest file the agent may read or write, in bytes. Default `DEFAULT_MAX_FILE_BYTES`. */
-  maxFileBytes?: number;
-}
-
-/** Options of `Workspace.commit`: the bot identity is both author and committer. */
-export interface CommitOptions {
-  message: string;
-  authorName: string;
-  authorEmail: string;
-}
-
-/** Options of `Workspace.search`. */
-export interface SearchOptions {
-  /** Folder or file to search in; the whole repository by default. */
-  path?: string;
-  /** Treat `query` as a regular expression (Perl-style when git has PCRE); a fixed string otherwise. */
-  regex?: boolean;
-  /** Most matches returned. Default `DEFAULT_SEARCH_LIMIT`. */
-  limit?: number;
-}
+export {
+  type CommitOptions,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_SEARCH_LIMIT,
+  type SearchOptions,
+  type WorkspaceOptions,
+} from './workspace-options.js';
 
 /**
  * A job's view of the repository. Paths are the agent's: repository-relative, checked by
@@ -289,6 +263,24 @@ export class Workspace {
     this.head = result.commit;
     this.rootTree = result.tree;
     return result.commit;
+  }
+
+  /**
+   * Merges the base branch into the job branch (git/merge.ts), committed as the given identity,
+   * before the agent changes anything; reads then come from the merge.
+   */
+  async mergeBase(baseRef: string, identity: Omit<CommitOptions, 'message'>): Promise<BaseMerge> {
+    this.assertOpen();
+    if (this.changedPaths().length > 0) throw new Error('The base is merged before any change.');
+    const merged = await mergeBase({
+      dir: this.dir,
+      head: this.head,
+      branch: this.branch,
+      baseRef,
+      ...identity,
+    });
+    if (merged.commit && merged.tree) [this.head, this.rootTree] = [merged.commit, merged.tree];
+    return merged;
   }
 
   /**

@@ -99,6 +99,10 @@ export function createLocalHost(options: LocalHostOptions): CodeHost {
         ? { url: localPullRequestUrl(publicUrl(), project.id, closed.number), number: closed.number }
         : null;
     },
+    async pullRequestState({ project, number }) {
+      const pull = await options.pullRequests.get(project.id, number);
+      return pull ? { number, state: pull.state, branch: pull.headBranch } : null;
+    },
     async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink> {
       // Where the changes start, kept so that the page of a merged pull request still shows them.
       const mergeBase = await runGit(['merge-base', `refs/heads/${input.base}`, input.headSha], {

@@ -3,7 +3,12 @@ import { AppError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import type { PullRequest } from '../domain/pull-request.js';
 import { type Changes, readChanges } from '../git/diff.js';
-import { CodeHostError, mergeLocalPullRequest, noticeOutsideChanges } from '../hosts/index.js';
+import {
+  CodeHostError,
+  MergeConflictError,
+  mergeLocalPullRequest,
+  noticeOutsideChanges,
+} from '../hosts/index.js';
 import type { Store } from '../store/store.js';
 import { renderDiff } from './diff.js';
 import { html, time } from './html.js';
@@ -39,6 +44,18 @@ async function changesOf(project: Project, pull: PullRequest): Promise<Changes> 
   const base = pull.state === 'open' ? `refs/heads/${pull.baseBranch}` : pull.baseSha;
   if (base === null) return NO_CHANGES;
   return readChanges(project.repository, base, head).catch(() => NO_CHANGES);
+}
+
+/** What a conflicting pull request's page says: the files, and the next step (a follow-up to its job). */
+function conflictHelp(project: Project, pull: PullRequest, files: string[]) {
+  const job = pull.jobId ? `/ui/projects/${project.id}/jobs/${pull.jobId}` : null;
+  return html`<p>Pull request #${pull.number} conflicts with ${pull.baseBranch} in these files, so it cannot be merged automatically:</p>
+        <ul id="conflicting-files">${files.map((file) => html`<li><code>${file}</code></li>`)}</ul>
+        <p id="next-step">${
+          job
+            ? html`Next step: <a href="${job}">send a follow-up to the job</a>: the agent will merge ${pull.baseBranch} and resolve them, and this pull request is updated.`
+            : html`Next step: merge ${pull.baseBranch} into ${pull.headBranch} and resolve them, then merge again.`
+        }</p>`;
 }
 
 const NOTICES: Record<string, { kind: 'ok' | 'error'; text: string }> = {
@@ -137,7 +154,8 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
         reply,
         'Not merged',
         () => html`${projectHeader(project, 'pulls')}<h1>Not merged</h1>
-        <p>${error.message}</p><p><a href="/ui/projects/${project.id}/pulls/${pull.number}">Back to the pull request</a></p>`,
+        ${error instanceof MergeConflictError ? conflictHelp(project, pull, error.files) : html`<p>${error.message}</p>`}
+        <p><a href="/ui/projects/${project.id}/pulls/${pull.number}">Back to the pull request</a></p>`,
         { status: 409 },
       );
     }

@@ -19,7 +19,8 @@ import { liveUsage } from '../usage.js';
 export interface RunState {
   readonly deps: RunDependencies;
   readonly control: RunControl;
-  readonly job: Job;
+  /** The job as claimed; prepare moves its `source.ref` when a follow-up starts a new branch. */
+  job: Job;
   readonly lease: Lease;
   readonly redact: Redactor;
   /** The run's event sink, which records usage on the job step by step. */
