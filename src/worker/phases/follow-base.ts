@@ -11,7 +11,7 @@ import { nextJobBranch } from '../../domain/job.js';
 import { type PullRequestState, pullRequestNumber } from '../../domain/pull-request.js';
 import type { BaseMerge } from '../../git/merge.js';
 import type { Workspace } from '../../git/workspace.js';
-import type { LocatedRun } from './prepare.js';
+import type { LocatedRun } from './state.js';
 
 /** The branch a run works on, and why it is a new one when it is. */
 export interface RunBranch {

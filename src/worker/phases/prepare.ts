@@ -5,18 +5,15 @@
  */
 import { join } from 'node:path';
 import type { LanguageModel } from 'ai';
-import type { Project } from '../../domain/project.js';
 import type { BaseMerge } from '../../git/merge.js';
 import { ensureMirror } from '../../git/mirror.js';
 import { Workspace } from '../../git/workspace.js';
 import { removeWorktree } from '../../git/worktree.js';
-import type { CodeHost } from '../../hosts/types.js';
 import { keepWorkOnBranch } from '../keep-work.js';
 import { mergeBaseFor, runBranch } from './follow-base.js';
-import { exists, type RunState, throwIfAborted } from './state.js';
+import { exists, type LocatedRun, type RunState, throwIfAborted } from './state.js';
 
-/** A run whose project and code host are known. */
-export type LocatedRun = RunState & { project: Project; host: CodeHost };
+export type { LocatedRun } from './state.js';
 
 /** A run with its workspace open and its model and git credentials at hand. */
 export type PreparedRun = LocatedRun & {
