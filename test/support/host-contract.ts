@@ -20,6 +20,11 @@ export interface HostUnderTest {
   expectedUrl(number: number): string;
   /** The title the host now holds for pull request `number`. */
   titleOf(number: number): Promise<string | undefined>;
+  /**
+   * Pushes a commit that is not on the base to `branch`, for hosts that read the repository itself
+   * (the local host counts a pull request whose branch is gone as closed).
+   */
+  push?(branch: string): void;
   /** Whether the host holds pull request `number` open. */
   isOpen(number: number): Promise<boolean>;
   close(): Promise<void>;
@@ -35,8 +40,9 @@ export function codeHostContract(name: string, setup: () => Promise<HostUnderTes
       await subject?.close();
     });
 
-    const open = async (branch: string, title = `Change ${branch}`) =>
-      subject.host.openOrUpdatePullRequest({
+    const open = async (branch: string, title = `Change ${branch}`) => {
+      subject.push?.(branch);
+      return subject.host.openOrUpdatePullRequest({
         project: subject.project,
         job: await subject.job(title),
         branch,
@@ -46,6 +52,7 @@ export function codeHostContract(name: string, setup: () => Promise<HostUnderTes
         draft: false,
         headSha: 'a'.repeat(40),
       });
+    };
 
     it('opens a pull request and links to it', async () => {
       const link = await open('agentjobs/contract-one');

@@ -40,12 +40,8 @@ describe.each(testDialects())('follow-ups on what the base is now, on %s', (dial
   const followUp = async (job: Job, prompt: string, script: ScriptedTurn[]) => {
     scripted.model.setScript(script);
     scripted.model.requests.length = 0;
+    // The job is active again when this returns; it settles when the run is over.
     await store().jobs.followUp(projectId(), job.id, prompt);
-    await waitFor(
-      () => store().jobs.get(projectId(), job.id),
-      (current) => current?.status === 'active',
-      { timeoutMs: 10_000, everyMs: 20 },
-    ).catch(() => {});
     return settled(job.id);
   };
 
@@ -118,6 +114,21 @@ describe.each(testDialects())('follow-ups on what the base is now, on %s', (dial
     const merged = await merge(followed);
     expect(merged.pullRequest.state).toBe('merged');
     expect(git(scripted.repo, 'show', 'main:docs/install.md')).toContain('[upgrade](upgrade.md)');
+  });
+
+  it('counts a branch merged with git by hand as a merged pull request', async () => {
+    const job = await create('Add the glossary', [
+      write('docs/glossary.md', '# Glossary\n'),
+      { text: 'Add the glossary' },
+    ]);
+    git(scripted.repo, ...upstream, 'merge', '-q', '--no-ff', '-m', 'Merge by hand', job.source.ref);
+    const followed = await followUp(job, 'Add a term', [
+      write('docs/glossary.md', '# Glossary\n\n- Job: a unit of work.\n'),
+      { text: 'Added a term.' },
+    ]);
+    expect(followed).toMatchObject({ status: 'completed', source: { ref: `${job.source.ref}-2` } });
+    expect(numberOf(followed)).not.toBe(numberOf(job));
+    expect(await store().pullRequests.get(projectId(), numberOf(job))).toMatchObject({ state: 'merged' });
   });
 
   it('merges main into the branch of an open pull request whose base moved on', async () => {
