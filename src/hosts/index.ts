@@ -26,6 +26,7 @@ export { createGithubHost, githubTarget } from './github.js';
 export { createGitlabHost, gitlabTarget } from './gitlab.js';
 export { createLocalHost, localPullRequestUrl } from './local.js';
 export {
+  localMergeConflicts,
   MergeConflictError,
   type MergeOptions,
   type MergeResult,

@@ -5,6 +5,7 @@ import type { PullRequest } from '../domain/pull-request.js';
 import { type Changes, readChanges } from '../git/diff.js';
 import {
   CodeHostError,
+  localMergeConflicts,
   MergeConflictError,
   mergeLocalPullRequest,
   noticeOutsideChanges,
@@ -105,7 +106,10 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
     { schema: { hide: true } },
     async (request, reply) => {
       const { project, pull } = await pullRequestOf(store, request);
-      const changes = await changesOf(project, pull);
+      const [changes, conflicts] = await Promise.all([
+        changesOf(project, pull),
+        localMergeConflicts(project, pull),
+      ]);
       const notice = request.query.notice ? NOTICES[request.query.notice] : undefined;
       const body = pull.body.trim() ? await markdownHtml(pull.body) : null;
       return sendPage(
@@ -117,6 +121,7 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
       <div class="meta"><span class="badge ${pull.state}" id="pull-state">${pull.state}</span>
         ${pull.headBranch} → ${pull.baseBranch}${pull.draft ? ' · draft' : ''} · opened ${time(pull.createdAt)}
         ${pull.jobId ? html` · <a href="/ui/projects/${project.id}/jobs/${pull.jobId}">the job</a>` : ''}</div>
+      ${conflicts.length > 0 ? html`<div class="flash error">${conflictHelp(project, pull, conflicts)}</div>` : ''}
       ${
         pull.state === 'open'
           ? html`<div class="actions">

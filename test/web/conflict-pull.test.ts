@@ -64,11 +64,15 @@ describe.each(testDialects())('a conflicting local pull request on %s', (dialect
       draft: false,
       headSha: git(repository.bare, 'rev-parse', 'agentjobs/reword'),
     });
+    const pulls = `/ui/projects/${project.id}/pulls`;
+    expect((await browser.get(`${pulls}/${link.number}`)).body).not.toContain('conflicting-files');
     commitOn('main', { 'README.md': '# Docs\n\nWelcome, says main.\n' });
     const mainBefore = git(repository.bare, 'rev-parse', 'main');
 
-    const pulls = `/ui/projects/${project.id}/pulls`;
-    await browser.get(`${pulls}/${link.number}`); // for its form's CSRF token
+    // The page says so before anyone tries to merge.
+    const page = (await browser.get(`${pulls}/${link.number}`)).body;
+    expect(page).toContain('<ul id="conflicting-files"><li><code>README.md</code></li></ul>');
+    expect(page).toContain('send a follow-up to the job</a>: the agent will merge main and resolve them');
     const refused = await browser.post(`${pulls}/${link.number}/merge`);
     expect(refused.status).toBe(409);
     const files = /<ul id="conflicting-files">([\s\S]*?)<\/ul>/.exec(refused.body)?.[1] ?? '';
