@@ -127,7 +127,7 @@ export const jobSchema = z
         ref: z
           .string()
           .describe(
-            "The branch the job's work goes to (the pull request's head branch), named at creation. It exists on the repository only once a run pushed to it: a job that changed nothing (completed with prLink null and filesChanged 0) never creates it, nor does a project that publishes by pushing onto its base branch",
+            "The branch the job's work goes to (the pull request's head branch), named at creation. It exists on the repository only once a run pushed to it: a job that changed nothing (completed with prLink null and filesChanged 0) never creates it, nor does a project that publishes by pushing onto its base branch. A follow-up after the pull request was merged or closed moves the job to a new branch from the base as it is now (the first branch with -2, -3…)",
           ),
       })
       .describe('Where the work goes'),
@@ -136,7 +136,7 @@ export const jobSchema = z
       .string()
       .nullable()
       .describe(
-        'The pull request URL; null while active, when no file changed (then no branch was pushed either), and when the project publishes by pushing onto its base branch',
+        "The pull request URL; null while active, when no file changed (then no branch was pushed either), and when the project publishes by pushing onto its base branch. A follow-up after the pull request was merged or closed opens a new one, and prLink moves to it; the earlier one stays in the job's pull_request events",
       ),
     createdAt: z.string().describe('ISO 8601, UTC'),
     archivedAt: z.string().nullable(),

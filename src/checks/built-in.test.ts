@@ -321,6 +321,7 @@ describe('results', () => {
       ['links', 'passed'],
       ['navigation', 'passed'],
       ['syntax', 'passed'],
+      ['conflicts', 'passed'],
     ]);
   });
 });

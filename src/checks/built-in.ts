@@ -1,19 +1,21 @@
 /**
- * The built-in checks (DESIGN section 5): `markdown`, `frontmatter`, `links`, `navigation` and
- * `syntax`, run on what the job changed and on what points at it, so their cost follows the size
- * of the change, not of the repository:
+ * The built-in checks (DESIGN section 5): `markdown`, `frontmatter`, `links`, `navigation`,
+ * `syntax` and `conflicts`, run on what the job changed and on what points at it, so their cost
+ * follows the size of the change, not of the repository:
  * - the pages the job added or changed are parsed (MDX compiled) and their front matter and links
  *   checked;
  * - the pages that linked to a file the job moved or deleted are found with one text search per
  *   removed file (`SiteTree.filesContaining`), and only their links to removed files are reported;
  * - a site's navigation is read when the job changed it or added or removed one of its pages;
- * - JSON and YAML files the job changed are parsed.
+ * - JSON and YAML files the job changed are parsed;
+ * - every text file the job changed is searched for merge-conflict markers (markers.ts).
  */
 import { BUILT_IN_CHECKS, type BuiltInCheck, type CheckProblem, type CheckResult } from '../domain/checks.js';
 import { PARSE_FILE_MS, PARSE_RUN_MS, type ParseBudget, parseOffThread } from '../parse/pool.js';
 import { checkFrontmatter } from './frontmatter.js';
 import { checkLinks, type LinkContext } from './links.js';
 import { loadSites } from './load-sites.js';
+import { conflictMarkers } from './markers.js';
 import { checkNavigation } from './navigation.js';
 import type { ParsedPage } from './page.js';
 import { basename, isPage } from './site.js';
@@ -53,6 +55,7 @@ export async function runBuiltInChecks(input: BuiltInInput): Promise<CheckResult
     links: [],
     navigation: [],
     syntax: [],
+    conflicts: [],
   };
   const faults: string[] = [];
   const parsed = new Map<string, Promise<ParsedPage | null>>();
@@ -118,6 +121,13 @@ export async function runBuiltInChecks(input: BuiltInInput): Promise<CheckResult
       found.syntax.push(
         ...(checked.ok ? checked.value : [{ path: change.path, line: null, message: checked.message }]),
       );
+    }
+  }
+
+  if (enabled.has('conflicts')) {
+    for (const change of present) {
+      const text = await tree.read(change.path);
+      if (text !== null) found.conflicts.push(...conflictMarkers(change.path, text));
     }
   }
 

@@ -22,6 +22,11 @@ export { directoryTree, type SiteTree } from './tree.js';
 /** A project's check settings, as the worker reads them from the project. */
 export interface CheckSettings {
   builtIn: boolean;
+  /**
+   * The run merged its base with conflicts: the `conflicts` check runs even when the built-in
+   * checks are off, since markers must never be published.
+   */
+  conflicts?: boolean;
   /** The project's own command, or null. */
   command: string | null;
   timeoutSeconds: number;
@@ -43,14 +48,18 @@ export interface JobCheckOptions {
 }
 
 /** Whether a project has any check to run. */
-export const hasChecks = (settings: CheckSettings) => settings.builtIn || settings.command !== null;
+export const hasChecks = (settings: CheckSettings) =>
+  settings.builtIn || settings.conflicts === true || settings.command !== null;
 
 export async function runJobChecks(options: JobCheckOptions): Promise<CheckRun> {
   const { workspace, settings } = options;
   const results: CheckResult[] = [];
-  if (settings.builtIn) {
+  if (settings.builtIn || settings.conflicts) {
     const changes = await workspaceChanges(workspace, options.baseRef);
-    const budget = options.parseBudget ? { budget: options.parseBudget } : {};
+    const budget = {
+      ...(options.parseBudget ? { budget: options.parseBudget } : {}),
+      ...(settings.builtIn ? {} : { checks: ['conflicts' as const] }),
+    };
     let builtIn = await runBuiltInChecks({ tree: workspaceTree(workspace), changes, ...budget });
     // The base is checked only when there is something to excuse: a passing run costs nothing more.
     const modified = baseChanges(changes);

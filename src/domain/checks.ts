@@ -3,8 +3,18 @@
  * `checks` field, the `check` event and the pull request's summary show it.
  */
 
-/** The built-in checks, in the order they run and are reported. */
-export const BUILT_IN_CHECKS = ['markdown', 'frontmatter', 'links', 'navigation', 'syntax'] as const;
+/**
+ * The built-in checks, in the order they run and are reported. `conflicts` refuses the markers of
+ * a merge conflict left in a changed file; it gates publishing whatever the project's policy.
+ */
+export const BUILT_IN_CHECKS = [
+  'markdown',
+  'frontmatter',
+  'links',
+  'navigation',
+  'syntax',
+  'conflicts',
+] as const;
 export type BuiltInCheck = (typeof BUILT_IN_CHECKS)[number];
 
 /** The name of the project's own check command in results. */

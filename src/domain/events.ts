@@ -49,8 +49,18 @@ export interface EventData {
   plan: { items: PlanEventItem[] };
   /** A check run, and who asked for it (the agent's tool, or the worker in repair round `round`). */
   check: Plain<CheckRun & CheckRequest>;
-  /** A commit the run made; `unfinished` when it kept work of a run that hit its cost limit. */
-  commit: { sha: string; files: string[]; branch: string; unfinished?: boolean };
+  /**
+   * A commit the run made; `unfinished` when it kept work of a run that hit its cost limit;
+   * `merge` when it merged the base into the branch before a follow-up (`files`: those that
+   * conflicted, left with markers for the agent).
+   */
+  commit: {
+    sha: string;
+    files: string[];
+    branch: string;
+    unfinished?: boolean;
+    merge?: { base: string; conflicts: string[] };
+  };
   /** The pull request opened, or (with `action`) closed after its job was archived. */
   pull_request:
     | { url: string; number: number }

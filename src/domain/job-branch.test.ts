@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { jobBranch } from './job.js';
+import { jobBranch, nextJobBranch } from './job.js';
+import { pullRequestNumber } from './pull-request.js';
 
 const ID = '01JDQ2J7T0V5Y8G1ZK3M4N6P7R';
 const SHORT = ID.slice(-8).toLowerCase();
@@ -62,5 +63,28 @@ describe('job branch names', () => {
       expect(branch.length).toBeLessThanOrEqual(`agentjobs/${SHORT}-`.length + 40);
       expect(validBranch(branch), branch).toBe(true);
     }
+  });
+});
+
+describe('the branch of a follow-up after a merged or closed pull request', () => {
+  const first = jobBranch(ID, 'Add step 2');
+  it('counts from the job branch, whatever number its prompt ends in', () => {
+    expect(first).toBe(`agentjobs/${SHORT}-add-step-2`);
+    expect(nextJobBranch(ID, 'Add step 2', first)).toBe(`${first}-2`);
+    expect(nextJobBranch(ID, 'Add step 2', `${first}-2`)).toBe(`${first}-3`);
+    expect(nextJobBranch(ID, 'Add step 2', `${first}-9`)).toBe(`${first}-10`);
+    expect(validBranch(nextJobBranch(ID, 'Add step 2', `${first}-2`))).toBe(true);
+  });
+});
+
+describe('pull request numbers from their links', () => {
+  it.each([
+    ['https://github.com/acme/docs/pull/12', 12],
+    ['https://gitlab.com/acme/docs/-/merge_requests/7', 7],
+    ['https://gitea.example.com/acme/docs/pulls/3', 3],
+    ['http://127.0.0.1:8080/ui/projects/01ABC/pulls/41', 41],
+    ['https://github.com/acme/docs', null],
+  ])('%s → %s', (link, number) => {
+    expect(pullRequestNumber(link)).toBe(number);
   });
 });

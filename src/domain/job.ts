@@ -138,3 +138,14 @@ export function jobBranch(jobId: string, prompt: string): string {
   const short = jobId.slice(-8).toLowerCase();
   return slug ? `agentjobs/${short}-${slug}` : `agentjobs/${short}`;
 }
+
+/**
+ * The branch a follow-up starts when the job's pull request was merged or closed: the job's first
+ * branch with `-2`, then `-3`…, counted from the branch it is on now (`current`), so a prompt that
+ * ends in a number is never mistaken for a count.
+ */
+export function nextJobBranch(jobId: string, prompt: string, current: string): string {
+  const first = jobBranch(jobId, prompt);
+  const count = current.startsWith(`${first}-`) ? Number(current.slice(first.length + 1)) : Number.NaN;
+  return `${first}-${Number.isInteger(count) && count >= 2 ? count + 1 : 2}`;
+}

@@ -43,3 +43,9 @@ export interface OpenPullRequest {
   /** Where its changes start; unknown (null) when not given. */
   baseSha?: string | null;
 }
+
+/** A pull request's number from its link: every host's link (and the local one) ends in it. */
+export function pullRequestNumber(link: string): number | null {
+  const match = /\/(\d{1,9})\/?(?:[?#].*)?$/.exec(link);
+  return match ? Number(match[1]) : null;
+}

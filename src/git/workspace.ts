@@ -13,6 +13,7 @@ import { type CatFile, type MirrorReader, openMirrorReader } from './cat-file.js
 import { checkoutTree } from './checkout.js';
 import { commitChanges } from './commit.js';
 import { filterByPattern } from './glob.js';
+import { type BaseMerge, mergeBase } from './merge.js';
 import { resolveRepoPath, WorkspaceError } from './paths.js';
 import { compareMatches, grepTree, type SearchResult } from './search.js';
 import { listTree, MODE, type Overlay, type Resolved, TreeReader } from './tree.js';
@@ -289,6 +290,24 @@ export class Workspace {
     this.head = result.commit;
     this.rootTree = result.tree;
     return result.commit;
+  }
+
+  /**
+   * Merges the base branch into the job branch (git/merge.ts), committed as the given identity,
+   * before the agent changes anything; reads then come from the merge.
+   */
+  async mergeBase(baseRef: string, identity: Omit<CommitOptions, 'message'>): Promise<BaseMerge> {
+    this.assertOpen();
+    if (this.changedPaths().length > 0) throw new Error('The base is merged before any change.');
+    const merged = await mergeBase({
+      dir: this.dir,
+      head: this.head,
+      branch: this.branch,
+      baseRef,
+      ...identity,
+    });
+    if (merged.commit && merged.tree) [this.head, this.rootTree] = [merged.commit, merged.tree];
+    return merged;
   }
 
   /**

@@ -94,6 +94,8 @@ interface GiteaPull {
   number: number;
   html_url: string;
   title: string;
+  state?: string;
+  merged?: boolean;
   draft?: boolean;
   head?: { ref?: string; repo?: { full_name?: string } | null };
 }
@@ -181,6 +183,18 @@ export function createGiteaHost(options: GiteaHostOptions): CodeHost {
         return { url: closed.html_url, number: closed.number };
       } catch (error) {
         throw explainGiteaError(error, 'closing the pull request', name);
+      }
+    },
+
+    async pullRequestState(input) {
+      const { request, path, name } = await client(input.project, input.signal);
+      try {
+        const pull = await request<GiteaPull>('GET', `${path}/pulls/${input.number}`);
+        const state = pull.merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed';
+        return { number: pull.number, state, branch: pull.head?.ref ?? '' };
+      } catch (error) {
+        if (giteaStatus(error) === 404) return null;
+        throw explainGiteaError(error, 'reading the pull request', name);
       }
     },
 

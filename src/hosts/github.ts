@@ -226,6 +226,23 @@ export function createGithubHost(options: GithubHostOptions): CodeHost {
       }
     },
 
+    async pullRequestState(input) {
+      const { octokit, target, name } = await client(input.project);
+      try {
+        const { data } = await octokit.rest.pulls.get({
+          owner: target.owner,
+          repo: target.repo,
+          pull_number: input.number,
+          request: input.signal ? { signal: input.signal } : {},
+        });
+        const state = data.merged_at ? 'merged' : data.state === 'open' ? 'open' : 'closed';
+        return { number: data.number, state, branch: data.head.ref };
+      } catch (error) {
+        if (githubStatus(error) === 404) return null;
+        throw explainGithubError(error, 'reading the pull request', name);
+      }
+    },
+
     async check(project): Promise<HostCheck[]> {
       const { octokit, target, name } = await client(project);
       const checks: HostCheck[] = [];

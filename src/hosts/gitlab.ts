@@ -95,6 +95,8 @@ export function gitlabDraftTitle(title: string, draft: boolean): string {
 interface MergeRequest {
   iid: number;
   web_url: string;
+  state?: string;
+  source_branch?: string;
   draft?: boolean;
   work_in_progress?: boolean;
 }
@@ -192,6 +194,22 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
         return { url: closed.web_url, number: closed.iid };
       } catch (error) {
         throw await explainRefusal(api, target, error, 'closing the merge request');
+      }
+    },
+
+    async pullRequestState(input) {
+      const { api, target } = await client(input.project, input.signal);
+      try {
+        const found = (await api.MergeRequests.show(
+          target.projectPath,
+          input.number,
+        )) as unknown as MergeRequest;
+        // `locked` is a merge request being merged: still open until GitLab says `merged`.
+        const state = found.state === 'merged' ? 'merged' : found.state === 'closed' ? 'closed' : 'open';
+        return { number: found.iid, state, branch: found.source_branch ?? '' };
+      } catch (error) {
+        if (gitlabStatus(error) === 404) return null;
+        throw await explainRefusal(api, target, error, 'reading the merge request');
       }
     },
 

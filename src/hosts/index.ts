@@ -25,7 +25,13 @@ export { createGiteaHost, giteaTarget } from './gitea.js';
 export { createGithubHost, githubTarget } from './github.js';
 export { createGitlabHost, gitlabTarget } from './gitlab.js';
 export { createLocalHost, localPullRequestUrl } from './local.js';
-export { type MergeOptions, type MergeResult, mergeLocalPullRequest } from './local-merge.js';
+export {
+  localMergeConflicts,
+  MergeConflictError,
+  type MergeOptions,
+  type MergeResult,
+  mergeLocalPullRequest,
+} from './local-merge.js';
 export { localRepositoryPath, noticeOutsideChanges } from './local-sync.js';
 export * from './types.js';
 

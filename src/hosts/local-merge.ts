@@ -27,6 +27,21 @@ export interface MergeOptions {
   authorEmail: string;
 }
 
+/**
+ * A pull request that conflicts with its base: `files` are those that conflict. The way forward
+ * is a follow-up to its job, which merges the base and hands the conflicts to the agent.
+ */
+export class MergeConflictError extends CodeHostError {
+  override name = 'MergeConflictError';
+  readonly files: string[];
+  constructor(pullRequest: PullRequest, files: string[]) {
+    super(
+      `Pull request #${pullRequest.number} conflicts with ${pullRequest.baseBranch} in ${files.length} file${files.length === 1 ? '' : 's'} (${files.join(', ')}); it cannot be merged automatically.${pullRequest.jobId ? ` Send a follow-up to its job (${pullRequest.jobId}): the agent will merge ${pullRequest.baseBranch} and resolve them.` : ''}`,
+    );
+    this.files = files;
+  }
+}
+
 /** A merge done. */
 export interface MergeResult {
   pullRequest: PullRequest;
@@ -61,19 +76,13 @@ export async function mergeLocalPullRequest(options: MergeOptions): Promise<Merg
       sha = headSha;
       fastForward = true;
     } else {
-      const tree = await runGit(['merge-tree', '--write-tree', '--no-messages', baseSha, headSha], {
-        cwd,
-      }).then(
-        (result) => result.stdout.toString('utf8').split('\n')[0]?.trim() ?? '',
-        (error: unknown) => {
-          if (error instanceof GitError && error.exitCode === 1) {
-            throw new CodeHostError(
-              `Pull request #${pullRequest.number} conflicts with ${pullRequest.baseBranch}; it cannot be merged automatically.`,
-            );
-          }
-          throw error;
-        },
+      const merged = await runGit(
+        ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', baseSha, headSha],
+        { cwd, acceptExitCodes: [1] },
       );
+      const [tree = '', ...files] = merged.stdout.toString('utf8').split('\0');
+      if (merged.exitCode === 1)
+        throw new MergeConflictError(pullRequest, [...new Set(files.filter(Boolean))]);
       const message = `Merge pull request #${pullRequest.number}: ${pullRequest.title}\n\nMerges ${pullRequest.headBranch} into ${pullRequest.baseBranch}.\n`;
       sha = (
         await runGit(['commit-tree', '--no-gpg-sign', tree, '-p', baseSha, '-p', headSha], {
@@ -103,6 +112,39 @@ export async function mergeLocalPullRequest(options: MergeOptions): Promise<Merg
   const merged = await options.pullRequests.finish(project.id, pullRequest.number, 'merged');
   if (!merged) throw new CodeHostError(`Pull request #${pullRequest.number} was closed meanwhile.`);
   return { pullRequest: merged, sha, fastForward };
+}
+
+/** The tree of a merge of `head` into `base` (with markers where they conflict), and the files that conflict. */
+async function mergeTree(
+  cwd: string,
+  base: string,
+  head: string,
+): Promise<{ tree: string; conflicts: string[] }> {
+  const merged = await runGit(
+    ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', base, head],
+    {
+      cwd,
+      acceptExitCodes: [1],
+    },
+  );
+  const [tree = '', ...files] = merged.stdout.toString('utf8').split('\0');
+  return { tree, conflicts: merged.exitCode === 1 ? [...new Set(files.filter(Boolean))].sort() : [] };
+}
+
+/**
+ * The files that would conflict if the open `pullRequest` were merged into its base now, so its
+ * page can say so before anyone tries; empty when it merges cleanly or the repository cannot tell.
+ */
+export async function localMergeConflicts(project: Project, pullRequest: PullRequest): Promise<string[]> {
+  if (project.host !== 'local' || pullRequest.state !== 'open') return [];
+  try {
+    const cwd = localRepositoryPath(project);
+    const base = `refs/heads/${pullRequest.baseBranch}`;
+    const head = `refs/heads/${pullRequest.headBranch}`;
+    return (await mergeTree(cwd, base, head)).conflicts;
+  } catch {
+    return [];
+  }
 }
 
 /** The working tree that has `ref` checked out, from `git worktree list --porcelain`, or null. */

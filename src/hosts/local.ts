@@ -10,6 +10,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Project } from '../domain/project.js';
 import { runGit } from '../git/run.js';
+import { noticeOutsideChanges } from './local-sync.js';
 import type { CodeHost, HostCheck, PullRequestInput, PullRequestLink, PullRequestRecords } from './types.js';
 
 /** What the local host is given. */
@@ -98,6 +99,13 @@ export function createLocalHost(options: LocalHostOptions): CodeHost {
       return closed
         ? { url: localPullRequestUrl(publicUrl(), project.id, closed.number), number: closed.number }
         : null;
+    },
+    async pullRequestState({ project, number }) {
+      const recorded = await options.pullRequests.get(project.id, number);
+      if (!recorded) return null;
+      // A branch merged into its base with git by hand counts as merged, as the dashboard shows it.
+      const pull = await noticeOutsideChanges(project, recorded, options.pullRequests);
+      return { number, state: pull.state, branch: pull.headBranch };
     },
     async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink> {
       // Where the changes start, kept so that the page of a merged pull request still shows them.

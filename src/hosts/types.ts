@@ -5,7 +5,7 @@
  */
 import type { Job } from '../domain/job.js';
 import type { CodeHostKind, Project } from '../domain/project.js';
-import type { OpenPullRequest, PullRequest } from '../domain/pull-request.js';
+import type { OpenPullRequest, PullRequest, PullRequestState } from '../domain/pull-request.js';
 
 export interface PullRequestInput {
   project: Project;
@@ -28,6 +28,21 @@ export interface ClosePullRequestInput {
   /** The head branch. */
   branch: string;
   signal?: AbortSignal;
+}
+
+/** What reading a pull request takes: its project and its number. */
+export interface PullRequestQuery {
+  project: Project;
+  number: number;
+  signal?: AbortSignal;
+}
+
+/** A pull request's state as its host tells it, and its head branch. */
+export interface PullRequestStatus {
+  number: number;
+  state: PullRequestState;
+  /** The head branch. */
+  branch: string;
 }
 
 /** A pull request as a job links to it. */
@@ -53,6 +68,12 @@ export interface CodeHost {
    * it, or null when the branch has none open (merged, closed by hand, never opened): nothing to do.
    */
   closePullRequest(input: ClosePullRequestInput): Promise<PullRequestLink | null>;
+  /**
+   * Whether pull request `number` is open, merged or closed, and its head branch; null when the
+   * host has no such pull request. A follow-up reads it (DESIGN section 3, States): after a merge
+   * or a close, it starts a new branch and a new pull request.
+   */
+  pullRequestState(input: PullRequestQuery): Promise<PullRequestStatus | null>;
   /**
    * Optional: what the project's credentials allow (`agentjobs project check`): read the
    * repository, fetch it with git, push a branch, open a pull request. Each check says what is
@@ -85,6 +106,7 @@ export interface PullRequestRecords {
   openOrUpdate(input: OpenPullRequest): Promise<{ pullRequest: PullRequest; created: boolean }>;
   finish(projectId: string, number: number, state: 'merged' | 'closed'): Promise<PullRequest | undefined>;
   getByBranch(projectId: string, headBranch: string): Promise<PullRequest | undefined>;
+  get(projectId: string, number: number): Promise<PullRequest | undefined>;
 }
 
 /** Finds the code host of a kind; throws `CodeHostError` for one this server cannot use. */

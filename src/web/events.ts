@@ -80,7 +80,15 @@ export function renderEvent(event: JobEvent): Html {
       );
     }
     case 'commit': {
-      const { sha, branch, files } = event.data;
+      const { sha, branch, files, merge } = event.data;
+      if (merge) {
+        const { base, conflicts } = merge;
+        const outcome = conflicts.length ? `conflicts left to resolve in ${conflicts.join(', ')}` : 'clean';
+        return line(
+          'merge',
+          html`<code>${sha.slice(0, 10)}</code> merged ${base} into ${branch} · ${outcome}`,
+        );
+      }
       return line('commit', html`<code>${sha.slice(0, 10)}</code> on ${branch} · ${files.length} files`);
     }
     case 'pull_request':

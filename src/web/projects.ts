@@ -89,7 +89,7 @@ function projectForm(options: {
     ${select('closePrOnArchive', 'Close pull request on archive', ['on', 'off'], 'on: archiving a job closes its open pull request on the code host; off: it stays open.')}
     ${options.webhooksHref ? html`<p class="hint">Webhooks (job events pushed to your receivers) are on the <a href="${options.webhooksHref}">Webhooks tab</a>.</p>` : ''}
     <fieldset><legend>Checks before publishing</legend>
-      ${select('builtInChecks', 'Built-in checks', ['on', 'off'], 'MDX and Markdown parse, front matter, links, navigation, JSON and YAML, on what each job changed.')}
+      ${select('builtInChecks', 'Built-in checks', ['on', 'off'], 'MDX and Markdown parse, front matter, links, navigation, JSON and YAML, merge conflict markers, on what each job changed.')}
       ${field('checkCommand', 'Check command', `Optional, e.g. vale . or npx mint broken-links: runs in a sandbox (no network, only the checkout writable) on a checkout of the job’s work; a non-zero exit is a failure the agent is asked to fix.${sandboxNote(options.sandbox)}`)}
       ${field('checkTimeoutSeconds', 'Check command time limit (seconds)', 'Default 300.', { type: 'number' })}
       ${select('onCheckFailure', 'When checks still fail', CHECK_FAILURE_POLICIES, 'draft: the pull request opens as a draft listing the problems; fail: the job fails and nothing is published; publish: it is published anyway, with the problems listed.')}

@@ -3,7 +3,13 @@ import { AppError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import type { PullRequest } from '../domain/pull-request.js';
 import { type Changes, readChanges } from '../git/diff.js';
-import { CodeHostError, mergeLocalPullRequest, noticeOutsideChanges } from '../hosts/index.js';
+import {
+  CodeHostError,
+  localMergeConflicts,
+  MergeConflictError,
+  mergeLocalPullRequest,
+  noticeOutsideChanges,
+} from '../hosts/index.js';
 import type { Store } from '../store/store.js';
 import { renderDiff } from './diff.js';
 import { html, time } from './html.js';
@@ -39,6 +45,18 @@ async function changesOf(project: Project, pull: PullRequest): Promise<Changes> 
   const base = pull.state === 'open' ? `refs/heads/${pull.baseBranch}` : pull.baseSha;
   if (base === null) return NO_CHANGES;
   return readChanges(project.repository, base, head).catch(() => NO_CHANGES);
+}
+
+/** What a conflicting pull request's page says: the files, and the next step (a follow-up to its job). */
+function conflictHelp(project: Project, pull: PullRequest, files: string[]) {
+  const job = pull.jobId ? `/ui/projects/${project.id}/jobs/${pull.jobId}` : null;
+  return html`<p>Pull request #${pull.number} conflicts with ${pull.baseBranch} in these files, so it cannot be merged automatically:</p>
+        <ul id="conflicting-files">${files.map((file) => html`<li><code>${file}</code></li>`)}</ul>
+        <p id="next-step">${
+          job
+            ? html`Next step: <a href="${job}">send a follow-up to the job</a>: the agent will merge ${pull.baseBranch} and resolve them, and this pull request is updated.`
+            : html`Next step: merge ${pull.baseBranch} into ${pull.headBranch} and resolve them, then merge again.`
+        }</p>`;
 }
 
 const NOTICES: Record<string, { kind: 'ok' | 'error'; text: string }> = {
@@ -88,7 +106,10 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
     { schema: { hide: true } },
     async (request, reply) => {
       const { project, pull } = await pullRequestOf(store, request);
-      const changes = await changesOf(project, pull);
+      const [changes, conflicts] = await Promise.all([
+        changesOf(project, pull),
+        localMergeConflicts(project, pull),
+      ]);
       const notice = request.query.notice ? NOTICES[request.query.notice] : undefined;
       const body = pull.body.trim() ? await markdownHtml(pull.body) : null;
       return sendPage(
@@ -100,6 +121,7 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
       <div class="meta"><span class="badge ${pull.state}" id="pull-state">${pull.state}</span>
         ${pull.headBranch} → ${pull.baseBranch}${pull.draft ? ' · draft' : ''} · opened ${time(pull.createdAt)}
         ${pull.jobId ? html` · <a href="/ui/projects/${project.id}/jobs/${pull.jobId}">the job</a>` : ''}</div>
+      ${conflicts.length > 0 ? html`<div class="flash error">${conflictHelp(project, pull, conflicts)}</div>` : ''}
       ${
         pull.state === 'open'
           ? html`<div class="actions">
@@ -137,7 +159,8 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
         reply,
         'Not merged',
         () => html`${projectHeader(project, 'pulls')}<h1>Not merged</h1>
-        <p>${error.message}</p><p><a href="/ui/projects/${project.id}/pulls/${pull.number}">Back to the pull request</a></p>`,
+        ${error instanceof MergeConflictError ? conflictHelp(project, pull, error.files) : html`<p>${error.message}</p>`}
+        <p><a href="/ui/projects/${project.id}/pulls/${pull.number}">Back to the pull request</a></p>`,
         { status: 409 },
       );
     }

@@ -31,10 +31,18 @@ export class ChecksFailedError extends Error {
     readonly partial: { messages: AgentResult['messages']; usage: AgentResult['usage'] },
   ) {
     const count = run.results.reduce((sum, result) => sum + result.problems.length, 0);
+    const problems = `${count} problem${count === 1 ? '' : 's'}; see the job's checks`;
     super(
-      `The checks still failed after the agent's repair rounds (${count} problem${count === 1 ? '' : 's'}; see the job's checks), and the project publishes nothing when they fail.`,
+      leftConflicts(run)
+        ? `Merge conflict markers are still in the files (${problems}) after the agent's repair rounds, and nothing is published with them. Send a follow-up asking the agent to resolve them.`
+        : `The checks still failed after the agent's repair rounds (${problems}), and the project publishes nothing when they fail.`,
     );
   }
+}
+
+/** Whether a check run found conflict markers left: such work is never published, whatever the policy. */
+export function leftConflicts(run: CheckRun): boolean {
+  return run.results.some((result) => result.name === 'conflicts' && result.status === 'failed');
 }
 
 /** What the check loop needs from the run. */
@@ -44,6 +52,8 @@ export interface CheckLoopInput {
   job: Job;
   project: Project;
   workspace: Workspace;
+  /** Files the merge of the base left with conflict markers: the `conflicts` check runs then in any case. */
+  conflicts: readonly string[];
   dataDir: string;
   repairRounds: number;
   /** The limits of the project's command's sandbox. */
@@ -64,6 +74,7 @@ export function checkRunner(input: CheckLoopInput) {
   const { project } = input;
   const settings = {
     builtIn: project.builtInChecks,
+    conflicts: input.conflicts.length > 0,
     command: project.checkCommand,
     timeoutSeconds: project.checkTimeoutSeconds,
   };

@@ -64,6 +64,17 @@ describe('github host against its double', () => {
     });
   });
 
+  it('reads a merged pull request as merged (GitHub says closed, with merged_at), with its head branch', async () => {
+    const link = await open('agentjobs/landed');
+    const pull = remote.double.repository('org', 'repo').pulls.find((found) => found.number === link.number);
+    if (pull) Object.assign(pull, { state: 'closed', merged_at: new Date().toISOString() });
+    expect(await host().pullRequestState({ project: project(), number: link.number })).toEqual({
+      number: link.number,
+      state: 'merged',
+      branch: 'agentjobs/landed',
+    });
+  });
+
   it('retries 5xx, then succeeds', async () => {
     remote.double.fail('server_error', 2);
     const link = await open('agentjobs/flaky');

@@ -84,6 +84,17 @@ describe('gitlab host against its double', () => {
     ]);
   });
 
+  it('reads a merged merge request as merged, with its source branch', async () => {
+    const link = await open('agentjobs/landed');
+    const mr = remote.double.project('org/repo').mergeRequests.find((found) => found.iid === link.number);
+    if (mr) mr.state = 'merged';
+    expect(await host().pullRequestState({ project: project(), number: link.number })).toEqual({
+      number: link.number,
+      state: 'merged',
+      branch: 'agentjobs/landed',
+    });
+  });
+
   it('retries 500 and 502, then succeeds', async () => {
     remote.double.fail('server_error');
     remote.double.fail('bad_gateway');

@@ -27,6 +27,10 @@ for (const dialect of testDialects()) {
           repository: project.repository,
           draft: false,
         })) as Job,
+      push: (branch) => {
+        const commit = git(bare, 'commit-tree', '-p', 'main', '-m', `Change ${branch}`, 'main^{tree}');
+        git(bare, 'update-ref', `refs/heads/${branch}`, commit);
+      },
       expectedUrl: (number) => localPullRequestUrl(publicUrl, project.id, number),
       titleOf: async (number) => (await t.store.pullRequests.get(project.id, number))?.title,
       isOpen: async (number) => (await t.store.pullRequests.get(project.id, number))?.state === 'open',

@@ -8,6 +8,7 @@
  *   `ErrPullRequestAlreadyExists`: "pull request already exists for these targets [id: …, issue_id:
  *   N, head_repo_id: …, base_repo_id: …, head_branch: …, base_branch: …]"; 422 validation errors;
  *   423 `repoArchivedError` for an archived repository.
+ * - `GET /repos/{owner}/{repo}/pulls/{index}` (repoGetPullRequest) → 200 PullRequest, 404.
  * - `GET /repos/{owner}/{repo}/pulls?state=open&page=&limit=` (repoListPullRequests) → 200 array,
  *   `X-Total-Count` and `Link` headers; no filter by head branch.
  * - `PATCH /repos/{owner}/{repo}/pulls/{index}` (repoEditPullRequest) → 201 PullRequest (Gitea
@@ -152,6 +153,10 @@ export async function startGiteaDouble(options: GiteaDoubleOptions): Promise<Git
         json: found.slice((page - 1) * limit, page * limit).map((pull) => pullJson(repository, pull)),
         headers: { 'x-total-count': String(found.length) },
       };
+    }
+    if (number && method === 'GET') {
+      const pull = repository.pulls.find((candidate) => candidate.number === Number(number));
+      return pull ? { status: 200, json: pullJson(repository, pull) } : notFound();
     }
     if (!pulls || method === 'GET') return notFound();
     if (repository.archived) return error(423, 'repo is archived');

@@ -6,7 +6,8 @@
  *   `POST /repos/{owner}/{repo}/pulls` → 201 pull request, 403, 422 (`Validation Failed` with
  *   errors[].message "A pull request already exists for OWNER:BRANCH."; head `invalid` when the
  *   branch does not exist); `GET …/pulls?head=OWNER:BRANCH&state=open` → 200 array (filter format
- *   "user:ref-name"); `PATCH …/pulls/{pull_number}` → 200 pull request, 403, 422.
+ *   "user:ref-name"); `GET …/pulls/{pull_number}` → 200 pull request (`state`, `merged_at`),
+ *   404; `PATCH …/pulls/{pull_number}` → 200 pull request, 403, 422.
  * - "REST API endpoints for repositories" (docs.github.com/en/rest/repos/repos#get-a-repository):
  *   `GET /repos/{owner}/{repo}` → 200 with `archived` and, for the authenticated caller,
  *   `permissions {admin, maintain, push, triage, pull}`; 403; 404.
@@ -43,6 +44,8 @@ export interface DoublePull {
   base: string;
   draft: boolean;
   state: 'open' | 'closed';
+  /** When it was merged (it is `closed` then); unset or null when not merged. */
+  merged_at?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -98,6 +101,8 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
       created_at: pull.created_at,
       updated_at: pull.updated_at,
       draft: pull.draft,
+      merged_at: pull.merged_at ?? null,
+      merged: Boolean(pull.merged_at),
       head: { label: `${repository.owner}:${pull.head}`, ref: pull.head, sha: '0'.repeat(40), repo },
       base: { label: `${repository.owner}:${pull.base}`, ref: pull.base, sha: '0'.repeat(40), repo },
     };
@@ -184,6 +189,10 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
         200,
         found.map((pull) => pullJson(repository, pull)),
       );
+    }
+    if (number && method === 'GET') {
+      const pull = repository.pulls.find((candidate) => candidate.number === Number(number));
+      return pull ? reply(200, pullJson(repository, pull)) : error(404, 'Not Found');
     }
     if (method === 'GET' || !pulls) return error(404, 'Not Found');
     if (repository.archived) return error(403, 'Repository was archived so is read-only.');

@@ -8,6 +8,7 @@
  *   branch: !N"]` (lib/api/merge_requests.rb `handle_merge_request_errors!` answers
  *   `conflict!(errors[:validate_branches])`, and a missing source branch is such an error too);
  *   `GET /projects/:id/merge_requests?source_branch=&state=opened` → 200 array;
+ *   `GET /projects/:id/merge_requests/:merge_request_iid` → 200 merge request, 404;
  *   `PUT /projects/:id/merge_requests/:merge_request_iid` → 200 merge request. A title starting
  *   with `Draft:` makes a draft.
  * - "Projects API", get a single project (docs.gitlab.com/api/projects/): 200 with `archived`,
@@ -182,6 +183,10 @@ export async function startGitlabDouble(options: GitlabDoubleOptions): Promise<G
         found.map((mr) => mergeRequestJson(project, mr)),
         { 'x-total': String(found.length), 'x-page': '1', 'x-per-page': '20', 'x-total-pages': '1' },
       );
+    }
+    if (iid && method === 'GET') {
+      const mr = project.mergeRequests.find((candidate) => candidate.iid === Number(iid));
+      return mr ? json(200, mergeRequestJson(project, mr)) : json(404, { message: '404 Not found' });
     }
     if (!mergeRequests) return json(404, { message: '404 Not Found' });
     // Archived projects are read-only, and merge requests need Developer.

@@ -3,7 +3,7 @@
  * pull request opens and links to the host's own page; opening again for the same branch (a
  * retried run, a follow-up) updates and returns the same pull request, never a second one; another
  * branch gets a pull request of its own; closing a branch's pull request closes that one only, and
- * then finds nothing to close; git gets an environment of plain strings.
+ * then finds nothing to close; a pull request's state and head branch read back; git gets an environment of plain strings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
@@ -20,6 +20,11 @@ export interface HostUnderTest {
   expectedUrl(number: number): string;
   /** The title the host now holds for pull request `number`. */
   titleOf(number: number): Promise<string | undefined>;
+  /**
+   * Pushes a commit that is not on the base to `branch`, for hosts that read the repository itself
+   * (the local host counts a pull request whose branch is gone as closed).
+   */
+  push?(branch: string): void;
   /** Whether the host holds pull request `number` open. */
   isOpen(number: number): Promise<boolean>;
   close(): Promise<void>;
@@ -35,8 +40,9 @@ export function codeHostContract(name: string, setup: () => Promise<HostUnderTes
       await subject?.close();
     });
 
-    const open = async (branch: string, title = `Change ${branch}`) =>
-      subject.host.openOrUpdatePullRequest({
+    const open = async (branch: string, title = `Change ${branch}`) => {
+      subject.push?.(branch);
+      return subject.host.openOrUpdatePullRequest({
         project: subject.project,
         job: await subject.job(title),
         branch,
@@ -46,6 +52,7 @@ export function codeHostContract(name: string, setup: () => Promise<HostUnderTes
         draft: false,
         headSha: 'a'.repeat(40),
       });
+    };
 
     it('opens a pull request and links to it', async () => {
       const link = await open('agentjobs/contract-one');
@@ -80,6 +87,23 @@ export function codeHostContract(name: string, setup: () => Promise<HostUnderTes
       expect(
         await subject.host.closePullRequest({ project: subject.project, branch: 'agentjobs/never-opened' }),
       ).toBeNull();
+    });
+
+    it('says whether a pull request is open or closed, and its head branch; null for none', async () => {
+      const link = await open('agentjobs/contract-state');
+      const state = (number: number) => subject.host.pullRequestState({ project: subject.project, number });
+      expect(await state(link.number)).toEqual({
+        number: link.number,
+        state: 'open',
+        branch: 'agentjobs/contract-state',
+      });
+      await subject.host.closePullRequest({ project: subject.project, branch: 'agentjobs/contract-state' });
+      expect(await state(link.number)).toEqual({
+        number: link.number,
+        state: 'closed',
+        branch: 'agentjobs/contract-state',
+      });
+      expect(await state(99_999)).toBeNull();
     });
 
     it('gives git an environment of strings and no URL with credentials', async () => {

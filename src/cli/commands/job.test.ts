@@ -40,6 +40,15 @@ describe('job events for people', () => {
       'commit fedcba9876 on agentjobs/x · 1 file (unfinished work kept)',
     ],
     [
+      event('commit', {
+        sha: 'abcdef0123456789',
+        files: ['a.md'],
+        branch: 'agentjobs/x',
+        merge: { base: 'main', conflicts: ['a.md'] },
+      }),
+      'merge abcdef0123: main into agentjobs/x · conflicts left to resolve in a.md',
+    ],
+    [
       event('plan', { items: [{ status: 'completed' }, { status: 'in_progress' }, { status: 'pending' }] }),
       'plan: 1 of 3 done',
     ],

@@ -73,6 +73,13 @@ function describeEvent(event: DomainEvent): string {
     case 'check':
       return `checks ${event.data.status}${checkCounts(event.data.results)}`;
     case 'commit': {
+      const { merge } = event.data;
+      if (merge) {
+        const outcome = merge.conflicts.length
+          ? `conflicts left to resolve in ${merge.conflicts.join(', ')}`
+          : 'clean';
+        return `merge ${text(event.data.sha, 10)}: ${merge.base} into ${event.data.branch} · ${outcome}`;
+      }
       const files = event.data.files.length;
       const unfinished = event.data.unfinished ? ' (unfinished work kept)' : '';
       return `commit ${text(event.data.sha, 10)} on ${event.data.branch} · ${files} file${files === 1 ? '' : 's'}${unfinished}`;

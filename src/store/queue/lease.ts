@@ -156,6 +156,21 @@ export function leaseQueries(db: Db) {
       });
     },
 
+    /**
+     * Moves the job to a new branch (`source.ref`): a follow-up whose pull request was merged or
+     * closed starts one from the base as it is now (DESIGN section 3, States).
+     */
+    async moveBranch(lease: Lease, ref: string): Promise<void> {
+      await db.write(async (trx) => {
+        await fence(db, trx, lease);
+        await trx
+          .updateTable('jobs')
+          .set({ source_ref: ref, updated_at: now() })
+          .where('id', '=', lease.jobId)
+          .execute();
+      });
+    },
+
     /** Appends an event of the run (the agent's activity, a commit, a pull request), fenced. */
     async appendEvent<Type extends EventType>(
       lease: Lease,

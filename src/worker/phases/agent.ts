@@ -55,6 +55,7 @@ export async function answer(run: PreparedRun): Promise<AnsweredRun> {
     job,
     project: run.project,
     workspace: run.workspace,
+    conflicts: run.baseMerge.conflicts,
     dataDir: config.dataDir,
     ...config.checks,
     redact: run.redact,
@@ -79,8 +80,15 @@ export async function answer(run: PreparedRun): Promise<AnsweredRun> {
           usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, steps: 0, costUsd: null },
           filesChanged: [],
         }
-      : await run.deps.runAgent(agentOptions(state, { history, prompts }));
+      : await run.deps.runAgent(agentOptions(state, { history, prompts: withNote(run.baseNote, prompts) }));
   return Object.assign(state, { result });
+}
+
+/** The prompts' texts, the first after what the run has to say about its branch (follow-base.ts). */
+function withNote(note: string | null, prompts: string[]): string[] {
+  const texts = [...prompts];
+  if (note && texts.length > 0) texts[0] = `${note}\n\n${texts[0]}`;
+  return texts;
 }
 
 /** What the agent is given for one of the run's rounds (the first, or a repair). */

@@ -3,7 +3,7 @@
  * they fail (worker/checks.ts). Under the project's policy, failing checks end the run here.
  */
 import type { CheckRun } from '../../domain/checks.js';
-import { ChecksFailedError, checkAndRepair } from '../checks.js';
+import { ChecksFailedError, checkAndRepair, leftConflicts } from '../checks.js';
 import { type AnsweredRun, agentOptions } from './agent.js';
 
 /** A run whose work was checked (and repaired); `checkRun` is null when nothing was checked. */
@@ -20,10 +20,11 @@ export async function checkAndRepairPhase(run: AnsweredRun): Promise<CheckedRun>
       run.deps.runAgent({ ...agentOptions(run, options), limits: { ...limits } }),
   });
   // Push mode has no drafts: under `draft`, failing work is not pushed onto the base either.
+  // Conflict markers are never published, whatever the policy.
   const policy = run.project.onCheckFailure;
   if (
     checkRun?.status === 'failed' &&
-    (policy === 'fail' || (policy === 'draft' && run.project.publish === 'push'))
+    (policy === 'fail' || (policy === 'draft' && run.project.publish === 'push') || leftConflicts(checkRun))
   )
     throw new ChecksFailedError(checkRun, { messages: result.messages, usage: result.usage });
   return Object.assign(run, { result, checkRun });

@@ -1,21 +1,22 @@
 /**
  * The first phase: find the project and its code host, fetch the mirror and the project's context
- * repositories, open the job's workspace on its branch (or its base), and move the job to `running`.
+ * repositories, open the job's workspace on its branch (or its base; a new branch when its pull
+ * request was merged or closed), merge the base into it (follow-base.ts), and move the job to
+ * `running`.
  */
 import { join } from 'node:path';
 import type { LanguageModel } from 'ai';
-import type { Project } from '../../domain/project.js';
+import type { BaseMerge } from '../../git/merge.js';
 import { ensureMirror } from '../../git/mirror.js';
 import { Workspace } from '../../git/workspace.js';
 import { removeWorktree } from '../../git/worktree.js';
-import type { CodeHost } from '../../hosts/types.js';
 import type { ContextSource } from '../agent-port.js';
 import { keepWorkOnBranch } from '../keep-work.js';
 import { fetchContext } from './context.js';
-import { exists, type RunState, throwIfAborted } from './state.js';
+import { mergeBaseFor, runBranch } from './follow-base.js';
+import { exists, type LocatedRun, type RunState, throwIfAborted } from './state.js';
 
-/** A run whose project and code host are known. */
-export type LocatedRun = RunState & { project: Project; host: CodeHost };
+export type { LocatedRun } from './state.js';
 
 /** A run with its workspace open and its model and git credentials at hand. */
 export type PreparedRun = LocatedRun & {
@@ -26,6 +27,10 @@ export type PreparedRun = LocatedRun & {
   workspace: Workspace;
   /** The project's context repositories, fetched for this run, at the commits it reads. */
   contextRepositories: ContextSource[];
+  /** The merge of the base into the branch before the agent ran. */
+  baseMerge: BaseMerge;
+  /** What the agent is told before its messages about the branch it is on, or null. */
+  baseNote: string | null;
 };
 
 /** Finds the job's project and its code host. */
@@ -39,9 +44,9 @@ export async function locate(run: RunState): Promise<LocatedRun> {
 /** Fetches the mirror and opens the workspace; the job is `running` after it. */
 export async function prepare(run: LocatedRun): Promise<PreparedRun> {
   const { config, store } = run.deps;
-  const { job, project, control } = run;
+  const { project, control } = run;
   // Checked first: without a model or a code host the run cannot succeed, so fail before any work.
-  const model = run.deps.resolveModel(job.model, config);
+  const model = run.deps.resolveModel(run.job.model, config);
   const env = await run.host.gitEnv(project);
 
   const mirrorsDir = join(config.dataDir, 'mirrors');
@@ -58,28 +63,44 @@ export async function prepare(run: LocatedRun): Promise<PreparedRun> {
     signal: control.main,
   });
   const contextRepositories = await fetchContext(run);
-  // The branch exists after the fetch when an earlier run pushed it: a follow-up or a retry continues it.
+  const branch = await runBranch(run);
+  const { job } = run;
+  // The branch exists after the fetch when an earlier run pushed it: a follow-up or a retry continues
+  // it. A new branch (the pull request was merged or closed) starts at the base.
   const workspace = await Workspace.create({
     mirrorPath,
     dir: run.worktreeDir,
     branch: job.source.ref,
     baseRef: job.baseRef,
-    startFrom: 'branch-or-base',
+    startFrom: branch.replaces ? 'base' : 'branch-or-base',
   });
   run.workspace = workspace;
   throwIfAborted(control.main);
-  run.keepWork = () =>
-    keepWorkOnBranch({
-      config,
-      store,
-      lease: run.lease,
-      job,
-      workspace,
-      mirrorPath,
-      env,
-      redact: run.redact,
-      signal: control.publishing,
-    });
+  const { merge, note } = await mergeBaseFor(run, workspace, branch);
+  // Work kept at the cost limit is pushed to the branch: never while a conflict marker may be in it.
+  run.keepWork =
+    merge.status === 'conflicts'
+      ? null
+      : () =>
+          keepWorkOnBranch({
+            config,
+            store,
+            lease: run.lease,
+            job,
+            workspace,
+            mirrorPath,
+            env,
+            redact: run.redact,
+            signal: control.publishing,
+          });
   await store.queue.setPhase(run.lease, 'running');
-  return Object.assign(run, { model, env, mirrorPath, workspace, contextRepositories });
+  return Object.assign(run, {
+    model,
+    env,
+    mirrorPath,
+    workspace,
+    contextRepositories,
+    baseMerge: merge,
+    baseNote: note,
+  });
 }

@@ -7,9 +7,11 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Job } from '../../domain/job.js';
+import type { Project } from '../../domain/project.js';
 import type { Redactor } from '../../domain/redact.js';
 import type { Workspace } from '../../git/workspace.js';
 import { removeWorktree } from '../../git/worktree.js';
+import type { CodeHost } from '../../hosts/types.js';
 import type { ClaimedJob, Lease } from '../../store/queue/index.js';
 import type { RunControl, RunDependencies } from '../run-context.js';
 import { redactorFor } from '../settle.js';
@@ -19,7 +21,8 @@ import { liveUsage } from '../usage.js';
 export interface RunState {
   readonly deps: RunDependencies;
   readonly control: RunControl;
-  readonly job: Job;
+  /** The job as claimed; prepare moves its `source.ref` when a follow-up starts a new branch. */
+  job: Job;
   readonly lease: Lease;
   readonly redact: Redactor;
   /** The run's event sink, which records usage on the job step by step. */
@@ -36,6 +39,9 @@ export interface RunState {
   /** The newest message handed to the agent: what a saved conversation covers. */
   deliveredThrough: string | null;
 }
+
+/** A run whose project and code host are known (prepare.ts `locate`). */
+export type LocatedRun = RunState & { project: Project; host: CodeHost };
 
 /** The state of a run of `claimed` that has not begun any phase. */
 export function runState(deps: RunDependencies, claimed: ClaimedJob, control: RunControl): RunState {

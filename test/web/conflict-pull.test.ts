@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureAdminPassword } from '../../src/domain/password.js';
+import type { Project } from '../../src/domain/project.js';
+import { createLocalHost } from '../../src/hosts/index.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { testDialects } from '../support/db.js';
+import { DashboardClient } from '../support/web-session.js';
+import { git, useRepository } from '../support/worker.js';
+
+const PASSWORD = 'conflict pull test password';
+const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
+
+// A local pull request that conflicts with its base (issue 29): the page names the files and the
+// next step, a follow-up to the job, instead of only saying it cannot be merged.
+describe.each(testDialects())('a conflicting local pull request on %s', (dialect) => {
+  let t: TestApp;
+  let browser: DashboardClient;
+  let project: Project;
+
+  const repository = useRepository({ name: 'conflict-pull', bare: true });
+  beforeAll(async () => {
+    t = await startTestApp(dialect);
+    await ensureAdminPassword(t.store.admin, PASSWORD);
+    browser = new DashboardClient(t.app);
+    await browser.signIn(PASSWORD);
+    project = await t.store.projects.create({ name: 'Docs', repository: repository.bare });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** Commits `files` on `branch`, made from main, and pushes it. */
+  const commitOn = (branch: string, files: Record<string, string>) => {
+    const work = fs.mkdtempSync(path.join(repository.dir, 'work-'));
+    git(repository.dir, 'clone', '-q', '--branch', 'main', repository.bare, work);
+    git(work, 'checkout', '-q', '-B', branch);
+    for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(work, file), content);
+    git(work, 'add', '-A');
+    git(work, ...identity, 'commit', '-q', '-m', `Change ${branch}`);
+    git(work, 'push', '-q', 'origin', branch);
+    fs.rmSync(work, { recursive: true, force: true });
+  };
+
+  it('names the conflicting files and says to send a follow-up to the job', async () => {
+    commitOn('agentjobs/reword', { 'README.md': '# Docs\n\nWelcome, says the job.\n', 'new.md': 'New\n' });
+    const job = await t.store.jobs.create({
+      projectId: project.id,
+      prompt: 'Reword the welcome',
+      model: 'anthropic:claude-sonnet-4-5',
+      baseRef: 'main',
+      repository: repository.bare,
+      draft: false,
+    });
+    const host = createLocalHost({ pullRequests: t.store.pullRequests, publicUrl: 'http://127.0.0.1' });
+    const link = await host.openOrUpdatePullRequest({
+      project,
+      job,
+      branch: 'agentjobs/reword',
+      base: 'main',
+      title: 'Reword the welcome',
+      body: '',
+      draft: false,
+      headSha: git(repository.bare, 'rev-parse', 'agentjobs/reword'),
+    });
+    const pulls = `/ui/projects/${project.id}/pulls`;
+    expect((await browser.get(`${pulls}/${link.number}`)).body).not.toContain('conflicting-files');
+    commitOn('main', { 'README.md': '# Docs\n\nWelcome, says main.\n' });
+    const mainBefore = git(repository.bare, 'rev-parse', 'main');
+
+    // The page says so before anyone tries to merge.
+    const page = (await browser.get(`${pulls}/${link.number}`)).body;
+    expect(page).toContain('<ul id="conflicting-files"><li><code>README.md</code></li></ul>');
+    expect(page).toContain('send a follow-up to the job</a>: the agent will merge main and resolve them');
+    const refused = await browser.post(`${pulls}/${link.number}/merge`);
+    expect(refused.status).toBe(409);
+    const files = /<ul id="conflicting-files">([\s\S]*?)<\/ul>/.exec(refused.body)?.[1] ?? '';
+    expect([...files.matchAll(/<code>([^<]+)<\/code>/g)].map((match) => match[1])).toEqual(['README.md']);
+    expect(refused.body).toContain(
+      `<a href="/ui/projects/${project.id}/jobs/${job.id}">send a follow-up to the job</a>`,
+    );
+    expect(refused.body).toContain('the agent will merge main and resolve them');
+    // Nothing changed: main and the pull request are as they were.
+    expect(git(repository.bare, 'rev-parse', 'main')).toBe(mainBefore);
+    expect(await t.store.pullRequests.get(project.id, link.number)).toMatchObject({ state: 'open' });
+  });
+});
