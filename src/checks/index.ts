@@ -14,6 +14,8 @@ import type { SandboxSettings } from './sandbox.js';
 import { baseTree, workspaceChanges, workspaceTree } from './workspace-tree.js';
 
 export { closeParsePool } from '../parse/pool.js';
+export { runAgentCommand } from './agent-command.js';
+export { type EnvironmentOutcome, prepareEnvironment, removeProjectEnvironments } from './environment.js';
 export { runBuiltInChecks } from './built-in.js';
 export { checkSummary, describeForAgent } from './report.js';
 export { type SandboxSettings, sandboxStatus } from './sandbox.js';
@@ -36,6 +38,8 @@ export interface JobCheckOptions {
   scratchDir: string;
   /** The limits of the command's sandbox. */
   sandbox: SandboxSettings;
+  /** The project's environment, laid read-only into the command's checkout; null for none. */
+  environment?: string | null;
   /** Time the built-in checks may spend parsing, per file and per run (defaults in src/parse/pool.ts). */
   parseBudget?: BuiltInInput['budget'];
   redact: Redactor;
@@ -68,6 +72,7 @@ export async function runJobChecks(options: JobCheckOptions): Promise<CheckRun> 
         sandbox: options.sandbox,
         materialize: (target) => workspace.materialize(target),
         scratchDir: options.scratchDir,
+        environment: options.environment ?? null,
         redact: options.redact,
         ...(options.signal ? { signal: options.signal } : {}),
       }),

@@ -36,6 +36,21 @@ export class RepositoryError extends Error {
   override name = 'RepositoryError';
 }
 
+/** The project's setup command failed: nothing else ran. The message ends with its output's tail. */
+export class SetupFailedError extends Error {
+  override name = 'SetupFailedError';
+  constructor(why: string, output: string) {
+    // The job's error keeps MESSAGE_LIMIT characters: the reason, then as much of the end as fits.
+    const room = MESSAGE_LIMIT - why.length - 40;
+    const tail = output.trimEnd();
+    super(
+      tail && room > 0
+        ? `${why} Its output ends with: …${tail.slice(-room)}`
+        : why,
+    );
+  }
+}
+
 const MESSAGE_LIMIT = 1000;
 
 /** The job error for a failure, and whether it was expected (else it is logged as an error). */
@@ -43,6 +58,8 @@ export function jobErrorOf(error: unknown): JobError & { expected: boolean } {
   if (isAgentError(error)) return { code: error.code, message: short(error.message), expected: true };
   if (error instanceof ChecksFailedError)
     return { code: 'checks_failed', message: short(error.message), expected: true };
+  if (error instanceof SetupFailedError)
+    return { code: 'setup_failed', message: short(error.message), expected: true };
   if (error instanceof CodeHostError)
     return { code: error.code, message: short(error.message), expected: true };
   if (

@@ -189,7 +189,8 @@ export function registerProjectCommands(program: Command) {
           createServerCodeHosts(config, store, { secrets: lazySecretBox(config) }),
           found,
         );
-        if (found.checkCommand) checks.push(await sandboxCheck(config.checks.sandbox));
+        if (found.checkCommand || found.setupCommand || found.agentCommands)
+          checks.push(await sandboxCheck(config.checks.sandbox));
         return { projectId: found.id, host: found.host, ok: checks.every((check) => check.ok), checks };
       });
       print(options, result, () =>

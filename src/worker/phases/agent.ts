@@ -7,10 +7,10 @@ import type { ModelMessage } from 'ai';
 import { type AgentResult, contextWindowOf, type RunAgentOptions } from '../agent-port.js';
 import { type CheckLoopInput, type CheckRunner, checkRunner } from '../checks.js';
 import { spending, stepReservations } from '../usage.js';
-import type { PreparedRun } from './prepare.js';
+import type { EquippedRun } from './setup.js';
 
 /** A run whose agent has answered (or had nothing to answer). */
-export type AnsweredRun = PreparedRun & {
+export type AnsweredRun = EquippedRun & {
   /** The conversation the job had before this run. */
   history: ModelMessage[];
   /** Whether there were new messages, so the agent ran and its work is to be checked. */
@@ -24,7 +24,7 @@ export type AnsweredRun = PreparedRun & {
 };
 
 /** Runs the agent on the job's new messages. */
-export async function answer(run: PreparedRun): Promise<AnsweredRun> {
+export async function answer(run: EquippedRun): Promise<AnsweredRun> {
   const { config, store, metrics } = run.deps;
   const { job, lease } = run;
   const history = (await store.queue.conversation(job.id)) as ModelMessage[];
@@ -37,6 +37,7 @@ export async function answer(run: PreparedRun): Promise<AnsweredRun> {
     project: run.project,
     workspace: run.workspace,
     dataDir: config.dataDir,
+    environment: run.environment,
     ...config.checks,
     redact: run.redact,
     signal: run.control.main,
@@ -94,5 +95,8 @@ export function agentOptions(
     onEvent: run.usage.sink,
     onEvents: run.usage.sinkMany,
     ...(run.checks.runner.enabled ? { runChecks: run.checks.runner.forAgent } : {}),
+    ...(run.project.agentCommands
+      ? { runCommand: run.checks.runner.command, maxCommands: config.checks.maxCommands }
+      : {}),
   };
 }
