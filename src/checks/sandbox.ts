@@ -353,9 +353,9 @@ function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRu
       }
     };
     const archive = child.stdio[3] as Readable | null;
-    // Settles when the capture has taken all the command wrote, or failed (then the run fails).
+    // Settles when the capture has taken all the command wrote, or failed (read when it ends).
     const captured = options.capture && archive ? options.capture(archive) : Promise.resolve();
-    captured.catch(kill);
+    captured.catch(() => {});
     const timer = setTimeout(() => {
       timedOut = true;
       kill();
@@ -389,7 +389,8 @@ function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRu
       const output = tail.text();
       if (!exceeded && code !== 0 && /No space left on device|File size limit exceeded/.test(output))
         exceeded = 'disk';
-      if (captureError && !timedOut && !exceeded) return reject(captureError);
+      // What a failed command left is not taken: only a capture after exit code 0 counts.
+      if (captureError && code === 0 && !timedOut && !exceeded) return reject(captureError);
       resolve({
         exitCode: timedOut || exceeded === 'processes' || exceeded === 'memory' ? null : code,
         timedOut,

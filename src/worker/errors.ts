@@ -41,13 +41,10 @@ export class SetupFailedError extends Error {
   override name = 'SetupFailedError';
   constructor(why: string, output: string) {
     // The job's error keeps MESSAGE_LIMIT characters: the reason, then as much of the end as fits.
-    const room = MESSAGE_LIMIT - why.length - 40;
-    const tail = output.trimEnd();
-    super(
-      tail && room > 0
-        ? `${why} Its output ends with: …${tail.slice(-room)}`
-        : why,
-    );
+    const room = MESSAGE_LIMIT - why.length - 30;
+    const tail = output.replace(/^Its output( ends with)?:\n…?/, '').trimEnd();
+    if (!tail || room <= 0) super(why);
+    else super(`${why} Its output ends with:\n${tail.length > room ? `…${tail.slice(-room)}` : tail}`);
   }
 }
 
