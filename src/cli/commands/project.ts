@@ -157,6 +157,15 @@ export function registerProjectCommands(program: Command) {
     });
 
   project
+    .command('get <id>')
+    .description('Show a project’s settings: its repository, checks, environment and commands, budget')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, options: OutputOptions) => {
+      const found = await withStore((store) => requireProject(store, id));
+      print(options, found, () => describe(found));
+    });
+
+  project
     .command('token <id>')
     .description('Store a new code-host token for a project (read from the environment or stdin)')
     .option(
