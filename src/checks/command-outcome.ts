@@ -35,8 +35,7 @@ export function describeRun(
       message: `${name} did not finish within ${options.timeoutSeconds} s and was stopped, with every process it started.`,
       output,
     };
-  if (run.exceeded)
-    return { passed: false, message: `${name} ${overLimit(run.exceeded, options)}`, output };
+  if (run.exceeded) return { passed: false, message: `${name} ${overLimit(run.exceeded, options)}`, output };
   if (run.exitCode === 0) return { passed: true, message: `${name} passed.`, output };
   let why = `${name} failed (exit code ${run.exitCode}).`;
   if (run.exitCode === 127)

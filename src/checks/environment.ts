@@ -24,7 +24,8 @@ import { runSandboxed, type SandboxSettings, sandboxStatus } from './sandbox.js'
 import { LAYER_CACHE } from './sandbox-layers.js';
 
 /** Lockfiles whose content decides whether a cached environment still fits the base tree. */
-const LOCKFILE = /(^|\/)(package-lock\.json|pnpm-lock\.yaml|yarn\.lock|requirements[^/]*\.txt|poetry\.lock|Gemfile\.lock|go\.sum)$/;
+const LOCKFILE =
+  /(^|\/)(package-lock\.json|pnpm-lock\.yaml|yarn\.lock|requirements[^/]*\.txt|poetry\.lock|Gemfile\.lock|go\.sum)$/;
 /** Folders whose lockfiles belong to what is installed, not to the project. */
 const INSTALLED = /(^|\/)(node_modules|\.venv|vendor)\//;
 
@@ -68,7 +69,10 @@ export async function removeProjectEnvironments(environmentsDir: string, project
 
 /** The cache key: the command and each lockfile of the base tree, by path and blob id. */
 export async function environmentKey(gitDir: string, commit: string, command: string): Promise<string> {
-  const { stdout } = await runGit(['ls-tree', '-r', '-z', commit], { cwd: gitDir, maxStdoutBytes: 256 * 1024 * 1024 });
+  const { stdout } = await runGit(['ls-tree', '-r', '-z', commit], {
+    cwd: gitDir,
+    maxStdoutBytes: 256 * 1024 * 1024,
+  });
   const lockfiles = stdout
     .toString('utf8')
     .split('\0')
@@ -80,10 +84,7 @@ export async function environmentKey(gitDir: string, commit: string, command: st
     .filter(({ path }) => LOCKFILE.test(path) && !INSTALLED.test(path))
     .map(({ path, blob }) => `${blob} ${path}`)
     .sort();
-  return createHash('sha256')
-    .update(JSON.stringify({ command, lockfiles }))
-    .digest('hex')
-    .slice(0, 32);
+  return createHash('sha256').update(JSON.stringify({ command, lockfiles })).digest('hex').slice(0, 32);
 }
 
 async function build(
@@ -102,13 +103,18 @@ async function build(
   });
   const status = await sandboxStatus(options.sandbox);
   if (!status.available)
-    return failed(`The setup command did not run: the sandbox is not available on this worker. ${status.reason}`);
+    return failed(
+      `The setup command did not run: the sandbox is not available on this worker. ${status.reason}`,
+    );
   await mkdir(projectDir, { recursive: true });
   // Folders starting with a dot are builds under way, never taken for a finished environment.
   const base = await mkdtemp(join(projectDir, '.base-'));
   const staging = join(projectDir, `.building-${randomUUID()}`);
   try {
-    await checkoutTree({ dir: options.gitDir, head: options.baseCommit, written: new Map(), deleted: new Set() }, base);
+    await checkoutTree(
+      { dir: options.gitDir, head: options.baseCommit, written: new Map(), deleted: new Set() },
+      base,
+    );
     await mkdir(staging);
     const run = await runSandboxed({
       command: options.command,
@@ -167,7 +173,9 @@ function extract(archive: Readable, target: string): Promise<void> {
     tar.stdin.on('error', () => {});
     tar.on('error', reject);
     tar.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`unpacking what it made failed: ${said.trim() || `tar exit ${code}`}`)),
+      code === 0
+        ? resolve()
+        : reject(new Error(`unpacking what it made failed: ${said.trim() || `tar exit ${code}`}`)),
     );
   });
 }

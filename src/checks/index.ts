@@ -15,8 +15,8 @@ import { baseTree, workspaceChanges, workspaceTree } from './workspace-tree.js';
 
 export { closeParsePool } from '../parse/pool.js';
 export { runAgentCommand } from './agent-command.js';
-export { type EnvironmentOutcome, prepareEnvironment, removeProjectEnvironments } from './environment.js';
 export { runBuiltInChecks } from './built-in.js';
+export { type EnvironmentOutcome, prepareEnvironment, removeProjectEnvironments } from './environment.js';
 export { checkSummary, describeForAgent } from './report.js';
 export { type SandboxSettings, sandboxStatus } from './sandbox.js';
 export { directoryTree, type SiteTree } from './tree.js';

@@ -25,7 +25,8 @@ export function layerArguments(layers: Layer[], checkout: string, size: string):
     if ('link' in layer) args.push('--symlink', layer.link, target);
     else {
       args.push('--ro-bind', layer.source, target);
-      if (layer.kind === 'directory' && layer.cache) args.push('--size', size, '--tmpfs', `${target}/${LAYER_CACHE}`);
+      if (layer.kind === 'directory' && layer.cache)
+        args.push('--size', size, '--tmpfs', `${target}/${LAYER_CACHE}`);
     }
   }
   return args;

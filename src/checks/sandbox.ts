@@ -141,7 +141,6 @@ interface SandboxExtras {
   layers?: Layer[];
 }
 
-
 /** The bubblewrap arguments for `dir`, built once per call from what this machine has. */
 export function bwrapArguments(dir: string, diskBytes: number, extras: SandboxExtras = {}): string[] {
   // Every namespace but the network's for the setup command; every one for the rest.

@@ -18,7 +18,12 @@ export const MAX_CHECK_COMMAND_CHARS = 2000;
 export class CheckSettingsError extends Error {
   override name = 'CheckSettingsError';
   constructor(
-    readonly field: 'checkCommand' | 'checkTimeoutSeconds' | 'onCheckFailure' | 'setupCommand' | 'agentCommands',
+    readonly field:
+      | 'checkCommand'
+      | 'checkTimeoutSeconds'
+      | 'onCheckFailure'
+      | 'setupCommand'
+      | 'agentCommands',
     message: string,
   ) {
     super(message);

@@ -36,7 +36,13 @@ describe.each(testDialects())('environment settings on the command line (%s)', (
     const created = await cli(['project', 'create', '--name', 'Docs', '--repo', repo, '--json']);
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ setupCommand: null, agentCommands: false });
-    const wrong = await cli(['project', 'update', JSON.parse(created.stdout).id, '--agent-commands', 'maybe']);
+    const wrong = await cli([
+      'project',
+      'update',
+      JSON.parse(created.stdout).id,
+      '--agent-commands',
+      'maybe',
+    ]);
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toContain('--agent-commands takes yes or no (got "maybe")');
   });
@@ -63,7 +69,16 @@ describe.each(testDialects())('environment settings on the command line (%s)', (
     expect(shown.stdout).toMatch(/agent commands\s+yes/);
     const multiline = await cli(['project', 'update', project.id, '--setup-command', 'npm ci\nrm -rf /']);
     expect(multiline.stderr).toContain('--setup-command must be one line');
-    const removed = await cli(['project', 'update', project.id, '--setup-command', '', '--agent-commands', 'no', '--json']);
+    const removed = await cli([
+      'project',
+      'update',
+      project.id,
+      '--setup-command',
+      '',
+      '--agent-commands',
+      'no',
+      '--json',
+    ]);
     expect(JSON.parse(removed.stdout)).toMatchObject({ setupCommand: null, agentCommands: false });
     const again = await cli(['project', 'get', project.id, '--json']);
     expect(JSON.parse(again.stdout)).toMatchObject({ setupCommand: null, agentCommands: false });
@@ -72,11 +87,19 @@ describe.each(testDialects())('environment settings on the command line (%s)', (
   it.skipIf(!sandbox.available || process.getuid?.() !== 0 || dialect !== 'sqlite')(
     'refuses them where control groups cannot cap the sandbox, naming the limits',
     async () => {
-      for (const flags of [['--setup-command', 'npm ci'], ['--agent-commands', 'yes']]) {
-        const refused = await withoutGroups(['project', 'create', '--name', 'Docs', '--repo', repo, ...flags], env);
+      for (const flags of [
+        ['--setup-command', 'npm ci'],
+        ['--agent-commands', 'yes'],
+      ]) {
+        const refused = await withoutGroups(
+          ['project', 'create', '--name', 'Docs', '--repo', repo, ...flags],
+          env,
+        );
         expect(refused.code).not.toBe(0);
         expect(refused.stderr).toMatch(
-          new RegExp(`${flags[0]} cannot be (set|turned on): commands run only in the sandbox.*The processes and memory limits cannot be enforced`),
+          new RegExp(
+            `${flags[0]} cannot be (set|turned on): commands run only in the sandbox.*The processes and memory limits cannot be enforced`,
+          ),
         );
       }
     },
@@ -88,7 +111,18 @@ function withoutGroups(args: string[], env: Record<string, string>): Promise<Cli
   return new Promise((resolve) => {
     const child = spawnInGroup(
       'unshare',
-      ['--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs none /sys/fs/cgroup && exec "$@"', 'sh', process.execPath, CLI, ...args],
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        'mount -t tmpfs none /sys/fs/cgroup && exec "$@"',
+        'sh',
+        process.execPath,
+        CLI,
+        ...args,
+      ],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';

@@ -13,7 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgentCommand } from '../../src/checks/agent-command.js';
-import { type EnvironmentOptions, prepareEnvironment, removeProjectEnvironments } from '../../src/checks/environment.js';
+import {
+  type EnvironmentOptions,
+  prepareEnvironment,
+  removeProjectEnvironments,
+} from '../../src/checks/environment.js';
 import { sandboxStatus } from '../../src/checks/sandbox.js';
 import { createRedactor } from '../../src/domain/redact.js';
 
@@ -81,7 +85,9 @@ describe.skipIf(!status.available)('a project environment in the sandbox', () =>
   let environment: string;
 
   it('installs with network, then later commands use it offline', async () => {
-    const made = await prepareEnvironment(options(`mkdir -p node_modules/pkg && ${fetchScript('node_modules/pkg/index.txt')}`));
+    const made = await prepareEnvironment(
+      options(`mkdir -p node_modules/pkg && ${fetchScript('node_modules/pkg/index.txt')}`),
+    );
     expect(made).toMatchObject({ status: 'built' });
     if (made.status !== 'built') return;
     environment = made.dir;
@@ -93,7 +99,10 @@ describe.skipIf(!status.available)('a project environment in the sandbox', () =>
   });
 
   it('lays it in read-only, with a writable .cache, and the next run sees it whole', async () => {
-    const wrote = await offline('echo changed > node_modules/pkg/index.txt; echo kept > node_modules/.cache/x && cat node_modules/.cache/x', environment);
+    const wrote = await offline(
+      'echo changed > node_modules/pkg/index.txt; echo kept > node_modules/.cache/x && cat node_modules/.cache/x',
+      environment,
+    );
     expect(wrote).toMatch(/Read-only file system/);
     expect(wrote).toContain('kept');
     expect(await offline('cat node_modules/pkg/index.txt; ls node_modules/.cache', environment)).toBe(
@@ -102,16 +111,21 @@ describe.skipIf(!status.available)('a project environment in the sandbox', () =>
   });
 
   it('is found again for the same lockfiles and command', async () => {
-    const again = await prepareEnvironment(options(`mkdir -p node_modules/pkg && ${fetchScript('node_modules/pkg/index.txt')}`));
+    const again = await prepareEnvironment(
+      options(`mkdir -p node_modules/pkg && ${fetchScript('node_modules/pkg/index.txt')}`),
+    );
     expect(again).toMatchObject({ status: 'reused', dir: environment });
   });
 
   it('fails a setup that writes past its bound, naming the setting, and keeps nothing', async () => {
     const big = await prepareEnvironment(
-      options('mkdir -p node_modules && head -c 40000000 /dev/zero > node_modules/big', { projectId: 'project-b' }),
+      options('mkdir -p node_modules && head -c 40000000 /dev/zero > node_modules/big', {
+        projectId: 'project-b',
+      }),
     );
     expect(big).toMatchObject({ status: 'failed' });
-    if (big.status === 'failed') expect(big.message).toMatch(/wrote more than 32 MiB \(AGENTJOBS_SETUP_CACHE_MB\)/);
+    if (big.status === 'failed')
+      expect(big.message).toMatch(/wrote more than 32 MiB \(AGENTJOBS_SETUP_CACHE_MB\)/);
     expect(readdirSync(join(root, 'environments', 'project-b'))).toEqual([]);
   });
 

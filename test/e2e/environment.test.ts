@@ -18,7 +18,7 @@ if (!status.available && process.env.AGENTJOBS_REQUIRE_SANDBOX === '1')
 
 /** What `npm ci` would leave, made without a registry: a tool in node_modules/.bin. */
 const SETUP =
-  "mkdir -p node_modules/.bin && printf '#!/bin/sh\\necho tool-ok \"$@\"\\n' > node_modules/.bin/tool && chmod +x node_modules/.bin/tool && echo installed";
+  'mkdir -p node_modules/.bin && printf \'#!/bin/sh\\necho tool-ok "$@"\\n\' > node_modules/.bin/tool && chmod +x node_modules/.bin/tool && echo installed';
 /** The service's provider key: a value of no known key shape, so only the service's redactor knows it. */
 const SECRET = 'compat-secret-environment-0123456789abcdef';
 
@@ -36,9 +36,18 @@ describe.skipIf(!status.available)('a project environment end to end', () => {
     project: false,
   });
   beforeAll(async () => {
-    const base = ['--no-built-in-checks', '--setup-command', SETUP, '--check-command', 'node_modules/.bin/tool check'];
+    const base = [
+      '--no-built-in-checks',
+      '--setup-command',
+      SETUP,
+      '--check-command',
+      'node_modules/.bin/tool check',
+    ];
     const url = scripted.server.url;
-    withCommands = { url, ...(await createProjectAndKey(scripted.env, scripted.repo, [...base, '--agent-commands', 'yes'])) };
+    withCommands = {
+      url,
+      ...(await createProjectAndKey(scripted.env, scripted.repo, [...base, '--agent-commands', 'yes'])),
+    };
     withoutCommands = { url, ...(await createProjectAndKey(scripted.env, scripted.repo, base)) };
     failing = {
       url,
@@ -51,7 +60,9 @@ describe.skipIf(!status.available)('a project environment end to end', () => {
 
   const finished = (job: Job) => job.status !== 'active';
   const environments = (projectId: string) =>
-    readdirSync(join(scripted.dir, 'data', 'environments', projectId)).filter((name) => !name.startsWith('.'));
+    readdirSync(join(scripted.dir, 'data', 'environments', projectId)).filter(
+      (name) => !name.startsWith('.'),
+    );
 
   async function runJob(target: JobTarget, prompt: string) {
     const { call, waitUntil } = jobApi(() => target);
@@ -61,12 +72,18 @@ describe.skipIf(!status.available)('a project environment end to end', () => {
       headers: { authorization: `Bearer ${target.key}` },
     });
     const { events } = (await response.json()) as { events: Event[] };
-    return { job, events, setup: events.filter((event) => event.type === 'setup').map((event) => event.data) };
+    return {
+      job,
+      events,
+      setup: events.filter((event) => event.type === 'setup').map((event) => event.data),
+    };
   }
 
   const command = (text: string) => ({ toolCalls: [{ name: 'run_command', input: { command: text } }] });
   const results = (events: Event[]) =>
-    events.filter((event) => event.type === 'tool_result' && event.data.tool === 'run_command').map((event) => event.data);
+    events
+      .filter((event) => event.type === 'tool_result' && event.data.tool === 'run_command')
+      .map((event) => event.data);
 
   it('runs the setup once; the check command and run_command use what it installed, offline and without secrets', async () => {
     const port = new URL(scripted.model.url).port;
@@ -81,7 +98,9 @@ describe.skipIf(!status.available)('a project environment end to end', () => {
     const { job, events, setup } = await runJob(withCommands, 'Expand the home page');
 
     expect(job).toMatchObject({ status: 'completed', error: null, checks: { status: 'passed' } });
-    expect(setup).toEqual([expect.objectContaining({ status: 'built', output: expect.stringContaining('installed') })]);
+    expect(setup).toEqual([
+      expect.objectContaining({ status: 'built', output: expect.stringContaining('installed') }),
+    ]);
     const [hello, probe] = results(events);
     expect(hello).toMatchObject({ ok: true, summary: 'Exit code: 0.' });
     const answers = scripted.model.requests.map((request) => JSON.stringify(request.body)).join('\n');

@@ -21,13 +21,21 @@ const MAX_COMMAND_CHARS = 2000;
  * the agent can read what fails as a person would. At most `maxCommands` calls per run; past that,
  * a tool error says so and the model carries on without.
  */
-export function runCommandTool({ oneAtATime, guarded }: ToolContext, runCommand: CommandRunner, maxCommands: number) {
+export function runCommandTool(
+  { oneAtATime, guarded }: ToolContext,
+  runCommand: CommandRunner,
+  maxCommands: number,
+) {
   let calls = 0;
   return tool({
     description:
       "Run a shell command in the repository's root on your work so far, e.g. `npx mint broken-links`, `mkdocs build --strict` or `npm run build`, and read its exit code and the last 16 KiB of its output. It runs in a sandbox with no network, with the tools the project's setup installed (node_modules, …), within time and memory limits; what it writes is thrown away after. Use it to find what the project's own checker reports, then fix the files with your tools.",
     inputSchema: z.object({
-      command: z.string().min(1).max(MAX_COMMAND_CHARS).describe('A shell command line, run with /bin/sh -c.'),
+      command: z
+        .string()
+        .min(1)
+        .max(MAX_COMMAND_CHARS)
+        .describe('A shell command line, run with /bin/sh -c.'),
     }),
     // After every change already started, so the command sees them all.
     execute: ({ command }) =>

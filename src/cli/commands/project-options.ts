@@ -124,7 +124,9 @@ export async function checkSettingsOf(options: CheckOptions, sandbox: SandboxSet
           : {}),
         ...(options.onCheckFailure !== undefined ? { onCheckFailure: options.onCheckFailure } : {}),
         ...(options.setupCommand !== undefined ? { setupCommand: options.setupCommand } : {}),
-        ...(options.agentCommands !== undefined ? { agentCommands: yesOrNo('--agent-commands', options.agentCommands) } : {}),
+        ...(options.agentCommands !== undefined
+          ? { agentCommands: yesOrNo('--agent-commands', options.agentCommands) }
+          : {}),
       },
       sandbox,
     );

@@ -23,7 +23,9 @@ export async function setupPhase(run: PreparedRun): Promise<EquippedRun> {
   if (!command) return Object.assign(run, { environment: null });
   const { config, store } = run.deps;
   // The version the job started from: for a follow-up, where its branch left the base.
-  const merged = await runGit(['merge-base', `refs/heads/${run.job.baseRef}`, 'HEAD'], { cwd: workspace.dir });
+  const merged = await runGit(['merge-base', `refs/heads/${run.job.baseRef}`, 'HEAD'], {
+    cwd: workspace.dir,
+  });
   const outcome = await prepareEnvironment({
     projectId: project.id,
     command,
