@@ -15,6 +15,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { MAX_CHECK_TIMEOUT_SECONDS } from '../domain/checks.js';
 import { type Redactor, redactValue } from '../domain/redact.js';
 import { checkoutTree } from '../git/checkout.js';
 import { runGit } from '../git/run.js';
@@ -186,12 +187,24 @@ async function keepCaches(dir: string): Promise<void> {
     if (entry.isDirectory()) await mkdir(join(dir, entry.name, LAYER_CACHE), { recursive: true });
 }
 
-/** Removes the project's environments for other keys; builds under way (dot folders) stay. */
+/**
+ * Removes the project's environments for other keys. Builds under way (dot folders) stay, unless
+ * older than any build may last: those a crashed worker left.
+ */
 async function removeOthers(projectDir: string, key: string): Promise<void> {
-  for (const name of await readdir(projectDir))
-    if (name !== key && !name.startsWith('.'))
-      await rm(join(projectDir, name), { recursive: true, force: true }).catch(() => {});
+  for (const name of await readdir(projectDir)) {
+    if (name === key) continue;
+    const path = join(projectDir, name);
+    if (name.startsWith('.')) {
+      const { mtimeMs } = await stat(path).catch(() => ({ mtimeMs: Date.now() }));
+      if (Date.now() - mtimeMs < ABANDONED_BUILD_MS) continue;
+    }
+    await rm(path, { recursive: true, force: true }).catch(() => {});
+  }
 }
+
+/** A build folder older than this was left by a worker that died: no setup runs that long. */
+const ABANDONED_BUILD_MS = 2 * MAX_CHECK_TIMEOUT_SECONDS * 1000;
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(
