@@ -40,6 +40,17 @@ describe('job events for people', () => {
       'commit fedcba9876 on agentjobs/x · 1 file (unfinished work kept)',
     ],
     [
+      event('setup', {
+        status: 'reused',
+        command: 'npm ci',
+        key: 'k',
+        message: 'The environment was reused.',
+        output: '',
+        durationMs: 0,
+      }),
+      'setup reused: The environment was reused.',
+    ],
+    [
       event('plan', { items: [{ status: 'completed' }, { status: 'in_progress' }, { status: 'pending' }] }),
       'plan: 1 of 3 done',
     ],
