@@ -59,6 +59,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0014_host_events',
         '0015_context_repositories',
         '0016_run_progress',
+        '0017_project_environment',
       ]);
 
       const db = openDb({ url: database.url });

@@ -80,6 +80,13 @@ export interface RunAgentOptions {
   contextRepositories?: ContextSource[];
   /** Runs the project's checks for the `run_checks` tool (the worker's); absent: no checks to run. */
   runChecks?: () => Promise<string>;
+  /**
+   * Runs a command line for the `run_command` tool (the worker's: offline, in the sandbox, on the
+   * work so far); absent: the agent has no such tool. Returns what the model reads.
+   */
+  runCommand?: (command: string) => Promise<string>;
+  /** Calls of `run_command` per run; default 20 (`AGENTJOBS_MAX_COMMANDS`). */
+  maxCommands?: number;
   /** The model's context window in tokens (`contextWindowOf`); default `DEFAULT_CONTEXT_TOKENS`. */
   contextTokens?: number;
   /** The model's price (`priceOf`), for `usage.costUsd` and `maxCostUsd`; null or absent: unknown. */

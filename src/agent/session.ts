@@ -88,6 +88,8 @@ export function openSession(options: RunAgentOptions): AgentSession {
     // Tools still running in the background after an abort must not change the workspace.
     checkChange: (paths) => (signal.aborted ? 'The run was stopped.' : guard.check(paths)),
     ...(options.runChecks ? { runChecks: options.runChecks } : {}),
+    ...(options.runCommand ? { runCommand: options.runCommand } : {}),
+    ...(options.maxCommands !== undefined ? { maxCommands: options.maxCommands } : {}),
   });
   return {
     options,

@@ -14,7 +14,9 @@ import type { SandboxSettings } from './sandbox.js';
 import { baseTree, workspaceChanges, workspaceTree } from './workspace-tree.js';
 
 export { closeParsePool } from '../parse/pool.js';
+export { runAgentCommand } from './agent-command.js';
 export { runBuiltInChecks } from './built-in.js';
+export { type EnvironmentOutcome, prepareEnvironment, removeProjectEnvironments } from './environment.js';
 export { checkSummary, describeForAgent } from './report.js';
 export { type SandboxSettings, sandboxStatus } from './sandbox.js';
 export { directoryTree, type SiteTree } from './tree.js';
@@ -41,6 +43,8 @@ export interface JobCheckOptions {
   scratchDir: string;
   /** The limits of the command's sandbox. */
   sandbox: SandboxSettings;
+  /** The project's environment, laid read-only into the command's checkout; null for none. */
+  environment?: string | null;
   /** Time the built-in checks may spend parsing, per file and per run (defaults in src/parse/pool.ts). */
   parseBudget?: BuiltInInput['budget'];
   redact: Redactor;
@@ -77,6 +81,7 @@ export async function runJobChecks(options: JobCheckOptions): Promise<CheckRun> 
         sandbox: options.sandbox,
         materialize: (target) => workspace.materialize(target),
         scratchDir: options.scratchDir,
+        environment: options.environment ?? null,
         redact: options.redact,
         ...(options.signal ? { signal: options.signal } : {}),
       }),

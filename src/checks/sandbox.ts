@@ -15,6 +15,11 @@
  * - processes and memory capped in total by a control group per run (cgroup.ts), watched while
  *   it runs: a refused fork or a process killed for memory stops the run at once;
  * - a cap on file size (`prlimit --fsize`), and on the output kept (its tail).
+ * The project's setup command is the one exception to "no network" (`network`): it keeps the host's
+ * network namespace and resolver, and nothing else. What it adds at the top of the checkout leaves
+ * the sandbox as a tar stream (`capture`), bounded by the checkout's tmpfs; later runs get it back
+ * read-only (`environment`), bound in place, so neither a check command nor code the model wrote
+ * can change it for the next job, and nothing is copied per run.
  * Where a limit cannot be enforced the sandbox is not available, unless the deployment says
  * otherwise (`AGENTJOBS_SANDBOX_UNLIMITED`), and then it says so as unsafe.
  */
@@ -23,7 +28,10 @@ import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { createRunGroup, GroupError, type GroupLimit, type RunGroup } from './cgroup.js';
+import { OutputTail } from './output-tail.js';
+import { environmentLayers, type Layer, layerArguments } from './sandbox-layers.js';
 
 /** A limit of the sandbox, as its status and results name it. */
 export type SandboxLimit = GroupLimit | 'disk';
@@ -69,6 +77,15 @@ export interface SandboxOptions {
   /** Output kept: the last this many bytes of stdout and stderr together. */
   maxOutputBytes: number;
   signal?: AbortSignal;
+  /** Keep the host's network (the setup command only); every other run has none. */
+  network?: boolean;
+  /** A folder whose top-level entries are laid read-only into the checkout (the project's environment). */
+  environment?: string | null;
+  /**
+   * When the command exits 0, receives what it added at the top of the checkout (entries the
+   * checkout folder did not have) as a tar stream; the run ends when this settles.
+   */
+  capture?: (archive: Readable) => Promise<void>;
 }
 
 /** How a sandboxed command ended. */
@@ -117,11 +134,21 @@ const ETC_ENTRIES = [
 /** Top-level system folders: read-only binds, or the same links when they are links (merged /usr). */
 const SYSTEM_ENTRIES = ['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
 
+/** What a run adds to the sandbox's usual arguments. */
+interface SandboxExtras {
+  network?: boolean | undefined;
+  /** Entries to lay into the checkout: their name there, and where they are (see `environmentLayers`). */
+  layers?: Layer[];
+}
+
 /** The bubblewrap arguments for `dir`, built once per call from what this machine has. */
-export function bwrapArguments(dir: string, diskBytes: number): string[] {
+export function bwrapArguments(dir: string, diskBytes: number, extras: SandboxExtras = {}): string[] {
+  // Every namespace but the network's for the setup command; every one for the rest.
+  const namespaces = extras.network
+    ? ['--unshare-user', '--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try']
+    : ['--unshare-all', '--unshare-user'];
   const args = [
-    '--unshare-all',
-    '--unshare-user',
+    ...namespaces,
     '--uid',
     String(SANDBOX_UID),
     '--gid',
@@ -153,16 +180,33 @@ export function bwrapArguments(dir: string, diskBytes: number): string[] {
     if (lstatSync(path).isSymbolicLink()) args.push('--symlink', readlinkSync(path), path);
     else args.push('--ro-bind', path, path);
   }
-  for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
+  const etc = extras.network ? [...ETC_ENTRIES, 'resolv.conf'] : ETC_ENTRIES;
+  for (const entry of etc) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
   const size = String(diskBytes);
   args.push('--proc', '/proc', '--dev', '/dev', '--size', size, '--tmpfs', '/tmp');
   args.push('--ro-bind', dir, CHECKOUT_SOURCE, '--size', size, '--tmpfs', SANDBOX_CHECKOUT);
+  args.push(...layerArguments(extras.layers ?? [], SANDBOX_CHECKOUT, size));
   args.push('--chdir', SANDBOX_CHECKOUT);
   return args;
 }
 
 /** Inside: copy the checkout into its sized tmpfs, then run the command line (`$1`). */
 const START_COMMAND = `cp -a ${CHECKOUT_SOURCE}/. ${SANDBOX_CHECKOUT}/ && exec /bin/sh -c "$1"`;
+/**
+ * Inside, for a capture: the same, the command kept away from descriptor 3; when it exits 0, the
+ * entries it added at the top of the checkout are written to descriptor 3 as a tar stream.
+ */
+const CAPTURE_COMMAND = `cp -a ${CHECKOUT_SOURCE}/. ${SANDBOX_CHECKOUT}/ || exit $?
+/bin/sh -c "$1" 3>&-
+code=$?
+[ "$code" -eq 0 ] || exit "$code"
+set --
+for entry in * .[!.]* ..?*; do
+  if [ -e "$entry" ] || [ -L "$entry" ]; then
+    [ -e "${CHECKOUT_SOURCE}/$entry" ] || [ -L "${CHECKOUT_SOURCE}/$entry" ] || set -- "$@" "$entry"
+  fi
+done
+if [ "$#" -eq 0 ]; then tar -cf - -T /dev/null >&3; else tar -cf - -- "$@" >&3; fi`;
 /** Outside: the first process joins the run's control groups (files up to `--`), then execs the rest. */
 const JOIN_GROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
 
@@ -276,11 +320,14 @@ function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRu
     ...rlimits,
     '--',
     'bwrap',
-    ...bwrapArguments(options.dir, limits.diskBytes),
+    ...bwrapArguments(options.dir, limits.diskBytes, {
+      network: options.network,
+      layers: options.environment ? environmentLayers(options.environment, options.dir) : [],
+    }),
     '--',
     '/bin/sh',
     '-c',
-    START_COMMAND,
+    options.capture ? CAPTURE_COMMAND : START_COMMAND,
     'sh',
     options.command,
   ];
@@ -288,13 +335,13 @@ function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRu
     // Its own process group, so that a kill reaches prlimit, bwrap and its monitor at once.
     const child = spawn('/bin/sh', ['-c', JOIN_GROUPS, 'sh', ...args], {
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', options.capture ? 'pipe' : 'ignore'],
       // Only the search path: the service's environment holds its secrets.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     });
     const tail = new OutputTail(options.maxOutputBytes);
-    child.stdout.on('data', (chunk: Buffer) => tail.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => tail.push(chunk));
+    (child.stdout as Readable).on('data', (chunk: Buffer) => tail.push(chunk));
+    (child.stderr as Readable).on('data', (chunk: Buffer) => tail.push(chunk));
     let timedOut = false;
     let exceeded: SandboxLimit | null = null;
     const kill = () => {
@@ -304,6 +351,10 @@ function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRu
         // Already gone.
       }
     };
+    const archive = child.stdio[3] as Readable | null;
+    // Settles when the capture has taken all the command wrote, or failed (read when it ends).
+    const captured = options.capture && archive ? options.capture(archive) : Promise.resolve();
+    captured.catch(() => {});
     const timer = setTimeout(() => {
       timedOut = true;
       kill();
@@ -329,10 +380,16 @@ function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRu
     });
     child.on('close', async (code) => {
       stop();
+      const captureError = await captured.then(
+        () => null,
+        (error: unknown) => error as Error,
+      );
       exceeded ??= (await group?.exceeded()) ?? null;
       const output = tail.text();
       if (!exceeded && code !== 0 && /No space left on device|File size limit exceeded/.test(output))
         exceeded = 'disk';
+      // What a failed command left is not taken: only a capture after exit code 0 counts.
+      if (captureError && code === 0 && !timedOut && !exceeded) return reject(captureError);
       resolve({
         exitCode: timedOut || exceeded === 'processes' || exceeded === 'memory' ? null : code,
         timedOut,
@@ -343,30 +400,4 @@ function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRu
       });
     });
   });
-}
-
-/** The last `limit` bytes of a stream, however much of it comes. */
-class OutputTail {
-  private chunks: Buffer[] = [];
-  private kept = 0;
-  total = 0;
-  constructor(private readonly limit: number) {}
-
-  push(chunk: Buffer): void {
-    this.total += chunk.length;
-    this.chunks.push(chunk);
-    this.kept += chunk.length;
-    while (this.kept - (this.chunks[0]?.length ?? 0) >= this.limit) {
-      this.kept -= (this.chunks.shift() as Buffer).length;
-    }
-  }
-
-  text(): string {
-    const all = Buffer.concat(this.chunks);
-    // Cut at the limit, then drop a partial UTF-8 character at the start.
-    return all
-      .subarray(Math.max(0, all.length - this.limit))
-      .toString('utf8')
-      .replace(/^\uFFFD+/, '');
-  }
 }

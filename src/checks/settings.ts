@@ -1,7 +1,8 @@
 /**
  * A project's check settings as an admin gives them (`agentjobs project create|update`, the
  * dashboard's project settings), checked in one place so both accept and refuse the same things.
- * A command is refused where the sandbox cannot run: it would never run unsandboxed.
+ * A command (the check command, the setup command, the agent's `run_command`) is refused where the
+ * sandbox cannot run it with every limit enforced: it would never run unsandboxed.
  */
 import {
   CHECK_FAILURE_POLICIES,
@@ -17,7 +18,12 @@ export const MAX_CHECK_COMMAND_CHARS = 2000;
 export class CheckSettingsError extends Error {
   override name = 'CheckSettingsError';
   constructor(
-    readonly field: 'checkCommand' | 'checkTimeoutSeconds' | 'onCheckFailure',
+    readonly field:
+      | 'checkCommand'
+      | 'checkTimeoutSeconds'
+      | 'onCheckFailure'
+      | 'setupCommand'
+      | 'agentCommands',
     message: string,
   ) {
     super(message);
@@ -30,6 +36,9 @@ export interface CheckSettingsInput {
   checkCommand?: string | null;
   checkTimeoutSeconds?: number | null;
   onCheckFailure?: string;
+  /** '' or null removes the command. */
+  setupCommand?: string | null;
+  agentCommands?: boolean;
 }
 
 /**
@@ -43,6 +52,8 @@ export async function parseCheckSettings(
   checkCommand?: string | null;
   checkTimeoutSeconds?: number | null;
   onCheckFailure?: CheckFailurePolicy;
+  setupCommand?: string | null;
+  agentCommands?: boolean;
 }> {
   const out: Awaited<ReturnType<typeof parseCheckSettings>> = {};
   if (input.onCheckFailure !== undefined) {
@@ -62,23 +73,41 @@ export async function parseCheckSettings(
       );
     out.checkTimeoutSeconds = seconds;
   }
-  if (input.checkCommand !== undefined) {
-    const command = input.checkCommand?.trim() ?? '';
-    if (command === '') out.checkCommand = null;
-    else {
-      if (command.length > MAX_CHECK_COMMAND_CHARS || /[\0\r\n]/.test(command))
-        throw new CheckSettingsError(
-          'checkCommand',
-          `must be one line of at most ${MAX_CHECK_COMMAND_CHARS} characters`,
-        );
-      const status = await sandboxStatus(sandbox);
-      if (!status.available)
-        throw new CheckSettingsError(
-          'checkCommand',
-          `cannot be set: commands run only in the sandbox, and it is not available here. ${status.reason}`,
-        );
-      out.checkCommand = command;
-    }
+  if (input.checkCommand !== undefined)
+    out.checkCommand = await parseCommand('checkCommand', input.checkCommand, sandbox);
+  if (input.setupCommand !== undefined)
+    out.setupCommand = await parseCommand('setupCommand', input.setupCommand, sandbox);
+  if (input.agentCommands !== undefined) {
+    if (input.agentCommands) await requireSandbox('agentCommands', 'cannot be turned on', sandbox);
+    out.agentCommands = input.agentCommands;
   }
   return out;
+}
+
+/** A command line to store: null for none; refused where the sandbox cannot run it. */
+async function parseCommand(
+  field: 'checkCommand' | 'setupCommand',
+  given: string | null,
+  sandbox: Pick<SandboxSettings, 'unlimited'>,
+): Promise<string | null> {
+  const command = given?.trim() ?? '';
+  if (command === '') return null;
+  if (command.length > MAX_CHECK_COMMAND_CHARS || /[\0\r\n]/.test(command))
+    throw new CheckSettingsError(field, `must be one line of at most ${MAX_CHECK_COMMAND_CHARS} characters`);
+  await requireSandbox(field, 'cannot be set', sandbox);
+  return command;
+}
+
+/** Fail closed: a command is never enabled where a limit of the sandbox cannot be enforced. */
+async function requireSandbox(
+  field: CheckSettingsError['field'],
+  what: string,
+  sandbox: Pick<SandboxSettings, 'unlimited'>,
+): Promise<void> {
+  const status = await sandboxStatus(sandbox);
+  if (!status.available)
+    throw new CheckSettingsError(
+      field,
+      `${what}: commands run only in the sandbox, and it is not available here. ${status.reason}`,
+    );
 }

@@ -418,7 +418,7 @@ export interface components {
         JobEvent: {
             seq: number;
             /** @enum {string} */
-            type: "status" | "phase" | "message" | "tool_call" | "tool_result" | "plan" | "check" | "commit" | "pull_request" | "usage" | "context" | "error";
+            type: "status" | "phase" | "message" | "tool_call" | "tool_result" | "plan" | "setup" | "check" | "commit" | "pull_request" | "usage" | "context" | "error";
             at: string;
             data: {
                 [key: string]: unknown;

@@ -90,3 +90,14 @@ describe('costs and context', () => {
     expect(() => loadConfig({ AGENTJOBS_MAX_JOB_COST_USD: '0' })).toThrow(/^AGENTJOBS_MAX_JOB_COST_USD:/);
   });
 });
+
+describe('AGENTJOBS_MAX_COMMANDS and AGENTJOBS_SETUP_CACHE_MB', () => {
+  it('default to 20 calls and the sandbox disk limit, and refuse anything but whole numbers', () => {
+    expect(loadConfig({}).checks).toMatchObject({ maxCommands: 20, setupCacheBytes: 1024 * 1024 * 1024 });
+    expect(loadConfig({ AGENTJOBS_CHECK_DISK_MB: '512' }).checks.setupCacheBytes).toBe(512 * 1024 * 1024);
+    const set = loadConfig({ AGENTJOBS_MAX_COMMANDS: '5', AGENTJOBS_SETUP_CACHE_MB: '4096' }).checks;
+    expect(set).toMatchObject({ maxCommands: 5, setupCacheBytes: 4096 * 1024 * 1024 });
+    expect(() => loadConfig({ AGENTJOBS_MAX_COMMANDS: 'many' })).toThrow(/^AGENTJOBS_MAX_COMMANDS:/);
+    expect(() => loadConfig({ AGENTJOBS_SETUP_CACHE_MB: '1.5' })).toThrow(/^AGENTJOBS_SETUP_CACHE_MB:/);
+  });
+});

@@ -100,6 +100,10 @@ export interface ChecksConfig {
   /** Time the built-in checks may spend parsing one file, and all files of a run, in seconds. */
   parseSeconds: number;
   parseRunSeconds: number;
+  /** What a project's setup command may leave (its environment, with the base checkout), in bytes. */
+  setupCacheBytes: number;
+  /** Calls of the agent's `run_command` per run. */
+  maxCommands: number;
 }
 
 export interface MetricsConfig {
@@ -232,6 +236,8 @@ const schema = z.object({
   AGENTJOBS_CHECK_PROCESSES: integer(16, 1_000_000).default(256),
   AGENTJOBS_CHECK_DISK_MB: integer(16, 1_048_576).default(1024),
   AGENTJOBS_SANDBOX_UNLIMITED: boolean.default(false),
+  AGENTJOBS_SETUP_CACHE_MB: integer(16, 1_048_576).optional(),
+  AGENTJOBS_MAX_COMMANDS: integer(0, 10_000).default(20),
   AGENTJOBS_CHECK_PARSE_SECONDS: integer(1, 600).default(5),
   AGENTJOBS_CHECK_PARSE_RUN_SECONDS: integer(1, 3600).default(60),
 });
@@ -328,6 +334,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       },
       parseSeconds: e.AGENTJOBS_CHECK_PARSE_SECONDS,
       parseRunSeconds: e.AGENTJOBS_CHECK_PARSE_RUN_SECONDS,
+      setupCacheBytes: (e.AGENTJOBS_SETUP_CACHE_MB ?? e.AGENTJOBS_CHECK_DISK_MB) * 1024 * 1024,
+      maxCommands: e.AGENTJOBS_MAX_COMMANDS,
     },
   };
   return deepFreeze(config);

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'tool_call',
   'tool_result',
   'plan',
+  'setup',
   'check',
   'commit',
   'pull_request',
@@ -47,6 +48,20 @@ export interface EventData {
   tool_result: { tool: string; ok: boolean; summary: string };
   /** The agent's whole plan after an `update_plan`. */
   plan: { items: PlanEventItem[] };
+  /**
+   * The project's environment before the agent: its setup command ran (`built`), or the cached
+   * environment for the same lockfiles and command was laid in (`reused`), or the command failed.
+   */
+  setup: {
+    status: 'built' | 'reused' | 'failed';
+    command: string;
+    /** The cache key: a hash of the command and the base tree's lockfiles. */
+    key: string;
+    message: string;
+    /** The tail of its output, redacted ('' when reused). */
+    output: string;
+    durationMs: number;
+  };
   /** A check run, and who asked for it (the agent's tool, or the worker in repair round `round`). */
   check: Plain<CheckRun & CheckRequest>;
   /**

@@ -19,6 +19,13 @@ export interface ProjectChecks {
   checkCommand: string | null;
   checkTimeoutSeconds: number;
   onCheckFailure: CheckFailurePolicy;
+  /**
+   * A shell command line run in the sandbox, with network, on the base tree before the agent writes
+   * anything (e.g. `npm ci`); what it leaves in the checkout is laid into every later command's.
+   */
+  setupCommand: string | null;
+  /** Whether the agent has the `run_command` tool (offline, in the sandbox, on the work so far). */
+  agentCommands: boolean;
 }
 
 /** The check settings of a new project. */
@@ -27,6 +34,8 @@ export const DEFAULT_PROJECT_CHECKS: Readonly<ProjectChecks> = {
   checkCommand: null,
   checkTimeoutSeconds: DEFAULT_CHECK_TIMEOUT_SECONDS,
   onCheckFailure: 'draft',
+  setupCommand: null,
+  agentCommands: false,
 };
 
 /** A project as the rest of the service sees it. The host token stays encrypted and out of here. */
@@ -63,6 +72,8 @@ export interface NewProject {
   checkCommand?: string | null;
   checkTimeoutSeconds?: number | null;
   onCheckFailure?: CheckFailurePolicy;
+  setupCommand?: string | null;
+  agentCommands?: boolean;
   dailyBudgetUsd?: number | null;
   closePrOnArchive?: boolean;
 }

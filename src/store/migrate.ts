@@ -15,6 +15,7 @@ import * as m0013 from './migrations/0013_spend_reservations.js';
 import * as m0014 from './migrations/0014_host_events.js';
 import * as m0015 from './migrations/0015_context_repositories.js';
 import * as m0016 from './migrations/0016_run_progress.js';
+import * as m0017 from './migrations/0017_project_environment.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0014_host_events': m0014,
   '0015_context_repositories': m0015,
   '0016_run_progress': m0016,
+  '0017_project_environment': m0017,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -34,6 +34,8 @@ export function toProject(row: ProjectRow): Project {
     checkCommand: row.check_command,
     checkTimeoutSeconds: row.check_timeout_seconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS,
     onCheckFailure: row.on_check_failure as CheckFailurePolicy,
+    setupCommand: row.setup_command ?? null,
+    agentCommands: Number(row.agent_commands ?? 0) === 1,
     dailyBudgetUsd: row.daily_budget_usd === null ? null : Number(row.daily_budget_usd),
     closePrOnArchive: Number(row.close_pr_on_archive ?? 1) === 1,
     createdAt: row.created_at,
@@ -64,6 +66,8 @@ export function projectQueries(db: Db) {
         check_command: input.checkCommand ?? null,
         check_timeout_seconds: input.checkTimeoutSeconds ?? null,
         on_check_failure: input.onCheckFailure ?? 'draft',
+        setup_command: input.setupCommand ?? null,
+        agent_commands: input.agentCommands ? 1 : 0,
         daily_budget_usd: input.dailyBudgetUsd ?? null,
         close_pr_on_archive: input.closePrOnArchive === false ? 0 : 1,
         created_at: now,
@@ -105,6 +109,8 @@ export function projectQueries(db: Db) {
       if (patch.checkCommand !== undefined) set.check_command = patch.checkCommand;
       if (patch.checkTimeoutSeconds !== undefined) set.check_timeout_seconds = patch.checkTimeoutSeconds;
       if (patch.onCheckFailure !== undefined) set.on_check_failure = patch.onCheckFailure;
+      if (patch.setupCommand !== undefined) set.setup_command = patch.setupCommand;
+      if (patch.agentCommands !== undefined) set.agent_commands = patch.agentCommands ? 1 : 0;
       if (patch.dailyBudgetUsd !== undefined) set.daily_budget_usd = patch.dailyBudgetUsd;
       if (patch.closePrOnArchive !== undefined) set.close_pr_on_archive = patch.closePrOnArchive ? 1 : 0;
       if (patch.hostSettings !== undefined)

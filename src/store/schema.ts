@@ -53,6 +53,10 @@ export interface ProjectsTable {
   check_timeout_seconds: number | null;
   /** `draft` | `fail` | `publish`. */
   on_check_failure: Generated<string>;
+  /** Run in the sandbox with network on the base tree before the agent; null for none. */
+  setup_command: string | null;
+  /** 1: the agent has the `run_command` tool; 0: it does not. */
+  agent_commands: Generated<number>;
   created_at: string;
   updated_at: string;
   /** USD the project's jobs may spend per UTC day; null for no budget. */

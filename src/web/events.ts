@@ -71,6 +71,10 @@ export function renderEvent(event: JobEvent): Html {
     }
     case 'plan':
       return line('plan', `updated (${event.data.items.length} items)`);
+    case 'setup': {
+      const { status, message } = event.data;
+      return line('setup', `${status} · ${clip(message, 400)}`, status === 'failed');
+    }
     case 'check': {
       const count = event.data.results.reduce((sum, result) => sum + result.problems.length, 0);
       return line(
@@ -108,6 +112,7 @@ export const REFRESHES = new Set<EventType>([
   'status',
   'phase',
   'plan',
+  'setup',
   'check',
   'commit',
   'pull_request',

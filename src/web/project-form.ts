@@ -48,6 +48,8 @@ const schema = z.object({
   checkCommand: z.string().trim().max(MAX_CHECK_COMMAND_CHARS).default(''),
   checkTimeoutSeconds: optional(z.string().regex(/^\d{1,6}$/, 'must be a number of seconds')),
   onCheckFailure: z.enum(CHECK_FAILURE_POLICIES).default('draft'),
+  setupCommand: z.string().trim().max(MAX_CHECK_COMMAND_CHARS).default(''),
+  agentCommands: z.enum(['on', 'off']).default('off'),
   // Write-only: never rendered back into the form. Empty means "keep the stored one".
   token: z.string().trim().max(20_000).default(''),
 });
@@ -110,6 +112,8 @@ export async function parseProjectForm(
         checkCommand: form.checkCommand,
         checkTimeoutSeconds: form.checkTimeoutSeconds ? Number(form.checkTimeoutSeconds) : null,
         onCheckFailure: form.onCheckFailure,
+        setupCommand: form.setupCommand,
+        agentCommands: form.agentCommands === 'on',
       },
       sandbox,
     );

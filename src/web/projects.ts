@@ -38,6 +38,8 @@ const valuesOf = (project: Project): ProjectFormValues => ({
   checkCommand: project.checkCommand ?? '',
   checkTimeoutSeconds: String(project.checkTimeoutSeconds),
   onCheckFailure: project.onCheckFailure,
+  setupCommand: project.setupCommand ?? '',
+  agentCommands: project.agentCommands ? 'on' : 'off',
 });
 
 /** What the check command's hint adds when the sandbox cannot run it, or runs it without a limit. */
@@ -68,7 +70,7 @@ function projectForm(options: {
       <input type="${attrs.type ?? 'text'}" id="f-${name}" name="${name}" value="${values[name] ?? ''}"${attrs.required ? html` required` : ''}${attrs.placeholder ? html` placeholder="${attrs.placeholder}"` : ''} aria-describedby="h-${name}"${errors[name] ? html` aria-invalid="true"` : ''}>
       ${fieldHint(`h-${name}`, errors[name], hint)}</div>`;
   const select = (
-    name: 'host' | 'publish' | 'builtInChecks' | 'closePrOnArchive' | 'onCheckFailure',
+    name: 'host' | 'publish' | 'builtInChecks' | 'closePrOnArchive' | 'onCheckFailure' | 'agentCommands',
     label: string,
     choices: readonly string[],
     hint: string,
@@ -92,6 +94,8 @@ function projectForm(options: {
       ${select('builtInChecks', 'Built-in checks', ['on', 'off'], 'MDX and Markdown parse, front matter, links, navigation, JSON and YAML, merge conflict markers, on what each job changed.')}
       ${field('checkCommand', 'Check command', `Optional, e.g. vale . or npx mint broken-links: runs in a sandbox (no network, only the checkout writable) on a checkout of the job’s work; a non-zero exit is a failure the agent is asked to fix.${sandboxNote(options.sandbox)}`)}
       ${field('checkTimeoutSeconds', 'Check command time limit (seconds)', 'Default 300.', { type: 'number' })}
+      ${field('setupCommand', 'Setup command', `Optional, e.g. npm ci or pip install -r requirements.txt: runs in the sandbox with network on the base version before the agent starts; what it leaves (node_modules, .venv, …) is kept per lockfile and laid, read-only, into every later command, which runs offline.${sandboxNote(options.sandbox)}`)}
+      ${select('agentCommands', 'Agent commands', ['off', 'on'], 'on: the agent has run_command, to run a command (a build, the framework’s checker) offline in the sandbox on its work and read the exit code and output.')}
       ${select('onCheckFailure', 'When checks still fail', CHECK_FAILURE_POLICIES, 'draft: the pull request opens as a draft listing the problems; fail: the job fails and nothing is published; publish: it is published anyway, with the problems listed.')}
     </fieldset>
     <fieldset><legend>Code host access (not for local)</legend>

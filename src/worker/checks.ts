@@ -8,7 +8,13 @@
  * here with `checks_failed`.
  */
 import { join } from 'node:path';
-import { describeForAgent, hasChecks, runJobChecks, type SandboxSettings } from '../checks/index.js';
+import {
+  describeForAgent,
+  hasChecks,
+  runAgentCommand,
+  runJobChecks,
+  type SandboxSettings,
+} from '../checks/index.js';
 import type { CheckRun } from '../domain/checks.js';
 import type { CheckRequest } from '../domain/events.js';
 import type { Job } from '../domain/job.js';
@@ -58,6 +64,8 @@ export interface CheckLoopInput {
   repairRounds: number;
   /** The limits of the project's command's sandbox. */
   sandbox: SandboxSettings;
+  /** The project's environment (its setup command's), laid into every command's checkout; null for none. */
+  environment: string | null;
   parseSeconds: number;
   parseRunSeconds: number;
   redact: Redactor;
@@ -85,6 +93,7 @@ export function checkRunner(input: CheckLoopInput) {
       settings,
       scratchDir: join(input.dataDir, 'checks', input.job.id),
       sandbox: input.sandbox,
+      environment: input.environment,
       parseBudget: { fileMs: input.parseSeconds * 1000, runMs: input.parseRunSeconds * 1000 },
       redact: input.redact,
       signal: input.signal,
@@ -98,6 +107,18 @@ export function checkRunner(input: CheckLoopInput) {
     run,
     /** For `run_checks`: the problems in words. */
     forAgent: async () => describeForAgent(await run({ by: 'agent' })),
+    /** For `run_command`: a command the model wrote, offline in the sandbox on the work so far. */
+    command: (command: string) =>
+      runAgentCommand({
+        command,
+        timeoutSeconds: project.checkTimeoutSeconds,
+        sandbox: input.sandbox,
+        environment: input.environment,
+        materialize: (target) => input.workspace.materialize(target),
+        scratchDir: join(input.dataDir, 'checks', input.job.id),
+        redact: input.redact,
+        signal: input.signal,
+      }),
   };
 }
 

@@ -37,6 +37,18 @@ export class RepositoryError extends Error {
   override name = 'RepositoryError';
 }
 
+/** The project's setup command failed: nothing else ran. The message ends with its output's tail. */
+export class SetupFailedError extends Error {
+  override name = 'SetupFailedError';
+  constructor(why: string, output: string) {
+    // The job's error keeps MESSAGE_LIMIT characters: the reason, then as much of the end as fits.
+    const room = MESSAGE_LIMIT - why.length - 30;
+    const tail = output.replace(/^Its output( ends with)?:\n…?/, '').trimEnd();
+    if (!tail || room <= 0) super(why);
+    else super(`${why} Its output ends with:\n${tail.length > room ? `…${tail.slice(-room)}` : tail}`);
+  }
+}
+
 const MESSAGE_LIMIT = 1000;
 
 /** The job error for a failure, and whether it was expected (else it is logged as an error). */
@@ -44,6 +56,8 @@ export function jobErrorOf(error: unknown): JobError & { expected: boolean } {
   if (isAgentError(error)) return { code: error.code, message: short(error.message), expected: true };
   if (error instanceof ChecksFailedError)
     return { code: 'checks_failed', message: short(error.message), expected: true };
+  if (error instanceof SetupFailedError)
+    return { code: 'setup_failed', message: short(error.message), expected: true };
   if (error instanceof CodeHostError)
     return { code: error.code, message: short(error.message), expected: true };
   if (error instanceof ContextRepositoryUnavailable)

@@ -1,5 +1,5 @@
 /**
- * One run of a claimed job: preparing (mirror, workspace) → running (the agent) → publishing
+ * One run of a claimed job: preparing (mirror, workspace, the project's environment) → running (the agent) → publishing
  * (commit, push, pull request) → completed; or failed, or stopped. Every store write is fenced by
  * the lease (`store.queue`), and the worker's heartbeat renews it (worker.ts, one statement for all
  * its runs); when the lease is lost or the job archived,
@@ -19,6 +19,7 @@ import { answer } from './phases/agent.js';
 import { checkAndRepairPhase } from './phases/checks.js';
 import { locate, prepare } from './phases/prepare.js';
 import { finishEarlierRun, publishPhase } from './phases/publish.js';
+import { setupPhase } from './phases/setup.js';
 import { closeWorkspace, type RunState, runState } from './phases/state.js';
 import type { RunControl, RunDependencies } from './run-context.js';
 import { settle } from './settle.js';
@@ -74,7 +75,7 @@ async function runJob(deps: RunDependencies, claimed: ClaimedJob, control: RunCo
     const located = await locate(run);
     const published = await deps.store.queue.published(run.job.id);
     if (published) return await finishEarlierRun(located, published);
-    const prepared = await prepare(located);
+    const prepared = await setupPhase(await prepare(located));
     const answered = await answer(prepared);
     const checked = await checkAndRepairPhase(answered);
     await publishPhase(checked);

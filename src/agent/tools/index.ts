@@ -17,6 +17,7 @@ import { listFilesTool } from './list-files.js';
 import { moveFileTool } from './move-file.js';
 import { readFileTool } from './read-file.js';
 import { type CheckRunner, runChecksTool } from './run-checks.js';
+import { type CommandRunner, DEFAULT_MAX_COMMANDS, runCommandTool } from './run-command.js';
 import { searchFilesTool } from './search-files.js';
 import { type PlanItem, updatePlanTool } from './update-plan.js';
 import { writeFileTool } from './write-file.js';
@@ -38,6 +39,10 @@ export interface ToolHooks {
    * `repository`.
    */
   repositories?: ContextRepository[];
+  /** Runs a command for `run_command`; without it, the agent has no such tool. */
+  runCommand?: CommandRunner;
+  /** Calls of `run_command` per run (default `DEFAULT_MAX_COMMANDS`). */
+  maxCommands?: number;
 }
 
 /** Builds the tool set for one run over `workspace`. */
@@ -53,6 +58,9 @@ export function createTools(workspace: Workspace, hooks: ToolHooks) {
     move_file: moveFileTool(context),
     update_plan: updatePlanTool(context, (items) => hooks.onPlan(items)),
     run_checks: runChecksTool(context, hooks.runChecks),
+    ...(hooks.runCommand
+      ? { run_command: runCommandTool(context, hooks.runCommand, hooks.maxCommands ?? DEFAULT_MAX_COMMANDS) }
+      : {}),
   };
 }
 

@@ -49,6 +49,17 @@ describe('job events for people', () => {
       'merge abcdef0123: main into agentjobs/x · conflicts left to resolve in a.md',
     ],
     [
+      event('setup', {
+        status: 'reused',
+        command: 'npm ci',
+        key: 'k',
+        message: 'The environment was reused.',
+        output: '',
+        durationMs: 0,
+      }),
+      'setup reused: The environment was reused.',
+    ],
+    [
       event('plan', { items: [{ status: 'completed' }, { status: 'in_progress' }, { status: 'pending' }] }),
       'plan: 1 of 3 done',
     ],

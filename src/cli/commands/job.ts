@@ -70,6 +70,8 @@ function describeEvent(event: DomainEvent): string {
       const done = items.filter((item) => item.status === 'completed').length;
       return `plan: ${done} of ${items.length} done`;
     }
+    case 'setup':
+      return `setup ${event.data.status}: ${text(event.data.message)}`;
     case 'check':
       return `checks ${event.data.status}${checkCounts(event.data.results)}`;
     case 'commit': {

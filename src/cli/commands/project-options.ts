@@ -41,6 +41,9 @@ export interface CheckOptions {
   checkTimeout?: string;
   onCheckFailure?: string;
   builtInChecks?: boolean;
+  setupCommand?: string;
+  /** `yes` or `no`: whether the agent has the `run_command` tool. */
+  agentCommands?: string;
 }
 
 export interface UpdateOptions extends CheckOptions, OutputOptions {
@@ -120,6 +123,10 @@ export async function checkSettingsOf(options: CheckOptions, sandbox: SandboxSet
           ? { checkTimeoutSeconds: /^\d+$/.test(timeout) ? Number(timeout) : Number.NaN }
           : {}),
         ...(options.onCheckFailure !== undefined ? { onCheckFailure: options.onCheckFailure } : {}),
+        ...(options.setupCommand !== undefined ? { setupCommand: options.setupCommand } : {}),
+        ...(options.agentCommands !== undefined
+          ? { agentCommands: yesOrNo('--agent-commands', options.agentCommands) }
+          : {}),
       },
       sandbox,
     );
@@ -133,6 +140,8 @@ export async function checkSettingsOf(options: CheckOptions, sandbox: SandboxSet
       checkCommand: '--check-command',
       checkTimeoutSeconds: '--check-timeout',
       onCheckFailure: '--on-check-failure',
+      setupCommand: '--setup-command',
+      agentCommands: '--agent-commands',
     }[error.field];
     // Some reasons are whole sentences already (the sandbox's); the others get their full stop here.
     throw new CliError(`${flag} ${error.message}${error.message.endsWith('.') ? '' : '.'}`);
@@ -154,6 +163,14 @@ export function withCheckOptions(command: Command): Command {
       '--on-check-failure <policy>',
       `when checks still fail: ${CHECK_FAILURE_POLICIES.join(', ')} (default draft)`,
     )
+    .option(
+      '--setup-command <command>',
+      'a command run in the sandbox, with network, on the base tree before the agent starts, e.g. "npm ci"; what it leaves (node_modules, …) is cached and laid into every later command ("" removes it)',
+    )
+    .option(
+      '--agent-commands <yes|no>',
+      'whether the agent may run commands (run_command) offline in the sandbox on its work (default no)',
+    )
     .option('--built-in-checks', 'run the built-in checks (the default)')
     .option('--no-built-in-checks', 'do not run the built-in checks')
     .option(
@@ -165,9 +182,13 @@ export function withCheckOptions(command: Command): Command {
 /** `--close-pr-on-archive`, as a project setting. */
 export function closePrOnArchiveOf(options: CheckOptions): { closePrOnArchive?: boolean } {
   if (options.closePrOnArchive === undefined) return {};
-  if (!/^(yes|no)$/.test(options.closePrOnArchive))
-    throw new CliError(`--close-pr-on-archive takes yes or no (got "${options.closePrOnArchive}").`);
-  return { closePrOnArchive: options.closePrOnArchive === 'yes' };
+  return { closePrOnArchive: yesOrNo('--close-pr-on-archive', options.closePrOnArchive) };
+}
+
+/** A `yes|no` flag's value. */
+function yesOrNo(flag: string, value: string): boolean {
+  if (!/^(yes|no)$/.test(value)) throw new CliError(`${flag} takes yes or no (got "${value}").`);
+  return value === 'yes';
 }
 
 /** Where each remote host finds the repository; throws `CodeHostError` when the settings cannot say. */
@@ -186,6 +207,8 @@ export const describe = (project: Project) =>
       project.checkCommand ? `${project.checkCommand} (limit ${project.checkTimeoutSeconds} s)` : 'none',
     ],
     ['on check failure', project.onCheckFailure],
+    ['setup command', project.setupCommand ?? 'none'],
+    ['agent commands', project.agentCommands ? 'yes (run_command, offline in the sandbox)' : 'no'],
     ...(project.host === 'local' ? [] : [['token', project.hasHostToken ? 'stored, encrypted' : 'none']]),
     [
       'daily budget',

@@ -160,7 +160,9 @@ export function registerProjectCommands(program: Command) {
 
   project
     .command('get <id>')
-    .description('Show a project: its settings and its context repositories')
+    .description(
+      'Show a project: its settings (repository, checks, environment and commands, budget) and its context repositories',
+    )
     .option('--json', 'machine-readable output')
     .action(async (id: string, options: OutputOptions) => {
       const shown = await withStore(async (store) => {
@@ -213,7 +215,8 @@ ${describeContextRepositories(shown.contextRepositories)}`,
           createServerCodeHosts(config, store, { secrets: lazySecretBox(config) }),
           found,
         );
-        if (found.checkCommand) checks.push(await sandboxCheck(config.checks.sandbox));
+        if (found.checkCommand || found.setupCommand || found.agentCommands)
+          checks.push(await sandboxCheck(config.checks.sandbox));
         const { checkContextRepositories } = await import('../../jobs/context-repositories.js');
         checks.push(
           ...(await checkContextRepositories(

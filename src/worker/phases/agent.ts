@@ -8,10 +8,10 @@ import { type AgentResult, contextWindowOf, type RunAgentOptions } from '../agen
 import { type CheckLoopInput, type CheckRunner, checkRunner } from '../checks.js';
 import { progressSaver, resumeFrom } from '../progress.js';
 import { spending, stepReservations } from '../usage.js';
-import type { PreparedRun } from './prepare.js';
+import type { EquippedRun } from './setup.js';
 
 /** A run whose agent has answered (or had nothing to answer). */
-export type AnsweredRun = PreparedRun & {
+export type AnsweredRun = EquippedRun & {
   /** The conversation the job had before this run. */
   history: ModelMessage[];
   /** Whether there were new messages, so the agent ran and its work is to be checked. */
@@ -25,7 +25,7 @@ export type AnsweredRun = PreparedRun & {
 };
 
 /** Runs the agent on the job's new messages. */
-export async function answer(run: PreparedRun): Promise<AnsweredRun> {
+export async function answer(run: EquippedRun): Promise<AnsweredRun> {
   const { config, store, metrics } = run.deps;
   const { job, lease } = run;
   const saved = (await store.queue.conversation(job.id)) as ModelMessage[];
@@ -57,6 +57,7 @@ export async function answer(run: PreparedRun): Promise<AnsweredRun> {
     workspace: run.workspace,
     conflicts: run.baseMerge.conflicts,
     dataDir: config.dataDir,
+    environment: run.environment,
     ...config.checks,
     redact: run.redact,
     signal: run.control.main,
@@ -121,5 +122,8 @@ export function agentOptions(
     onProgress: progressSaver(run),
     ...(run.checks.runner.enabled ? { runChecks: run.checks.runner.forAgent } : {}),
     ...(run.contextRepositories.length > 0 ? { contextRepositories: run.contextRepositories } : {}),
+    ...(run.project.agentCommands
+      ? { runCommand: run.checks.runner.command, maxCommands: config.checks.maxCommands }
+      : {}),
   };
 }
