@@ -13,6 +13,7 @@ import { drainingError } from './api/plugins/api-key-auth.js';
 import type { ModelStatus } from './api/plugins/health.js';
 import { startPullRequestCloser } from './background/close-pull-requests.js';
 import { createDeliverer, type Deliverer } from './background/deliverer.js';
+import { createScheduler } from './background/scheduler.js';
 import { createWorker, type Worker } from './background/worker.js';
 import { closeParsePool } from './checks/index.js';
 import type { Config } from './config/config.js';
@@ -266,6 +267,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let worker: Worker | null = null;
   const { metrics, stopRefresh } = processMetrics(store, logger);
   const deliverer = makeDeliverer(config, store, logger, metrics, secrets);
+  // Every role runs schedules; the claim makes each time run once across processes.
+  const scheduler = createScheduler({ store, logger, config });
   // Known once the server listens: with an ephemeral port, the port is part of it.
   let publicUrl = config.publicUrl;
   const hosts = createServerCodeHosts(config, store, { secrets, publicUrl: () => publicUrl, metrics });
@@ -297,6 +300,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await worker.start();
     }
     await deliverer.start();
+    await scheduler.start();
     // Every role closes archived jobs' pull requests, as every role delivers webhooks.
     closer = await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
     announceModel(config, logger);
@@ -313,7 +317,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       worker,
       async stop() {
         lifecycle.draining = true;
-        await Promise.all([app.close(), worker?.stop(), deliverer.stop(), closer?.stop()]);
+        await Promise.all([app.close(), worker?.stop(), deliverer.stop(), scheduler.stop(), closer?.stop()]);
         // After the worker: its checks may be parsing until it stops.
         await closeParsePool();
         stopRefresh();
@@ -322,7 +326,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     };
   } catch (error) {
     stopRefresh();
-    await Promise.all([worker?.stop({ graceMs: 0 }), deliverer.stop()]);
+    await Promise.all([worker?.stop({ graceMs: 0 }), deliverer.stop(), scheduler.stop()]);
     await store.close();
     throw error;
   }
@@ -350,6 +354,7 @@ export async function startWorkerProcess(
   const store = await openStore(config);
   const { metrics, stopRefresh } = processMetrics(store, logger);
   const deliverer = makeDeliverer(config, store, logger, metrics, secrets);
+  const scheduler = createScheduler({ store, logger, config });
   let metricsServer: MetricsServer | null = null;
   try {
     const hosts = createServerCodeHosts(config, store, { secrets, metrics });
@@ -364,6 +369,7 @@ export async function startWorkerProcess(
     }
     await worker.start();
     await deliverer.start();
+    await scheduler.start();
     const closer = await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
     announceModel(config, logger);
     logger.info(
@@ -380,7 +386,13 @@ export async function startWorkerProcess(
       store,
       logger,
       async stop() {
-        await Promise.all([worker.stop(), deliverer.stop(), closer.stop(), metricsServer?.close()]);
+        await Promise.all([
+          worker.stop(),
+          deliverer.stop(),
+          scheduler.stop(),
+          closer.stop(),
+          metricsServer?.close(),
+        ]);
         await closeParsePool();
         stopRefresh();
         await store.close();
@@ -388,7 +400,7 @@ export async function startWorkerProcess(
     };
   } catch (error) {
     stopRefresh();
-    await Promise.all([deliverer.stop(), metricsServer?.close()]);
+    await Promise.all([deliverer.stop(), scheduler.stop(), metricsServer?.close()]);
     await store.close();
     throw error;
   }

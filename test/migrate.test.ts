@@ -56,6 +56,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0011_close_pr_on_archive',
         '0012_pull_request_base',
         '0013_spend_reservations',
+        '0014_automations',
       ]);
 
       const db = openDb({ url: database.url });

@@ -13,6 +13,7 @@ import { jsonBody } from './plugins/json-body.js';
 import type { Lifecycle } from './plugins/lifecycle.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openApi } from './plugins/openapi.js';
+import { type AutomationRoutesOptions, automationRoutes } from './routes/automations.js';
 import { eventRoutes } from './routes/events.js';
 import { jobRoutes } from './routes/jobs.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -29,6 +30,11 @@ export interface AppOptions {
   modelStatus?: ModelStatus;
   /** The process's secret box (`lazySecretBox`), for webhook signing secrets. */
   secrets: () => SecretBox;
+  /**
+   * What the automation routes look up elsewhere: the names of a project's context repositories
+   * (none without it) and whether a job's pull request is open (the default rule without it).
+   */
+  automations?: Pick<AutomationRoutesOptions, 'contextRepositoryNames' | 'pullRequestOpen'>;
 }
 
 /**
@@ -43,6 +49,7 @@ export async function buildApp({
   metrics,
   modelStatus,
   secrets,
+  automations,
 }: AppOptions) {
   const app = Fastify(serverOptions(config, logger)).withTypeProvider<ZodTypeProvider>();
   limitConnections(app.server, config.limits.maxConnections, logger);
@@ -67,6 +74,7 @@ export async function buildApp({
     await v2.register(apiKeyAuth, { store, lifecycle });
     await v2.register(jobRoutes, { config, store });
     await v2.register(webhookRoutes, { config, store, secrets });
+    await v2.register(automationRoutes, { config, store, ...automations });
     await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRIGGER_TYPES } from '../domain/automation.js';
 import { EVENT_TYPES } from '../domain/events.js';
 import { JOB_PHASES, JOB_STATUSES } from '../domain/job.js';
 
@@ -88,6 +89,7 @@ const JOB_EXAMPLE = {
   filesChanged: 1,
   checks: null,
   draft: false,
+  trigger: null,
 };
 
 const checkStatus = z.enum(['passed', 'failed', 'error']);
@@ -165,6 +167,14 @@ export const jobSchema = z
       .nullable()
       .describe("The latest run of the checks on the job's work; null before the first"),
     draft: z.boolean().describe('Whether the pull request was asked for as a draft'),
+    trigger: z
+      .object({
+        type: z.enum(TRIGGER_TYPES),
+        automationId: z.string(),
+        source: z.string().describe('A URL, a commit id, a schedule time, or `manual`'),
+      })
+      .nullable()
+      .describe('What started the job when an automation made it; null for jobs made through the API'),
   })
   .meta({
     id: 'Job',

@@ -1,4 +1,5 @@
 import transliterate from '@sindresorhus/transliterate';
+import type { AutomationJobTrigger } from './automation.js';
 import type { CheckRun } from './checks.js';
 import { AppError } from './errors.js';
 
@@ -115,6 +116,8 @@ export interface Job {
   /** The latest run of the job's checks; null before any ran. */
   checks: CheckRun | null;
   draft: boolean;
+  /** What started the job when an automation made it; null for jobs made through the API. */
+  trigger: AutomationJobTrigger | null;
 }
 
 /**

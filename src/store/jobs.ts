@@ -1,3 +1,4 @@
+import type { AutomationJobTrigger } from '../domain/automation.js';
 import type { CheckRun } from '../domain/checks.js';
 import { AppError } from '../domain/errors.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
@@ -24,6 +25,8 @@ export interface NewJob {
   baseRef: string;
   repository: string;
   draft: boolean;
+  /** What started the job, when an automation made it. */
+  trigger?: AutomationJobTrigger;
   /** Ties the job to the request's idempotency reservation in the same transaction. */
   idempotency?: Claim;
   /**
@@ -70,6 +73,7 @@ export function toJob(row: JobRow): Job {
     filesChanged: Number(row.files_changed),
     checks: row.checks ? (JSON.parse(row.checks) as CheckRun) : null,
     draft: Number(row.draft) === 1,
+    trigger: row.trigger ? (JSON.parse(row.trigger) as AutomationJobTrigger) : null,
   };
 }
 
@@ -177,6 +181,7 @@ export function jobQueries(db: Db) {
         archived_at: null,
         pr_close_due_at: null,
         pr_close_attempts: 0,
+        trigger: input.trigger ? JSON.stringify(input.trigger) : null,
       };
       return db.write(async (trx) => {
         if (input.maxActive) await refuseOverCap(db, trx, input.projectId, input.maxActive);

@@ -12,6 +12,7 @@ import * as m0010 from './migrations/0010_idempotency_owner.js';
 import * as m0011 from './migrations/0011_close_pr_on_archive.js';
 import * as m0012 from './migrations/0012_pull_request_base.js';
 import * as m0013 from './migrations/0013_spend_reservations.js';
+import * as m0014 from './migrations/0014_automations.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0011_close_pr_on_archive': m0011,
   '0012_pull_request_base': m0012,
   '0013_spend_reservations': m0013,
+  '0014_automations': m0014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

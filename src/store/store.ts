@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { adminQueries } from './admin.js';
 import { apiKeyQueries } from './api-keys.js';
+import { automationQueries } from './automations.js';
 import type { Db } from './db.js';
 import { eventQueries } from './events.js';
 import { idempotencyQueries } from './idempotency.js';
@@ -41,6 +42,8 @@ export interface Store {
   spend: ReturnType<typeof spendQueries>;
   /** Webhook endpoints, their delivery log, and the deliverers' claim (see `webhooks/`). */
   webhooks: ReturnType<typeof webhookQueries>;
+  /** Automations and their runs; the scheduler's claim of a schedule's time. */
+  automations: ReturnType<typeof automationQueries>;
   /** Database-wide figures for the metrics gauges. */
   stats: ReturnType<typeof statsQueries>;
   /**
@@ -69,6 +72,7 @@ export function createStore(db: Db): Store {
     admin: adminQueries(db),
     spend: spendQueries(db),
     webhooks: webhookQueries(db),
+    automations: automationQueries(db),
     stats: statsQueries(db),
     isTransient: db.isTransient,
     ping: async () => {
