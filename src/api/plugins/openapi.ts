@@ -14,6 +14,11 @@ export const OPENAPI_TAGS = [
   { name: 'Jobs', description: 'Create jobs, follow them, send follow-ups, archive them.' },
   { name: 'Events', description: "A job's activity, as a JSON page or a live Server-Sent Events stream." },
   { name: 'Webhooks', description: 'Endpoints that get job events pushed, and their delivery logs.' },
+  {
+    name: 'Automations',
+    description:
+      'Jobs that start themselves: on a schedule, a code change, a comment, or on demand; and their runs.',
+  },
 ] as const;
 
 /**
