@@ -102,6 +102,7 @@ export function automationQueries(db: Db) {
         base_ref: input.baseRef,
         allowed_authors: JSON.stringify(input.allowedAuthors),
         last_job_id: null,
+        last_head: null,
         created_at: at,
         updated_at: at,
         last_run_at: null,
@@ -228,6 +229,41 @@ export function automationQueries(db: Db) {
           .executeTakeFirst(),
       );
       return Number(result.numUpdatedRows) === 1;
+    },
+
+    /**
+     * Takes `head` as the watched branch's new head; false when it was seen already (another
+     * event, or another process, took it). Returns the head seen before it too.
+     */
+    async claimHead(
+      automationId: string,
+      head: string,
+    ): Promise<{ claimed: boolean; previous: string | null }> {
+      return db.write(async (trx) => {
+        const row = await db
+          .lockForUpdate(trx.selectFrom('automations').select('last_head').where('id', '=', automationId))
+          .executeTakeFirst();
+        if (!row || row.last_head === head) return { claimed: false, previous: row?.last_head ?? null };
+        await trx
+          .updateTable('automations')
+          .set({ last_head: head })
+          .where('id', '=', automationId)
+          .execute();
+        return { claimed: true, previous: row.last_head };
+      });
+    },
+
+    /** The project's job whose pull request is at `url`, if a job opened it. */
+    async jobIdByPullRequest(projectId: string, url: string): Promise<string | undefined> {
+      const row = await db
+        .read()
+        .selectFrom('jobs')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('pr_link', '=', url)
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+      return row?.id;
     },
 
     /** Records a run, and on the automation the time of its last run and its latest job. */

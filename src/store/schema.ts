@@ -323,6 +323,8 @@ export interface AutomationsTable {
   allowed_authors: string;
   /** The latest job a run created or grouped into: what grouping follows up on. */
   last_job_id: string | null;
+  /** The watched branch's head last seen (code and content changes); null before any. */
+  last_head: string | null;
   created_at: string;
   updated_at: string;
   last_run_at: string | null;

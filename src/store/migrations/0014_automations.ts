@@ -5,6 +5,9 @@ import type { Kysely } from 'kysely';
  * and the job field `trigger` (what started a job an automation made; null for API jobs).
  * - `automations.next_run_at`: a schedule's next time; the scheduler claims a time by moving it on
  *   with a conditional update, so only one process runs each time.
+ * - `automations.last_head`: the head of the watched branch last seen (code and content changes);
+ *   a run takes a new head with a conditional update, so a head reported twice (by a push and a
+ *   merged pull request, by a hook and the poll) starts one run.
  * - `automation_runs.scheduled_for`: the schedule time a run was for; unique per automation, a
  *   second guard against a time run twice.
  */
@@ -24,6 +27,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('base_ref', 'text')
     .addColumn('allowed_authors', 'text', (c) => c.notNull().defaultTo('[]'))
     .addColumn('last_job_id', 'text')
+    .addColumn('last_head', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('last_run_at', 'text')
