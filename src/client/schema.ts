@@ -560,7 +560,7 @@ export interface components {
             projectId: string;
             url: string;
             description: string;
-            events: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed")[] | null;
+            events: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed" | "automation.run")[] | null;
             enabled: boolean;
             disabledReason: string | null;
             failingSince: string | null;
@@ -573,7 +573,7 @@ export interface components {
             projectId: string;
             url: string;
             description: string;
-            events: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed")[] | null;
+            events: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed" | "automation.run")[] | null;
             enabled: boolean;
             disabledReason: string | null;
             failingSince: string | null;
@@ -589,7 +589,7 @@ export interface components {
             event: {
                 id: string;
                 /** @enum {string} */
-                type: "job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed";
+                type: "job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed" | "automation.run";
                 timestamp: string;
                 data: {
                     [key: string]: unknown;
@@ -1190,7 +1190,7 @@ export interface operations {
                     /** @description The receiver, http(s) */
                     url: string;
                     /** @description Event types to send; absent, null or empty: all of them */
-                    events?: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed")[] | null;
+                    events?: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed" | "automation.run")[] | null;
                     description?: string;
                 };
             };
@@ -1415,7 +1415,7 @@ export interface operations {
                     /** @description The receiver, http(s) */
                     url?: string;
                     /** @description Event types to send; absent, null or empty: all of them */
-                    events?: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed")[] | null;
+                    events?: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed" | "automation.run")[] | null;
                     enabled?: boolean;
                     description?: string;
                 };

@@ -13,8 +13,11 @@ import {
   type TriggerType,
 } from '../domain/automation.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
+import { redactSecrets, redactValue } from '../domain/redact.js';
 import type { Db } from './db.js';
+import { readJob } from './jobs.js';
 import type { AutomationRow, AutomationRunRow } from './schema.js';
+import { outgoingEvents } from './webhooks/outbox.js';
 
 /** A new automation, every field decided (the defaults are the caller's). */
 export interface NewAutomation {
@@ -77,6 +80,7 @@ export function toRun(row: AutomationRunRow): AutomationRun {
 }
 
 export function automationQueries(db: Db) {
+  const emit = outgoingEvents(db);
   const rowOf = (projectId: string, automationId: string) =>
     db
       .read()
@@ -266,7 +270,10 @@ export function automationQueries(db: Db) {
       return row?.id;
     },
 
-    /** Records a run, and on the automation the time of its last run and its latest job. */
+    /**
+     * Records a run, and on the automation the time of its last run and its latest job; the
+     * webhook event `automation.run` goes out with it (a skipped run too, so operators can alert).
+     */
     async recordRun(input: NewAutomationRun, now = new Date()): Promise<AutomationRun> {
       const at = now.toISOString();
       const row: AutomationRunRow = {
@@ -281,15 +288,29 @@ export function automationQueries(db: Db) {
         job_id: input.jobId,
         scheduled_for: input.scheduledFor ?? null,
       };
+      const run = toRun(row);
       await db.write(async (trx) => {
         await trx.insertInto('automation_runs').values(row).execute();
-        await trx
+        const automation = await trx
           .updateTable('automations')
           .set({ last_run_at: at, ...(input.jobId ? { last_job_id: input.jobId } : {}) })
           .where('id', '=', input.automation.id)
-          .execute();
+          .returning(['id', 'name'])
+          .executeTakeFirst();
+        const job = input.jobId ? await readJob(trx, input.jobId) : null;
+        await emit(trx, {
+          projectId: input.automation.projectId,
+          jobId: input.jobId,
+          type: 'automation.run',
+          // The job quotes its prompt, and a prompt may hold a key.
+          data: {
+            run,
+            automation: automation ?? { id: input.automation.id, name: '' },
+            job: job && redactValue(job, redactSecrets),
+          },
+        });
       });
-      return toRun(row);
+      return run;
     },
 
     /** Runs newest first; `before` is the previous page's last run id. */

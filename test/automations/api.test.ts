@@ -267,4 +267,41 @@ describe.each(testDialects())('automations over the API, on %s', (dialect) => {
     expect(ids).toEqual([...ids].sort().reverse());
     expect((await send(t, 'GET', `${base(t)}/${automation.id}/runs?cursor=%%%`)).statusCode).toBe(400);
   });
+
+  it('sends the webhook event automation.run for every run, a skipped one too', async () => {
+    const other = await appWith();
+    others.push(other);
+    await other.store.webhooks.create(
+      {
+        projectId: other.project.id,
+        url: 'http://127.0.0.1:9/hook',
+        events: ['automation.run'],
+        description: '',
+      },
+      other.secrets(),
+    );
+    const enabled = await create(other, manual({ name: 'On', group: false }));
+    const disabled = await create(other, manual({ name: 'Off', enabled: false }));
+    const job = jobSchema.parse((await trigger(other, enabled.id)).json());
+    expect((await trigger(other, disabled.id)).statusCode).toBe(409);
+    const rows = await other.database.db.kysely
+      .selectFrom('webhook_events')
+      .selectAll()
+      .where('project_id', '=', other.project.id)
+      .orderBy('id')
+      .execute();
+    expect(rows.map((row) => row.type)).toEqual(['automation.run', 'automation.run']);
+    const [created, skipped] = rows.map((row) => JSON.parse(row.payload));
+    expect(created).toMatchObject({
+      type: 'automation.run',
+      data: {
+        run: { outcome: 'created', jobId: job.id, automationId: enabled.id },
+        automation: { id: enabled.id, name: 'On' },
+        job: { id: job.id, trigger: { automationId: enabled.id } },
+      },
+    });
+    expect(skipped).toMatchObject({
+      data: { run: { outcome: 'skipped', reason: 'disabled' }, automation: { id: disabled.id }, job: null },
+    });
+  });
 });
