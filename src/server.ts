@@ -144,7 +144,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   const app = await buildApp({ ...options, lifecycle });
   // MCP beside the v2 routes, over the same job operations; it checks keys as the API does.
   await app.register(mcpRoutes, {
-    deps: { store, config, log: options.logger },
+    deps: { store, config, automations: config.automations, log: options.logger },
     admit: async (request, access) => {
       if (lifecycle.draining && access.scope === 'write') throw drainingError();
       return admit(store, request, access);
