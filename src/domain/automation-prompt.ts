@@ -112,3 +112,19 @@ export function renderPrompt(
 const firstLine = (message: string) => message.split('\n', 1)[0] ?? '';
 
 const absentAll = (names: string[]) => Object.fromEntries(names.map((name) => [name, ABSENT]));
+
+/**
+ * The pull request's record of the automation runs that made or continued its job: a line per
+ * run, with when, what triggered it, and a link when the source is one. Empty without runs.
+ */
+export function runLines(runs: readonly { at: string; trigger: { type: string; source: string } }[]): string {
+  if (runs.length === 0) return '';
+  const lines = runs.map(({ at, trigger }) => {
+    const when = `${at.slice(0, 16).replace('T', ' ')} UTC`;
+    const source = /^https?:\/\//.test(trigger.source)
+      ? `[${trigger.source}](${trigger.source})`
+      : `\`${trigger.source}\``;
+    return `- ${when}: ${trigger.type.replace('_', ' ')}, ${source}`;
+  });
+  return `Automation runs:\n${lines.join('\n')}`;
+}

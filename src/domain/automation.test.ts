@@ -7,7 +7,7 @@ import {
   templatePlaceholders,
   templateVariables,
 } from './automation.js';
-import { cutDiff, DATA_BLOCK_LABEL, renderPrompt } from './automation-prompt.js';
+import { cutDiff, DATA_BLOCK_LABEL, renderPrompt, runLines } from './automation-prompt.js';
 import { AUTOMATION_TEMPLATES } from './automation-templates.js';
 
 const ruleOf = (fn: () => unknown) => {
@@ -116,5 +116,22 @@ describe('rendering a prompt', () => {
     expect(prompt).not.toContain('body');
     expect(prompt).toContain('[diff cut at 1000 of 5000 characters');
     expect(cutDiff('short', 1000)).toBe('short');
+  });
+});
+
+describe("the pull request's line per run", () => {
+  it('says when, what and where, with a link for a URL', () => {
+    expect(runLines([])).toBe('');
+    expect(
+      runLines([
+        { at: '2026-11-26T14:05:09.123Z', trigger: { type: 'code_change', source: 'abc123' } },
+        {
+          at: '2026-11-27T08:00:00.000Z',
+          trigger: { type: 'comment', source: 'https://github.com/a/b/pull/1#c2' },
+        },
+      ]),
+    ).toBe(
+      'Automation runs:\n- 2026-11-26 14:05 UTC: code change, `abc123`\n- 2026-11-27 08:00 UTC: comment, [https://github.com/a/b/pull/1#c2](https://github.com/a/b/pull/1#c2)',
+    );
   });
 });

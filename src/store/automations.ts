@@ -313,6 +313,20 @@ export function automationQueries(db: Db) {
       return run;
     },
 
+    /** The runs that created or continued `jobId`, oldest first (the pull request lists them). */
+    async runsOfJob(jobId: string, limit = 100): Promise<AutomationRun[]> {
+      const rows = await db
+        .read()
+        .selectFrom('automation_runs')
+        .selectAll()
+        .where('job_id', '=', jobId)
+        .where('outcome', '!=', 'skipped')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map(toRun);
+    },
+
     /** Runs newest first; `before` is the previous page's last run id. */
     async runs(
       automationId: string,
