@@ -44,7 +44,7 @@ function makeDeliverer(
   metrics: Metrics,
   secrets: () => SecretBox,
 ): Deliverer {
-  const deliverer = createDeliverer({
+  return createDeliverer({
     store,
     logger,
     config: config.webhooks,
@@ -52,7 +52,6 @@ function makeDeliverer(
     pollMs: config.worker.pollMs,
     onAttempt: (outcome) => metrics.webhookDelivery(outcome),
   });
-  return deliverer;
 }
 
 export interface RunningServer {
@@ -386,13 +385,8 @@ export async function startWorkerProcess(
       store,
       logger,
       async stop() {
-        await Promise.all([
-          worker.stop(),
-          deliverer.stop(),
-          scheduler.stop(),
-          closer.stop(),
-          metricsServer?.close(),
-        ]);
+        const background = [deliverer.stop(), scheduler.stop(), closer.stop()];
+        await Promise.all([worker.stop(), ...background, metricsServer?.close()]);
         await closeParsePool();
         stopRefresh();
         await store.close();

@@ -285,6 +285,28 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
     expect((await runsOf(automation.id)).map((run) => run.reason)).toEqual(['untrusted_author', null, null]);
   });
 
+  it('makes one job of a head reported many times at once (hook deliveries and the poll racing)', async () => {
+    const { project, automation } = await projectWith({
+      type: 'code_change',
+      repository: 'product',
+      branch: 'main',
+      paths: null,
+    });
+    const reports = Array.from({ length: 20 }, (_, index) =>
+      processHostEvent(
+        deps,
+        received(project.id, push('main', sha('00'), sha('77')), index % 2 ? 'poll' : 'github'),
+      ),
+    );
+    const outcomes = (await Promise.all(reports)).flatMap((outcome) =>
+      outcome.runs.map((run) => run.outcome),
+    );
+    expect(outcomes.filter((outcome) => outcome === 'created')).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome === 'skipped')).toHaveLength(19);
+    expect(await jobsOf(project)).toHaveLength(1);
+    expect((await runsOf(automation.id)).filter((run) => run.reason === 'duplicate')).toHaveLength(19);
+  });
+
   it('records a repeated delivery as a duplicate and starts nothing', async () => {
     const { project } = await projectWith({
       type: 'code_change',
