@@ -10,6 +10,7 @@ import { createLanguageModel, type ModelSettings } from './agent/models.js';
 import { type AppOptions, buildApp } from './api/app.js';
 import { admit } from './api/auth.js';
 import type { ModelStatus } from './api/plugins/health.js';
+import { createAutomationLoops } from './background/automations.js';
 import { startPullRequestCloser } from './background/close-pull-requests.js';
 import { createDeliverer, type Deliverer } from './background/deliverer.js';
 import { createWorker, type Worker } from './background/worker.js';
@@ -43,7 +44,7 @@ function makeDeliverer(
   metrics: Metrics,
   secrets: () => SecretBox,
 ): Deliverer {
-  const deliverer = createDeliverer({
+  return createDeliverer({
     store,
     logger,
     config: config.webhooks,
@@ -51,7 +52,6 @@ function makeDeliverer(
     pollMs: config.worker.pollMs,
     onAttempt: (outcome) => metrics.webhookDelivery(outcome),
   });
-  return deliverer;
 }
 
 export interface RunningServer {
@@ -143,7 +143,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   const app = await buildApp({ ...options, lifecycle });
   // MCP beside the v2 routes, over the same job operations; it checks keys as the API does.
   await app.register(mcpRoutes, {
-    deps: { store, config, log: options.logger },
+    deps: { store, config, automations: config.automations, log: options.logger },
     admit: async (request, access) => {
       if (lifecycle.draining && access.scope === 'write') throw drainingError();
       return admit(store, request, access);
@@ -270,6 +270,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let worker: Worker | null = null;
   const { metrics, stopRefresh } = processMetrics(store, logger);
   const deliverer = makeDeliverer(config, store, logger, metrics, secrets);
+  // Every role runs schedules and code-host events; the claims make each run once across processes.
+  const automations = createAutomationLoops({ store, logger, config });
   // Known once the server listens: with an ephemeral port, the port is part of it.
   let publicUrl = config.publicUrl;
   const hosts = createServerCodeHosts(config, store, { secrets, publicUrl: () => publicUrl, metrics });
@@ -301,6 +303,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await worker.start();
     }
     await deliverer.start();
+    await automations.start();
     // Every role closes archived jobs' pull requests, as every role delivers webhooks.
     closer = await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
     announceModel(config, logger);
@@ -317,7 +320,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       worker,
       async stop() {
         lifecycle.draining = true;
-        await Promise.all([app.close(), worker?.stop(), deliverer.stop(), closer?.stop()]);
+        await Promise.all([
+          app.close(),
+          worker?.stop(),
+          deliverer.stop(),
+          automations.stop(),
+          closer?.stop(),
+        ]);
         // After the worker: its checks may be parsing until it stops.
         await closeParsePool();
         stopRefresh();
@@ -326,7 +335,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     };
   } catch (error) {
     stopRefresh();
-    await Promise.all([worker?.stop({ graceMs: 0 }), deliverer.stop()]);
+    await Promise.all([worker?.stop({ graceMs: 0 }), deliverer.stop(), automations.stop()]);
     await store.close();
     throw error;
   }
@@ -354,6 +363,7 @@ export async function startWorkerProcess(
   const store = await openStore(config);
   const { metrics, stopRefresh } = processMetrics(store, logger);
   const deliverer = makeDeliverer(config, store, logger, metrics, secrets);
+  const automations = createAutomationLoops({ store, logger, config });
   let metricsServer: MetricsServer | null = null;
   try {
     const hosts = createServerCodeHosts(config, store, { secrets, metrics });
@@ -368,6 +378,7 @@ export async function startWorkerProcess(
     }
     await worker.start();
     await deliverer.start();
+    await automations.start();
     const closer = await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
     announceModel(config, logger);
     logger.info(
@@ -384,7 +395,8 @@ export async function startWorkerProcess(
       store,
       logger,
       async stop() {
-        await Promise.all([worker.stop(), deliverer.stop(), closer.stop(), metricsServer?.close()]);
+        const background = [deliverer.stop(), automations.stop(), closer.stop()];
+        await Promise.all([worker.stop(), ...background, metricsServer?.close()]);
         await closeParsePool();
         stopRefresh();
         await store.close();
@@ -392,7 +404,7 @@ export async function startWorkerProcess(
     };
   } catch (error) {
     stopRefresh();
-    await Promise.all([deliverer.stop(), metricsServer?.close()]);
+    await Promise.all([deliverer.stop(), automations.stop(), metricsServer?.close()]);
     await store.close();
     throw error;
   }

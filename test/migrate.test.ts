@@ -60,6 +60,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0015_context_repositories',
         '0016_run_progress',
         '0017_project_environment',
+        '0018_automations',
       ]);
 
       const db = openDb({ url: database.url });

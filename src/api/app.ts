@@ -3,8 +3,10 @@ import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-z
 import type { Config } from '../config/config.js';
 import { installErrorHandling } from '../http/errors.js';
 import type { Lifecycle } from '../http/lifecycle.js';
+import { processHostEvent } from '../jobs/host-events.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/index.js';
+import type { RecordResult } from '../store/host-events.js';
 import type { SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
 import { limitConnections, serverOptions } from './http-server.js';
@@ -13,6 +15,7 @@ import { healthRoutes, type ModelStatus } from './plugins/health.js';
 import { jsonBody } from './plugins/json-body.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openApi } from './plugins/openapi.js';
+import { type AutomationRoutesOptions, automationRoutes } from './routes/automations.js';
 import { eventRoutes } from './routes/events.js';
 import { type HookRoutesOptions, hookRoutes } from './routes/hooks.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -32,6 +35,11 @@ export interface AppOptions {
   secrets: () => SecretBox;
   /** What the code-host webhook receiver is given beyond the store (context repositories, the automations' note of each delivery). */
   hooks?: Pick<HookRoutesOptions, 'contextCandidates' | 'onRecorded'>;
+  /**
+   * What the automation routes look up elsewhere: the names of a project's context repositories
+   * (none without it) and whether a job's pull request is open (the default rule without it).
+   */
+  automations?: Pick<AutomationRoutesOptions, 'contextRepositoryNames' | 'pullRequestOpen'>;
 }
 
 /**
@@ -47,6 +55,7 @@ export async function buildApp({
   modelStatus,
   secrets,
   hooks,
+  automations,
 }: AppOptions) {
   const app = Fastify(serverOptions(config, logger)).withTypeProvider<ZodTypeProvider>();
   limitConnections(app.server, config.limits.maxConnections, logger);
@@ -67,13 +76,20 @@ export async function buildApp({
   await app.register(healthRoutes, { store, lifecycle, modelStatus });
 
   // The code hosts' webhooks: no API key, the host's signature; a raw-body parser of their own.
-  await app.register(hookRoutes, { store, secrets, ...hooks });
+  // A repeated delivery starts nothing; each automation it concerns records a `duplicate` run.
+  const noteDuplicate = async (result: RecordResult) => {
+    if (!result.duplicate) return;
+    const deps = { store, config, automations: config.automations, log: logger };
+    await processHostEvent(deps, result.event, { duplicate: true });
+  };
+  await app.register(hookRoutes, { store, secrets, onRecorded: noteDuplicate, ...hooks });
 
   // The v2 routes, each behind an admin API key.
   await app.register(async (v2) => {
     await v2.register(apiKeyAuth, { store, lifecycle });
     await v2.register(jobRoutes, { config, store });
     await v2.register(webhookRoutes, { config, store, secrets });
+    await v2.register(automationRoutes, { config, store, ...automations });
     await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRIGGER_TYPES } from '../domain/automation.js';
 import { EVENT_TYPES } from '../domain/events.js';
 import { JOB_PHASES, JOB_STATUSES } from '../domain/job.js';
 
@@ -89,6 +90,7 @@ const JOB_EXAMPLE = {
   checks: null,
   draft: false,
   contextRepositories: [{ name: 'code', ref: 'main', commit: '4b825dc642cb6eb9a060e54bf8d69288fbee4904' }],
+  trigger: null,
 };
 
 const checkStatus = z.enum(['passed', 'failed', 'error']);
@@ -179,6 +181,14 @@ export const jobSchema = z
       .describe(
         "Extension: the project's context repositories (read-only sources of the agent) as the job's latest run read them; empty when the project has none or no run has fetched them yet",
       ),
+    trigger: z
+      .object({
+        type: z.enum(TRIGGER_TYPES),
+        automationId: z.string(),
+        source: z.string().describe('A URL, a commit id, a schedule time, or `manual`'),
+      })
+      .nullable()
+      .describe('What started the job when an automation made it; null for jobs made through the API'),
   })
   .meta({
     id: 'Job',

@@ -1,4 +1,5 @@
 import createFetchClient from 'openapi-fetch';
+import { automationCalls } from './automations.js';
 import { AgentJobsError, errorFromResponse, unreachable } from './errors.js';
 import { type EventStreamOptions, streamJobEvents } from './events.js';
 import { type FetchFunction, type RetryOptions, retryingFetch, sleep } from './retry.js';
@@ -85,8 +86,12 @@ export function createClient(options: ClientOptions) {
     return result.data as T;
   }
 
-  /** A request to a path the generated types do not know yet (the webhook routes). */
-  const request: Requester = async (method, path, init = {}) => {
+  /** A request by path, answering its status and parsed body (the webhook and automation calls). */
+  const send = async (
+    method: Parameters<Requester>[0],
+    path: string,
+    init: Parameters<Requester>[2] = {},
+  ) => {
     const url = new URL(`${baseUrl}${path}`);
     for (const [name, value] of Object.entries(init.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
@@ -115,8 +120,9 @@ export function createClient(options: ClientOptions) {
       body = undefined;
     }
     if (!response.ok) throw errorFromResponse(response, body);
-    return body as never;
+    return { status: response.status, body: body as never };
   };
+  const request: Requester = async (method, path, init) => (await send(method, path, init)).body;
 
   const jobPath = (call: CallOptions, jobId: string) => ({ path: { projectId: projectOf(call), jobId } });
 
@@ -264,6 +270,7 @@ export function createClient(options: ClientOptions) {
     },
 
     ...webhookCalls(request, projectOf),
+    ...automationCalls(request, send, projectOf),
   };
 }
 

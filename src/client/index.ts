@@ -6,6 +6,15 @@
  *     const client = createClient({ baseUrl, apiKey, projectId });
  *     const job = await client.waitForJob((await client.createJob({ prompt })).id);
  */
+
+export type {
+  Automation,
+  AutomationRun,
+  AutomationRunPage,
+  CreateAutomationInput,
+  TriggeredRun,
+  UpdateAutomationInput,
+} from './automations.js';
 export {
   type AgentJobsClient,
   type ClientOptions,

@@ -257,6 +257,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/agent/{projectId}/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List automations
+         * @description The project's automations.
+         */
+        get: operations["listAutomations"];
+        put?: never;
+        /**
+         * Create an automation
+         * @description An automation starts jobs by itself: on a schedule, a code change, a comment, or on demand.
+         */
+        post: operations["createAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent/{projectId}/automations/{automationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an automation
+         * @description One automation, with its last and next run times.
+         */
+        get: operations["getAutomation"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an automation
+         * @description Deletes the automation and its runs; the jobs it made stay.
+         */
+        delete: operations["deleteAutomation"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an automation
+         * @description Changes any field but its id; enabling it again schedules its next time from now.
+         */
+        patch: operations["updateAutomation"];
+        trace?: never;
+    };
+    "/v2/agent/{projectId}/automations/{automationId}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run an automation now
+         * @description Runs it now: 201 with a new job, or 200 with the job the run was grouped into (its pull request is still open). A run that cannot go is recorded as skipped and answered as an error.
+         */
+        post: operations["triggerAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent/{projectId}/automations/{automationId}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the runs of an automation, newest first
+         * @description Every event the automation saw: created, grouped or skipped with the reason; pass nextCursor as cursor for the next page.
+         */
+        get: operations["listAutomationRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/agent/{projectId}/job/{jobId}/events": {
         parameters: {
             query?: never;
@@ -281,6 +373,38 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ScheduleTriggerInput: {
+            /** @constant */
+            type: "schedule";
+            /** @description Five fields: minute hour day month weekday */
+            cron: string;
+            /** @description An IANA timezone; UTC when absent */
+            timezone?: string;
+        };
+        CodeChangeTriggerInput: {
+            /** @constant */
+            type: "code_change";
+            /** @description The name of one of the project's context repositories */
+            repository: string;
+            branch: string;
+            /** @description Globs of paths (e.g. src/**); only a change to a matching file starts a run */
+            paths?: string[] | null;
+        };
+        ContentChangeTriggerInput: {
+            /** @constant */
+            type: "content_change";
+            branch: string;
+            /** @description Globs of paths (e.g. src/**); only a change to a matching file starts a run */
+            paths?: string[] | null;
+        };
+        CommentTriggerInput: {
+            /** @constant */
+            type: "comment";
+        };
+        ManualTriggerInput: {
+            /** @constant */
+            type: "manual";
+        };
         CheckRun: {
             /** @enum {string} */
             status: "passed" | "failed" | "error";
@@ -339,7 +463,8 @@ export interface components {
          *           "ref": "main",
          *           "commit": "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
          *         }
-         *       ]
+         *       ],
+         *       "trigger": null
          *     }
          */
         Job: {
@@ -403,6 +528,14 @@ export interface components {
                 /** @description The commit that branch named when the run fetched it; every read was at it */
                 commit: string;
             }[];
+            /** @description What started the job when an automation made it; null for jobs made through the API */
+            trigger: {
+                /** @enum {string} */
+                type: "schedule" | "code_change" | "content_change" | "comment" | "manual";
+                automationId: string;
+                /** @description A URL, a commit id, a schedule time, or `manual` */
+                source: string;
+            } | null;
         };
         /**
          * @description One entry of a job's activity; seq rises by one per job.
@@ -441,6 +574,63 @@ export interface components {
                 message: string;
             }[];
         };
+        /** @description A job that starts itself: on a schedule, a code change, a comment, or on demand. */
+        Automation: {
+            id: string;
+            projectId: string;
+            name: string;
+            enabled: boolean;
+            trigger: {
+                /** @constant */
+                type: "schedule";
+                cron: string;
+                timezone: string;
+            } | {
+                /** @constant */
+                type: "code_change";
+                repository: string;
+                branch: string;
+                paths: string[] | null;
+            } | {
+                /** @constant */
+                type: "content_change";
+                branch: string;
+                paths: string[] | null;
+            } | {
+                /** @constant */
+                type: "comment";
+            } | {
+                /** @constant */
+                type: "manual";
+            };
+            prompt: string;
+            group: boolean;
+            draft: boolean;
+            model: string | null;
+            baseRef: string | null;
+            allowedAuthors: string[];
+            createdAt: string;
+            updatedAt: string;
+            lastRunAt: string | null;
+            /** @description A schedule's next time; null for other triggers and while disabled */
+            nextRunAt: string | null;
+        };
+        AutomationRun: {
+            id: string;
+            automationId: string;
+            at: string;
+            trigger: {
+                /** @enum {string} */
+                type: "schedule" | "code_change" | "content_change" | "comment" | "manual";
+                /** @description A URL, a commit id, a schedule time, or `manual` */
+                source: string;
+            };
+            /** @enum {string} */
+            outcome: "created" | "grouped" | "skipped";
+            /** @description Why a skipped run started nothing */
+            reason: ("disabled" | "duplicate" | "untrusted_author" | "paths_not_matched" | "limit" | "budget_exceeded" | "no_change") | null;
+            jobId: string | null;
+        };
         HookReceipt: {
             /**
              * @description recorded: new; duplicate: this delivery id was seen in the last 7 days; ignored: nothing to do
@@ -458,7 +648,7 @@ export interface components {
             projectId: string;
             url: string;
             description: string;
-            events: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed")[] | null;
+            events: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed" | "automation.run")[] | null;
             enabled: boolean;
             disabledReason: string | null;
             failingSince: string | null;
@@ -471,7 +661,7 @@ export interface components {
             projectId: string;
             url: string;
             description: string;
-            events: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed")[] | null;
+            events: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed" | "automation.run")[] | null;
             enabled: boolean;
             disabledReason: string | null;
             failingSince: string | null;
@@ -487,7 +677,7 @@ export interface components {
             event: {
                 id: string;
                 /** @enum {string} */
-                type: "job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed";
+                type: "job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed" | "automation.run";
                 timestamp: string;
                 data: {
                     [key: string]: unknown;
@@ -1355,7 +1545,7 @@ export interface operations {
                     /** @description The receiver, http(s) */
                     url: string;
                     /** @description Event types to send; absent, null or empty: all of them */
-                    events?: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed")[] | null;
+                    events?: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed" | "automation.run")[] | null;
                     description?: string;
                 };
             };
@@ -1580,7 +1770,7 @@ export interface operations {
                     /** @description The receiver, http(s) */
                     url?: string;
                     /** @description Event types to send; absent, null or empty: all of them */
-                    events?: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed")[] | null;
+                    events?: ("job.created" | "job.completed" | "job.failed" | "job.archived" | "job.resumed" | "automation.run")[] | null;
                     enabled?: boolean;
                     description?: string;
                 };
@@ -1849,6 +2039,588 @@ export interface operations {
                 };
             };
             /** @description project_not_found, webhook_not_found: no such project, or no such endpoint in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAutomations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The automations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        automations: components["schemas"]["Automation"][];
+                    };
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, automation_not_found: no such project, or no such automation in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description What starts the automation: exactly one trigger */
+                    trigger: components["schemas"]["ScheduleTriggerInput"] | components["schemas"]["CodeChangeTriggerInput"] | components["schemas"]["ContentChangeTriggerInput"] | components["schemas"]["CommentTriggerInput"] | components["schemas"]["ManualTriggerInput"];
+                    /** @description The prompt template: {{name}} placeholders, no logic; an unknown placeholder is refused */
+                    prompt: string;
+                    /** @description true when absent */
+                    enabled?: boolean;
+                    /** @description true when absent: runs while the latest job's pull request is open continue it */
+                    group?: boolean;
+                    draft?: boolean;
+                    model?: string | null;
+                    baseRef?: string | null;
+                    /** @description Comment authors trusted besides those the host says can write */
+                    allowedAuthors?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The automation */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, automation_not_found: no such project, or no such automation in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_automation, model_not_allowed: an invalid cron, timezone, template placeholder, branch, unknown context repository, or a model the project does not allow; `details` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                automationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The automation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, automation_not_found: no such project, or no such automation in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                automationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, automation_not_found: no such project, or no such automation in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                automationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description What starts the automation: exactly one trigger */
+                    trigger?: components["schemas"]["ScheduleTriggerInput"] | components["schemas"]["CodeChangeTriggerInput"] | components["schemas"]["ContentChangeTriggerInput"] | components["schemas"]["CommentTriggerInput"] | components["schemas"]["ManualTriggerInput"];
+                    /** @description The prompt template: {{name}} placeholders, no logic; an unknown placeholder is refused */
+                    prompt?: string;
+                    enabled?: boolean;
+                    group?: boolean;
+                    draft?: boolean;
+                    model?: string | null;
+                    baseRef?: string | null;
+                    /** @description Comment authors trusted besides those the host says can write */
+                    allowedAuthors?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The automation as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, automation_not_found: no such project, or no such automation in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_automation, model_not_allowed: an invalid cron, timezone, template placeholder, branch, unknown context repository, or a model the project does not allow; `details` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    triggerAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                automationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Values of the {{variables.NAME}} placeholders */
+                    variables?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The job the run was grouped into */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description The new job */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, automation_not_found: no such project, or no such automation in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description automation_disabled: the automation is disabled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description automation_limit_exceeded, budget_exceeded, too_many_active_jobs: the day's runs, the daily budget or the active-job cap are used; see Retry-After */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAutomationRuns: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 */
+                limit?: string;
+                /** @description nextCursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+                automationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runs: components["schemas"]["AutomationRun"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found, automation_not_found: no such project, or no such automation in it */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -1,4 +1,5 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import type { components } from './schema.js';
 import type { CallOptions, Job } from './types.js';
 
 /*
@@ -12,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'job.failed',
   'job.archived',
   'job.resumed',
+  'automation.run',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -77,12 +79,19 @@ export interface UpdateWebhookInput {
   description?: string;
 }
 
-/** What a webhook request's body holds (the Standard Webhooks shape). */
-export interface WebhookPayload {
-  type: WebhookEventType;
-  timestamp: string;
-  data: { job: Job };
-}
+/** What a webhook request's body holds (the Standard Webhooks shape); narrow on `type`. */
+export type WebhookPayload =
+  | { type: Exclude<WebhookEventType, 'automation.run'>; timestamp: string; data: { job: Job } }
+  | {
+      type: 'automation.run';
+      timestamp: string;
+      /** The run (skipped ones too), its automation, and the job it made or continued (null when skipped). */
+      data: {
+        run: components['schemas']['AutomationRun'];
+        automation: { id: string; name: string };
+        job: Job | null;
+      };
+    };
 
 /** Sends one request to the API and answers its parsed body, or throws an `AgentJobsError`. */
 export type Requester = (

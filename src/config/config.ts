@@ -81,6 +81,15 @@ export interface Config {
   metrics: MetricsConfig;
   /** Checks before publishing (DESIGN section 5). */
   checks: ChecksConfig;
+  /** Automations (DESIGN section 3): jobs that start themselves. */
+  automations: AutomationConfig;
+}
+
+export interface AutomationConfig {
+  /** Runs that make or continue a job, per project per UTC day; more are skipped with `limit`. */
+  runsPerDay: number;
+  /** Where `{{change.diff}}` is cut, with a note. */
+  diffChars: number;
 }
 
 export interface ChecksConfig {
@@ -200,6 +209,8 @@ const schema = z.object({
   AGENTJOBS_REQUEST_TIMEOUT_SECONDS: integer(1, 3600).default(30),
   AGENTJOBS_MAX_CONNECTIONS: integer(1, 1_000_000).default(1000),
   AGENTJOBS_MAX_STREAMS_PER_KEY: integer(1, 100_000).default(20),
+  AGENTJOBS_AUTOMATION_RUNS_PER_DAY: integer(0, 10_000_000).default(500),
+  AGENTJOBS_TRIGGER_DIFF_CHARS: integer(1000, 10_000_000).default(60_000),
   AGENTJOBS_WORKER_CONCURRENCY: integer(1, 1000).default(4),
   AGENTJOBS_PROJECT_CONCURRENCY: integer(1, 1000).default(2),
   AGENTJOBS_LEASE_SECONDS: integer(5, 86_400).default(30),
@@ -322,6 +333,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       allowPrivate: e.AGENTJOBS_WEBHOOK_ALLOW_PRIVATE,
       concurrency: e.AGENTJOBS_WEBHOOK_CONCURRENCY,
       disableAfterMs: WEBHOOK_DISABLE_AFTER_MS,
+    },
+    automations: {
+      runsPerDay: e.AGENTJOBS_AUTOMATION_RUNS_PER_DAY,
+      diffChars: e.AGENTJOBS_TRIGGER_DIFF_CHARS,
     },
     metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },
     checks: {

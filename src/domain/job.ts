@@ -1,4 +1,5 @@
 import transliterate from '@sindresorhus/transliterate';
+import type { AutomationJobTrigger } from './automation.js';
 import type { CheckRun } from './checks.js';
 import type { ContextRepositoryRead } from './context-repository.js';
 import { AppError } from './errors.js';
@@ -118,6 +119,8 @@ export interface Job {
   draft: boolean;
   /** The context repositories the latest run read, at the commits it read; [] when none. */
   contextRepositories: ContextRepositoryRead[];
+  /** What started the job when an automation made it; null for jobs made through the API. */
+  trigger: AutomationJobTrigger | null;
 }
 
 /**

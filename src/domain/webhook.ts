@@ -14,6 +14,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'job.failed',
   'job.archived',
   'job.resumed',
+  'automation.run',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

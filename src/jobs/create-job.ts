@@ -8,6 +8,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Config } from '../config/config.js';
+import type { AutomationJobTrigger } from '../domain/automation.js';
 import { AppError, type LimitState } from '../domain/errors.js';
 import type { Job } from '../domain/job.js';
 import { chooseModel } from '../domain/model-id.js';
@@ -37,6 +38,11 @@ export interface CreateJobRequest {
   draft?: boolean | undefined;
   /** Makes the create safe to retry for 24 hours: 1 to 255 printable ASCII characters. */
   idempotencyKey?: string | undefined;
+  /**
+   * What started the job when an automation made it. Such a create does not spend the API's
+   * hourly budget: automations have their daily runs limit instead (`jobs/automation-run.ts`).
+   */
+  trigger?: AutomationJobTrigger | undefined;
 }
 
 /** The job, and how the create went. */
@@ -44,7 +50,7 @@ export interface CreateJobResult {
   job: Job;
   /** True when an Idempotency-Key returned a job an earlier call made. */
   replayed: boolean;
-  /** Where the project stands against its hourly budget; null for a replay, which spends none. */
+  /** Where the project stands against its hourly budget; null for a replay or an automation's job, which spend none. */
   budget: LimitState | null;
 }
 
@@ -72,7 +78,7 @@ export function fingerprint(body: Record<string, unknown>): string {
  */
 export async function createJob(deps: JobOperationDeps, request: CreateJobRequest): Promise<CreateJobResult> {
   const { store, config } = deps;
-  const { projectId, idempotencyKey, ...fields } = request;
+  const { projectId, idempotencyKey, trigger, ...fields } = request;
   const body = parseInput(createJobInput(config.limits.maxPromptChars), withoutUndefined(fields));
   const project = await store.projects.get(projectId);
   if (!project) throw new AppError('project_not_found', `No project ${projectId}.`);
@@ -126,7 +132,9 @@ export async function createJob(deps: JobOperationDeps, request: CreateJobReques
   // flight and a reused key with another body create nothing, so a client retrying after a
   // timeout cannot use up its own budget, and gets its job back even when the budget is spent.
   try {
-    const budget = await spendHourlyBudget(store.rateLimits, projectId, config.limits.requestsPerHour);
+    const budget = trigger
+      ? null
+      : await spendHourlyBudget(store.rateLimits, projectId, config.limits.requestsPerHour);
     const job = await store.jobs.create({
       projectId,
       prompt: body.prompt,
@@ -136,6 +144,7 @@ export async function createJob(deps: JobOperationDeps, request: CreateJobReques
       draft: body.draft ?? false,
       maxActive: config.limits.activeJobsPerProject,
       ...(claim ? { idempotency: claim } : {}),
+      ...(trigger ? { trigger } : {}),
     });
     return { job, replayed: false, budget };
   } catch (error) {

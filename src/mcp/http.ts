@@ -2,12 +2,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiKey } from '../domain/api-key.js';
 import type { AppError } from '../domain/errors.js';
-import type { JobOperationDeps } from '../jobs/create-job.js';
+import type { AutomationRunDeps } from '../jobs/automation-run.js';
 import type { ToolAccess } from './tools.js';
 
 /** What `/mcp` is given: the job operations' store and limits, and the API's key check. */
 export interface McpOptions {
-  deps: JobOperationDeps;
+  deps: AutomationRunDeps;
   /**
    * The API's key check (`api/auth.ts`, handed over by `server.ts`): a good key, used from an
    * allowed address, with `access` when given; throws the API's 401, 403 or 404.

@@ -10,9 +10,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { type AppError, isAppError } from '../domain/errors.js';
+import { AppError, isAppError } from '../domain/errors.js';
 import { redactSecrets } from '../domain/redact.js';
-import { createJob, type JobOperationDeps } from '../jobs/create-job.js';
+import type { AutomationRunDeps } from '../jobs/automation-run.js';
+import { triggerAutomation } from '../jobs/automations.js';
+import { createJob } from '../jobs/create-job.js';
 import { followUp } from '../jobs/follow-up.js';
 import { getJob, listEvents, listJobs } from '../jobs/pages.js';
 
@@ -24,8 +26,8 @@ export interface ToolAccess {
 
 /** What the tools of one MCP request are given. */
 export interface McpToolsOptions {
-  /** The store and limits the job operations work with. */
-  deps: JobOperationDeps;
+  /** The store and limits the job and automation operations work with. */
+  deps: AutomationRunDeps;
   /** Checks the caller's key again for one call: throws an `AppError` (401, 403, 404) when it may not. */
   admit(access: ToolAccess): Promise<void>;
   /**
@@ -58,6 +60,14 @@ const job = z.looseObject({
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   createdAt: z.string(),
 });
+const automation = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  enabled: z.boolean(),
+  trigger: z.looseObject({ type: z.string() }),
+  lastRunAt: z.string().nullable(),
+  nextRunAt: z.string().nullable(),
+});
 const jobList = z.object({ jobs: z.array(job), nextCursor: z.string().nullable() });
 const eventList = z.object({
   events: z.array(z.looseObject({ seq: z.number(), type: z.string(), at: z.string(), data: z.unknown() })),
@@ -70,7 +80,7 @@ const prompt = (what: string) => z.string().min(1).describe(what);
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 const WRITES = { readOnlyHint: false, destructiveHint: false, openWorldHint: true } as const;
 
-/** Builds an MCP server with the six job tools for one caller. */
+/** Builds an MCP server with the six job tools and the two automation tools for one caller. */
 export function createMcpServer(options: McpToolsOptions): McpServer {
   const { deps, projectId, version } = options;
   const { store } = deps;
@@ -239,6 +249,47 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
       call('read', args, async (project) => {
         await getJob(store, project, args.jobId);
         return listEvents(store, args.jobId, { after: after ?? 0, limit: limit ?? 200 });
+      }),
+  );
+
+  server.registerTool(
+    'list_automations',
+    {
+      title: 'List automations',
+      description:
+        "Lists the project's automations: jobs that start themselves on a schedule, a code change, a comment, or on demand. Each has its trigger, whether it is enabled, and its last and next run times.",
+      inputSchema: withProject({}),
+      outputSchema: z.object({ automations: z.array(automation) }),
+      annotations: READ_ONLY,
+    },
+    async (args) =>
+      call('read', args, async (project) => {
+        if (!(await store.projects.get(project)))
+          throw new AppError('project_not_found', `No project ${project}.`);
+        return { automations: await store.automations.list(project) };
+      }),
+  );
+
+  server.registerTool(
+    'trigger_automation',
+    {
+      title: 'Run an automation now',
+      description:
+        "Runs an automation now: a new job, or, while the automation's pull request is still open, a follow-up on its job (outcome grouped). Returns the job and the outcome; poll get_job. A disabled automation (automation_disabled), the day's runs used (automation_limit_exceeded) or the daily budget spent (budget_exceeded) are errors, recorded as skipped runs.",
+      inputSchema: withProject({
+        automationId: z.string().min(1).describe('The automation id, as list_automations returned it.'),
+        variables: z
+          .record(z.string(), z.string())
+          .optional()
+          .describe('Values of the {{variables.NAME}} placeholders of its prompt.'),
+      }),
+      outputSchema: z.object({ outcome: z.enum(['created', 'grouped']), job }),
+      annotations: WRITES,
+    },
+    async ({ automationId, variables, ...args }) =>
+      call('write', args, async (project) => {
+        const { run, job } = await triggerAutomation(deps, project, automationId, variables ?? {});
+        return { outcome: run.outcome, job };
       }),
   );
 

@@ -1,3 +1,4 @@
+import type { AutomationJobTrigger } from '../domain/automation.js';
 import type { CheckRun } from '../domain/checks.js';
 import type { ContextRepositoryRead } from '../domain/context-repository.js';
 import { AppError } from '../domain/errors.js';
@@ -25,6 +26,8 @@ export interface NewJob {
   baseRef: string;
   repository: string;
   draft: boolean;
+  /** What started the job, when an automation made it. */
+  trigger?: AutomationJobTrigger;
   /** Ties the job to the request's idempotency reservation in the same transaction. */
   idempotency?: Claim;
   /**
@@ -74,6 +77,7 @@ export function toJob(row: JobRow): Job {
     contextRepositories: row.context_repositories
       ? (JSON.parse(row.context_repositories) as ContextRepositoryRead[])
       : [],
+    trigger: row.trigger ? (JSON.parse(row.trigger) as AutomationJobTrigger) : null,
   };
 }
 
@@ -182,6 +186,7 @@ export function jobQueries(db: Db) {
         pr_close_due_at: null,
         pr_close_attempts: 0,
         context_repositories: null,
+        trigger: input.trigger ? JSON.stringify(input.trigger) : null,
       };
       return db.write(async (trx) => {
         if (input.maxActive) await refuseOverCap(db, trx, input.projectId, input.maxActive);

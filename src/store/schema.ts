@@ -25,6 +25,8 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   host_events: HostEventsTable;
   context_repositories: ContextRepositoriesTable;
+  automations: AutomationsTable;
+  automation_runs: AutomationRunsTable;
 }
 
 export interface ProjectsTable {
@@ -157,6 +159,8 @@ export interface JobsTable {
   pr_close_attempts: Generated<number>;
   /** JSON `[{ name, ref, commit }]`: the context repositories the latest run read; null: none yet. */
   context_repositories: string | null;
+  /** JSON `{ type, automationId, source }` for a job an automation made; null for API jobs. */
+  trigger: string | null;
 }
 
 export interface JobMessagesTable {
@@ -348,3 +352,48 @@ export interface HostEventsTable {
 }
 
 export type HostEventRow = Selectable<HostEventsTable>;
+/** A project's automations (DESIGN section 3, automations). */
+export interface AutomationsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  enabled: number;
+  /** JSON: the trigger object. */
+  trigger: string;
+  prompt: string;
+  /** 1: runs while its latest job's pull request is open are follow-ups on that job. */
+  group_runs: number;
+  draft: number;
+  model: string | null;
+  base_ref: string | null;
+  /** JSON array of author names. */
+  allowed_authors: string;
+  /** The latest job a run created or grouped into: what grouping follows up on. */
+  last_job_id: string | null;
+  /** The watched branch's head last seen (code and content changes); null before any. */
+  last_head: string | null;
+  created_at: string;
+  updated_at: string;
+  last_run_at: string | null;
+  /** A schedule's next time while enabled; null otherwise. */
+  next_run_at: string | null;
+}
+
+/** Every event an automation saw, and what came of it. */
+export interface AutomationRunsTable {
+  id: string;
+  automation_id: string;
+  project_id: string;
+  at: string;
+  trigger_type: string;
+  source: string;
+  /** `created` | `grouped` | `skipped`. */
+  outcome: string;
+  reason: string | null;
+  job_id: string | null;
+  /** For a schedule's run: the time it was for (unique per automation). */
+  scheduled_for: string | null;
+}
+
+export type AutomationRow = Selectable<AutomationsTable>;
+export type AutomationRunRow = Selectable<AutomationRunsTable>;

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { adminQueries } from './admin.js';
 import { apiKeyQueries } from './api-keys.js';
 import { contextRepositoryQueries } from './context-repositories.js';
+import { automationQueries } from './automations.js';
 import type { Db } from './db.js';
 import { eventQueries } from './events.js';
 import { hostEventQueries } from './host-events.js';
@@ -50,6 +51,8 @@ export interface Store {
    * and the automations' dispatcher's claim of them.
    */
   hostEvents: ReturnType<typeof hostEventQueries>;
+  /** Automations and their runs; the scheduler's claim of a schedule's time. */
+  automations: ReturnType<typeof automationQueries>;
   /** Database-wide figures for the metrics gauges. */
   stats: ReturnType<typeof statsQueries>;
   /**
@@ -80,6 +83,7 @@ export function createStore(db: Db): Store {
     spend: spendQueries(db),
     webhooks: webhookQueries(db),
     hostEvents: hostEventQueries(db),
+    automations: automationQueries(db),
     stats: statsQueries(db),
     isTransient: db.isTransient,
     ping: async () => {

@@ -17,6 +17,7 @@
 
 import { checkSummary } from '../checks/report.js';
 import type { Config } from '../config/config.js';
+import { runLines } from '../domain/automation-prompt.js';
 import type { CheckFailurePolicy, CheckRun } from '../domain/checks.js';
 import type { Job } from '../domain/job.js';
 import { DEMO_MODEL_ID } from '../domain/model-id.js';
@@ -136,8 +137,12 @@ export async function publish(input: PublishInput): Promise<Published> {
   // Failed checks under the `draft` policy open the pull request as a draft; the summary says why.
   const checks = input.checks;
   const failedDraft = checks?.run.status === 'failed' && checks.policy === 'draft';
+  // A job an automation made keeps a line per run that made or continued it (grouping).
+  const runs = job.trigger ? runLines(await store.automations.runsOfJob(job.id)) : '';
   const body =
-    pullRequestBody(result.summary, job) + (checks ? `\n\n${checkSummary(checks.run, checks.policy)}` : '');
+    pullRequestBody(result.summary, job) +
+    (runs ? `\n\n${runs}` : '') +
+    (checks ? `\n\n${checkSummary(checks.run, checks.policy)}` : '');
   const pullRequest = { title, body, draft: job.draft || failedDraft };
   const published: PublishedRun = {
     summary: result.summary,

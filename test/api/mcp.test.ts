@@ -5,7 +5,16 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
 
-const TOOLS = ['archive_job', 'create_job', 'get_job', 'get_job_events', 'list_jobs', 'send_message'];
+const TOOLS = [
+  'archive_job',
+  'create_job',
+  'get_job',
+  'get_job_events',
+  'list_automations',
+  'list_jobs',
+  'send_message',
+  'trigger_automation',
+];
 
 /** The API error a tool error carries as its text. */
 function apiError(result: CallToolResult): { error: string; code: string } {
@@ -99,7 +108,7 @@ describe.each(testDialects())('MCP over Streamable HTTP on %s', (dialect) => {
     expect((await fetch(url, { headers: { authorization: `Bearer ${test.key}` } })).status).toBe(405);
   });
 
-  it('lists the six tools with input and output schemas, and no projectId for a project key', async () => {
+  it('lists the eight tools with input and output schemas, and no projectId for a project key', async () => {
     const client = await connect(test.key);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);

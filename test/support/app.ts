@@ -9,7 +9,7 @@ import { generateKey, type KeyScope } from '../../src/domain/keys.js';
 import type { Project } from '../../src/domain/project.js';
 import type { Lifecycle } from '../../src/http/lifecycle.js';
 import { createLogger } from '../../src/log.js';
-import { buildHttpApp } from '../../src/server.js';
+import { buildHttpApp, type HttpAppOptions } from '../../src/server.js';
 import { lazySecretBox, type SecretBox } from '../../src/store/secrets.js';
 import type { Store } from '../../src/store/store.js';
 import { makeTestJob, openTestStore, type TestDialect, type TestStore } from './db.js';
@@ -55,6 +55,8 @@ export async function startTestApp(
   dialect: TestDialect,
   env: Record<string, string> = {},
   existing?: TestStore,
+  /** More of the app's options (what the automation routes look up, for one). */
+  extra: Partial<HttpAppOptions> = {},
 ): Promise<TestApp> {
   const database = existing ?? (await openTestStore(dialect));
   // The key is given, so nothing is written into the data directory, which an in-process app does
@@ -74,6 +76,7 @@ export async function startTestApp(
     lifecycle,
     store: database.store,
     logger: createLogger('debug', memoryLog(logs)),
+    ...extra,
   });
   await app.ready();
   const project = await database.store.projects.create({ name: 'Docs', repository: '/srv/docs.git' });

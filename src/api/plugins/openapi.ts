@@ -18,6 +18,11 @@ export const OPENAPI_TAGS = [
     name: 'Code-host hooks',
     description: "GitHub, GitLab and Gitea webhooks into a project, signed with the project's hook secret.",
   },
+  {
+    name: 'Automations',
+    description:
+      'Jobs that start themselves: on a schedule, a code change, a comment, or on demand; and their runs.',
+  },
 ] as const;
 
 /**

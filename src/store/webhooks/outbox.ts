@@ -16,12 +16,37 @@ import type { Db, Transaction } from '../db.js';
 /** Writes the webhook event `type` for `job` (as it is after the change) in the change's transaction. */
 export type EmitWebhookEvent = (trx: Transaction, type: WebhookEventType, job: Job) => Promise<void>;
 
+/** An event of any type: its project, the job it is about (empty when none), and its `data`. */
+export interface OutgoingEvent {
+  projectId: string;
+  jobId: string | null;
+  type: WebhookEventType;
+  /** Sent to a stranger's URL and kept in the delivery log: already redacted. */
+  data: Record<string, unknown>;
+}
+
+/** Writes an event and its deliveries in the change's transaction. */
+export type EmitOutgoingEvent = (trx: Transaction, event: OutgoingEvent) => Promise<void>;
+
 export function webhookOutbox(db: Db): EmitWebhookEvent {
-  return async (trx, type, job) => {
+  const emit = outgoingEvents(db);
+  // The payload leaves for a stranger's URL and is kept in the delivery log: the prompt is
+  // quoted in it, and a prompt may hold a key.
+  return (trx, type, job) =>
+    emit(trx, {
+      projectId: job.projectId,
+      jobId: job.id,
+      type,
+      data: { job: redactValue(job, redactSecrets) },
+    });
+}
+
+export function outgoingEvents(db: Db): EmitOutgoingEvent {
+  return async (trx, { projectId, jobId, type, data }) => {
     const rows = await trx
       .selectFrom('webhook_endpoints')
       .select(['id', 'events'])
-      .where('project_id', '=', job.projectId)
+      .where('project_id', '=', projectId)
       .where('enabled', '=', sql.lit(1))
       .execute();
     const endpoints = rows.filter((endpoint) =>
@@ -30,15 +55,14 @@ export function webhookOutbox(db: Db): EmitWebhookEvent {
     if (endpoints.length === 0) return;
     const at = new Date().toISOString();
     const eventId = `msg_${newId()}`;
-    // The payload leaves for a stranger's URL and is kept in the delivery log: the prompt is
-    // quoted in it, and a prompt may hold a key.
-    const payload: WebhookPayload = { type, timestamp: at, data: { job: redactValue(job, redactSecrets) } };
+    const payload: WebhookPayload = { type, timestamp: at, data };
     await trx
       .insertInto('webhook_events')
       .values({
         id: eventId,
-        project_id: job.projectId,
-        job_id: job.id,
+        project_id: projectId,
+        // The column predates events without a job (a skipped automation run): empty then.
+        job_id: jobId ?? '',
         type,
         payload: JSON.stringify(payload),
         created_at: at,

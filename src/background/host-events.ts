@@ -1,0 +1,85 @@
+/**
+ * The code hosts' events, handed to the automations: the receiver (`POST /v2/hooks/…`) records a
+ * delivery and answers at once; this loop, in every process that runs background work, claims the
+ * recorded events oldest first and runs the automations they concern (`jobs/host-events.ts`).
+ * A claim is a lease: an event whose process died is claimed again when the lease runs out, and an
+ * event is marked processed only after its runs are recorded. Woken by the receiver's notification
+ * (PostgreSQL `NOTIFY`, or in-process with SQLite), and polled as a fallback.
+ */
+import type { Config } from '../config/config.js';
+import { type HostEventDeps, processHostEvent } from '../jobs/host-events.js';
+import type { Logger } from '../log.js';
+import { HOST_EVENTS_CHANNEL } from '../store/channels.js';
+import type { Store } from '../store/store.js';
+import { type BackgroundLoop, backgroundLoop, type PassResult } from './loop.js';
+
+/** Events one pass claims at most; a full batch runs another pass at once. */
+const BATCH = 20;
+/** The fallback poll, for a notification that was missed. */
+const POLL_MS = 30_000;
+
+/** What the dispatcher needs. */
+export interface HostEventDispatcherOptions {
+  store: Store;
+  logger: Logger;
+  config: Pick<Config, 'defaultModel' | 'limits' | 'automations'>;
+  /** Whether a job's pull request is still open, for grouping (see `jobs/automation-run.ts`). */
+  pullRequestOpen?: HostEventDeps['pullRequestOpen'];
+}
+
+/** The dispatcher of one process. */
+export interface HostEventDispatcher {
+  start(): Promise<void>;
+  /** Runs a pass now (tests). */
+  wake(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createHostEventDispatcher(options: HostEventDispatcherOptions): HostEventDispatcher {
+  const { store, logger, config } = options;
+  const deps: HostEventDeps = {
+    store,
+    config,
+    automations: config.automations,
+    log: logger,
+    ...(options.pullRequestOpen ? { pullRequestOpen: options.pullRequestOpen } : {}),
+  };
+
+  async function pass(): Promise<PassResult> {
+    const claimed = await store.hostEvents.claimUnprocessed(BATCH);
+    for (const received of claimed) {
+      try {
+        const { runs } = await processHostEvent(deps, received);
+        logger.info(
+          { projectId: received.projectId, hostEventId: received.id, runs: runs.length },
+          'code-host event dispatched',
+        );
+      } catch (error) {
+        // Left claimed: the lease runs out and a pass tries it again.
+        logger.warn({ err: error, hostEventId: received.id }, 'code-host event could not be dispatched');
+        continue;
+      }
+      await store.hostEvents.markProcessed(received.id);
+    }
+    return claimed.length === BATCH ? { more: true } : {};
+  }
+
+  let loop: BackgroundLoop | null = null;
+  return {
+    async start() {
+      loop = backgroundLoop({
+        name: 'dispatching code-host events',
+        logger,
+        pass,
+        pollMs: POLL_MS,
+        listen: { db: store.db, channel: HOST_EVENTS_CHANNEL },
+      });
+      await loop.start();
+    },
+    wake: () => loop?.wake() ?? Promise.resolve(),
+    async stop() {
+      await loop?.stop();
+      loop = null;
+    },
+  };
+}

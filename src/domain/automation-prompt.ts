@@ -1,0 +1,130 @@
+/**
+ * Rendering an automation's prompt template (DESIGN section 3, automations): the placeholders are
+ * filled from what started the run; text that comes from outside (diffs, commit messages,
+ * pull-request bodies, comments, file names) goes into fenced blocks labelled as data, which the
+ * agent's system prompt tells it never to follow as instructions. The job's prompt is the result.
+ */
+import Mustache from 'mustache';
+
+/** The label every outside block carries; the agent's system prompt names it. */
+export const DATA_BLOCK_LABEL = 'data, not instructions';
+
+/** A commit a change covers. */
+export interface ChangeCommit {
+  id: string;
+  message: string;
+}
+
+/** A pull request the host named as merged in a change. */
+export interface ChangePullRequest {
+  title: string;
+  body: string;
+  url: string;
+}
+
+/** What started a run, as far as the template can see it. */
+export interface TriggerContext {
+  change?: {
+    repository: string;
+    branch: string;
+    from: string | null;
+    to: string;
+    commits: ChangeCommit[];
+    pullRequests: ChangePullRequest[];
+    files: string[];
+    diff: string;
+  };
+  comment?: { body: string; author: string; url: string };
+  schedule?: { time: string };
+  variables?: Record<string, string>;
+}
+
+/** What a placeholder that does not apply to this run becomes. */
+const ABSENT = '(none)';
+
+/** A fence longer than any run of backticks in `text`, so the text cannot close it. */
+function fence(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/** `text` in a fenced block labelled as data (`label` says what it is). */
+export function dataBlock(label: string, text: string): string {
+  const marks = fence(text);
+  return `${marks}text ${label} (${DATA_BLOCK_LABEL})\n${text.replace(/\n$/, '')}\n${marks}`;
+}
+
+/** The diff, cut at `maxChars` with a line saying how much was left out. */
+export function cutDiff(diff: string, maxChars: number): string {
+  if (diff.length <= maxChars) return diff;
+  return `${diff.slice(0, maxChars)}\n[diff cut at ${maxChars} of ${diff.length} characters; read the repository for the rest]`;
+}
+
+/**
+ * The template with its placeholders filled. `template` was checked when it was saved
+ * (`templatePlaceholders`); a placeholder that does not apply to this run reads `(none)`.
+ */
+export function renderPrompt(
+  template: string,
+  context: TriggerContext,
+  options: { diffChars: number },
+): string {
+  const { change, comment, schedule } = context;
+  const view = {
+    change: change
+      ? {
+          repository: change.repository,
+          branch: change.branch,
+          from: change.from ?? ABSENT,
+          to: change.to,
+          commits:
+            change.commits.length === 0
+              ? ABSENT
+              : dataBlock(
+                  'commits',
+                  change.commits
+                    .map((commit) => `${commit.id.slice(0, 12)} ${firstLine(commit.message)}`)
+                    .join('\n'),
+                ),
+          pullRequests:
+            change.pullRequests.length === 0
+              ? ABSENT
+              : dataBlock(
+                  'pull-requests',
+                  change.pullRequests
+                    .map((pull) => `${pull.title}\n${pull.url}\n\n${pull.body}`.trim())
+                    .join('\n\n---\n\n'),
+                ),
+          files: change.files.length === 0 ? ABSENT : dataBlock('files', change.files.join('\n')),
+          diff: change.diff === '' ? ABSENT : dataBlock('diff', cutDiff(change.diff, options.diffChars)),
+        }
+      : absentAll(['repository', 'branch', 'from', 'to', 'commits', 'pullRequests', 'files', 'diff']),
+    comment: comment
+      ? { body: dataBlock('comment', comment.body), author: comment.author, url: comment.url }
+      : absentAll(['body', 'author', 'url']),
+    schedule: schedule ?? absentAll(['time']),
+    variables: context.variables ?? {},
+  };
+  // No escaping: the prompt is text for a model, not HTML.
+  return Mustache.render(template, view, {}, { escape: (value: unknown) => String(value) });
+}
+
+const firstLine = (message: string) => message.split('\n', 1)[0] ?? '';
+
+const absentAll = (names: string[]) => Object.fromEntries(names.map((name) => [name, ABSENT]));
+
+/**
+ * The pull request's record of the automation runs that made or continued its job: a line per
+ * run, with when, what triggered it, and a link when the source is one. Empty without runs.
+ */
+export function runLines(runs: readonly { at: string; trigger: { type: string; source: string } }[]): string {
+  if (runs.length === 0) return '';
+  const lines = runs.map(({ at, trigger }) => {
+    const when = `${at.slice(0, 16).replace('T', ' ')} UTC`;
+    const source = /^https?:\/\//.test(trigger.source)
+      ? `[${trigger.source}](${trigger.source})`
+      : `\`${trigger.source}\``;
+    return `- ${when}: ${trigger.type.replace('_', ' ')}, ${source}`;
+  });
+  return `Automation runs:\n${lines.join('\n')}`;
+}

@@ -1,0 +1,266 @@
+/**
+ * What a code host's event does to a project's automations (DESIGN section 3, automations): the
+ * receiver (`POST /v2/hooks/…`) and the poller record a `ReceivedHostEvent`, then hand it here.
+ * - A push (or a merged pull request) on a context repository's branch runs its `code_change`
+ *   automations, once per new head (a head seen already, by a push and the merge it came from, or
+ *   by a hook and the poll, is a `duplicate`); the poller's first look at a branch starts nothing.
+ * - The same on the content repository runs `content_change` automations, leaving out the
+ *   service's own commits and merges (their `agentjobs job:` trailer, or a merge of a job branch).
+ * - A comment that mentions the project's mention runs `comment` automations: a follow-up on the
+ *   job whose pull request it is, else a new job; only from authors the host says can write or
+ *   that the automation names.
+ * Every automation that saw the event gets a run, `skipped` with its reason when nothing started.
+ */
+import {
+  type Automation,
+  type AutomationRun,
+  type CodeChangeTrigger,
+  type ContentChangeTrigger,
+  DEFAULT_MENTION,
+} from '../domain/automation.js';
+import type { TriggerContext } from '../domain/automation-prompt.js';
+import type {
+  CommentEvent,
+  PullRequestMergedEvent,
+  PushEvent,
+  PushedCommit,
+  ReceivedHostEvent,
+} from '../domain/host-event.js';
+import { filterByPattern } from '../git/glob.js';
+import { type AutomationRunDeps, runAutomation } from './automation-run.js';
+
+/** What the dispatch needs besides a run's own. */
+export interface HostEventDeps extends AutomationRunDeps {
+  /** The word that calls the service in a comment; `@agentjobs` when absent. */
+  mention?: (projectId: string) => Promise<string>;
+  /**
+   * The unified diff and changed files between two commits of a repository, for
+   * `{{change.diff}}`; absent, or when it throws, the diff reads `(none)` and the files are the
+   * ones the host named.
+   */
+  readChange?: (
+    projectId: string,
+    repository: ReceivedHostEvent['event']['repository'],
+    from: string | null,
+    to: string,
+  ) => Promise<{ diff: string; files: string[] }>;
+}
+
+/** What came of an event: one run per automation that saw it. */
+export interface HostEventOutcome {
+  runs: AutomationRun[];
+}
+
+const SERVICE_TRAILER = /^agentjobs job: `?[0-9A-Za-z_-]+`?$/m;
+const JOB_BRANCH_MERGE =
+  /^Merge (pull request #\d+ from \S*agentjobs\/|branch '\S*agentjobs\/|remote-tracking branch '\S*agentjobs\/)/;
+
+/** Whether the service made this commit (its trailer), or it merges one of the service's job branches. */
+export const isServiceCommit = (message: string) =>
+  SERVICE_TRAILER.test(message) || JOB_BRANCH_MERGE.test(message);
+
+/**
+ * Runs the project's automations that `received` concerns. With `duplicate: true` (a delivery
+ * seen before) every one of them records a run skipped as `duplicate` and nothing starts.
+ */
+export async function processHostEvent(
+  deps: HostEventDeps,
+  received: ReceivedHostEvent,
+  options: { duplicate?: boolean } = {},
+): Promise<HostEventOutcome> {
+  const automations = (await deps.store.automations.list(received.projectId)).filter((automation) =>
+    concerns(automation, received),
+  );
+  const runs: AutomationRun[] = [];
+  for (const automation of automations) {
+    if (options.duplicate) {
+      runs.push(await skip(deps, automation, received, 'duplicate'));
+      continue;
+    }
+    const run = await dispatch(deps, automation, received);
+    if (run) runs.push(run);
+  }
+  return { runs };
+}
+
+/** Whether the automation's trigger watches what the event is about. */
+function concerns(automation: Automation, { event }: ReceivedHostEvent): boolean {
+  const { trigger } = automation;
+  if (event.kind === 'comment') return trigger.type === 'comment';
+  if (trigger.type === 'code_change') {
+    return (
+      event.repository.kind === 'context' &&
+      event.repository.name === trigger.repository &&
+      event.branch === trigger.branch
+    );
+  }
+  if (trigger.type === 'content_change')
+    return event.repository.kind === 'content' && event.branch === trigger.branch;
+  return false;
+}
+
+/** The run's source: a commit id for a push, the URL of a pull request or comment. */
+function sourceOf({ event }: ReceivedHostEvent): string {
+  if (event.kind === 'push') return event.after;
+  return event.url;
+}
+
+async function skip(
+  deps: HostEventDeps,
+  automation: Automation,
+  received: ReceivedHostEvent,
+  reason: AutomationRun['reason'] & string,
+): Promise<AutomationRun> {
+  return deps.store.automations.recordRun({
+    automation,
+    trigger: { type: automation.trigger.type, source: sourceOf(received) },
+    outcome: 'skipped',
+    reason,
+    jobId: null,
+  });
+}
+
+/** The automation's run for the event; null for a comment that does not call the service (not an event it saw). */
+async function dispatch(
+  deps: HostEventDeps,
+  automation: Automation,
+  received: ReceivedHostEvent,
+): Promise<AutomationRun | null> {
+  const { event } = received;
+  if (event.kind === 'comment') {
+    const mention = (await deps.mention?.(received.projectId)) ?? DEFAULT_MENTION;
+    if (!mentions(event.body, mention)) return null;
+  }
+  if (!automation.enabled) return skip(deps, automation, received, 'disabled');
+  if (event.kind === 'comment') return onComment(deps, automation, received, event);
+  const trigger = automation.trigger as CodeChangeTrigger | ContentChangeTrigger;
+  return onChange(deps, automation, trigger, received, event);
+}
+
+async function onChange(
+  deps: HostEventDeps,
+  automation: Automation,
+  trigger: CodeChangeTrigger | ContentChangeTrigger,
+  received: ReceivedHostEvent,
+  event: PushEvent | PullRequestMergedEvent,
+): Promise<AutomationRun> {
+  const head = event.kind === 'push' ? event.after : event.mergeCommit;
+  const own = trigger.type === 'content_change';
+  let commits: PushedCommit[] = event.kind === 'push' ? event.commits : [];
+  if (own) {
+    if (
+      event.kind === 'pull_request_merged' &&
+      (await isServicePullRequest(deps, received.projectId, event))
+    ) {
+      return skip(deps, automation, received, 'no_change');
+    }
+    commits = commits.filter((commit) => !isServiceCommit(commit.message));
+    if (event.kind === 'push' && commits.length === 0) return skip(deps, automation, received, 'no_change');
+  }
+  if (head === null) return skip(deps, automation, received, 'no_change');
+  const { claimed, previous } = await deps.store.automations.claimHead(automation.id, head);
+  if (!claimed) return skip(deps, automation, received, 'duplicate');
+  // The poller's first look at a branch only learns where it stands: history before it starts nothing.
+  if (received.host === 'poll' && event.kind === 'push' && event.before === null && previous === null) {
+    return skip(deps, automation, received, 'no_change');
+  }
+  const from = event.kind === 'push' ? (event.before ?? previous) : previous;
+  const named = [...new Set(commits.flatMap((commit) => commit.files))];
+  const change = await readChange(deps, received, from, head, named);
+  if (trigger.paths && change.files.length > 0) {
+    const matched = await matchesAny(change.files, trigger.paths);
+    if (!matched) return skip(deps, automation, received, 'paths_not_matched');
+  }
+  const context: TriggerContext = {
+    change: {
+      repository: trigger.type === 'code_change' ? trigger.repository : 'content',
+      branch: event.branch,
+      from,
+      to: head,
+      commits: commits.map((commit) => ({ id: commit.id, message: commit.message })),
+      pullRequests:
+        event.kind === 'pull_request_merged'
+          ? [{ title: event.title, body: event.body, url: event.url }]
+          : [],
+      files: change.files,
+      diff: change.diff,
+    },
+  };
+  const { run } = await runAutomation(deps, {
+    automation,
+    trigger: { type: trigger.type, source: sourceOf(received) },
+    context,
+  });
+  return run;
+}
+
+async function isServicePullRequest(deps: HostEventDeps, projectId: string, event: PullRequestMergedEvent) {
+  if (SERVICE_TRAILER.test(event.body)) return true;
+  return (await deps.store.automations.jobIdByPullRequest(projectId, event.url)) !== undefined;
+}
+
+async function readChange(
+  deps: HostEventDeps,
+  received: ReceivedHostEvent,
+  from: string | null,
+  to: string,
+  named: string[],
+): Promise<{ diff: string; files: string[] }> {
+  if (!deps.readChange) return { diff: '', files: named };
+  try {
+    return await deps.readChange(received.projectId, received.event.repository, from, to);
+  } catch (error) {
+    deps.log?.warn(
+      { err: error, projectId: received.projectId },
+      'could not read the change for an automation',
+    );
+    return { diff: '', files: named };
+  }
+}
+
+async function matchesAny(files: string[], patterns: string[]): Promise<boolean> {
+  for (const pattern of patterns) {
+    // A pattern with a slash matches whole paths; one without, file names (as list_files does).
+    if ((await filterByPattern(files, '', pattern)).length > 0) return true;
+  }
+  return false;
+}
+
+async function onComment(
+  deps: HostEventDeps,
+  automation: Automation,
+  received: ReceivedHostEvent,
+  event: CommentEvent,
+): Promise<AutomationRun> {
+  const trusted =
+    event.authorCanWrite ||
+    automation.allowedAuthors.some((author) => author.toLowerCase() === event.author.toLowerCase());
+  if (!trusted) return skip(deps, automation, received, 'untrusted_author');
+  const jobId = await jobOfPullRequest(deps, received.projectId, event);
+  const body =
+    jobId === undefined
+      ? `${event.target.type === 'pull_request' ? 'Pull request' : 'Issue'} #${event.target.number} "${event.target.title}" (${event.target.url}):\n\n${event.body}`
+      : event.body;
+  const { run } = await runAutomation(deps, {
+    automation,
+    trigger: { type: 'comment', source: event.url },
+    context: { comment: { body, author: event.author, url: event.url } },
+    ...(jobId ? { followUpJobId: jobId } : {}),
+  });
+  return run;
+}
+
+/** The job whose pull request the comment is on, unless it is archived (then a new job goes). */
+async function jobOfPullRequest(deps: HostEventDeps, projectId: string, event: CommentEvent) {
+  if (event.target.type !== 'pull_request') return undefined;
+  const jobId = await deps.store.automations.jobIdByPullRequest(projectId, event.target.url);
+  if (jobId === undefined) return undefined;
+  const job = await deps.store.jobs.get(projectId, jobId);
+  return job && job.status !== 'archived' ? job.id : undefined;
+}
+
+/** Whether `body` calls `mention` as a word of its own (`@agentjobs`, not `@agentjobsbot`). */
+export function mentions(body: string, mention: string): boolean {
+  const escaped = mention.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^\\w@])${escaped}(?![\\w-])`, 'i').test(body);
+}

@@ -1,0 +1,347 @@
+/**
+ * A project's automations and their runs (DESIGN section 3, automations). The scheduler's claim is
+ * here too: a schedule's time is taken by moving `next_run_at` on with a conditional update, which
+ * one process wins whatever the number racing for it (on PostgreSQL as on SQLite).
+ */
+import {
+  type Automation,
+  type AutomationRun,
+  type AutomationTrigger,
+  nextRunAt,
+  type RunOutcome,
+  type SkipReason,
+  type TriggerType,
+} from '../domain/automation.js';
+import { ID_PATTERN, newId } from '../domain/ids.js';
+import { redactSecrets, redactValue } from '../domain/redact.js';
+import type { Db } from './db.js';
+import { readJob } from './jobs.js';
+import type { AutomationRow, AutomationRunRow } from './schema.js';
+import { outgoingEvents } from './webhooks/outbox.js';
+
+/** A new automation, every field decided (the defaults are the caller's). */
+export interface NewAutomation {
+  projectId: string;
+  name: string;
+  enabled: boolean;
+  trigger: AutomationTrigger;
+  prompt: string;
+  group: boolean;
+  draft: boolean;
+  model: string | null;
+  baseRef: string | null;
+  allowedAuthors: string[];
+}
+
+/** The fields an update may change. */
+export type AutomationChange = Partial<Omit<NewAutomation, 'projectId'>>;
+
+/** A run to record. */
+export interface NewAutomationRun {
+  automation: Pick<Automation, 'id' | 'projectId'>;
+  trigger: { type: TriggerType; source: string };
+  outcome: RunOutcome;
+  reason: SkipReason | null;
+  jobId: string | null;
+  /** The schedule time it was for (unique per automation). */
+  scheduledFor?: string;
+}
+
+export function toAutomation(row: AutomationRow): Automation {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    enabled: Number(row.enabled) === 1,
+    trigger: JSON.parse(row.trigger) as AutomationTrigger,
+    prompt: row.prompt,
+    group: Number(row.group_runs) === 1,
+    draft: Number(row.draft) === 1,
+    model: row.model,
+    baseRef: row.base_ref,
+    allowedAuthors: JSON.parse(row.allowed_authors) as string[],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lastRunAt: row.last_run_at,
+    nextRunAt: row.next_run_at,
+  };
+}
+
+export function toRun(row: AutomationRunRow): AutomationRun {
+  return {
+    id: row.id,
+    automationId: row.automation_id,
+    at: row.at,
+    trigger: { type: row.trigger_type as TriggerType, source: row.source },
+    outcome: row.outcome as RunOutcome,
+    reason: row.reason as SkipReason | null,
+    jobId: row.job_id,
+  };
+}
+
+export function automationQueries(db: Db) {
+  const emit = outgoingEvents(db);
+  const rowOf = (projectId: string, automationId: string) =>
+    db
+      .read()
+      .selectFrom('automations')
+      .selectAll()
+      .where('id', '=', automationId)
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+
+  return {
+    async create(input: NewAutomation, now = new Date()): Promise<Automation> {
+      const at = now.toISOString();
+      const row: AutomationRow = {
+        id: newId(),
+        project_id: input.projectId,
+        name: input.name,
+        enabled: input.enabled ? 1 : 0,
+        trigger: JSON.stringify(input.trigger),
+        prompt: input.prompt,
+        group_runs: input.group ? 1 : 0,
+        draft: input.draft ? 1 : 0,
+        model: input.model,
+        base_ref: input.baseRef,
+        allowed_authors: JSON.stringify(input.allowedAuthors),
+        last_job_id: null,
+        last_head: null,
+        created_at: at,
+        updated_at: at,
+        last_run_at: null,
+        next_run_at: nextRunAt(input, now),
+      };
+      await db.writeStatement((executor) => executor.insertInto('automations').values(row).execute());
+      return toAutomation(row);
+    },
+
+    /** The automation, or undefined when `automationId` names none in the project. */
+    async get(projectId: string, automationId: string): Promise<Automation | undefined> {
+      if (!ID_PATTERN.test(automationId)) return undefined;
+      const row = await rowOf(projectId, automationId);
+      return row ? toAutomation(row) : undefined;
+    },
+
+    /** The id of the latest job a run created or grouped into; null before any. */
+    async lastJobId(projectId: string, automationId: string): Promise<string | null> {
+      if (!ID_PATTERN.test(automationId)) return null;
+      return (await rowOf(projectId, automationId))?.last_job_id ?? null;
+    },
+
+    async list(projectId: string): Promise<Automation[]> {
+      const rows = await db
+        .read()
+        .selectFrom('automations')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .orderBy('id')
+        .execute();
+      return rows.map(toAutomation);
+    },
+
+    /**
+     * Changes the fields given; the next run time is worked out again from the new trigger (a
+     * schedule enabled again runs at its next time, not for the times it missed while disabled).
+     */
+    async update(
+      projectId: string,
+      automationId: string,
+      change: AutomationChange,
+      now = new Date(),
+    ): Promise<Automation | undefined> {
+      const current = await this.get(projectId, automationId);
+      if (!current) return undefined;
+      const next = { ...current, ...change };
+      const scheduleChanged =
+        JSON.stringify(next.trigger) !== JSON.stringify(current.trigger) || next.enabled !== current.enabled;
+      const at = now.toISOString();
+      const row = await db.writeStatement((executor) =>
+        executor
+          .updateTable('automations')
+          .set({
+            name: next.name,
+            enabled: next.enabled ? 1 : 0,
+            trigger: JSON.stringify(next.trigger),
+            prompt: next.prompt,
+            group_runs: next.group ? 1 : 0,
+            draft: next.draft ? 1 : 0,
+            model: next.model,
+            base_ref: next.baseRef,
+            allowed_authors: JSON.stringify(next.allowedAuthors),
+            updated_at: at,
+            ...(scheduleChanged ? { next_run_at: nextRunAt(next, now) } : {}),
+          })
+          .where('id', '=', automationId)
+          .where('project_id', '=', projectId)
+          .returningAll()
+          .executeTakeFirst(),
+      );
+      return row ? toAutomation(row) : undefined;
+    },
+
+    /** Deletes the automation and its runs; false when there was none. */
+    async delete(projectId: string, automationId: string): Promise<boolean> {
+      if (!ID_PATTERN.test(automationId)) return false;
+      const result = await db.writeStatement((executor) =>
+        executor
+          .deleteFrom('automations')
+          .where('id', '=', automationId)
+          .where('project_id', '=', projectId)
+          .executeTakeFirst(),
+      );
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    /** Enabled schedules whose time has come, oldest first. */
+    async due(now: Date, limit: number): Promise<Automation[]> {
+      const rows = await db
+        .read()
+        .selectFrom('automations')
+        .selectAll()
+        .where('next_run_at', '<=', now.toISOString())
+        .where('enabled', '=', 1)
+        .orderBy('next_run_at')
+        .limit(limit)
+        .execute();
+      return rows.map(toAutomation);
+    },
+
+    /** The earliest time any schedule falls due; null when none will. */
+    async nextDue(): Promise<string | null> {
+      const row = await db
+        .read()
+        .selectFrom('automations')
+        .select((eb) => eb.fn.min('next_run_at').as('next'))
+        .where('enabled', '=', 1)
+        .executeTakeFirst();
+      return (row?.next as string | null | undefined) ?? null;
+    },
+
+    /**
+     * Takes the schedule time `due` of an automation by moving its next time on to `next`. Only
+     * the process whose update finds `due` still there wins; every other gets false.
+     */
+    async claimScheduled(automationId: string, due: string, next: string | null): Promise<boolean> {
+      const result = await db.writeStatement((executor) =>
+        executor
+          .updateTable('automations')
+          .set({ next_run_at: next })
+          .where('id', '=', automationId)
+          .where('next_run_at', '=', due)
+          .where('enabled', '=', 1)
+          .executeTakeFirst(),
+      );
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /**
+     * Takes `head` as the watched branch's new head; false when it was seen already (another
+     * event, or another process, took it). Returns the head seen before it too.
+     */
+    async claimHead(
+      automationId: string,
+      head: string,
+    ): Promise<{ claimed: boolean; previous: string | null }> {
+      return db.write(async (trx) => {
+        const row = await db
+          .lockForUpdate(trx.selectFrom('automations').select('last_head').where('id', '=', automationId))
+          .executeTakeFirst();
+        if (!row || row.last_head === head) return { claimed: false, previous: row?.last_head ?? null };
+        await trx
+          .updateTable('automations')
+          .set({ last_head: head })
+          .where('id', '=', automationId)
+          .execute();
+        return { claimed: true, previous: row.last_head };
+      });
+    },
+
+    /** The project's job whose pull request is at `url`, if a job opened it. */
+    async jobIdByPullRequest(projectId: string, url: string): Promise<string | undefined> {
+      const row = await db
+        .read()
+        .selectFrom('jobs')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('pr_link', '=', url)
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+      return row?.id;
+    },
+
+    /**
+     * Records a run, and on the automation the time of its last run and its latest job; the
+     * webhook event `automation.run` goes out with it (a skipped run too, so operators can alert).
+     */
+    async recordRun(input: NewAutomationRun, now = new Date()): Promise<AutomationRun> {
+      const at = now.toISOString();
+      const row: AutomationRunRow = {
+        id: newId(),
+        automation_id: input.automation.id,
+        project_id: input.automation.projectId,
+        at,
+        trigger_type: input.trigger.type,
+        source: input.trigger.source,
+        outcome: input.outcome,
+        reason: input.reason,
+        job_id: input.jobId,
+        scheduled_for: input.scheduledFor ?? null,
+      };
+      const run = toRun(row);
+      await db.write(async (trx) => {
+        await trx.insertInto('automation_runs').values(row).execute();
+        const automation = await trx
+          .updateTable('automations')
+          .set({ last_run_at: at, ...(input.jobId ? { last_job_id: input.jobId } : {}) })
+          .where('id', '=', input.automation.id)
+          .returning(['id', 'name'])
+          .executeTakeFirst();
+        const job = input.jobId ? await readJob(trx, input.jobId) : null;
+        await emit(trx, {
+          projectId: input.automation.projectId,
+          jobId: input.jobId,
+          type: 'automation.run',
+          // The job quotes its prompt, and a prompt may hold a key.
+          data: {
+            run,
+            automation: automation ?? { id: input.automation.id, name: '' },
+            job: job && redactValue(job, redactSecrets),
+          },
+        });
+      });
+      return run;
+    },
+
+    /** The runs that created or continued `jobId`, oldest first (the pull request lists them). */
+    async runsOfJob(jobId: string, limit = 100): Promise<AutomationRun[]> {
+      const rows = await db
+        .read()
+        .selectFrom('automation_runs')
+        .selectAll()
+        .where('job_id', '=', jobId)
+        .where('outcome', '!=', 'skipped')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map(toRun);
+    },
+
+    /** Runs newest first; `before` is the previous page's last run id. */
+    async runs(
+      automationId: string,
+      options: { limit: number; before?: string },
+    ): Promise<{ runs: AutomationRun[]; more: boolean }> {
+      let query = db
+        .read()
+        .selectFrom('automation_runs')
+        .selectAll()
+        .where('automation_id', '=', automationId)
+        .orderBy('id', 'desc')
+        .limit(options.limit + 1);
+      if (options.before) query = query.where('id', '<', options.before);
+      const rows = await query.execute();
+      return { runs: rows.slice(0, options.limit).map(toRun), more: rows.length > options.limit };
+    },
+  };
+}

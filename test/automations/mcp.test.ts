@@ -1,0 +1,96 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { testDialects } from '../support/db.js';
+
+const structured = (result: CallToolResult) => {
+  expect(result.isError ?? false).toBe(false);
+  return result.structuredContent as Record<string, unknown>;
+};
+const errorCode = (result: CallToolResult) => {
+  expect(result.isError).toBe(true);
+  const [content] = result.content;
+  return (JSON.parse(content?.type === 'text' ? content.text : '{}') as { code: string }).code;
+};
+
+// The automation tools through the SDK's own client, against the app listening on a real port.
+describe.each(testDialects())('the automation MCP tools, on %s', (dialect) => {
+  let test: TestApp;
+  let url: URL;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    test = await startTestApp(dialect);
+    url = new URL('/mcp', await test.app.listen({ host: '127.0.0.1', port: 0 }));
+  });
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    await test?.close();
+  });
+
+  async function connect(key: string): Promise<Client> {
+    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    clients.push(client);
+    return client;
+  }
+  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const automation = (fields: { enabled?: boolean } = {}) =>
+    test.store.automations.create({
+      projectId: test.project.id,
+      name: 'Page refresh',
+      enabled: fields.enabled ?? true,
+      trigger: { type: 'manual' },
+      prompt: 'Refresh {{variables.page}}.',
+      group: true,
+      draft: false,
+      model: null,
+      baseRef: null,
+      allowedAuthors: [],
+    });
+
+  it('lists the automations and runs one: a new job, then grouped into it', async () => {
+    const made = await automation();
+    const client = await connect(test.key);
+    const listed = structured(await call(client, 'list_automations', {}));
+    expect(listed.automations).toEqual([
+      expect.objectContaining({ id: made.id, name: 'Page refresh', enabled: true }),
+    ]);
+
+    const first = structured(
+      await call(client, 'trigger_automation', { automationId: made.id, variables: { page: 'FAQ' } }),
+    );
+    expect(first).toMatchObject({
+      outcome: 'created',
+      job: { status: 'active', prompt: 'Refresh FAQ.', trigger: { type: 'manual', automationId: made.id } },
+    });
+    const second = structured(await call(client, 'trigger_automation', { automationId: made.id }));
+    expect(second).toMatchObject({ outcome: 'grouped', job: { id: (first.job as { id: string }).id } });
+    const { runs } = await test.store.automations.runs(made.id, { limit: 10 });
+    expect(runs.map((run) => run.outcome)).toEqual(['grouped', 'created']);
+  });
+
+  it("answers the API's errors as tool errors, and needs the write scope to trigger", async () => {
+    const disabled = await automation({ enabled: false });
+    const client = await connect(test.key);
+    expect(errorCode(await call(client, 'trigger_automation', { automationId: disabled.id }))).toBe(
+      'automation_disabled',
+    );
+    expect(errorCode(await call(client, 'trigger_automation', { automationId: 'nope' }))).toBe(
+      'automation_not_found',
+    );
+    const reader = await connect(await test.makeKey({ scopes: ['read'] }));
+    expect(structured(await call(reader, 'list_automations', {})).automations).not.toEqual([]);
+    expect(errorCode(await call(reader, 'trigger_automation', { automationId: disabled.id }))).toBe(
+      'forbidden',
+    );
+    expect((await test.store.automations.runs(disabled.id, { limit: 10 })).runs).toHaveLength(1);
+  });
+});
