@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { adminQueries } from './admin.js';
 import { apiKeyQueries } from './api-keys.js';
-import { contextRepositoryQueries } from './context-repositories.js';
 import { automationQueries } from './automations.js';
+import { contextRepositoryQueries } from './context-repositories.js';
 import type { Db } from './db.js';
 import { eventQueries } from './events.js';
 import { hostEventQueries } from './host-events.js';
