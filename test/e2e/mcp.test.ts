@@ -9,7 +9,16 @@ import { CLI, runCli, type ServerProcess } from '../support/processes.js';
 import type { ScriptedModelServer } from '../support/scripted-model.js';
 import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
 
-const TOOLS = ['archive_job', 'create_job', 'get_job', 'get_job_events', 'list_jobs', 'send_message'];
+const TOOLS = [
+  'archive_job',
+  'create_job',
+  'get_job',
+  'get_job_events',
+  'list_automations',
+  'list_jobs',
+  'send_message',
+  'trigger_automation',
+];
 
 async function call(client: Client, name: string, args: Record<string, unknown>) {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
