@@ -174,5 +174,16 @@ describe.each(testDialects())('automations through the GitHub double on %s', (di
     expect((await e2e.api.call('GET', `/job/${job.id}`)).job.status).toBe('completed');
     expect(e2e.model.requests.length).toBe(before);
     expect(e2e.double.pulls()).toHaveLength(1);
+
+    // Neither the hook secret nor the token reached a log line, the model, the host or a job.
+    const seen = [
+      e2e.server.output.join('\n'),
+      JSON.stringify(e2e.model.requests.map((request) => request.body)),
+      e2e.double.requests.map((request) => request.body).join('\n'),
+      JSON.stringify(await jobs()),
+    ].join('\n');
+    expect(seen).toContain(job.id);
+    expect(seen).not.toContain(e2e.secret);
+    expect(seen).not.toContain(e2e.token);
   });
 });

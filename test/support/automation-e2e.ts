@@ -102,6 +102,8 @@ export interface AutomationEndToEnd {
   projectId: string;
   /** The project's hook secret, as `project hook-secret` showed it. */
   secret: string;
+  /** The host's token the project and its context repository were given. */
+  token: string;
   /** The receiver's URL for this host. */
   hookUrl: string;
   /** The served content repository (bare). */
@@ -139,6 +141,7 @@ export function useAutomationEndToEnd(host: HookHostName, dialect: TestDialect):
       const { job: body } = await fixture.api.call('GET', `/automations/${automationId}/runs`);
       return (body as unknown as { runs: AutomationRun[] }).runs;
     },
+    token,
   } as AutomationEndToEnd;
   let key = '';
 
