@@ -24,6 +24,7 @@ describe.each(testDialects())('automations through the GitHub double on %s', (di
   let docs = '';
   let comments = '';
   let job: Job;
+  let firstHead = '';
   let second = { deliveryId: '', message: null as unknown as ReturnType<typeof e2e.double.hookMessage> };
 
   const post = async (path: string, body: unknown) => {
@@ -55,6 +56,7 @@ describe.each(testDialects())('automations through the GitHub double on %s', (di
       prompt: '{{comment.author}} asks: {{comment.body}}',
     });
     const head = e2e.commitToProduct('cli.ts', "export const flags = ['--verbose'];\n", 'Add --verbose');
+    firstHead = head;
     e2e.model.setScript(writes('verbose.md', '# --verbose\n\nSays more.\n', 'Document --verbose'));
 
     const sent = await e2e.double.sendHook(e2e.hookUrl, merged(12, head), e2e.secret);
@@ -73,6 +75,10 @@ describe.each(testDialects())('automations through the GitHub double on %s', (di
     expect(job.prompt).toContain(pullUrl);
     expect(job.prompt).toContain('Merge 12');
     expect(job.prompt).not.toMatch(/\{\{|\}\}/);
+    // The diff and the files, read from the context repository's mirror: the merge's own change.
+    expect(job.prompt).toContain("+export const flags = ['--verbose'];");
+    expect(job.prompt).toContain('-export const flags = [];');
+    expect(job.prompt).toMatch(/Changed files:\n[\s\S]*cli\.ts/);
 
     const pulls = e2e.double.pulls();
     expect(pulls).toHaveLength(1);
@@ -102,6 +108,11 @@ describe.each(testDialects())('automations through the GitHub double on %s', (di
     const again = await e2e.api.waitUntil(job.id, (current) => current.summary === 'Document --quiet');
     expect(again).toMatchObject({ status: 'completed', error: null, prLink: job.prLink });
     expect(again.source.ref).toBe(job.source.ref);
+    // The follow-up's prompt quotes the change since the head the first run saw.
+    const asked = JSON.stringify(e2e.model.requests.map((request) => request.body.messages));
+    expect(asked).toContain(`from ${firstHead} to ${head}`);
+    expect(asked).toContain("-export const flags = ['--verbose'];");
+    expect(asked).toContain("+export const flags = ['--verbose', '--quiet'];");
 
     const pulls = e2e.double.pulls();
     expect(pulls).toHaveLength(1);
