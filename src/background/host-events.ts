@@ -7,6 +7,7 @@
  * (PostgreSQL `NOTIFY`, or in-process with SQLite), and polled as a fallback.
  */
 import type { Config } from '../config/config.js';
+import { contextChangeReader } from '../jobs/change-reader.js';
 import { type HostEventDeps, processHostEvent } from '../jobs/host-events.js';
 import type { Logger } from '../log.js';
 import { HOST_EVENTS_CHANNEL } from '../store/channels.js';
@@ -22,7 +23,7 @@ const POLL_MS = 30_000;
 export interface HostEventDispatcherOptions {
   store: Store;
   logger: Logger;
-  config: Pick<Config, 'defaultModel' | 'limits' | 'automations'>;
+  config: Pick<Config, 'defaultModel' | 'limits' | 'automations' | 'dataDir' | 'secretKey'>;
   /** Whether a job's pull request is still open, for grouping (see `jobs/automation-run.ts`). */
   pullRequestOpen?: HostEventDeps['pullRequestOpen'];
 }
@@ -42,6 +43,8 @@ export function createHostEventDispatcher(options: HostEventDispatcherOptions): 
     config,
     automations: config.automations,
     log: logger,
+    // `{{change.diff}}` of a context repository's change, read from its mirror.
+    readChange: contextChangeReader({ store, config }),
     ...(options.pullRequestOpen ? { pullRequestOpen: options.pullRequestOpen } : {}),
   };
 

@@ -5,6 +5,7 @@
  * The project's context repository comes from the store, as `project context add` leaves it.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -23,8 +24,10 @@ describe.each(testDialects())('a code-host hook starts an automation’s job, on
   let dispatcher: HostEventDispatcher;
   let double: GithubDouble;
   let base = '';
+  // The dispatcher reads a context repository's change into its mirrors here.
+  const dataDir = mkdtempSync(join(tmpdir(), 'agentjobs-hook-to-job-'));
   const config = loadConfig({
-    AGENTJOBS_DATA_DIR: join(tmpdir(), 'agentjobs-unused'),
+    AGENTJOBS_DATA_DIR: dataDir,
     AGENTJOBS_SECRET_KEY: randomBytes(32).toString('hex'),
   });
   const secrets = lazySecretBox(config);
@@ -43,6 +46,7 @@ describe.each(testDialects())('a code-host hook starts an automation’s job, on
     await double?.close();
     await app?.close();
     await database?.close();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('runs the code_change automation once, and notes the repeat as a duplicate', async () => {

@@ -17,7 +17,14 @@ export type HookHostName = 'github' | 'gitlab' | 'gitea';
 /** What a test asks a double to send: an event of the host's kinds, about `owner/name`. */
 export type HookSpec =
   | { kind: 'push'; branch?: string; before?: string; after?: string; files?: string[] }
-  | { kind: 'merged'; number?: number; branch?: string; title?: string }
+  | {
+      kind: 'merged';
+      number?: number;
+      branch?: string;
+      title?: string;
+      /** The merge commit's id (default `b` × 40). */
+      mergeCommit?: string;
+    }
   | {
       kind: 'comment';
       on?: 'pull_request' | 'issue';
@@ -141,7 +148,7 @@ function githubOrGitea(
           body: 'The CLI gains a --verbose flag.',
           html_url: `${webBase}/${fullName}/pull${host === 'github' ? '' : 's'}/${number}`,
           merged: true,
-          merge_commit_sha: SHA_B,
+          merge_commit_sha: spec.mergeCommit ?? SHA_B,
           base: { ref: spec.branch ?? 'main' },
           head: { ref: 'verbose' },
           user: sender,
@@ -249,7 +256,7 @@ function gitlabMessage(webBase: string, fullName: string, spec: HookSpec): HookM
           state: 'merged',
           source_branch: 'verbose',
           target_branch: spec.branch ?? 'main',
-          merge_commit_sha: SHA_B,
+          merge_commit_sha: spec.mergeCommit ?? SHA_B,
         },
       },
     };
