@@ -210,6 +210,9 @@ if [ "$#" -eq 0 ]; then tar -cf - -T /dev/null >&3; else tar -cf - -- "$@" >&3; 
 /** Outside: the first process joins the run's control groups (files up to `--`), then execs the rest. */
 const JOIN_GROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
 
+/** What a program prints when the checkout or /tmp is full: the shell's words, and Node's (`ENOSPC: no space…`). */
+const DISK_FULL = /no space left on device|file size limit exceeded|\bENOSPC\b|\bEFBIG\b/i;
+
 let probed: Promise<Omit<SandboxStatus, 'available' | 'unsafe'>> | null = null;
 
 /**
@@ -386,8 +389,7 @@ function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRu
       );
       exceeded ??= (await group?.exceeded()) ?? null;
       const output = tail.text();
-      if (!exceeded && code !== 0 && /No space left on device|File size limit exceeded/.test(output))
-        exceeded = 'disk';
+      if (!exceeded && code !== 0 && DISK_FULL.test(output)) exceeded = 'disk';
       // What a failed command left is not taken: only a capture after exit code 0 counts.
       if (captureError && code === 0 && !timedOut && !exceeded) return reject(captureError);
       resolve({

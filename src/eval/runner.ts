@@ -14,10 +14,12 @@ import { join } from 'node:path';
 import type { LanguageModel, ModelMessage } from 'ai';
 import { AgentError, type AgentLimits, type ContextSource, runAgent } from '../agent/loop.js';
 import type { ModelPrice } from '../agent/prices.js';
+import type { SandboxSettings } from '../checks/index.js';
 import { ensureMirror } from '../git/mirror.js';
 import { runGit } from '../git/run.js';
 import { Workspace } from '../git/workspace.js';
 import { changesOf } from './checks.js';
+import { taskCommands } from './commands.js';
 import { check } from './expectations.js';
 import { copySite } from './site.js';
 import type { EvalContext, EvalTask } from './task.js';
@@ -34,6 +36,8 @@ export interface EvalOptions {
   stream?: boolean;
   /** How long a task waits out a model that keeps failing (`AGENTJOBS_MODEL_OUTAGE_SECONDS`). */
   modelOutageWaitMs?: number;
+  /** The sandbox of tasks that run commands (the worker's `AGENTJOBS_CHECK_*` settings). */
+  sandbox?: SandboxSettings;
   /** Called as each task ends, for progress on a terminal. */
   onTask?: (result: TaskOutcome) => void;
 }
@@ -62,6 +66,14 @@ export interface EvalReport {
   seconds: number;
   tasks: TaskOutcome[];
 }
+
+/** The sandbox when none is given: the worker's defaults. */
+const DEFAULT_SANDBOX: SandboxSettings = {
+  processes: 256,
+  memoryBytes: 2048 * 1024 * 1024,
+  diskBytes: 1024 * 1024 * 1024,
+  unlimited: false,
+};
 
 const IDENTITY = {
   GIT_AUTHOR_NAME: 'eval',
@@ -126,6 +138,12 @@ export async function runTask(task: EvalTask, options: EvalOptions): Promise<Tas
       branch: 'agentjobs/eval',
       baseRef: 'main',
     });
+    const commands = await taskCommands(task, options.sandbox ?? DEFAULT_SANDBOX, {
+      root,
+      workspace,
+      gitDir: workspace.dir,
+      baseCommit: base,
+    });
 
     let history: ModelMessage[] = [];
     for (const prompt of [task.prompt, ...task.followUps]) {
@@ -143,6 +161,7 @@ export async function runTask(task: EvalTask, options: EvalOptions): Promise<Tas
         contextTokens: options.contextTokens,
         price: options.price,
         contextRepositories,
+        ...(commands.runCommand ? { runCommand: commands.runCommand } : {}),
       }).catch((error: unknown) => {
         if (!(error instanceof AgentError)) throw error;
         if (error.partial) add(usage, error.partial.usage);
@@ -167,6 +186,8 @@ export async function runTask(task: EvalTask, options: EvalOptions): Promise<Tas
         const failure = await check(expectation, { dir: resultDir, changes });
         if (failure) failures.push(failure);
       }
+      const failed = await commands.check();
+      if (failed) failures.push(failed);
     }
   } catch (error) {
     failures.push(`run: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);

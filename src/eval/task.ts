@@ -8,6 +8,10 @@
  * repository that the agent reads by name and never changes, for tasks that need the code the docs
  * describe.
  *
+ * A task may run the project's own tools as a job would (DESIGN section 5): a `setup` command, a
+ * check `command` that must pass on the result, and `agentCommands` for the agent's `run_command`,
+ * all in the real sandbox.
+ *
  * A task reaches no file outside its suite: the folder named on the command line (a task file's
  * own folder when the file is named), or the folder above it when that folder is `tasks/`, as in
  * the shipped `eval/`. The site and every context folder must be inside the suite once symlinks
@@ -72,6 +76,12 @@ const taskSchema = z.strictObject({
     .default([]),
   prompt: z.string().min(1),
   followUps: z.array(z.string().min(1)).default([]),
+  /** The project's setup command: the environment every command of the task runs with. */
+  setup: z.string().min(1).max(2000).optional(),
+  /** The project's check command: it must pass on the result, as a job's would before publishing. */
+  command: z.string().min(1).max(2000).optional(),
+  /** Whether the agent has `run_command`, as a project with `agentCommands` gives it. */
+  agentCommands: z.boolean().default(false),
   expect: z.array(expectation).min(1),
 });
 
@@ -93,8 +103,18 @@ export interface EvalTask {
   context: EvalContext[];
   prompt: string;
   followUps: string[];
+  /** The setup command (DESIGN section 5), run in the sandbox with network before the agent. */
+  setup?: string | undefined;
+  /** The check command, run offline in the sandbox on the result; the task fails when it does. */
+  command?: string | undefined;
+  /** The agent may run commands offline in the sandbox (`run_command`). */
+  agentCommands: boolean;
   expect: Expectation[];
 }
+
+/** Whether a task runs anything in the sandbox, so cannot pass where there is none. */
+export const needsSandbox = (task: EvalTask) =>
+  task.setup !== undefined || task.command !== undefined || task.agentCommands;
 
 /** A task file that cannot be used; the message names the file and the field. */
 export class TaskFileError extends Error {

@@ -150,6 +150,14 @@ describe.skipIf(!status.available)('the sandbox caps totals', () => {
     expect(largest).toBeLessThan(MiB);
   });
 
+  it('names the disk limit when Node, not the shell, finds the disk full (ENOSPC)', async () => {
+    const result = await run(
+      `node -e "for (let i = 0; ; i++) require('fs').writeFileSync('fill-' + i, Buffer.alloc(8 << 20, 1))"`,
+    );
+    expect(result.status).toBe('failed');
+    expect(result.message).toMatch(/wrote more than 64 MiB/);
+  });
+
   it('runs as an unprivileged user who can write the checkout', async () => {
     const result = await run('touch docs/new.md && id -u && id -un; exit 1');
     const output = result.problems[0]?.message ?? '';

@@ -110,6 +110,21 @@ describe('a hostile eval suite', () => {
     await expect(findTasks([reader])).rejects.toThrow(/read\.yaml: expect\.0\.path: must be a relative path/);
   });
 
+  it('refuses commands of the wrong shape, naming the field', async () => {
+    const commands = join(root, 'commands');
+    write(join(commands, 'sites', 'plain', 'index.md'), '# Setup\n');
+    const cases: [string, RegExp][] = [
+      ['agentCommands: "yes"', /bad\.yaml: agentCommands: /],
+      ['command: ""', /bad\.yaml: command: /],
+      ['setup: [npm, ci]', /bad\.yaml: setup: /],
+      ['commands: npm test', /bad\.yaml: task: Unrecognized key: "commands"/],
+    ];
+    for (const [line, error] of cases) {
+      write(join(commands, 'bad.yaml'), `${task('bad', 'sites/plain')}${line}\n`);
+      await expect(findTasks([join(commands, 'bad.yaml')]), line).rejects.toThrow(error);
+    }
+  });
+
   it('sends the model nothing of a secret that a symlink in the site leads to', async () => {
     const [leaky] = (await findTasks([suite])).filter((each) => each.name === 'leaky');
     const model = scriptedModel([

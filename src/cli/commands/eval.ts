@@ -65,6 +65,7 @@ export function registerEvalCommand(program: Command) {
         concurrency,
         stream: config.agent.modelStreaming,
         modelOutageWaitMs: config.agent.modelOutageWaitMs,
+        sandbox: config.checks.sandbox,
         ...(live
           ? { onTask: (task) => process.stderr.write(`  ${task.passed ? 'pass' : 'FAIL'}  ${task.name}\n`) }
           : {}),
