@@ -24,14 +24,17 @@
  * otherwise (`AGENTJOBS_SANDBOX_UNLIMITED`), and then it says so as unsafe.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { createRunGroup, GroupError, type GroupLimit, type RunGroup } from './cgroup.js';
 import { OutputTail } from './output-tail.js';
-import { environmentLayers, type Layer, layerArguments } from './sandbox-layers.js';
+import { bwrapArguments, CHECKOUT_SOURCE, SANDBOX_CHECKOUT, SANDBOX_UID } from './sandbox-arguments.js';
+import { environmentLayers } from './sandbox-layers.js';
+
+export { SANDBOX_CHECKOUT } from './sandbox-arguments.js';
 
 /** A limit of the sandbox, as its status and results name it. */
 export type SandboxLimit = GroupLimit | 'disk';
@@ -102,93 +105,8 @@ export interface SandboxRun {
   durationMs: number;
 }
 
-/** Where the checkout appears inside the sandbox. */
-export const SANDBOX_CHECKOUT = '/checkout';
-/** Where the checkout folder is mounted, read-only, to be copied into the sized `/checkout`. */
-const CHECKOUT_SOURCE = '/.checkout-source';
-/** The user the command runs as inside: `nobody`, which owns nothing there but what it writes. */
-const SANDBOX_UID = 65534;
-
 /** How often a run's control group is read for a limit it hit. */
 const WATCH_INTERVAL_MS = 250;
-
-/** Parts of `/etc` that programs need to start; the rest of it stays out. */
-const ETC_ENTRIES = [
-  'passwd',
-  'group',
-  'nsswitch.conf',
-  'hosts',
-  'host.conf',
-  'ld.so.cache',
-  'ld.so.conf',
-  'ld.so.conf.d',
-  'alternatives',
-  'ssl',
-  'ca-certificates',
-  'localtime',
-  'mime.types',
-  'os-release',
-  'debian_version',
-];
-
-/** Top-level system folders: read-only binds, or the same links when they are links (merged /usr). */
-const SYSTEM_ENTRIES = ['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
-
-/** What a run adds to the sandbox's usual arguments. */
-interface SandboxExtras {
-  network?: boolean | undefined;
-  /** Entries to lay into the checkout: their name there, and where they are (see `environmentLayers`). */
-  layers?: Layer[];
-}
-
-/** The bubblewrap arguments for `dir`, built once per call from what this machine has. */
-export function bwrapArguments(dir: string, diskBytes: number, extras: SandboxExtras = {}): string[] {
-  // Every namespace but the network's for the setup command; every one for the rest.
-  const namespaces = extras.network
-    ? ['--unshare-user', '--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try']
-    : ['--unshare-all', '--unshare-user'];
-  const args = [
-    ...namespaces,
-    '--uid',
-    String(SANDBOX_UID),
-    '--gid',
-    String(SANDBOX_UID),
-    '--die-with-parent',
-    '--new-session',
-    '--cap-drop',
-    'ALL',
-    '--clearenv',
-    '--setenv',
-    'PATH',
-    '/usr/local/bin:/usr/bin:/bin',
-    '--setenv',
-    'HOME',
-    '/tmp',
-    '--setenv',
-    'TMPDIR',
-    '/tmp',
-    '--setenv',
-    'LANG',
-    'C.UTF-8',
-    '--setenv',
-    'CI',
-    '1',
-  ];
-  for (const entry of SYSTEM_ENTRIES) {
-    const path = `/${entry}`;
-    if (!existsSync(path)) continue;
-    if (lstatSync(path).isSymbolicLink()) args.push('--symlink', readlinkSync(path), path);
-    else args.push('--ro-bind', path, path);
-  }
-  const etc = extras.network ? [...ETC_ENTRIES, 'resolv.conf'] : ETC_ENTRIES;
-  for (const entry of etc) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
-  const size = String(diskBytes);
-  args.push('--proc', '/proc', '--dev', '/dev', '--size', size, '--tmpfs', '/tmp');
-  args.push('--ro-bind', dir, CHECKOUT_SOURCE, '--size', size, '--tmpfs', SANDBOX_CHECKOUT);
-  args.push(...layerArguments(extras.layers ?? [], SANDBOX_CHECKOUT, size));
-  args.push('--chdir', SANDBOX_CHECKOUT);
-  return args;
-}
 
 /** Inside: copy the checkout into its sized tmpfs, then run the command line (`$1`). */
 const START_COMMAND = `cp -a ${CHECKOUT_SOURCE}/. ${SANDBOX_CHECKOUT}/ && exec /bin/sh -c "$1"`;

@@ -8,6 +8,7 @@
 
 import { WorkspaceError } from './paths.js';
 import { GitError, runGit } from './run.js';
+import { type WrittenFile, withScratchIndex } from './worktree.js';
 
 /** One matching line. `line` counts from 1. */
 export interface SearchMatch {
@@ -50,6 +51,54 @@ export interface GrepOptions {
   limit: number;
   /** Paths to leave out (the agent's changes, searched separately). */
   skip: (path: string) => boolean;
+}
+
+/** What `searchWorkspace` searches: a folder of the head commit, and the agent's own files. */
+export interface WorkspaceSearch {
+  /** The workspace's worktree. */
+  cwd: string;
+  query: string;
+  regex: boolean;
+  /** Repository-relative folder or file; '' for everything. */
+  path: string;
+  limit: number;
+  /** The commit to search, or null when `path` is not in it (a folder only the agent made). */
+  head: string | null;
+  /** The agent's files, searched in a scratch index of their blobs instead of the commit. */
+  written: ReadonlyMap<string, WrittenFile>;
+  /** Committed files the agent deleted, left out. */
+  deleted: ReadonlySet<string>;
+}
+
+/**
+ * Lines matching the query in the workspace as the agent sees it, in path then line order and
+ * capped at `limit`: the head commit for files the agent left alone, its blobs for its own.
+ */
+export async function searchWorkspace(search: WorkspaceSearch): Promise<SearchResult> {
+  const { written, deleted, limit } = search;
+  const grep = { cwd: search.cwd, query: search.query, regex: search.regex, path: search.path, limit };
+  let found: SearchResult = { matches: [], truncated: false };
+  if (search.head !== null) {
+    const skip = (file: string) => written.has(file) || deleted.has(file);
+    found = await grepTree({ ...grep, commit: search.head, skip });
+  }
+  const own = new Map([...written].filter(([file]) => isUnder(file, search.path)));
+  if (own.size > 0) {
+    const ownFound = await withScratchIndex(search.cwd, own, (env) =>
+      grepTree({ ...grep, commit: null, env, skip: () => false }),
+    );
+    found = {
+      matches: [...found.matches, ...ownFound.matches],
+      truncated: found.truncated || ownFound.truncated,
+    };
+  }
+  const matches = found.matches.sort(compareMatches);
+  return { matches: matches.slice(0, limit), truncated: found.truncated || matches.length > limit };
+}
+
+/** True when `file` is `folder` or below it; every file is under '' (the root). */
+export function isUnder(file: string, folder: string): boolean {
+  return folder === '' || file === folder || file.startsWith(`${folder}/`);
 }
 
 /** `git grep -n -I` in `commit` or the index, without the `<commit>:` prefix git puts on each path. */

@@ -15,7 +15,7 @@ import { commitChanges } from './commit.js';
 import { filterByPattern } from './glob.js';
 import { type BaseMerge, mergeBase } from './merge.js';
 import { resolveRepoPath, WorkspaceError } from './paths.js';
-import { compareMatches, grepTree, type SearchResult } from './search.js';
+import { isUnder, type SearchResult, searchWorkspace } from './search.js';
 import { listTree, MODE, type Overlay, type Resolved, TreeReader } from './tree.js';
 import {
   type CommitOptions,
@@ -25,14 +25,7 @@ import {
   type SearchOptions,
   type WorkspaceOptions,
 } from './workspace-options.js';
-import {
-  addWorktree,
-  assertCommittable,
-  hashBlob,
-  removeWorktree,
-  type WrittenFile,
-  withScratchIndex,
-} from './worktree.js';
+import { addWorktree, assertCommittable, hashBlob, removeWorktree, type WrittenFile } from './worktree.js';
 
 export {
   type CommitOptions,
@@ -211,27 +204,17 @@ export class Workspace {
    */
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
     if (query.length === 0) throw new WorkspaceError('invalid_argument', 'The search query is empty.');
-    const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
-    const regex = options.regex ?? false;
     const where = await this.locateFolder(options.path);
-    const grep = { cwd: this.dir, query, regex, path: where.path, limit };
-    let found: SearchResult = { matches: [], truncated: false };
-    if (where.state === 'head') {
-      const skip = (file: string) => this.written.has(file) || this.deleted.has(file);
-      found = await grepTree({ ...grep, commit: this.head, skip });
-    }
-    const own = new Map([...this.written].filter(([file]) => isUnder(file, where.path)));
-    if (own.size > 0) {
-      const ownFound = await withScratchIndex(this.dir, own, (env) =>
-        grepTree({ ...grep, commit: null, env, skip: () => false }),
-      );
-      found = {
-        matches: [...found.matches, ...ownFound.matches],
-        truncated: found.truncated || ownFound.truncated,
-      };
-    }
-    const matches = found.matches.sort(compareMatches);
-    return { matches: matches.slice(0, limit), truncated: found.truncated || matches.length > limit };
+    return searchWorkspace({
+      cwd: this.dir,
+      query,
+      regex: options.regex ?? false,
+      path: where.path,
+      limit: options.limit ?? DEFAULT_SEARCH_LIMIT,
+      head: where.state === 'head' ? this.head : null,
+      written: this.written,
+      deleted: this.deleted,
+    });
   }
 
   /** Paths the agent wrote, moved or deleted since the last commit, sorted. */
@@ -411,8 +394,4 @@ export class Workspace {
     for (const file of this.written.keys()) if (file.startsWith(`${path}/`)) return true;
     return false;
   }
-}
-
-function isUnder(file: string, folder: string): boolean {
-  return folder === '' || file === folder || file.startsWith(`${folder}/`);
 }

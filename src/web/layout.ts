@@ -19,9 +19,28 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The settings the dashboard's pages read: the data directory and secret key (cookie and CSRF
+ * keys, askpass and mirrors), the limits and default model of a new job, the sandbox a project's
+ * form shows, the public URL of a project's hook, the author of a local merge, the session's
+ * length and whether webhooks may go to private addresses.
+ */
+export type DashboardConfig = Pick<
+  Config,
+  | 'dataDir'
+  | 'secretKey'
+  | 'limits'
+  | 'defaultModel'
+  | 'checks'
+  | 'publicUrl'
+  | 'worker'
+  | 'dashboard'
+  | 'webhooks'
+>;
+
 /** What the dashboard and each of its page plugins are given. */
 export interface DashboardOptions {
-  config: Config;
+  config: DashboardConfig;
   store: Store;
   hosts: CodeHosts;
   /** The process's secret box: host tokens and webhook secrets are sealed with it. */

@@ -11,8 +11,30 @@ import type { Store } from '../store/store.js';
 import type { ResolveModel, RunAgent } from './agent-port.js';
 import type { StopReason } from './errors.js';
 
+/**
+ * The settings a run reads: the data directory (mirrors, workspaces, askpass), what opens the
+ * project's secrets (secret key, admin password, provider keys), the model's providers and prices,
+ * the agent's and the job's limits, the checks and their sandbox, and the worker's own (author,
+ * lease, push).
+ */
+export type RunConfig = Pick<
+  Config,
+  | 'dataDir'
+  | 'secretKey'
+  | 'adminPassword'
+  | 'providerKeys'
+  | 'providerBaseUrls'
+  | 'openaiCompatibleBaseUrl'
+  | 'modelPrices'
+  | 'agent'
+  | 'jobLimits'
+  | 'checks'
+  | 'worker'
+>;
+
+/** What a job's run is given: the worker's parts, built once by the server. */
 export interface RunDependencies {
-  config: Config;
+  config: RunConfig;
   store: Store;
   logger: Logger;
   runAgent: RunAgent;

@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
-import { ensureMirror } from '../../src/git/mirror.js';
 import { createGiteaHost, giteaDraftTitle, giteaTarget } from '../../src/hosts/gitea.js';
 import { startGiteaDouble } from '../support/gitea-double.js';
 import { pullRequestOf, useHostDouble } from '../support/host-double-fixture.js';
-import { closedPortUrl, hostProject } from '../support/host-projects.js';
-import { git } from '../support/worker.js';
+import { hostProject } from '../support/host-projects.js';
+import { remoteHostCases } from '../support/remote-host-cases.js';
 
 const TOKEN = randomBytes(20).toString('hex');
 
@@ -52,7 +50,7 @@ describe('gitea host against its double', () => {
     // Nothing of the request (its headers hold the token) rides along.
     causeless: true,
   });
-  const { failure, posts } = remote;
+  const { failure } = remote;
 
   const host = (retry: { baseMs?: number; maxWaitSeconds?: number } = {}) =>
     createGiteaHost({
@@ -66,17 +64,30 @@ describe('gitea host against its double', () => {
       owner: 'org',
       repo,
     });
-  const open = (
-    branch: string,
-    options: {
-      draft?: boolean;
-      project?: Project;
-      retry?: { baseMs?: number; maxWaitSeconds?: number };
-    } = {},
-  ) =>
-    host(options.retry).openOrUpdatePullRequest(
+  const open = (branch: string, options: { draft?: boolean; project?: Project } = {}) =>
+    host().openOrUpdatePullRequest(
       pullRequestOf(branch, options.project ?? project(), options.draft ?? false),
     );
+  remoteHostCases({
+    label: 'Gitea',
+    remote,
+    host,
+    project: () => project(),
+    transient: [
+      ['server_error', 500],
+      ['service_unavailable', 503],
+    ],
+    outage: /Gitea failed \(500\) while opening the pull request after retries/,
+    waitTooLong: /Gitea's rate limit stopped opening the pull request/,
+    unreachable: {
+      message: /Gitea could not be reached while opening the pull request: ECONNREFUSED/,
+      project: (apiUrl) => hostProject('gitea', 'https://gitea.example.com/org/repo', { apiUrl }),
+    },
+    wrongToken: 'wrong-token-0000000000000000',
+    refusedToken: /invalid, expired or revoked/,
+    gitUsername: 'agentjobs',
+  });
+
   it('opens a draft pull request as Gitea writes it, and keeps it a draft when updating', async () => {
     const link = await open('agentjobs/draft', { draft: true });
     expect(link.url).toBe(`https://gitea.example.com/org/repo/pulls/${link.number}`);
@@ -116,55 +127,6 @@ describe('gitea host against its double', () => {
     ]);
   });
 
-  it('retries 500 and 503, then succeeds', async () => {
-    remote.double.fail('server_error');
-    remote.double.fail('service_unavailable');
-    const link = await open('agentjobs/flaky');
-    expect(link.number).toBeGreaterThan(0);
-    expect(posts().map((r) => r.status)).toEqual([500, 503, 201]);
-  });
-
-  it('gives up on a lasting outage with a retryable error', async () => {
-    remote.double.fail('server_error', 10);
-    const error = await failure(open('agentjobs/down'));
-    expect(error.isRetryable).toBe(true);
-    expect(error.message).toMatch(/Gitea failed \(500\) while opening the pull request after retries/);
-    expect(posts()).toHaveLength(4);
-  });
-
-  it('waits out a 429 for its Retry-After, and refuses a wait too long', async () => {
-    remote.double.fail('too_many_requests');
-    await open('agentjobs/busy', { retry: { baseMs: 300 } });
-    const [first, second] = posts();
-    expect(first?.status).toBe(429);
-    expect(second?.status).toBe(201);
-    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(290);
-
-    remote.double.requests.length = 0;
-    remote.double.fail('too_many_requests');
-    const error = await failure(open('agentjobs/too-long', { retry: { maxWaitSeconds: 0 } }));
-    expect(error.isRetryable).toBe(true);
-    expect(error.message).toMatch(/Gitea's rate limit stopped opening the pull request/);
-    expect(posts()).toHaveLength(1);
-  });
-
-  it('says when Gitea cannot be reached, retryably', async () => {
-    const unreachable = hostProject('gitea', 'https://gitea.example.com/org/repo', {
-      apiUrl: await closedPortUrl(),
-    });
-    const error = await failure(open('agentjobs/offline', { project: unreachable }));
-    expect(error.isRetryable).toBe(true);
-    expect(error.message).toMatch(/Gitea could not be reached while opening the pull request: ECONNREFUSED/);
-  });
-
-  it('explains a token Gitea refuses (401)', async () => {
-    remote.secret = 'wrong-token-0000000000000000';
-    const error = await failure(open('agentjobs/wrong-token'));
-    expect(error.isRetryable).toBe(false);
-    expect(error.message).toMatch(/invalid, expired or revoked/);
-    expect(error.message).not.toContain('wrong-token');
-  });
-
   it('explains a repository it cannot see (404), no write access or scope (403), and an archive (423)', async () => {
     const missing = await failure(open('agentjobs/x', { project: project('gone') }));
     expect(missing.message).toMatch(/no repository org\/gone .*does not exist, or the token cannot see it/);
@@ -183,33 +145,7 @@ describe('gitea host against its double', () => {
     expect(archived.message).toMatch(/org\/repo is archived, so it is read-only.*repo is archived/);
   });
 
-  it('asks for a token when the project has none', async () => {
-    remote.secret = null;
-    expect((await failure(open('agentjobs/none'))).message).toMatch(/no Gitea token; store one/);
-    await expect(host().gitEnv(project())).rejects.toThrow(/no Gitea token/);
-  });
-
-  it('gives git the token as the password', async () => {
-    const env = await host().gitEnv(project());
-    expect(env).toMatchObject({ AGENTJOBS_GIT_USERNAME: 'agentjobs', AGENTJOBS_GIT_TOKEN: TOKEN });
-    const mirror = await ensureMirror({
-      mirrorsDir: path.join(remote.dir, 'mirrors'),
-      projectId: 'p_gitea',
-      repository: project().repository,
-      env,
-    });
-    expect(git(mirror, 'rev-parse', '--verify', 'main')).toMatch(/^[0-9a-f]{40}$/);
-    expect(remote.gitServer.requests.some((request) => request.user === 'agentjobs')).toBe(true);
-  });
-
-  it('checks what the token allows, and says what is missing', async () => {
-    const ok = await host().check?.(project());
-    expect(ok?.map((c) => [c.name, c.ok])).toEqual([
-      ['read', true],
-      ['git', true],
-      ['push', true],
-      ['pull_request', true],
-    ]);
+  it('says what a token lacks', async () => {
     remote.double.repository('org', 'repo', { push: false });
     const readOnly = await host().check?.(project());
     expect(readOnly?.find((c) => c.name === 'push')).toMatchObject({
@@ -219,13 +155,5 @@ describe('gitea host against its double', () => {
     remote.double.repository('org', 'repo', { push: true, archived: true });
     const archived = await host().check?.(project());
     expect(archived?.find((c) => c.name === 'push')?.detail).toMatch(/archived/);
-
-    remote.secret = 'wrong-token-0000000000000000';
-    const wrong = await host().check?.(project());
-    expect(wrong?.map((c) => [c.name, c.ok])).toEqual([
-      ['read', false],
-      ['git', false],
-    ]);
-    for (const check of wrong ?? []) expect(check.detail).not.toContain('wrong-token');
   });
 });

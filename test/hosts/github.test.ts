@@ -8,6 +8,7 @@ import { createGithubHost, githubTarget } from '../../src/hosts/github.js';
 import { startGithubDouble } from '../support/github-double.js';
 import { pullRequestOf, useHostDouble } from '../support/host-double-fixture.js';
 import { hostProject } from '../support/host-projects.js';
+import { type RetrySettings, remoteHostCases } from '../support/remote-host-cases.js';
 import { tempDir } from '../support/worker.js';
 
 const TOKEN = `ghp_${randomBytes(12).toString('hex')}`;
@@ -45,15 +46,28 @@ describe('github host against its double', () => {
   });
   const { failure, posts } = remote;
 
-  const host = (baseMs = 5) =>
+  const host = (retry: RetrySettings = {}) =>
     createGithubHost({
       secret: remote.lookup,
       askpassDir: remote.askpassDir,
-      retry: { baseMs, pacing: false },
+      retry: { baseMs: 5, ...retry, pacing: false },
     });
   const project = () => projectOf({ apiUrl: remote.double.url }, `${remote.gitServer.url}/org/repo.git`);
-  const open = async (branch: string, options: { baseMs?: number; project?: Project } = {}) =>
-    host(options.baseMs).openOrUpdatePullRequest(pullRequestOf(branch, options.project ?? project(), true));
+  const open = async (branch: string, options: { project?: Project } = {}) =>
+    host().openOrUpdatePullRequest(pullRequestOf(branch, options.project ?? project(), true));
+  remoteHostCases({
+    label: 'GitHub',
+    remote,
+    host,
+    project,
+    transient: [
+      ['server_error', 500],
+      ['server_error', 500],
+    ],
+    outage: /GitHub failed while opening the pull request \(500\)/,
+    wrongToken: 'ghp_wrong-token-000000000000',
+    refusedToken: /invalid, expired or revoked/,
+  });
 
   it('opens a draft pull request with the token', async () => {
     const link = await open('agentjobs/draft');
@@ -75,31 +89,6 @@ describe('github host against its double', () => {
     });
   });
 
-  it('retries 5xx, then succeeds', async () => {
-    remote.double.fail('server_error', 2);
-    const link = await open('agentjobs/flaky');
-    expect(link.number).toBeGreaterThan(0);
-    expect(posts().map((r) => r.status)).toEqual([500, 500, 201]);
-  });
-
-  it('gives up on a lasting outage with a retryable error', async () => {
-    remote.double.fail('server_error', 10);
-    const error = await failure(open('agentjobs/down'));
-    expect(error.isRetryable).toBe(true);
-    expect(error.message).toMatch(/GitHub failed while opening the pull request \(500\)/);
-    expect(posts()).toHaveLength(4);
-  });
-
-  it('waits out a 429 for its Retry-After', async () => {
-    remote.double.fail('too_many_requests');
-    await open('agentjobs/busy', { baseMs: 300 });
-    const [first, second] = posts();
-    expect(first?.status).toBe(429);
-    expect(second?.status).toBe(201);
-    // Retry-After: 1, at 300 ms per second in this test.
-    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(290);
-  });
-
   it('waits out a secondary rate limit, a bounded number of times', async () => {
     remote.double.fail('secondary_rate_limit');
     await open('agentjobs/secondary');
@@ -111,14 +100,6 @@ describe('github host against its double', () => {
     expect(error.isRetryable).toBe(true);
     expect(error.message).toMatch(/rate limit/);
     expect(posts()).toHaveLength(3);
-  });
-
-  it('explains a token GitHub refuses (401)', async () => {
-    remote.secret = 'ghp_wrong-token-000000000000';
-    const error = await failure(open('agentjobs/wrong-token'));
-    expect(error.isRetryable).toBe(false);
-    expect(error.message).toMatch(/invalid, expired or revoked/);
-    expect(error.message).not.toContain('ghp_wrong');
   });
 
   it('explains a repository it cannot see (404), no permission (403), and an archive', async () => {
@@ -138,33 +119,13 @@ describe('github host against its double', () => {
     expect(archived.message).toMatch(/org\/repo is archived/);
   });
 
-  it('asks for a token when the project has none', async () => {
-    remote.secret = null;
-    expect((await failure(open('agentjobs/none'))).message).toMatch(/no GitHub token; store one/);
-    await expect(host().gitEnv(project())).rejects.toThrow(/no GitHub token/);
-  });
-
-  it('checks what the token allows', async () => {
-    const ok = await host().check?.(project());
-    expect(ok?.map((c) => [c.name, c.ok])).toEqual([
-      ['read', true],
-      ['git', true],
-      ['push', true],
-      ['pull_request', true],
-    ]);
+  it('says what a token lacks', async () => {
     remote.double.repository('org', 'repo', { push: false });
     const readOnly = await host().check?.(project());
     expect(readOnly?.find((c) => c.name === 'push')).toMatchObject({
       ok: false,
       detail: expect.stringMatching(/Contents: read and write/),
     });
-    remote.secret = 'ghp_wrong-token-000000000000';
-    const wrong = await host().check?.(project());
-    expect(wrong?.map((c) => [c.name, c.ok])).toEqual([
-      ['read', false],
-      ['git', false],
-    ]);
-    for (const check of wrong ?? []) expect(check.detail).not.toContain('ghp_wrong');
   });
 });
 

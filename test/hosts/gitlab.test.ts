@@ -1,14 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
-import { ensureMirror } from '../../src/git/mirror.js';
 import { createGitlabHost, gitlabDraftTitle, gitlabTarget } from '../../src/hosts/gitlab.js';
 import { startGitlabDouble } from '../support/gitlab-double.js';
 import { pullRequestOf, useHostDouble } from '../support/host-double-fixture.js';
-import { closedPortUrl, hostProject } from '../support/host-projects.js';
-import { git } from '../support/worker.js';
+import { hostProject } from '../support/host-projects.js';
+import { remoteHostCases } from '../support/remote-host-cases.js';
 
 const TOKEN = `glpat-${randomBytes(12).toString('hex')}`;
 
@@ -55,7 +52,7 @@ describe('gitlab host against its double', () => {
     // Nothing of the request (its headers hold the token) rides along.
     causeless: true,
   });
-  const { failure, posts } = remote;
+  const { failure } = remote;
 
   const host = (retry: { baseMs?: number; maxWaitSeconds?: number } = {}) =>
     createGitlabHost({
@@ -65,10 +62,30 @@ describe('gitlab host against its double', () => {
     });
   const project = (projectPath = 'org/repo'): Project =>
     hostProject('gitlab', `${remote.gitServer.url}/org/repo.git`, { apiUrl: remote.double.url, projectPath });
-  const open = (branch: string, options: { draft?: boolean; project?: Project; baseMs?: number } = {}) =>
-    host({ baseMs: options.baseMs ?? 5 }).openOrUpdatePullRequest(
+  const open = (branch: string, options: { draft?: boolean; project?: Project } = {}) =>
+    host().openOrUpdatePullRequest(
       pullRequestOf(branch, options.project ?? project(), options.draft ?? false),
     );
+  remoteHostCases({
+    label: 'GitLab',
+    remote,
+    host,
+    project: () => project(),
+    transient: [
+      ['server_error', 500],
+      ['bad_gateway', 502],
+    ],
+    outage: /GitLab failed \(500\) while opening the merge request after retries/,
+    waitTooLong: /rate limit.*Retry later/,
+    unreachable: {
+      message: /GitLab could not be reached while opening the merge request: ECONNREFUSED/,
+      project: (apiUrl) => hostProject('gitlab', 'https://gitlab.example.com/org/repo', { apiUrl }),
+    },
+    wrongToken: 'glpat-wrong-token-00000000',
+    refusedToken: /invalid, expired or revoked.*GitLab said: 401 Unauthorized/,
+    gitUsername: 'oauth2',
+  });
+
   it('opens a draft merge request as GitLab writes it, and keeps it a draft when updating', async () => {
     const link = await open('agentjobs/draft', { draft: true });
     expect(link.url).toBe(`https://gitlab.example.com/org/repo/-/merge_requests/${link.number}`);
@@ -93,74 +110,6 @@ describe('gitlab host against its double', () => {
       state: 'merged',
       branch: 'agentjobs/landed',
     });
-  });
-
-  it('retries 500 and 502, then succeeds', async () => {
-    remote.double.fail('server_error');
-    remote.double.fail('bad_gateway');
-    const link = await open('agentjobs/flaky');
-    expect(link.number).toBeGreaterThan(0);
-    expect(posts().map((r) => r.status)).toEqual([500, 502, 201]);
-  });
-
-  it('gives up on a lasting outage with a retryable error', async () => {
-    remote.double.fail('server_error', 10);
-    const error = await failure(open('agentjobs/down'));
-    expect(error.isRetryable).toBe(true);
-    expect(error.message).toMatch(/GitLab failed \(500\) while opening the merge request after retries/);
-    expect(posts()).toHaveLength(4);
-  });
-
-  it('waits out a 429 for its Retry-After, and refuses a wait too long', async () => {
-    remote.double.fail('too_many_requests');
-    await open('agentjobs/busy', { baseMs: 300 });
-    const [first, second] = posts();
-    expect(first?.status).toBe(429);
-    expect(second?.status).toBe(201);
-    // Retry-After: 1, at 300 ms per second in this test.
-    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(290);
-
-    remote.double.requests.length = 0;
-    remote.double.fail('too_many_requests');
-    const patient = createGitlabHost({
-      secret: remote.lookup,
-      askpassDir: remote.askpassDir,
-      retry: { baseMs: 5, maxWaitSeconds: 0 },
-    });
-    const error = await failure(
-      patient.openOrUpdatePullRequest({
-        project: project(),
-        job: { id: 'job' } as Job,
-        branch: 'agentjobs/too-long',
-        base: 'main',
-        title: 'x',
-        body: '',
-        draft: false,
-        headSha: 'a'.repeat(40),
-      }),
-    );
-    expect(error).toMatchObject({ isRetryable: true });
-    expect(error.message).toMatch(/rate limit.*Retry later/);
-    expect(posts()).toHaveLength(1);
-  });
-
-  it('says when GitLab cannot be reached, retryably', async () => {
-    const unreachable = hostProject('gitlab', 'https://gitlab.example.com/org/repo', {
-      apiUrl: await closedPortUrl(),
-    });
-    const error = await failure(open('agentjobs/offline', { project: unreachable }));
-    expect(error.isRetryable).toBe(true);
-    expect(error.message).toMatch(
-      /GitLab could not be reached while opening the merge request: ECONNREFUSED/,
-    );
-  });
-
-  it('explains a token GitLab refuses (401)', async () => {
-    remote.secret = 'glpat-wrong-token-00000000';
-    const error = await failure(open('agentjobs/wrong-token'));
-    expect(error.isRetryable).toBe(false);
-    expect(error.message).toMatch(/invalid, expired or revoked.*GitLab said: 401 Unauthorized/);
-    expect(error.message).not.toContain('glpat-wrong');
   });
 
   it('explains a project it cannot see (404), too low a role and an archive (403)', async () => {
@@ -200,33 +149,7 @@ describe('gitlab host against its double', () => {
     }
   });
 
-  it('asks for a token when the project has none', async () => {
-    remote.secret = null;
-    expect((await failure(open('agentjobs/none'))).message).toMatch(/no GitLab token; store one/);
-    await expect(host().gitEnv(project())).rejects.toThrow(/no GitLab token/);
-  });
-
-  it('gives git the token with the user name oauth2', async () => {
-    const env = await host().gitEnv(project());
-    expect(env.AGENTJOBS_GIT_USERNAME).toBe('oauth2');
-    const mirror = await ensureMirror({
-      mirrorsDir: path.join(remote.dir, 'mirrors'),
-      projectId: 'p_gitlab',
-      repository: project().repository,
-      env,
-    });
-    expect(git(mirror, 'rev-parse', '--verify', 'main')).toMatch(/^[0-9a-f]{40}$/);
-    expect(remote.gitServer.requests.some((request) => request.user === 'oauth2')).toBe(true);
-  });
-
-  it('checks what the token allows, and says what is missing', async () => {
-    const ok = await host().check?.(project());
-    expect(ok?.map((c) => [c.name, c.ok])).toEqual([
-      ['read', true],
-      ['git', true],
-      ['push', true],
-      ['pull_request', true],
-    ]);
+  it('says what a token lacks', async () => {
     remote.double.scopes = ['read_api', 'read_repository'];
     const readOnly = await host().check?.(project());
     expect(readOnly?.find((c) => c.name === 'push')?.detail).toMatch(
@@ -241,13 +164,5 @@ describe('gitlab host against its double', () => {
       ok: false,
       detail: expect.stringMatching(/Reporter role on org\/repo; give it Developer/),
     });
-
-    remote.secret = 'glpat-wrong-token-00000000';
-    const wrong = await host().check?.(project());
-    expect(wrong?.map((c) => [c.name, c.ok])).toEqual([
-      ['read', false],
-      ['git', false],
-    ]);
-    for (const check of wrong ?? []) expect(check.detail).not.toContain('glpat-wrong');
   });
 });
