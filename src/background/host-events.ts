@@ -12,6 +12,7 @@ import type { Logger } from '../log.js';
 import { HOST_EVENTS_CHANNEL } from '../store/channels.js';
 import type { Store } from '../store/store.js';
 import { type BackgroundLoop, backgroundLoop, type PassResult } from './loop.js';
+import type { WatchedRepositories } from './watched-repositories.js';
 
 /** Events one pass claims at most; a full batch runs another pass at once. */
 const BATCH = 20;
@@ -25,6 +26,8 @@ export interface HostEventDispatcherOptions {
   config: Pick<Config, 'defaultModel' | 'limits' | 'automations'>;
   /** Whether a job's pull request is still open, for grouping (see `jobs/automation-run.ts`). */
   pullRequestOpen?: HostEventDeps['pullRequestOpen'];
+  /** The mirrors `{{change.diff}}`, `{{change.files}}` and a poll's commits are read from; absent, the host's word only. */
+  repositories?: WatchedRepositories;
 }
 
 /** The dispatcher of one process. */
@@ -43,6 +46,7 @@ export function createHostEventDispatcher(options: HostEventDispatcherOptions): 
     automations: config.automations,
     log: logger,
     ...(options.pullRequestOpen ? { pullRequestOpen: options.pullRequestOpen } : {}),
+    ...(options.repositories ? { readChange: changeReader(options.repositories) } : {}),
   };
 
   async function pass(): Promise<PassResult> {
@@ -81,5 +85,16 @@ export function createHostEventDispatcher(options: HostEventDispatcherOptions): 
       await loop?.stop();
       loop = null;
     },
+  };
+}
+
+/** Reads a change from the mirrors: the diff and files, and the commits in between. */
+function changeReader(repositories: WatchedRepositories): NonNullable<HostEventDeps['readChange']> {
+  return async (projectId, repository, from, to) => {
+    const [change, commits] = await Promise.all([
+      repositories.change(projectId, repository, from, to),
+      repositories.commits(projectId, repository, from, to),
+    ]);
+    return { ...change, commits };
   };
 }
