@@ -4,10 +4,10 @@
  * role runs both; their claims make each time and each event run once across processes.
  */
 import type { Config } from '../config/config.js';
+import { type WatchedRepositoryOptions, watchedRepositories } from '../worker/watched-repositories.js';
 import { createHostEventDispatcher, type HostEventDispatcherOptions } from './host-events.js';
 import { createPoller } from './poller.js';
 import { createScheduler } from './scheduler.js';
-import { type WatchedRepositoryOptions, watchedRepositories } from './watched-repositories.js';
 
 /** The automation loops of one process. */
 export interface AutomationLoops {
