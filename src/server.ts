@@ -14,6 +14,7 @@ import { createDeliverer, type Deliverer } from './background/deliverer.js';
 import { createWorker, type Worker } from './background/worker.js';
 import { closeParsePool } from './checks/index.js';
 import type { Config } from './config/config.js';
+import type { Project } from './domain/project.js';
 import { CodeHostError, type CodeHosts, createCodeHosts } from './hosts/index.js';
 import { toAppError } from './http/errors.js';
 import { drainingError } from './http/lifecycle.js';
@@ -176,11 +177,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let worker: Worker | null = null;
   const { metrics, stopRefresh } = processMetrics(store, logger);
   const deliverer = makeDeliverer(config, store, logger, metrics, secrets);
-  // Every role runs schedules and code-host events; the claims make each run once across processes.
-  const automations = createAutomationLoops({ store, logger, config });
   // Known once the server listens: with an ephemeral port, the port is part of it.
   let publicUrl = config.publicUrl;
   const hosts = createServerCodeHosts(config, store, { secrets, publicUrl: () => publicUrl, metrics });
+  // Every role runs schedules, code-host events and the poll; claims make each run once across processes.
+  const automations = createAutomationLoops({ store, logger, config, contentGitEnv: contentGitEnv(hosts) });
   let closer: Awaited<ReturnType<typeof startPullRequestCloser>> | null = null;
   try {
     const modelStatus = defaultModelStatus(config);
@@ -269,10 +270,10 @@ export async function startWorkerProcess(
   const store = await openStore(config);
   const { metrics, stopRefresh } = processMetrics(store, logger);
   const deliverer = makeDeliverer(config, store, logger, metrics, secrets);
-  const automations = createAutomationLoops({ store, logger, config });
+  const hosts = createServerCodeHosts(config, store, { secrets, metrics });
+  const automations = createAutomationLoops({ store, logger, config, contentGitEnv: contentGitEnv(hosts) });
   let metricsServer: MetricsServer | null = null;
   try {
-    const hosts = createServerCodeHosts(config, store, { secrets, metrics });
     const worker = createWorker({ config, store, logger, hosts, metrics, ...(options.agent ?? realAgent) });
     if (config.metrics.port !== null) {
       metricsServer = await startMetricsServer({
@@ -315,3 +316,6 @@ export async function startWorkerProcess(
     throw error;
   }
 }
+
+/** How the poller fetches a project's content repository: as a worker does, through its host's askpass. */
+const contentGitEnv = (hosts: CodeHosts) => (project: Project) => hosts(project.host).gitEnv(project);

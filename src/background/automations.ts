@@ -3,7 +3,10 @@
  * code hosts' events (code, content and comment triggers), started and stopped together. Every
  * role runs both; their claims make each time and each event run once across processes.
  */
+import type { Config } from '../config/config.js';
+import { type WatchedRepositoryOptions, watchedRepositories } from '../worker/watched-repositories.js';
 import { createHostEventDispatcher, type HostEventDispatcherOptions } from './host-events.js';
+import { createPoller } from './poller.js';
 import { createScheduler } from './scheduler.js';
 
 /** The automation loops of one process. */
@@ -12,16 +15,29 @@ export interface AutomationLoops {
   stop(): Promise<void>;
 }
 
-export function createAutomationLoops(options: HostEventDispatcherOptions): AutomationLoops {
+/** What the loops need: the dispatcher's options, and how to fetch the content repository. */
+export type AutomationLoopOptions = Omit<HostEventDispatcherOptions, 'repositories' | 'config'> & {
+  config: HostEventDispatcherOptions['config'] & Pick<Config, 'dataDir' | 'secretKey'>;
+  contentGitEnv?: WatchedRepositoryOptions['contentGitEnv'];
+};
+
+export function createAutomationLoops(options: AutomationLoopOptions): AutomationLoops {
+  const repositories = watchedRepositories({
+    store: options.store,
+    config: options.config,
+    ...(options.contentGitEnv ? { contentGitEnv: options.contentGitEnv } : {}),
+  });
   const scheduler = createScheduler(options);
-  const dispatcher = createHostEventDispatcher(options);
+  const dispatcher = createHostEventDispatcher({ ...options, repositories });
+  const poller = createPoller({ ...options, repositories });
   return {
     async start() {
       await scheduler.start();
       await dispatcher.start();
+      await poller.start();
     },
     async stop() {
-      await Promise.all([scheduler.stop(), dispatcher.stop()]);
+      await Promise.all([scheduler.stop(), dispatcher.stop(), poller.stop()]);
     },
   };
 }

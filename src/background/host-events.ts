@@ -7,11 +7,11 @@
  * (PostgreSQL `NOTIFY`, or in-process with SQLite), and polled as a fallback.
  */
 import type { Config } from '../config/config.js';
-import { contextChangeReader } from '../jobs/change-reader.js';
 import { type HostEventDeps, processHostEvent } from '../jobs/host-events.js';
 import type { Logger } from '../log.js';
 import { HOST_EVENTS_CHANNEL } from '../store/channels.js';
 import type { Store } from '../store/store.js';
+import type { WatchedRepositories } from '../worker/watched-repositories.js';
 import { type BackgroundLoop, backgroundLoop, type PassResult } from './loop.js';
 
 /** Events one pass claims at most; a full batch runs another pass at once. */
@@ -23,9 +23,11 @@ const POLL_MS = 30_000;
 export interface HostEventDispatcherOptions {
   store: Store;
   logger: Logger;
-  config: Pick<Config, 'defaultModel' | 'limits' | 'automations' | 'dataDir' | 'secretKey'>;
+  config: Pick<Config, 'defaultModel' | 'limits' | 'automations'>;
   /** Whether a job's pull request is still open, for grouping (see `jobs/automation-run.ts`). */
   pullRequestOpen?: HostEventDeps['pullRequestOpen'];
+  /** The mirrors `{{change.diff}}`, `{{change.files}}` and a poll's commits are read from; absent, the host's word only. */
+  repositories?: WatchedRepositories;
 }
 
 /** The dispatcher of one process. */
@@ -43,9 +45,8 @@ export function createHostEventDispatcher(options: HostEventDispatcherOptions): 
     config,
     automations: config.automations,
     log: logger,
-    // `{{change.diff}}` of a context repository's change, read from its mirror.
-    readChange: contextChangeReader({ store, config }),
     ...(options.pullRequestOpen ? { pullRequestOpen: options.pullRequestOpen } : {}),
+    ...(options.repositories ? { readChange: changeReader(options.repositories) } : {}),
   };
 
   async function pass(): Promise<PassResult> {
@@ -84,5 +85,16 @@ export function createHostEventDispatcher(options: HostEventDispatcherOptions): 
       await loop?.stop();
       loop = null;
     },
+  };
+}
+
+/** Reads a change from the mirrors: the diff and files, and the commits in between. */
+function changeReader(repositories: WatchedRepositories): NonNullable<HostEventDeps['readChange']> {
+  return async (projectId, repository, from, to) => {
+    const [change, commits] = await Promise.all([
+      repositories.change(projectId, repository, from, to),
+      repositories.commits(projectId, repository, from, to),
+    ]);
+    return { ...change, commits };
   };
 }

@@ -90,6 +90,8 @@ export interface AutomationConfig {
   runsPerDay: number;
   /** Where `{{change.diff}}` is cut, with a note. */
   diffChars: number;
+  /** How often the watched branches (context and content repositories) are fetched for new commits. */
+  pollMs: number;
 }
 
 export interface ChecksConfig {
@@ -211,6 +213,7 @@ const schema = z.object({
   AGENTJOBS_MAX_STREAMS_PER_KEY: integer(1, 100_000).default(20),
   AGENTJOBS_AUTOMATION_RUNS_PER_DAY: integer(0, 10_000_000).default(500),
   AGENTJOBS_TRIGGER_DIFF_CHARS: integer(1000, 10_000_000).default(60_000),
+  AGENTJOBS_REPOSITORY_POLL_SECONDS: integer(1, 86_400).default(300),
   AGENTJOBS_WORKER_CONCURRENCY: integer(1, 1000).default(4),
   AGENTJOBS_PROJECT_CONCURRENCY: integer(1, 1000).default(2),
   AGENTJOBS_LEASE_SECONDS: integer(5, 86_400).default(30),
@@ -337,6 +340,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     automations: {
       runsPerDay: e.AGENTJOBS_AUTOMATION_RUNS_PER_DAY,
       diffChars: e.AGENTJOBS_TRIGGER_DIFF_CHARS,
+      pollMs: e.AGENTJOBS_REPOSITORY_POLL_SECONDS * 1000,
     },
     metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },
     checks: {

@@ -35,15 +35,16 @@ export interface HostEventDeps extends AutomationRunDeps {
   mention?: (projectId: string) => Promise<string>;
   /**
    * The unified diff and changed files between two commits of a repository, for
-   * `{{change.diff}}`; absent, or when it throws, the diff reads `(none)` and the files are the
-   * ones the host named.
+   * `{{change.diff}}`, and the commits between them (for a push that named none: the poller's when
+   * automations stood at different heads); absent, or when it throws, the diff reads `(none)` and
+   * the files and commits are the ones the host named.
    */
   readChange?: (
     projectId: string,
     repository: ReceivedHostEvent['event']['repository'],
     from: string | null,
     to: string,
-  ) => Promise<{ diff: string; files: string[] }>;
+  ) => Promise<{ diff: string; files: string[]; commits?: PushedCommit[] }>;
 }
 
 /** What came of an event: one run per automation that saw it. */
@@ -155,7 +156,8 @@ async function onChange(
       return skip(deps, automation, received, 'no_change');
     }
     commits = commits.filter((commit) => !isServiceCommit(commit.message));
-    if (event.kind === 'push' && commits.length === 0) return skip(deps, automation, received, 'no_change');
+    if (event.kind === 'push' && event.commits.length > 0 && commits.length === 0)
+      return skip(deps, automation, received, 'no_change');
   }
   if (head === null) return skip(deps, automation, received, 'no_change');
   const { claimed, previous } = await deps.store.automations.claimHead(automation.id, head);
@@ -167,6 +169,12 @@ async function onChange(
   const from = event.kind === 'push' ? (event.before ?? previous) : previous;
   const named = [...new Set(commits.flatMap((commit) => commit.files))];
   const change = await readChange(deps, received, from, head, named);
+  if (event.kind === 'push' && event.commits.length === 0 && change.commits) {
+    // The push named no commits: the ones read from the repository stand for them.
+    commits = own ? change.commits.filter((commit) => !isServiceCommit(commit.message)) : change.commits;
+  }
+  if (own && event.kind === 'push' && commits.length === 0)
+    return skip(deps, automation, received, 'no_change');
   if (trigger.paths && change.files.length > 0) {
     const matched = await matchesAny(change.files, trigger.paths);
     if (!matched) return skip(deps, automation, received, 'paths_not_matched');
@@ -205,7 +213,7 @@ async function readChange(
   from: string | null,
   to: string,
   named: string[],
-): Promise<{ diff: string; files: string[] }> {
+): Promise<{ diff: string; files: string[]; commits?: PushedCommit[] }> {
   if (!deps.readChange) return { diff: '', files: named };
   try {
     return await deps.readChange(received.projectId, received.event.repository, from, to);

@@ -171,6 +171,9 @@ export function automationQueries(db: Db) {
             allowed_authors: JSON.stringify(next.allowedAuthors),
             updated_at: at,
             ...(scheduleChanged ? { next_run_at: nextRunAt(next, now) } : {}),
+            // Enabled again or watching something else: the head seen then is its first (history
+            // before it starts nothing), so the one it knew is forgotten.
+            ...(scheduleChanged && next.enabled ? { last_head: null } : {}),
           })
           .where('id', '=', automationId)
           .where('project_id', '=', projectId)
@@ -255,6 +258,37 @@ export function automationQueries(db: Db) {
           .execute();
         return { claimed: true, previous: row.last_head };
       });
+    },
+
+    /** Every project's enabled automations that watch a branch (`code_change`, `content_change`): the poller's list. */
+    async watching(): Promise<(Automation & { lastHead: string | null })[]> {
+      const rows = await db
+        .read()
+        .selectFrom('automations')
+        .selectAll()
+        .where('enabled', '=', 1)
+        .orderBy('project_id')
+        .orderBy('id')
+        .execute();
+      return rows
+        .map((row) => ({ ...toAutomation(row), lastHead: row.last_head }))
+        .filter(({ trigger }) => trigger.type === 'code_change' || trigger.type === 'content_change');
+    },
+
+    /**
+     * Sets the head an automation starts from when it has none yet (just made or enabled): the
+     * poller's first look, which starts nothing. False when it knew one already.
+     */
+    async seedHead(automationId: string, head: string): Promise<boolean> {
+      const result = await db.writeStatement((executor) =>
+        executor
+          .updateTable('automations')
+          .set({ last_head: head })
+          .where('id', '=', automationId)
+          .where('last_head', 'is', null)
+          .executeTakeFirst(),
+      );
+      return Number(result.numUpdatedRows) === 1;
     },
 
     /** The project's job whose pull request is at `url`, if a job opened it. */
