@@ -10,6 +10,7 @@ import { AppError } from '../../domain/errors.js';
 import { ID_PATTERN } from '../../domain/ids.js';
 import type { Job } from '../../domain/job.js';
 import {
+  type AutomationSaveDeps,
   automationNotFound,
   createAutomation,
   triggerAutomation,
@@ -29,7 +30,8 @@ import {
 import { commonErrors, errorResponse, jobSchema, jsonResponse, projectParams } from '../schemas.js';
 
 export interface AutomationRoutesOptions {
-  config: Config;
+  /** What saving and running an automation read: the job operations' config and the automations'. */
+  config: AutomationSaveDeps['config'] & Pick<Config, 'automations'>;
   store: Store;
   /** The names of a project's context repositories, which a `code_change` trigger names one of. */
   contextRepositoryNames?: (projectId: string) => Promise<string[]>;
