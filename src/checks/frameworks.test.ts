@@ -200,6 +200,8 @@ describe('only files the framework publishes are pages', () => {
       'drafts/untitled.mdx': 'No front matter.\n',
       // Mintlify's hidden page: published, out of the navigation on purpose.
       'support.mdx': '---\ntitle: Support\nhidden: true\n---\n',
+      // A page kept out of search engines is reached only by a link, like a hidden one.
+      'preview.mdx': '---\ntitle: Preview\nnoindex: true\n---\n',
     });
     const changes = added(
       '.mintlify/AGENTS.md',
@@ -212,6 +214,7 @@ describe('only files the framework publishes are pages', () => {
       'skills/api/SKILL.md',
       'drafts/untitled.mdx',
       'support.mdx',
+      'preview.mdx',
     );
     // A page Mintlify serves still needs both.
     expect(await found(root, changes, 'frontmatter')).toEqual([

@@ -234,7 +234,10 @@ export interface FrontMatter {
   mapping: boolean;
   /** Its top-level fields that have a non-empty value. */
   filled: string[];
-  /** `hidden: true`: a Mintlify page kept out of the navigation on purpose. */
+  /**
+   * `hidden: true` or `noindex: true`: a Mintlify page kept out of the navigation on purpose (a
+   * page its author keeps out of search is one readers reach only by a link, like a hidden page).
+   */
   hidden: boolean;
 }
 
@@ -270,8 +273,10 @@ export function readFrontmatter(text: string, line: number): FrontMatter {
     const value = contents.get(key);
     if (value !== undefined && value !== null && String(value).trim() !== '') front.filled.push(String(key));
   }
-  const hidden: unknown = contents.get('hidden', true);
-  front.hidden = isScalar(hidden) && hidden.value === true;
+  front.hidden = ['hidden', 'noindex'].some((field) => {
+    const value: unknown = contents.get(field, true);
+    return isScalar(value) && value.value === true;
+  });
   return front;
 }
 
