@@ -257,3 +257,33 @@ describe('only files the framework publishes are pages', () => {
     );
   });
 });
+
+describe('mdBook links', () => {
+  // A book in src/ with an older edition nested in its folder, published under it (book/2018/).
+  const books = {
+    'book.toml': '[book]\ntitle = "Guide"\n',
+    'src/SUMMARY.md': '# Summary\n\n[Cover](cover.md)\n- [Setup](setup.md)\n',
+    'src/cover.md': '# Cover\n',
+    'src/setup.md':
+      '# Setup\n\n<a id="old-install"></a>\n\n## Install\n\nSee [the cover](cover.html), [the API](../std/index.html) and [old](setup.html#old-install).\n',
+    '2018/book.toml': '[book]\ntitle = "Guide (2018)"\n',
+    '2018/src/setup.md':
+      '# Setup\n\nMoved to [the current edition](../setup.html#install); [start](../index.html).\n',
+  };
+
+  it("leads a page's .html to its source, across a nested book, and skips what lies beyond the outermost", async () => {
+    const root = site(books);
+    expect(await found(root, modified('src/setup.md', '2018/src/setup.md'), 'links')).toEqual([]);
+  });
+
+  it('still reports an .html link to no page, and an anchor no heading or HTML id makes', async () => {
+    const root = site({
+      ...books,
+      '2018/src/setup.md': '# Setup\n\n[Gone](../gone.html) and [where](../setup.html#missing).\n',
+    });
+    expect(await found(root, modified('2018/src/setup.md'), 'links')).toEqual([
+      '2018/src/setup.md:3 Link `../gone.html` leads to no',
+      '2018/src/setup.md:3 `#missing` is not a heading',
+    ]);
+  });
+});
