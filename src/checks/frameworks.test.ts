@@ -200,6 +200,8 @@ describe('only files the framework publishes are pages', () => {
       'drafts/untitled.mdx': 'No front matter.\n',
       // Mintlify's hidden page: published, out of the navigation on purpose.
       'support.mdx': '---\ntitle: Support\nhidden: true\n---\n',
+      // A page kept out of search engines is reached only by a link, like a hidden one.
+      'preview.mdx': '---\ntitle: Preview\nnoindex: true\n---\n',
     });
     const changes = added(
       '.mintlify/AGENTS.md',
@@ -212,6 +214,7 @@ describe('only files the framework publishes are pages', () => {
       'skills/api/SKILL.md',
       'drafts/untitled.mdx',
       'support.mdx',
+      'preview.mdx',
     );
     // A page Mintlify serves still needs both.
     expect(await found(root, changes, 'frontmatter')).toEqual([
@@ -252,5 +255,35 @@ describe('only files the framework publishes are pages', () => {
     expect(await found(root, added('docs/.drafts/idea.md', 'docs/templates/page.md'), 'navigation')).toEqual(
       [],
     );
+  });
+});
+
+describe('mdBook links', () => {
+  // A book in src/ with an older edition nested in its folder, published under it (book/2018/).
+  const books = {
+    'book.toml': '[book]\ntitle = "Guide"\n',
+    'src/SUMMARY.md': '# Summary\n\n[Cover](cover.md)\n- [Setup](setup.md)\n',
+    'src/cover.md': '# Cover\n',
+    'src/setup.md':
+      '# Setup\n\n<a id="old-install"></a>\n\n## Install\n\nSee [the cover](cover.html), [the API](../std/index.html) and [old](setup.html#old-install).\n',
+    '2018/book.toml': '[book]\ntitle = "Guide (2018)"\n',
+    '2018/src/setup.md':
+      '# Setup\n\nMoved to [the current edition](../setup.html#install); [start](../index.html).\n',
+  };
+
+  it("leads a page's .html to its source, across a nested book, and skips what lies beyond the outermost", async () => {
+    const root = site(books);
+    expect(await found(root, modified('src/setup.md', '2018/src/setup.md'), 'links')).toEqual([]);
+  });
+
+  it('still reports an .html link to no page, and an anchor no heading or HTML id makes', async () => {
+    const root = site({
+      ...books,
+      '2018/src/setup.md': '# Setup\n\n[Gone](../gone.html) and [where](../setup.html#missing).\n',
+    });
+    expect(await found(root, modified('2018/src/setup.md'), 'links')).toEqual([
+      '2018/src/setup.md:3 Link `../gone.html` leads to no',
+      '2018/src/setup.md:3 `#missing` is not a heading',
+    ]);
   });
 });

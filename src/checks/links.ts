@@ -1,10 +1,11 @@
 /**
  * The `links` check: a page's relative links and images lead to files, its site-absolute links
  * (`/guides/setup`) to pages the site serves (extension optional, a folder's index page, a Mintlify
- * redirect), its imports to files, and its anchors to headings of the target. External URLs are
- * never fetched.
+ * redirect), its imports to files, and its anchors to headings of the target; in an mdBook, a link
+ * to a page's `.html` leads to its source. External URLs are never fetched.
  */
 import type { CheckProblem } from '../domain/checks.js';
+import { resolveBookLink } from './mdbook.js';
 import type { PageLink, ParsedPage } from './page.js';
 import { normalizeAnchor } from './page.js';
 import { dirname, isExternal, isPage, join, resolvePage, type Site } from './site.js';
@@ -49,7 +50,9 @@ export function resolveLink(
   }
   const target = join(dirname(from), path);
   if (target.startsWith('..')) return { file: null, path, anchor };
-  return { file: resolvePage(files, '', target), path, anchor };
+  const file = resolvePage(files, '', target) ?? resolveBookLink(files, from, path);
+  if (file === 'outside') return 'skip';
+  return { file, path, anchor };
 }
 
 /**

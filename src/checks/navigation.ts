@@ -12,7 +12,7 @@ import type { Change } from './tree.js';
 
 /**
  * `siteOf` tells which site a file belongs to (a site nested in another's folder keeps its own
- * pages); `hidden` holds the pages whose front matter says `hidden: true`, out of the navigation
+ * pages); `hidden` holds the pages whose front matter says `hidden: true` (or `noindex: true`), out of the navigation
  * on purpose (Mintlify's hidden pages).
  */
 export function checkNavigation(

@@ -2,7 +2,8 @@
  * A page as the checks read it: Markdown parsed by remark (CommonMark), MDX parsed and compiled by
  * the MDX compiler (`@mdx-js/mdx`), so what fails here fails the site's build the same way. From
  * the syntax tree come the page's front matter, its links (Markdown links and images, reference
- * definitions, `href`/`src` of components, ESM imports) and the anchors its headings make. Code
+ * definitions, `href`/`src` of components, ESM imports) and the anchors its headings (and HTML
+ * `id`s) make. Code
  * blocks and inline code are nodes of their own, so a `<Tag>` or a link inside them is never seen.
  */
 import GithubSlugger from 'github-slugger';
@@ -15,6 +16,9 @@ import { visit } from 'unist-util-visit';
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { CheckProblem } from '../domain/checks.js';
 import { MAX_NESTING, markdownNesting, treeDepth, yamlNesting } from '../parse/nesting.js';
+
+/** An `id` or `name` attribute of an HTML tag, quoted either way. */
+const HTML_ANCHOR = /<[a-z][^<>]*?\s(?:id|name)\s*=\s*(["'])([^"'<>]+)\1/gi;
 
 /** A link, image or import found in a page. */
 export interface PageLink {
@@ -201,6 +205,12 @@ function collect(page: ParsedPage, tree: Root, isMdx: boolean): void {
       case 'heading':
         addHeading(anchors, slugger, node, isMdx);
         break;
+      case 'html':
+        // Raw HTML in Markdown: `<a id="old-heading"></a>` keeps an anchor alive after a heading is
+        // renamed (the Rust book does it). Only tags' `id` and `name` matter; no HTML parser needed.
+        for (const match of node.value.matchAll(HTML_ANCHOR))
+          anchors.add(normalizeAnchor(match[2] as string));
+        break;
       case 'mdxJsxFlowElement':
       case 'mdxJsxTextElement':
         for (const attribute of node.attributes) {
@@ -234,7 +244,10 @@ export interface FrontMatter {
   mapping: boolean;
   /** Its top-level fields that have a non-empty value. */
   filled: string[];
-  /** `hidden: true`: a Mintlify page kept out of the navigation on purpose. */
+  /**
+   * `hidden: true` or `noindex: true`: a Mintlify page kept out of the navigation on purpose (a
+   * page its author keeps out of search is one readers reach only by a link, like a hidden page).
+   */
   hidden: boolean;
 }
 
@@ -270,8 +283,10 @@ export function readFrontmatter(text: string, line: number): FrontMatter {
     const value = contents.get(key);
     if (value !== undefined && value !== null && String(value).trim() !== '') front.filled.push(String(key));
   }
-  const hidden: unknown = contents.get('hidden', true);
-  front.hidden = isScalar(hidden) && hidden.value === true;
+  front.hidden = ['hidden', 'noindex'].some((field) => {
+    const value: unknown = contents.get(field, true);
+    return isScalar(value) && value.value === true;
+  });
   return front;
 }
 
