@@ -8,10 +8,15 @@
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Automation, AutomationRun } from '../domain/automation.js';
-import { AUTOMATION_TEMPLATES, automationTemplate } from '../domain/automation-templates.js';
+import {
+  AUTOMATION_TEMPLATES,
+  type AutomationTemplate,
+  automationTemplate,
+} from '../domain/automation-templates.js';
 import { type AppError, isAppError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
+import { drainingError } from '../http/lifecycle.js';
 import {
   automationNotFound,
   createAutomation,
@@ -90,7 +95,10 @@ function runRefusal(error: AppError): string {
   }
 }
 
-export const automationPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store }) => {
+export const automationPages: FastifyPluginAsync<DashboardOptions> = async (
+  app,
+  { config, store, lifecycle },
+) => {
   const deps = { store, config, automations: config.automations, log: app.log };
   const tabPath = (project: Project) => `/ui/projects/${project.id}/automations`;
   const automationOf = async (project: Project, automationId: string) => {
@@ -149,13 +157,14 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (app,
     values: AutomationValues,
     errors: AutomationErrors = {},
     status = 200,
+    template?: AutomationTemplate,
   ) =>
     sendPage(
       request,
       reply,
       `${project.name} new automation`,
       (csrf) => html`${projectHeader(project, 'automations')}
-      <section><h2>New automation</h2><div class="pad">${hookNote(project)}
+      <section><h2>New automation${template ? html` from the template ${template.name}` : ''}</h2><div class="pad">${template ? html`<p>${template.description}. Change anything before creating it.</p>` : ''}${hookNote(project)}
         ${automationForm({ action: tabPath(project), csrf, values, errors, submit: 'Create automation' })}</div></section>`,
       Object.keys(errors).length
         ? { status, flash: { kind: 'error', text: 'The automation was not created; see below.' } }
@@ -169,7 +178,13 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (app,
       const project = await projectOf(store, request);
       const name = request.query.template;
       const template = typeof name === 'string' ? automationTemplate(name) : undefined;
-      return newPage(request, reply, project, automationValues(template));
+      const values = automationValues(template);
+      if (template?.trigger.type === 'code_change') {
+        // The templates name "product"; a project whose context repository is named otherwise gets its own.
+        const names = (await store.contextRepositories.list(project.id)).map((context) => context.name);
+        if (names.length > 0 && !names.includes(values.repository)) values.repository = names[0] ?? '';
+      }
+      return newPage(request, reply, project, values, {}, 200, template);
     },
   );
 
@@ -322,6 +337,13 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (app,
     return reply.redirect(`${tabPath(project)}?notice=deleted`, 303);
   });
   action('run', async (project, automation, request, reply) => {
+    if (lifecycle?.draining) {
+      reply.headers(errorHeaders(drainingError()));
+      return automationPage(request, reply, project, {
+        status: statusOf(drainingError().code),
+        flash: { kind: 'error', text: 'Not run: the server is shutting down; try again in a moment.' },
+      });
+    }
     try {
       const { job } = await triggerAutomation(deps, project.id, automation.id);
       request.log.info(

@@ -167,6 +167,48 @@ describe.each(testDialects())('the Automations tab on %s', (dialect) => {
     expect((await browser.get(tab())).body).toMatch(/skipped<\/span> <span class="hint">limit<\/span>/);
   });
 
+  it('fills a code-change template with a context repository the project has, and says the trigger in words', async () => {
+    await t.store.contextRepositories.add({
+      projectId: t.project.id,
+      name: 'api',
+      repository: '/srv/api.git',
+      ref: null,
+      host: 'local',
+    });
+    const form = await browser.get(`${tab()}/new?template=update-docs-from-code`);
+    expect(form.body).toContain('from the template update-docs-from-code');
+    expect(form.body).toContain('id="a-repository" name="repository" value="api"');
+    const created = await browser.post(
+      tab(),
+      manualForm({
+        name: 'Docs from code',
+        triggerType: 'code_change',
+        repository: 'api',
+        branch: 'main',
+        paths: 'src/**\ndocs/**',
+        prompt: automationTemplate('update-docs-from-code')?.prompt ?? '',
+      }),
+    );
+    expect(created.status).toBe(303);
+    expect((await browser.get(tab())).body).toContain('code change on api/main (src/**, docs/**)');
+  });
+
+  it('takes no Run now while the server drains', async () => {
+    const [automation] = await t.store.automations.list(t.project.id);
+    const base = `${tab()}/${automation?.id}`;
+    const runs = (await t.store.automations.runs(automation?.id ?? '', { limit: 10 })).runs.length;
+    t.lifecycle.draining = true;
+    try {
+      await browser.get(base);
+      const refused = await browser.post(`${base}/run`);
+      expect(refused.status).toBe(503);
+      expect(refused.body).toContain('Not run: the server is shutting down');
+    } finally {
+      t.lifecycle.draining = false;
+    }
+    expect((await t.store.automations.runs(automation?.id ?? '', { limit: 10 })).runs.length).toBe(runs);
+  });
+
   it('refuses a form without its CSRF token and changes nothing', async () => {
     const [automation] = await t.store.automations.list(t.project.id);
     const count = (await t.store.automations.list(t.project.id)).length;
