@@ -252,8 +252,9 @@ export function automationForm(options: {
     <div><label for="a-prompt">Prompt</label><textarea id="a-prompt" name="prompt" rows="14" aria-describedby="h-a-prompt"${invalid(errors, 'prompt')}>${values.prompt}</textarea>
       ${fieldHint('h-a-prompt', errors.prompt, html`A template: <code>{{change.diff}}</code>, <code>{{comment.body}}</code>, <code>{{schedule.time}}</code>, <code>{{variables.NAME}}</code> and the other placeholders of the docs; an unknown one is refused.`)}</div>
     ${input('allowedAuthors', 'Allowed authors', values, errors, 'Comment trigger: authors trusted besides those the code host says can write; one a line.', true)}
-    ${check('group', 'Group runs', 'While the latest job’s pull request is open, a run is a follow-up on it.')}
-    ${check('draft', 'Draft pull requests', 'Jobs open their pull requests as drafts.')}
+    <fieldset><legend>Jobs</legend>
+      ${check('group', 'Group runs', 'While the latest job’s pull request is open, a run is a follow-up on it.')}
+      ${check('draft', 'Draft pull requests', 'Jobs open their pull requests as drafts.')}</fieldset>
     <div class="actions"><button class="primary" type="submit">${options.submit}</button></div>
   </form>`;
 }
