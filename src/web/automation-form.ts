@@ -11,10 +11,12 @@ import {
   type AutomationTrigger,
   TRIGGER_TYPES,
   type TriggerType,
+  templatePlaceholders,
 } from '../domain/automation.js';
 import type { AutomationTemplate } from '../domain/automation-templates.js';
 import type { AppError } from '../domain/errors.js';
 import type { AutomationInput, TriggerInput } from '../jobs/automations.js';
+import { waitText } from '../jobs/budget.js';
 import { fieldHint, type Html, html } from './html.js';
 
 /** The form's fields as the browser sent them (checkboxes as booleans). */
@@ -202,6 +204,34 @@ export function errorsOf(error: AppError): AutomationErrors {
     if (field) return { [field]: detail.message };
   }
   return { form: error.message };
+}
+
+/** The API's limit on a Run now variable's value (`triggerAutomationBody`). */
+export const VARIABLE_VALUE_MAX = 10_000;
+
+/** The names of the prompt's `{{variables.NAME}}` placeholders, which Run now asks values for. */
+export function variableNames(automation: Automation): string[] {
+  const names = templatePlaceholders(automation.prompt)
+    .filter((placeholder) => placeholder.startsWith('variables.'))
+    .map((placeholder) => placeholder.slice('variables.'.length));
+  return [...new Set(names)];
+}
+
+/** Why Run now started nothing, in words for the automation's page. */
+export function runRefusal(error: AppError): string {
+  const wait = error.retryAfterSeconds ? ` Try again in ${waitText(error.retryAfterSeconds)}.` : '';
+  switch (error.code) {
+    case 'automation_disabled':
+      return 'Not run: the automation is disabled. Enable it first.';
+    case 'automation_limit_exceeded':
+      return `Not run: the project has used its automation runs for today.${wait}`;
+    case 'budget_exceeded':
+      return `Not run: the project's cost budget is used.${wait}`;
+    case 'too_many_active_jobs':
+      return 'Not run: the project has as many jobs running as it may. Wait for one to finish, or archive one.';
+    default:
+      return `Not run: ${error.message}`;
+  }
 }
 
 const invalid = (errors: AutomationErrors, field: AutomationField) =>

@@ -23,7 +23,6 @@ import {
   triggerAutomation,
   updateAutomation,
 } from '../jobs/automations.js';
-import { waitText } from '../jobs/budget.js';
 import {
   type AutomationErrors,
   type AutomationValues,
@@ -32,7 +31,10 @@ import {
   automationValues,
   errorsOf,
   readAutomationForm,
+  runRefusal,
   triggerWords,
+  VARIABLE_VALUE_MAX,
+  variableNames,
 } from './automation-form.js';
 import { type Html, html, time } from './html.js';
 import { type DashboardOptions, sendPage } from './layout.js';
@@ -76,23 +78,6 @@ function known(thrown: unknown, isTransient: (error: unknown) => boolean): AppEr
 function lastRun(automation: Automation, run: AutomationRun | undefined): Html {
   if (!automation.lastRunAt) return html`never`;
   return html`${time(automation.lastRunAt)}${run ? html` ${outcomeBadge(run)}${run.reason ? html` <span class="hint">${run.reason}</span>` : ''}` : ''}`;
-}
-
-/** Why Run now started nothing, in words for the automation's page. */
-function runRefusal(error: AppError): string {
-  const wait = error.retryAfterSeconds ? ` Try again in ${waitText(error.retryAfterSeconds)}.` : '';
-  switch (error.code) {
-    case 'automation_disabled':
-      return 'Not run: the automation is disabled. Enable it first.';
-    case 'automation_limit_exceeded':
-      return `Not run: the project has used its automation runs for today.${wait}`;
-    case 'budget_exceeded':
-      return `Not run: the project's cost budget is used.${wait}`;
-    case 'too_many_active_jobs':
-      return 'Not run: the project has as many jobs running as it may. Wait for one to finish, or archive one.';
-    default:
-      return `Not run: ${error.message}`;
-  }
 }
 
 export const automationPages: FastifyPluginAsync<DashboardOptions> = async (
@@ -226,6 +211,7 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (
       ...(state.before ? { before: state.before } : {}),
     });
     const base = `${tabPath(project)}/${automation.id}`;
+    const variables = variableNames(automation);
     const jobLink = (jobId: string) => html`<a href="/ui/projects/${project.id}/jobs/${jobId}">${jobId}</a>`;
     const ranJob =
       state.jobId && page.runs.some((run) => run.jobId === state.jobId) ? state.jobId : undefined;
@@ -238,7 +224,15 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (
       <section><h2>${automation.name}</h2><div class="pad">
         <p>${enabledBadge(automation)} ${triggerWords(automation.trigger)} · next run ${time(automation.nextRunAt, '-')} · last run ${time(automation.lastRunAt)}</p>
         ${ranJob ? html`<p>Run now started job ${jobLink(ranJob)}.</p>` : ''}
-        <div class="actions">${postButton(`${base}/run`, csrf, 'Run now', 'primary')}
+        ${
+          variables.length
+            ? html`<form class="stack" method="post" action="${base}/run"><input type="hidden" name="_csrf" value="${csrf}">
+              ${variables.map((name) => html`<div><label for="v-${name}">${name}</label><input type="text" id="v-${name}" name="variables.${name}"></div>`)}
+              <div class="hint">The values of the prompt's <code>{{variables.NAME}}</code> placeholders for Run now.</div>
+              <div class="actions"><button class="primary" type="submit">Run now</button></div></form>`
+            : ''
+        }
+        <div class="actions">${variables.length ? '' : postButton(`${base}/run`, csrf, 'Run now', 'primary')}
           ${automation.enabled ? postButton(`${base}/disable`, csrf, 'Disable') : postButton(`${base}/enable`, csrf, 'Enable')}
           <details class="confirm"><summary class="button danger" role="button">Delete</summary>
             <form method="post" action="${base}/delete"><input type="hidden" name="_csrf" value="${csrf}">
@@ -344,8 +338,23 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (
         flash: { kind: 'error', text: 'Not run: the server is shutting down; try again in a moment.' },
       });
     }
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    const variables: Record<string, string> = {};
+    for (const name of variableNames(automation)) {
+      const value = form[`variables.${name}`];
+      variables[name] = typeof value === 'string' ? value : '';
+    }
+    if (Object.values(variables).some((value) => value.length > VARIABLE_VALUE_MAX)) {
+      return automationPage(request, reply, project, {
+        status: 400,
+        flash: {
+          kind: 'error',
+          text: `Not run: a variable's value may be at most ${VARIABLE_VALUE_MAX} characters.`,
+        },
+      });
+    }
     try {
-      const { job } = await triggerAutomation(deps, project.id, automation.id);
+      const { job } = await triggerAutomation(deps, project.id, automation.id, variables);
       request.log.info(
         { projectId: project.id, automationId: automation.id, jobId: job.id },
         'automation run from the dashboard',

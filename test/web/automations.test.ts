@@ -239,3 +239,33 @@ describe.each(testDialects())('the Automations tab on %s', (dialect) => {
     expect((await browser.post(`${tab()}/nope/run`)).status).toBe(404);
   });
 });
+
+describe.each(testDialects())('Run now with variables on %s', (dialect) => {
+  let t: TestApp;
+  let browser: DashboardClient;
+  beforeAll(async () => {
+    ({ t, browser } = await signedInDashboard(dialect));
+  });
+  afterAll(() => t.close());
+
+  it("asks for the prompt's variables and fills them in", async () => {
+    const tab = `/ui/projects/${t.project.id}/automations`;
+    await browser.get(`${tab}/new`);
+    const created = await browser.post(
+      tab,
+      manualForm({ name: 'Release notes', prompt: 'Write the notes of {{variables.version}}.' }),
+    );
+    const base = (created.location ?? '').replace(/\?.*/, '');
+    const id = base.split('/').at(-1) ?? '';
+    expect((await browser.get(base)).body).toContain('name="variables.version"');
+    const tooLong = await browser.post(`${base}/run`, { 'variables.version': 'x'.repeat(10_001) });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body).toContain('at most 10000 characters');
+    expect((await t.store.automations.runs(id, { limit: 5 })).runs).toHaveLength(0);
+
+    const ran = await browser.post(`${base}/run`, { 'variables.version': '<v2.0>' });
+    expect(ran.status).toBe(303);
+    const jobId = /job=([\w-]+)/.exec(ran.location ?? '')?.[1] ?? '';
+    expect((await t.store.jobs.get(t.project.id, jobId))?.prompt).toBe('Write the notes of <v2.0>.');
+  });
+});
