@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { automationTemplate } from '../../src/domain/automation-templates.js';
 import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
+import { DashboardClient, signedInDashboard } from '../support/web-session.js';
 
 /** The fields a browser sends for a manual automation; a test overrides what it is about. */
 const manualForm = (fields: Record<string, string> = {}) => ({
@@ -218,6 +218,19 @@ describe.each(testDialects())('the Automations tab on %s', (dialect) => {
     expect(disable.status).toBe(403);
     expect((await t.store.automations.list(t.project.id)).length).toBe(count);
     expect((await t.store.automations.get(t.project.id, automation?.id ?? ''))?.enabled).toBe(true);
+  });
+
+  it('sends a signed-out visitor to sign in and runs nothing for it', async () => {
+    const [automation] = await t.store.automations.list(t.project.id);
+    const runs = (await t.store.automations.runs(automation?.id ?? '', { limit: 50 })).runs.length;
+    const stranger = new DashboardClient(t.app);
+    const page = await stranger.get(tab());
+    expect(page.status).toBe(303);
+    expect(page.location).toContain('/ui/sign-in');
+    await stranger.get('/ui/sign-in');
+    const run = await stranger.post(`${tab()}/${automation?.id}/run`);
+    expect(run.location ?? '').not.toContain('job=');
+    expect((await t.store.automations.runs(automation?.id ?? '', { limit: 50 })).runs.length).toBe(runs);
   });
 
   it('escapes a hostile name and prompt, and answers 404 for another id', async () => {
