@@ -100,11 +100,17 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (
     async (request, reply) => {
       const project = await projectOf(store, request);
       const automations = await store.automations.list(project.id);
-      const latest = new Map<string, AutomationRun | undefined>();
-      for (const automation of automations) {
-        if (automation.lastRunAt)
-          latest.set(automation.id, (await store.automations.runs(automation.id, { limit: 1 })).runs[0]);
-      }
+      // The last run's outcome of each automation that ran (a project has a handful of automations).
+      const latest = new Map(
+        await Promise.all(
+          automations
+            .filter((automation) => automation.lastRunAt)
+            .map(
+              async (automation) =>
+                [automation.id, (await store.automations.runs(automation.id, { limit: 1 })).runs[0]] as const,
+            ),
+        ),
+      );
       const notice = request.query.notice ? AUTOMATION_NOTICES[request.query.notice] : undefined;
       const base = tabPath(project);
       return sendPage(
