@@ -8,6 +8,7 @@ import { redactSecrets } from '../domain/redact.js';
 import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
 import { deriveKey, ensureSecretKey } from '../store/secrets.js';
 import { assetRoutes } from './assets.js';
+import { automationPages } from './automations.js';
 import { html } from './html.js';
 import { jobPages } from './jobs.js';
 import { keyPages } from './keys.js';
@@ -150,6 +151,14 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
     secrets: options.secrets,
     lifecycle: options.lifecycle,
   };
-  for (const plugin of [signInPages, projectPages, keyPages, webhookPages, jobPages, pullRequestPages])
+  for (const plugin of [
+    signInPages,
+    projectPages,
+    keyPages,
+    webhookPages,
+    automationPages,
+    jobPages,
+    pullRequestPages,
+  ])
     await app.register(plugin, pages);
 };

@@ -23,7 +23,7 @@ declare module 'fastify' {
  * The settings the dashboard's pages read: the data directory and secret key (cookie and CSRF
  * keys, askpass and mirrors), the limits and default model of a new job, the sandbox a project's
  * form shows, the public URL of a project's hook, the author of a local merge, the session's
- * length and whether webhooks may go to private addresses.
+ * length, whether webhooks may go to private addresses, and the automations' daily run limit.
  */
 export type DashboardConfig = Pick<
   Config,
@@ -36,6 +36,7 @@ export type DashboardConfig = Pick<
   | 'worker'
   | 'dashboard'
   | 'webhooks'
+  | 'automations'
 >;
 
 /** What the dashboard and each of its page plugins are given. */

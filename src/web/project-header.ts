@@ -5,7 +5,7 @@ import type { Project } from '../domain/project.js';
 import type { Store } from '../store/store.js';
 import { type Html, html } from './html.js';
 
-export type ProjectTab = 'jobs' | 'keys' | 'webhooks' | 'pulls' | 'settings';
+export type ProjectTab = 'jobs' | 'automations' | 'keys' | 'webhooks' | 'pulls' | 'settings';
 
 /** The project's name and its tabs, on every page of a project. */
 export function projectHeader(project: Project, current: ProjectTab): Html {
@@ -14,7 +14,7 @@ export function projectHeader(project: Project, current: ProjectTab): Html {
   return html`<div class="crumbs"><a href="/ui/projects">Projects</a> /</div>
     <h1>${project.name}</h1>
     <div class="meta">${project.repository} · ${project.host} · base ${project.baseBranch}</div>
-    <nav class="tabs" aria-label="Project">${tab('jobs', 'Jobs')}${tab('keys', 'API keys')}${tab('webhooks', 'Webhooks')}${project.host === 'local' ? tab('pulls', 'Pull requests') : ''}${tab('settings', 'Settings')}</nav>`;
+    <nav class="tabs" aria-label="Project">${tab('jobs', 'Jobs')}${tab('automations', 'Automations')}${tab('keys', 'API keys')}${tab('webhooks', 'Webhooks')}${project.host === 'local' ? tab('pulls', 'Pull requests') : ''}${tab('settings', 'Settings')}</nav>`;
 }
 
 /** The project of the URL, or a 404 page. */

@@ -233,6 +233,22 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     expect(await style('input[type=number]')).toEqual(await style('input[type=text]'));
   });
 
+  it('creates an automation from a template and runs it now', async () => {
+    await page.goto(`${server.url}/ui/projects/${projectId}/automations`);
+    await page.click('a[href$="/new?template=fix-typos"]');
+    expect(await page.inputValue('#a-cron')).toBe('0 6 * * 3');
+    await page.fill('#a-name', 'Weekly proofreading');
+    await page.click('button:has-text("Create automation")');
+    await page.waitForURL(/notice=created/);
+    await page.click('button:has-text("Run now")');
+    await page.waitForURL(/notice=ran/);
+    expect(await page.textContent('main')).toContain('Run now started job');
+    await screenshot(page, 'automation');
+    await page.goto(`${server.url}/ui/projects/${projectId}/automations`);
+    expect(await page.textContent('main')).toContain('every Wednesday 06:00 UTC');
+    await screenshot(page, 'automations');
+  });
+
   it('shows no console errors and breaks no CSP rule', async () => {
     const problems: string[] = [];
     page.on('console', (message) => {
@@ -242,6 +258,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
       '/ui/projects',
       `/ui/projects/${projectId}/jobs/${jobId}`,
       `/ui/projects/${projectId}/settings`,
+      `/ui/projects/${projectId}/automations/new`,
     ])
       await page.goto(`${server.url}${url}`, { waitUntil: 'networkidle' });
     expect(problems).toEqual([]);
