@@ -26,6 +26,8 @@ export interface HostEventDispatcherOptions {
   config: Pick<Config, 'defaultModel' | 'limits' | 'automations'>;
   /** Whether a job's pull request is still open, for grouping (see `jobs/automation-run.ts`). */
   pullRequestOpen?: HostEventDeps['pullRequestOpen'];
+  /** Answers on a comment's thread with the job's link; absent, the service answers nothing. */
+  reply?: HostEventDeps['reply'];
   /** The mirrors `{{change.diff}}`, `{{change.files}}` and a poll's commits are read from; absent, the host's word only. */
   repositories?: WatchedRepositories;
 }
@@ -46,6 +48,7 @@ export function createHostEventDispatcher(options: HostEventDispatcherOptions): 
     automations: config.automations,
     log: logger,
     ...(options.pullRequestOpen ? { pullRequestOpen: options.pullRequestOpen } : {}),
+    ...(options.reply ? { reply: options.reply } : {}),
     ...(options.repositories ? { readChange: changeReader(options.repositories) } : {}),
   };
 
