@@ -12,6 +12,7 @@ import {
   checkRepository,
   checkSettingsOf,
   closePrOnArchiveOf,
+  mentionOf,
   dailyBudgetOf,
   describe,
   readToken,
@@ -97,6 +98,7 @@ export function registerProjectCommands(program: Command) {
           ...(Object.keys(hostSettings).length ? { hostSettings } : {}),
           ...checks,
           ...closePrOnArchiveOf(options),
+          ...mentionOf(options),
           dailyBudgetUsd,
         });
         if (token === null) return made;
@@ -136,6 +138,7 @@ export function registerProjectCommands(program: Command) {
             ...(options.publish !== undefined ? { publish: options.publish as PublishMode } : {}),
             ...checks,
             ...closePrOnArchiveOf(options),
+            ...mentionOf(options),
           })) ?? found
         );
       }, config);
