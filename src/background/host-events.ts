@@ -7,6 +7,7 @@
  * (PostgreSQL `NOTIFY`, or in-process with SQLite), and polled as a fallback.
  */
 import type { Config } from '../config/config.js';
+import { DEFAULT_MENTION } from '../domain/automation.js';
 import { type HostEventDeps, processHostEvent } from '../jobs/host-events.js';
 import type { Logger } from '../log.js';
 import { HOST_EVENTS_CHANNEL } from '../store/channels.js';
@@ -47,6 +48,8 @@ export function createHostEventDispatcher(options: HostEventDispatcherOptions): 
     config,
     automations: config.automations,
     log: logger,
+    // The project's own, as its admin set it (`project update --mention`, the settings form).
+    mention: async (projectId) => (await store.projects.get(projectId))?.mention ?? DEFAULT_MENTION,
     ...(options.pullRequestOpen ? { pullRequestOpen: options.pullRequestOpen } : {}),
     ...(options.reply ? { reply: options.reply } : {}),
     ...(options.repositories ? { readChange: changeReader(options.repositories) } : {}),
