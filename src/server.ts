@@ -278,7 +278,13 @@ export async function startWorkerProcess(
   const { metrics, stopRefresh } = processMetrics(store, logger);
   const deliverer = makeDeliverer(config, store, logger, metrics, secrets);
   const hosts = createServerCodeHosts(config, store, { secrets, metrics });
-  const automations = createAutomationLoops({ store, logger, config, contentGitEnv: contentGitEnv(hosts), hosts });
+  const automations = createAutomationLoops({
+    store,
+    logger,
+    config,
+    contentGitEnv: contentGitEnv(hosts),
+    hosts,
+  });
   let metricsServer: MetricsServer | null = null;
   try {
     const worker = createWorker({ config, store, logger, hosts, metrics, ...(options.agent ?? realAgent) });

@@ -3,8 +3,9 @@
  * answers on the thread with the job's link"): a comment on the pull request or issue with the
  * job's dashboard page and, once it has one, its pull request.
  */
-import type { ThreadReply } from '../jobs/host-events.js';
+
 import type { CodeHosts } from '../hosts/types.js';
+import type { ThreadReply } from '../jobs/host-events.js';
 import type { Store } from '../store/store.js';
 
 /** What a reply needs: the projects, their hosts, and where the dashboard is served. */

@@ -16,8 +16,8 @@ import * as m0014 from './migrations/0014_host_events.js';
 import * as m0015 from './migrations/0015_context_repositories.js';
 import * as m0016 from './migrations/0016_run_progress.js';
 import * as m0017 from './migrations/0017_project_environment.js';
-import * as m0019 from './migrations/0019_project_mention.js';
 import * as m0018 from './migrations/0018_automations.js';
+import * as m0019 from './migrations/0019_project_mention.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {

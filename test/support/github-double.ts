@@ -170,7 +170,9 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
       if (target.refuseComments) return error(500, 'Server Error');
       const { body: text } = JSON.parse(body || '{}') as { body?: unknown };
       if (typeof text !== 'string' || text === '')
-        return error(422, 'Validation Failed', { errors: [{ resource: 'IssueComment', code: 'missing_field' }] });
+        return error(422, 'Validation Failed', {
+          errors: [{ resource: 'IssueComment', code: 'missing_field' }],
+        });
       const number = Number(comment[3]);
       target.comments.push({ number, body: text });
       const full = `${target.owner}/${target.name}`;
