@@ -116,7 +116,7 @@ describe('gitlab host against its double', () => {
     expect(notes).toHaveLength(2);
   });
 
-    it('reads a merged merge request as merged, with its source branch', async () => {
+  it('reads a merged merge request as merged, with its source branch', async () => {
     const link = await open('agentjobs/landed');
     const mr = remote.double.project('org/repo').mergeRequests.find((found) => found.iid === link.number);
     if (mr) mr.state = 'merged';
