@@ -181,7 +181,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let publicUrl = config.publicUrl;
   const hosts = createServerCodeHosts(config, store, { secrets, publicUrl: () => publicUrl, metrics });
   // Every role runs schedules, code-host events and the poll; claims make each run once across processes.
-  const automations = createAutomationLoops({ store, logger, config, contentGitEnv: contentGitEnv(hosts) });
+  const automations = createAutomationLoops({
+    store,
+    logger,
+    config,
+    contentGitEnv: contentGitEnv(hosts),
+    hosts,
+    publicUrl: () => publicUrl,
+  });
   let closer: Awaited<ReturnType<typeof startPullRequestCloser>> | null = null;
   try {
     const modelStatus = defaultModelStatus(config);
@@ -271,7 +278,13 @@ export async function startWorkerProcess(
   const { metrics, stopRefresh } = processMetrics(store, logger);
   const deliverer = makeDeliverer(config, store, logger, metrics, secrets);
   const hosts = createServerCodeHosts(config, store, { secrets, metrics });
-  const automations = createAutomationLoops({ store, logger, config, contentGitEnv: contentGitEnv(hosts) });
+  const automations = createAutomationLoops({
+    store,
+    logger,
+    config,
+    contentGitEnv: contentGitEnv(hosts),
+    hosts,
+  });
   let metricsServer: MetricsServer | null = null;
   try {
     const worker = createWorker({ config, store, logger, hosts, metrics, ...(options.agent ?? realAgent) });

@@ -61,6 +61,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0016_run_progress',
         '0017_project_environment',
         '0018_automations',
+        '0019_project_mention',
       ]);
 
       const db = openDb({ url: database.url });

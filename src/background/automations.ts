@@ -4,10 +4,12 @@
  * role runs both; their claims make each time and each event run once across processes.
  */
 import type { Config } from '../config/config.js';
+import type { CodeHosts } from '../hosts/types.js';
 import { type WatchedRepositoryOptions, watchedRepositories } from '../worker/watched-repositories.js';
 import { createHostEventDispatcher, type HostEventDispatcherOptions } from './host-events.js';
 import { createPoller } from './poller.js';
 import { createScheduler } from './scheduler.js';
+import { threadReplier } from './thread-replies.js';
 
 /** The automation loops of one process. */
 export interface AutomationLoops {
@@ -16,9 +18,13 @@ export interface AutomationLoops {
 }
 
 /** What the loops need: the dispatcher's options, and how to fetch the content repository. */
-export type AutomationLoopOptions = Omit<HostEventDispatcherOptions, 'repositories' | 'config'> & {
-  config: HostEventDispatcherOptions['config'] & Pick<Config, 'dataDir' | 'secretKey'>;
+export type AutomationLoopOptions = Omit<HostEventDispatcherOptions, 'repositories' | 'config' | 'reply'> & {
+  config: HostEventDispatcherOptions['config'] & Pick<Config, 'dataDir' | 'secretKey' | 'publicUrl'>;
   contentGitEnv?: WatchedRepositoryOptions['contentGitEnv'];
+  /** The code hosts a comment's reply goes through; absent, comments get no reply. */
+  hosts?: CodeHosts;
+  /** Where the dashboard is served, for the job's link in a reply; default the configured public URL. */
+  publicUrl?: () => string;
 };
 
 export function createAutomationLoops(options: AutomationLoopOptions): AutomationLoops {
@@ -28,7 +34,10 @@ export function createAutomationLoops(options: AutomationLoopOptions): Automatio
     ...(options.contentGitEnv ? { contentGitEnv: options.contentGitEnv } : {}),
   });
   const scheduler = createScheduler(options);
-  const dispatcher = createHostEventDispatcher({ ...options, repositories });
+  const { hosts } = options;
+  const publicUrl = options.publicUrl ?? (() => options.config.publicUrl);
+  const reply = hosts ? threadReplier({ store: options.store, hosts, publicUrl }) : undefined;
+  const dispatcher = createHostEventDispatcher({ ...options, repositories, ...(reply ? { reply } : {}) });
   const poller = createPoller({ ...options, repositories });
   return {
     async start() {

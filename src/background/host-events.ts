@@ -7,6 +7,7 @@
  * (PostgreSQL `NOTIFY`, or in-process with SQLite), and polled as a fallback.
  */
 import type { Config } from '../config/config.js';
+import { DEFAULT_MENTION } from '../domain/automation.js';
 import { type HostEventDeps, processHostEvent } from '../jobs/host-events.js';
 import type { Logger } from '../log.js';
 import { HOST_EVENTS_CHANNEL } from '../store/channels.js';
@@ -26,6 +27,8 @@ export interface HostEventDispatcherOptions {
   config: Pick<Config, 'defaultModel' | 'limits' | 'automations'>;
   /** Whether a job's pull request is still open, for grouping (see `jobs/automation-run.ts`). */
   pullRequestOpen?: HostEventDeps['pullRequestOpen'];
+  /** Answers on a comment's thread with the job's link; absent, the service answers nothing. */
+  reply?: HostEventDeps['reply'];
   /** The mirrors `{{change.diff}}`, `{{change.files}}` and a poll's commits are read from; absent, the host's word only. */
   repositories?: WatchedRepositories;
 }
@@ -45,7 +48,10 @@ export function createHostEventDispatcher(options: HostEventDispatcherOptions): 
     config,
     automations: config.automations,
     log: logger,
+    // The project's own, as its admin set it (`project update --mention`, the settings form).
+    mention: async (projectId) => (await store.projects.get(projectId))?.mention ?? DEFAULT_MENTION,
     ...(options.pullRequestOpen ? { pullRequestOpen: options.pullRequestOpen } : {}),
+    ...(options.reply ? { reply: options.reply } : {}),
     ...(options.repositories ? { readChange: changeReader(options.repositories) } : {}),
   };
 

@@ -6,6 +6,7 @@
  */
 import { Cron } from 'croner';
 import Mustache from 'mustache';
+import { DEFAULT_PROJECT_MENTION } from './project.js';
 
 /** `{ type: "schedule" }`: a five-field cron expression in a timezone. */
 export interface ScheduleTrigger {
@@ -131,7 +132,8 @@ const VARIABLE_PLACEHOLDER = /^variables\.([A-Za-z_][A-Za-z0-9_]{0,63})$/;
 
 export const AUTOMATION_NAME_MAX = 100;
 export const ALLOWED_AUTHORS_MAX = 100;
-export const DEFAULT_MENTION = '@agentjobs';
+/** The mention a project has unless an admin set another. */
+export const DEFAULT_MENTION = DEFAULT_PROJECT_MENTION;
 
 /** A rule a saved automation broke, with the field it is about (`body.trigger.cron`). */
 export class AutomationRuleError extends Error {

@@ -54,6 +54,8 @@ export interface Project extends ProjectChecks {
   dailyBudgetUsd: number | null;
   /** Archiving a job closes its open pull request on the code host (default true). */
   closePrOnArchive: boolean;
+  /** The word that calls the service in a comment on the code host (`@agentjobs` by default). */
+  mention: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -76,4 +78,18 @@ export interface NewProject {
   agentCommands?: boolean;
   dailyBudgetUsd?: number | null;
   closePrOnArchive?: boolean;
+  mention?: string;
+}
+
+/** The mention of a new project. */
+export const DEFAULT_PROJECT_MENTION = '@agentjobs';
+
+/** A mention: `@` and a code host's user name (letters, digits, `_` and `-`, at most 39 as on GitHub). */
+export const MENTION_PATTERN = /^@[A-Za-z0-9_-]{1,39}$/;
+
+/** Why `mention` is no mention, or null when it is one. */
+export function mentionProblem(mention: string): string | null {
+  return MENTION_PATTERN.test(mention)
+    ? null
+    : `must be @ followed by 1 to 39 letters, digits, _ or - (got "${mention}")`;
 }

@@ -198,6 +198,16 @@ export function createGiteaHost(options: GiteaHostOptions): CodeHost {
       }
     },
 
+    async commentOnThread(project, thread, body) {
+      const { request, path, name } = await client(project);
+      try {
+        // A pull request is an issue to Gitea: both take comments at the issue's index.
+        await request('POST', `${path}/issues/${thread.number}/comments`, { body: { body } });
+      } catch (error) {
+        throw explainGiteaError(error, 'commenting on the thread', name);
+      }
+    },
+
     async check(project): Promise<HostCheck[]> {
       const { request, target, path, name } = await client(project);
       const checks: HostCheck[] = [];

@@ -243,6 +243,21 @@ export function createGithubHost(options: GithubHostOptions): CodeHost {
       }
     },
 
+    async commentOnThread(project, target, body) {
+      const { octokit, target: repository, name } = await client(project);
+      try {
+        // A pull request's conversation is its issue's: GitHub comments on both through the issues API.
+        await octokit.rest.issues.createComment({
+          owner: repository.owner,
+          repo: repository.repo,
+          issue_number: target.number,
+          body,
+        });
+      } catch (error) {
+        throw explainGithubError(error, 'commenting on the thread', name);
+      }
+    },
+
     async check(project): Promise<HostCheck[]> {
       const { octokit, target, name } = await client(project);
       const checks: HostCheck[] = [];

@@ -213,6 +213,17 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
       }
     },
 
+    async commentOnThread(project, thread, body) {
+      const { api, target } = await client(project);
+      try {
+        if (thread.type === 'pull_request')
+          await api.MergeRequestNotes.create(target.projectPath, thread.number, body);
+        else await api.IssueNotes.create(target.projectPath, thread.number, body);
+      } catch (error) {
+        throw await explainRefusal(api, target, error, 'commenting on the thread');
+      }
+    },
+
     async check(project): Promise<HostCheck[]> {
       const { api, target, name } = await client(project);
       const checks: HostCheck[] = [];

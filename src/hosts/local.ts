@@ -92,6 +92,8 @@ export function createLocalHost(options: LocalHostOptions): CodeHost {
     check: checkLocal,
     // A local repository needs no credentials.
     gitEnv: async () => ({}),
+    // A local repository has no comment threads (its events come from no host), so nothing to answer on.
+    commentOnThread: async () => {},
     async closePullRequest({ project, branch }) {
       const pull = await options.pullRequests.getByBranch(project.id, branch);
       if (pull?.state !== 'open') return null;

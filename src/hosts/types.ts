@@ -45,6 +45,12 @@ export interface PullRequestStatus {
   branch: string;
 }
 
+/** A thread on a host that comments go to: a pull request's (a merge request's) or an issue's. */
+export interface ThreadTarget {
+  type: 'pull_request' | 'issue';
+  number: number;
+}
+
 /** A pull request as a job links to it. */
 export interface PullRequestLink {
   url: string;
@@ -74,6 +80,11 @@ export interface CodeHost {
    * or a close, it starts a new branch and a new pull request.
    */
   pullRequestState(input: PullRequestQuery): Promise<PullRequestStatus | null>;
+  /**
+   * Posts `body` as a comment on a pull request's or an issue's thread (the service answering a
+   * comment that called it). Throws `CodeHostError` when the host refuses.
+   */
+  commentOnThread(project: Project, target: ThreadTarget, body: string): Promise<void>;
   /**
    * Optional: what the project's credentials allow (`agentjobs project check`): read the
    * repository, fetch it with git, push a branch, open a pull request. Each check says what is

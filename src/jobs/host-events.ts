@@ -26,6 +26,7 @@ import type {
   PushedCommit,
   ReceivedHostEvent,
 } from '../domain/host-event.js';
+import type { Job } from '../domain/job.js';
 import { filterByPattern } from '../git/glob.js';
 import { type AutomationRunDeps, runAutomation } from './automation-run.js';
 
@@ -33,6 +34,11 @@ import { type AutomationRunDeps, runAutomation } from './automation-run.js';
 export interface HostEventDeps extends AutomationRunDeps {
   /** The word that calls the service in a comment; `@agentjobs` when absent. */
   mention?: (projectId: string) => Promise<string>;
+  /**
+   * Answers on the thread of a comment that started or continued a job, with the job's link (and
+   * its pull request's, once it has one). A reply that fails is logged; the run stands.
+   */
+  reply?: (reply: ThreadReply) => Promise<void>;
   /**
    * The unified diff and changed files between two commits of a repository, for
    * `{{change.diff}}`, and the commits between them (for a push that named none: the poller's when
@@ -45,6 +51,13 @@ export interface HostEventDeps extends AutomationRunDeps {
     from: string | null,
     to: string,
   ) => Promise<{ diff: string; files: string[]; commits?: PushedCommit[] }>;
+}
+
+/** What a reply on a comment's thread is about: the thread, and the job the comment started or continued. */
+export interface ThreadReply {
+  projectId: string;
+  target: { type: 'pull_request' | 'issue'; number: number };
+  job: Job;
 }
 
 /** What came of an event: one run per automation that saw it. */
@@ -249,12 +262,21 @@ async function onComment(
     jobId === undefined
       ? `${event.target.type === 'pull_request' ? 'Pull request' : 'Issue'} #${event.target.number} "${event.target.title}" (${event.target.url}):\n\n${event.body}`
       : event.body;
-  const { run } = await runAutomation(deps, {
+  const { run, job } = await runAutomation(deps, {
     automation,
     trigger: { type: 'comment', source: event.url },
     context: { comment: { body, author: event.author, url: event.url } },
     ...(jobId ? { followUpJobId: jobId } : {}),
   });
+  if (job && deps.reply) {
+    const target = { type: event.target.type, number: event.target.number };
+    await deps.reply({ projectId: received.projectId, target, job }).catch((error: unknown) => {
+      deps.log?.warn(
+        { err: error, projectId: received.projectId, jobId: job.id },
+        'could not answer on the thread of a comment',
+      );
+    });
+  }
   return run;
 }
 

@@ -1,7 +1,13 @@
 import { type CheckFailurePolicy, DEFAULT_CHECK_TIMEOUT_SECONDS } from '../domain/checks.js';
 import { newHookSecret } from '../domain/hook-secret.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
-import type { CodeHostKind, NewProject, Project, PublishMode } from '../domain/project.js';
+import {
+  type CodeHostKind,
+  DEFAULT_PROJECT_MENTION,
+  type NewProject,
+  type Project,
+  type PublishMode,
+} from '../domain/project.js';
 import type { Db } from './db.js';
 import type { ProjectRow } from './schema.js';
 import type { SecretBox } from './secrets.js';
@@ -38,6 +44,7 @@ export function toProject(row: ProjectRow): Project {
     agentCommands: Number(row.agent_commands ?? 0) === 1,
     dailyBudgetUsd: row.daily_budget_usd === null ? null : Number(row.daily_budget_usd),
     closePrOnArchive: Number(row.close_pr_on_archive ?? 1) === 1,
+    mention: row.mention ?? DEFAULT_PROJECT_MENTION,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -70,6 +77,7 @@ export function projectQueries(db: Db) {
         agent_commands: input.agentCommands ? 1 : 0,
         daily_budget_usd: input.dailyBudgetUsd ?? null,
         close_pr_on_archive: input.closePrOnArchive === false ? 0 : 1,
+        mention: input.mention ?? DEFAULT_PROJECT_MENTION,
         created_at: now,
         updated_at: now,
       };
@@ -113,6 +121,7 @@ export function projectQueries(db: Db) {
       if (patch.agentCommands !== undefined) set.agent_commands = patch.agentCommands ? 1 : 0;
       if (patch.dailyBudgetUsd !== undefined) set.daily_budget_usd = patch.dailyBudgetUsd;
       if (patch.closePrOnArchive !== undefined) set.close_pr_on_archive = patch.closePrOnArchive ? 1 : 0;
+      if (patch.mention !== undefined) set.mention = patch.mention;
       if (patch.hostSettings !== undefined)
         set.host_settings = Object.keys(patch.hostSettings).length
           ? JSON.stringify(patch.hostSettings)

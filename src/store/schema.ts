@@ -49,6 +49,8 @@ export interface ProjectsTable {
   built_in_checks: Generated<number>;
   /** 1: archiving a job closes its open pull request. */
   close_pr_on_archive: Generated<number>;
+  /** The word that calls the service in a comment (`@agentjobs` by default). */
+  mention: Generated<string>;
   /** The project's own check command, run in the sandbox; null for none. */
   check_command: string | null;
   /** Its time limit; null for the default. */

@@ -3,7 +3,13 @@ import { z } from 'zod';
 import type { SandboxSettings } from '../checks/sandbox.js';
 import { CheckSettingsError, MAX_CHECK_COMMAND_CHARS, parseCheckSettings } from '../checks/settings.js';
 import { CHECK_FAILURE_POLICIES } from '../domain/checks.js';
-import { CODE_HOSTS, type NewProject, PUBLISH_MODES } from '../domain/project.js';
+import {
+  CODE_HOSTS,
+  DEFAULT_PROJECT_MENTION,
+  MENTION_PATTERN,
+  type NewProject,
+  PUBLISH_MODES,
+} from '../domain/project.js';
 import {
   checkModelSettings,
   hostSettingsFor,
@@ -50,6 +56,15 @@ const schema = z.object({
   onCheckFailure: z.enum(CHECK_FAILURE_POLICIES).default('draft'),
   setupCommand: z.string().trim().max(MAX_CHECK_COMMAND_CHARS).default(''),
   agentCommands: z.enum(['on', 'off']).default('off'),
+  // Empty: the default mention.
+  mention: z
+    .string()
+    .trim()
+    .max(100)
+    .default('')
+    .refine((value) => value === '' || MENTION_PATTERN.test(value), {
+      error: 'must be @ followed by 1 to 39 letters, digits, _ or -',
+    }),
   // Write-only: never rendered back into the form. Empty means "keep the stored one".
   token: z.string().trim().max(20_000).default(''),
 });
@@ -146,6 +161,7 @@ export async function parseProjectForm(
         hostSettings,
         builtInChecks: form.builtInChecks === 'on',
         closePrOnArchive: form.closePrOnArchive === 'on',
+        mention: form.mention || DEFAULT_PROJECT_MENTION,
         ...checks,
       },
       token: form.host === 'local' || form.token === '' ? null : form.token,

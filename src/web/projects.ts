@@ -40,6 +40,7 @@ const valuesOf = (project: Project): ProjectFormValues => ({
   onCheckFailure: project.onCheckFailure,
   setupCommand: project.setupCommand ?? '',
   agentCommands: project.agentCommands ? 'on' : 'off',
+  mention: project.mention,
 });
 
 /** What the check command's hint adds when the sandbox cannot run it, or runs it without a limit. */
@@ -102,6 +103,7 @@ function projectForm(options: {
       ${field('apiUrl', 'API base URL', 'Self-hosted servers only: GitHub Enterprise https://HOST/api/v3; GitLab or Gitea, the instance URL.', { type: 'url' })}
       ${field('appId', 'GitHub App id', 'GitHub only, to act as an App: the token below is then its private key.')}
       ${field('installationId', 'GitHub App installation id', 'GitHub App only.')}
+      ${field('mention', 'Mention', 'What calls the service in a comment on a pull request or issue (comment automations): @ and a user name, e.g. @docs-bot. Empty: @agentjobs.', { placeholder: '@agentjobs' })}
       <div><label for="f-token">Token</label>
         <input type="password" id="f-token" name="token" value="" autocomplete="off" aria-describedby="h-token"${errors.token ? html` aria-invalid="true"` : ''}>
         ${fieldHint('h-token', errors.token, options.hasToken ? 'A token is stored (encrypted). Leave empty to keep it; it is never shown again.' : 'Write-only: stored encrypted and never shown again.')}</div>

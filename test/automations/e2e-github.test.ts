@@ -143,6 +143,13 @@ describe.each(testDialects())('automations through the GitHub double on %s', (di
     expect(e2e.double.pulls()).toHaveLength(1);
     expect(runLines(e2e.double.pulls()[0]?.body ?? '')).toHaveLength(3);
     expect(await jobs()).toHaveLength(1);
+    // The service answered on the pull request's thread with the job's page and its pull request.
+    expect(e2e.double.comments()).toEqual([
+      {
+        number: pullNumber,
+        body: `On it: ${e2e.server.url}/ui/projects/${e2e.projectId}/jobs/${job.id}\n\nPull request: ${job.prLink}`,
+      },
+    ]);
   });
 
   it("starts nothing for an outsider's comment, a forged signature or a repeated delivery", async () => {
@@ -196,5 +203,31 @@ describe.each(testDialects())('automations through the GitHub double on %s', (di
     expect(seen).toContain(job.id);
     expect(seen).not.toContain(e2e.secret);
     expect(seen).not.toContain(e2e.token);
+    // An outsider's comment got no answer.
+    expect(e2e.double.comments()).toHaveLength(1);
+  });
+
+  it('continues the job when the answer on the thread fails: the failure is logged, the run stands', async () => {
+    const pullNumber = Number(/\/pull\/(\d+)$/.exec(job.prLink ?? '')?.[1]);
+    e2e.double.refuseComments?.(true);
+    e2e.model.setScript(writes('faq.md', '# FAQ\n\nUse --verbose.\n', 'Add a FAQ'));
+    const message = e2e.double.hookMessage('org/repo', {
+      kind: 'comment',
+      number: pullNumber,
+      body: 'Could you add a FAQ, @agentjobs?',
+      author: 'maintainer',
+      association: 'MEMBER',
+    });
+    expect(await e2e.double.sendHook(e2e.hookUrl, message, e2e.secret)).toMatchObject({ status: 202 });
+    const [run] = await runsWhen(comments, 3);
+    expect(run).toMatchObject({ outcome: 'grouped', reason: null, jobId: job.id });
+    await expect
+      .poll(() => e2e.server.output.join('\n'), { timeout: 60_000 })
+      .toContain('could not answer on the thread of a comment');
+    const again = await e2e.api.waitUntil(job.id, (current) => current.summary === 'Add a FAQ');
+    expect(again.status).toBe('completed');
+    expect(e2e.double.comments()).toHaveLength(1);
+    expect(e2e.server.output.join('\n')).not.toContain(e2e.token);
+    e2e.double.refuseComments?.(false);
   });
 });

@@ -102,6 +102,13 @@ describe.each(cases)('automations through the %s double on %s', (host, dialect) 
     const again = await e2e.api.waitUntil(job.id, (current) => current.summary === 'Update the quickstart');
     expect(again).toMatchObject({ status: 'completed', error: null, prLink: job.prLink });
     expect(e2e.double.pulls()).toHaveLength(1);
+    // Only the named author's comment got an answer on the thread (a merge request's note on GitLab).
+    expect(e2e.double.comments()).toEqual([
+      {
+        number: pullNumber(),
+        body: `On it: ${e2e.server.url}/ui/projects/${e2e.projectId}/jobs/${job.id}\n\nPull request: ${job.prLink}`,
+      },
+    ]);
   });
 
   it('refuses a hook with the wrong secret, and a repeated delivery starts nothing', async () => {

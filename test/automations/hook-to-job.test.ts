@@ -106,4 +106,54 @@ describe.each(testDialects())('a code-host hook starts an automation’s job, on
       )
       .toBe(true);
   });
+
+  it("answers comments calling the project's own mention, no longer the default one", async () => {
+    const { store } = database;
+    const project = await store.projects.create({
+      name: 'Docs with a bot',
+      repository: 'https://github.com/acme/handbook.git',
+      mention: '@docs-bot',
+    });
+    const automation = await store.automations.create({
+      projectId: project.id,
+      name: 'Answer mentions',
+      enabled: true,
+      trigger: { type: 'comment' },
+      prompt: '{{comment.author}} asks: {{comment.body}}',
+      group: false,
+      draft: false,
+      model: null,
+      baseRef: null,
+      allowedAuthors: [],
+    });
+    const secret = (await store.projects.rotateHookSecret(project.id, secrets())) ?? '';
+    const url = `${base}/v2/hooks/${project.id}/github`;
+    const comment = (body: string) =>
+      double.hookMessage('acme/handbook', {
+        kind: 'comment',
+        on: 'issue',
+        number: 4,
+        body,
+        author: 'maintainer',
+        association: 'MEMBER',
+      });
+    const processed = async () =>
+      (await store.hostEvents.list(project.id)).filter((event) => event.processedAt !== null).length;
+
+    expect(await double.sendHook(url, comment('@agentjobs please fix the typo'), secret)).toMatchObject({
+      status: 202,
+    });
+    await expect.poll(processed, { timeout: 20_000 }).toBe(1);
+    expect((await store.automations.runs(automation.id, { limit: 10 })).runs).toEqual([]);
+
+    expect(await double.sendHook(url, comment('@docs-bot please fix the typo'), secret)).toMatchObject({
+      status: 202,
+    });
+    await expect.poll(processed, { timeout: 20_000 }).toBe(2);
+    const runs = (await store.automations.runs(automation.id, { limit: 10 })).runs;
+    expect(runs.map((run) => [run.outcome, run.reason])).toEqual([['created', null]]);
+    const [job] = (await store.jobs.list(project.id, { limit: 10 })).jobs;
+    expect(job?.prompt).toContain('maintainer asks:');
+    expect(job?.prompt).toContain('@docs-bot please fix the typo');
+  });
 });

@@ -28,6 +28,7 @@ const project = (repository: string, overrides: Partial<Project> = {}): Project 
   ...DEFAULT_PROJECT_CHECKS,
   dailyBudgetUsd: null,
   closePrOnArchive: true,
+  mention: '@agentjobs',
   createdAt: '',
   updatedAt: '',
   ...overrides,

@@ -43,6 +43,10 @@ export interface AutomationDouble extends HookSender {
   url: string;
   requests: { method: string; path: string; body?: string }[];
   pulls(): AutomationPull[];
+  /** The comments the service posted on `org/repo`'s threads (a merge request's notes on GitLab). */
+  comments(): { number: number; body: string }[];
+  /** GitHub's only: makes commenting answer 500 while `refuse` holds. */
+  refuseComments?(refuse: boolean): void;
   close(): Promise<void>;
 }
 
@@ -68,6 +72,10 @@ async function startDouble(
     return {
       ...double,
       pulls: () => repository.pulls.map((pull) => ({ ...pull, body: pull.body ?? '' })),
+      comments: () => repository.comments,
+      refuseComments: (refuse) => {
+        repository.refuseComments = refuse;
+      },
     };
   }
   if (host === 'gitea') {
@@ -76,6 +84,7 @@ async function startDouble(
     return {
       ...double,
       pulls: () => repository.pulls.map((pull) => ({ ...pull, body: pull.body ?? '' })),
+      comments: () => repository.comments,
     };
   }
   const double = await startGitlabDouble({ token, webBase, hasBranch: (_p, b) => hasBranch(b) });
@@ -90,6 +99,7 @@ async function startDouble(
         head: request.source_branch,
         state: request.state === 'opened' ? 'open' : request.state,
       })),
+    comments: () => project.notes.map((note) => ({ number: note.iid, body: note.body })),
   };
 }
 

@@ -54,6 +54,8 @@ export interface DoubleGiteaRepository {
   /** Whether the caller may push (Gitea's `permissions.push`). */
   push: boolean;
   pulls: DoubleGiteaPull[];
+  /** Comments posted on its issues' and pull requests' threads, oldest first. */
+  comments: { number: number; body: string }[];
 }
 
 export interface GiteaDouble extends DoubleServer<GiteaFault>, HookSender {
@@ -134,6 +136,30 @@ export async function startGiteaDouble(options: GiteaDoubleOptions): Promise<Git
     if (authorizationToken(request.headers) !== options.token)
       return error(401, 'invalid username, password or token');
 
+    // "Add a comment to an issue" (swagger `issueCreateComment`): a pull request is an issue to
+    // Gitea. 201 with the comment; 422 without a body.
+    const comment = /^\/api\/v1\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
+    if (comment && method === 'POST') {
+      const target = repositories.get(
+        `${decodeURIComponent(comment[1] ?? '')}/${decodeURIComponent(comment[2] ?? '')}`.toLowerCase(),
+      );
+      if (!target) return notFound();
+      const { body: text } = JSON.parse(request.body || '{}') as { body?: unknown };
+      if (typeof text !== 'string' || text === '') return error(422, '[Body]: Required');
+      const number = Number(comment[3]);
+      target.comments.push({ number, body: text });
+      const id = 3000 + target.comments.length;
+      return {
+        status: 201,
+        json: {
+          id,
+          html_url: `${webBase}/${target.owner}/${target.name}/issues/${number}#issuecomment-${id}`,
+          body: text,
+          user: { id: 7, login: 'agentjobs-bot' },
+        },
+      };
+    }
+
     const match = /^\/api\/v1\/repos\/([^/]+)\/([^/]+)(\/pulls(?:\/(\d+))?)?$/.exec(url.pathname);
     const key = match ? `${decodeURIComponent(match[1] ?? '')}/${decodeURIComponent(match[2] ?? '')}` : '';
     const repository = repositories.get(key.toLowerCase());
@@ -209,7 +235,14 @@ export async function startGiteaDouble(options: GiteaDoubleOptions): Promise<Git
     ...hookSender('gitea', webBase),
     repository(owner, name, settings = {}) {
       const key = `${owner}/${name}`.toLowerCase();
-      const repository = repositories.get(key) ?? { owner, name, archived: false, push: true, pulls: [] };
+      const repository = repositories.get(key) ?? {
+        owner,
+        name,
+        archived: false,
+        push: true,
+        pulls: [],
+        comments: [],
+      };
       if (settings.archived !== undefined) repository.archived = settings.archived;
       if (settings.push !== undefined) repository.push = settings.push;
       repositories.set(key, repository);

@@ -57,6 +57,10 @@ export interface DoubleRepository {
   /** Whether the caller may push (GitHub's `permissions.push`). */
   push: boolean;
   pulls: DoublePull[];
+  /** Comments posted on its issues' and pull requests' threads, oldest first. */
+  comments: { number: number; body: string }[];
+  /** When set, commenting answers 500 (an outage that hits only the service's replies). */
+  refuseComments?: boolean;
 }
 
 /** `url` is the API base URL, as Octokit's `baseUrl` or a project's `apiUrl`. */
@@ -156,6 +160,29 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
     }
     const presented = authorizationToken(request.headers);
     if (!presented || !tokens.has(presented)) return error(401, 'Bad credentials');
+
+    // "Create an issue comment" (docs.github.com/en/rest/issues/comments): a pull request's
+    // conversation is its issue's. 201 with the comment; 404 for an issue the repository lacks.
+    const comment = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(request.url.pathname);
+    if (comment && method === 'POST') {
+      const target = repositories.get(`${comment[1]}/${comment[2]}`.toLowerCase());
+      if (!target) return error(404, 'Not Found');
+      if (target.refuseComments) return error(500, 'Server Error');
+      const { body: text } = JSON.parse(body || '{}') as { body?: unknown };
+      if (typeof text !== 'string' || text === '')
+        return error(422, 'Validation Failed', {
+          errors: [{ resource: 'IssueComment', code: 'missing_field' }],
+        });
+      const number = Number(comment[3]);
+      target.comments.push({ number, body: text });
+      const full = `${target.owner}/${target.name}`;
+      return reply(201, {
+        id: 5000 + target.comments.length,
+        html_url: `${htmlBase}/${full}/issues/${number}#issuecomment-${5000 + target.comments.length}`,
+        body: text,
+        user: { login: 'agentjobs-bot' },
+      });
+    }
 
     const match = /^\/repos\/([^/]+)\/([^/]+)(\/pulls(?:\/(\d+))?)?$/.exec(request.url.pathname);
     const repository = match ? repositories.get(`${match[1]}/${match[2]}`.toLowerCase()) : undefined;
@@ -259,7 +286,14 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
     repository(owner, name, settings = {}) {
       const key = `${owner}/${name}`.toLowerCase();
       const existing = repositories.get(key);
-      const repository = existing ?? { owner, name, archived: false, push: true, pulls: [] };
+      const repository = existing ?? {
+        owner,
+        name,
+        archived: false,
+        push: true,
+        pulls: [],
+        comments: [],
+      };
       if (settings.archived !== undefined) repository.archived = settings.archived;
       if (settings.push !== undefined) repository.push = settings.push;
       repositories.set(key, repository);

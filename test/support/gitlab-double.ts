@@ -51,6 +51,8 @@ export interface DoubleProject {
   /** The caller's role: 30 Developer, 20 Reporter… (GitLab's access levels). */
   accessLevel: number;
   mergeRequests: DoubleMergeRequest[];
+  /** Notes posted on its merge requests' (`merge_requests`) and issues' (`issues`) threads, oldest first. */
+  notes: { on: 'merge_requests' | 'issues'; iid: number; body: string }[];
 }
 
 export interface GitlabDouble extends Omit<DoubleServer<GitlabFault>, 'url'>, HookSender {
@@ -145,6 +147,25 @@ export async function startGitlabDouble(options: GitlabDoubleOptions): Promise<G
         user_id: 7,
         active: true,
         expires_at: '2027-01-01',
+      });
+    }
+    // "Create new merge request note" / "Create new issue note" (docs.gitlab.com/api/notes):
+    // 201 with the note; 400 `body is missing` without one.
+    const note = /^\/api\/v4\/projects\/([^/]+)\/(merge_requests|issues)\/(\d+)\/notes$/.exec(url.pathname);
+    if (note && method === 'POST') {
+      const target = projects.get(decodeURIComponent(note[1] ?? ''));
+      if (!target) return json(404, { message: '404 Project Not Found' });
+      const { body: text } = JSON.parse(request.body || '{}') as { body?: unknown };
+      if (typeof text !== 'string' || text === '') return json(400, { error: 'body is missing' });
+      const on = note[2] as 'merge_requests' | 'issues';
+      target.notes.push({ on, iid: Number(note[3]), body: text });
+      return json(201, {
+        id: 700 + target.notes.length,
+        body: text,
+        author: { id: 7, username: 'agentjobs-bot', name: 'agentjobs' },
+        noteable_type: on === 'issues' ? 'Issue' : 'MergeRequest',
+        noteable_iid: Number(note[3]),
+        system: false,
       });
     }
     // The raw path keeps `%2F` inside the project's id: split first, then decode.
@@ -248,7 +269,13 @@ export async function startGitlabDouble(options: GitlabDoubleOptions): Promise<G
       state.scopes = scopes;
     },
     project(path, settings = {}) {
-      const project = projects.get(path) ?? { path, archived: false, accessLevel: 40, mergeRequests: [] };
+      const project = projects.get(path) ?? {
+        path,
+        archived: false,
+        accessLevel: 40,
+        mergeRequests: [],
+        notes: [],
+      };
       if (settings.archived !== undefined) project.archived = settings.archived;
       if (settings.accessLevel !== undefined) project.accessLevel = settings.accessLevel;
       projects.set(path, project);

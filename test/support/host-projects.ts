@@ -23,6 +23,7 @@ export function hostProject(
     ...DEFAULT_PROJECT_CHECKS,
     dailyBudgetUsd: null,
     closePrOnArchive: true,
+    mention: '@agentjobs',
     createdAt: now,
     updatedAt: now,
   };

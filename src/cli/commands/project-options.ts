@@ -6,7 +6,13 @@
 import type { Command } from 'commander';
 import type { SandboxSettings } from '../../checks/sandbox.js';
 import { CHECK_FAILURE_POLICIES, DEFAULT_CHECK_TIMEOUT_SECONDS } from '../../domain/checks.js';
-import type { CodeHostKind, Project, PublishMode } from '../../domain/project.js';
+import {
+  type CodeHostKind,
+  DEFAULT_PROJECT_MENTION,
+  mentionProblem,
+  type Project,
+  type PublishMode,
+} from '../../domain/project.js';
 import {
   checkModelSettings,
   hostSettingsFor,
@@ -44,6 +50,8 @@ export interface CheckOptions {
   setupCommand?: string;
   /** `yes` or `no`: whether the agent has the `run_command` tool. */
   agentCommands?: string;
+  /** The word that calls the service in a comment (`@agentjobs` by default). */
+  mention?: string;
 }
 
 export interface UpdateOptions extends CheckOptions, OutputOptions {
@@ -176,7 +184,19 @@ export function withCheckOptions(command: Command): Command {
     .option(
       '--close-pr-on-archive <yes|no>',
       'whether archiving a job closes its open pull request (default yes)',
+    )
+    .option(
+      '--mention <word>',
+      `what calls the service in a comment on the code host, @ and a user name (default ${DEFAULT_PROJECT_MENTION})`,
     );
+}
+
+/** `--mention`, as a project setting. */
+export function mentionOf(options: CheckOptions): { mention?: string } {
+  if (options.mention === undefined) return {};
+  const problem = mentionProblem(options.mention);
+  if (problem) throw new CliError(`--mention ${problem}.`);
+  return { mention: options.mention };
 }
 
 /** `--close-pr-on-archive`, as a project setting. */
@@ -202,6 +222,7 @@ export const describe = (project: Project) =>
     ['publish', project.publish],
     ['built-in checks', project.builtInChecks ? 'on' : 'off'],
     ['close PR on archive', project.closePrOnArchive ? 'yes' : 'no'],
+    ['mention', project.mention],
     [
       'check command',
       project.checkCommand ? `${project.checkCommand} (limit ${project.checkTimeoutSeconds} s)` : 'none',

@@ -14,6 +14,7 @@ import {
   closePrOnArchiveOf,
   dailyBudgetOf,
   describe,
+  mentionOf,
   readToken,
   sandboxCheck,
   settingsOf,
@@ -70,6 +71,7 @@ export function registerProjectCommands(program: Command) {
       const { hostSettings, models } = settingsOf(options);
       const config = loadConfig();
       const checks = await checkSettingsOf(options, config.checks.sandbox);
+      const mention = mentionOf(options);
       // The code-host clients load only for the commands that need them (see commands/server.ts).
       const { checkHostSettings, ProjectSettingsError, resolveRepository } = await import(
         '../../hosts/project-settings.js'
@@ -97,6 +99,7 @@ export function registerProjectCommands(program: Command) {
           ...(Object.keys(hostSettings).length ? { hostSettings } : {}),
           ...checks,
           ...closePrOnArchiveOf(options),
+          ...mention,
           dailyBudgetUsd,
         });
         if (token === null) return made;
@@ -136,6 +139,7 @@ export function registerProjectCommands(program: Command) {
             ...(options.publish !== undefined ? { publish: options.publish as PublishMode } : {}),
             ...checks,
             ...closePrOnArchiveOf(options),
+            ...mentionOf(options),
           })) ?? found
         );
       }, config);
