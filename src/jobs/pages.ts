@@ -2,23 +2,11 @@
  * Reading jobs and their activity a page at a time, the same for the API and MCP: the cursors are
  * the operations', so a cursor one of them hands out works with the other.
  */
+import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { AppError } from '../domain/errors.js';
 import type { JobEvent } from '../domain/events.js';
-import { ID_PATTERN } from '../domain/ids.js';
 import type { Job, JobStatus } from '../domain/job.js';
 import type { Store } from '../store/store.js';
-
-/** `nextCursor` is opaque to clients: base64url of the last job id on the page. */
-const encodeCursor = (jobId: string) => Buffer.from(jobId).toString('base64url');
-function decodeCursor(cursor: string): string {
-  const jobId = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!ID_PATTERN.test(jobId)) {
-    throw new AppError('invalid_request', 'cursor is not valid; pass nextCursor from the previous page.', {
-      details: [{ path: 'querystring.cursor', message: 'is not a cursor this API issued' }],
-    });
-  }
-  return jobId;
-}
 
 /** A page of jobs, newest first, and the cursor of the next (null: none). */
 export async function listJobs(

@@ -3,11 +3,12 @@
  * now, and the runs. Keys of the project: `read` to list, `write` to change or trigger (the v2
  * hook's rule by method). The rules live in `jobs/automations.ts`; a route only says them in HTTP.
  */
+
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../config/config.js';
+import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import { AppError } from '../../domain/errors.js';
-import { ID_PATTERN } from '../../domain/ids.js';
 import type { Job } from '../../domain/job.js';
 import {
   type AutomationSaveDeps,
@@ -47,17 +48,6 @@ const errors = { ...commonErrors, 404: notFoundResponse };
 const invalidResponse = errorResponse(
   'invalid_automation, model_not_allowed: an invalid cron, timezone, template placeholder, branch, unknown context repository, or a model the project does not allow; `details` names the field',
 );
-
-const encodeCursor = (id: string) => Buffer.from(id).toString('base64url');
-function decodeCursor(cursor: string): string {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!ID_PATTERN.test(id)) {
-    throw new AppError('invalid_request', 'cursor is not valid; pass nextCursor from the previous page.', {
-      details: [{ path: 'querystring.cursor', message: 'is not a cursor this API issued' }],
-    });
-  }
-  return id;
-}
 
 export const automationRoutes: FastifyPluginAsyncZod<AutomationRoutesOptions> = async (app, options) => {
   const { config, store } = options;

@@ -3,11 +3,12 @@
  * redelivery. Authentication and scopes are the v2 hook's (`read` to list, `write` to change); an
  * endpoint of another project is 404 like one that does not exist.
  */
+
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../config/config.js';
+import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import { AppError } from '../../domain/errors.js';
-import { ID_PATTERN } from '../../domain/ids.js';
 import type { SecretBox } from '../../store/secrets.js';
 import type { Store } from '../../store/store.js';
 import { checkWebhookUrl, WebhookUrlError } from '../../webhooks/address.js';
@@ -40,17 +41,6 @@ const urlRefused = errorResponse(
   'webhook_url_not_allowed: the URL is not http(s), has credentials, or names a private address',
 );
 const tags = ['Webhooks'];
-
-const encodeCursor = (id: string) => Buffer.from(id).toString('base64url');
-function decodeCursor(cursor: string): string {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!ID_PATTERN.test(id)) {
-    throw new AppError('invalid_request', 'cursor is not valid; pass nextCursor from the previous page.', {
-      details: [{ path: 'querystring.cursor', message: 'is not a cursor this API issued' }],
-    });
-  }
-  return id;
-}
 
 const notFound = (webhookId: string) =>
   new AppError('webhook_not_found', `No webhook ${webhookId} in this project.`);
