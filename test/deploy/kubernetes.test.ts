@@ -275,6 +275,9 @@ describe.skipIf(!hasKubectl)('the Kubernetes manifests', () => {
       expect(matches(find(base, 'PodDisruptionBudget', name).spec.selector.matchLabels)).toEqual([name]);
       expect(matches(find(base, 'NetworkPolicy', name).spec.podSelector.matchLabels)).toEqual([name]);
     }
+    // An autoscaler owns these counts: a replicas field would reset them on every apply.
+    for (const name of ['agentjobs-api', 'agentjobs-worker'])
+      expect(find(base, 'Deployment', name).spec.replicas, name).toBeUndefined();
     expect(find(base, 'HorizontalPodAutoscaler', 'agentjobs-api').spec).toMatchObject({
       scaleTargetRef: { kind: 'Deployment', name: 'agentjobs-api' },
       metrics: [{ type: 'Resource', resource: { name: 'cpu' } }],
