@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -22,7 +23,8 @@ const perProject = Number(config.AGENTJOBS_PROJECT_CONCURRENCY);
 describe.skipIf(!testDialects().includes('postgres'))('the KEDA query of the jobs to run', () => {
   let t: TestStore;
   let client: pg.Client;
-  const role = `agentjobs_keda_${process.pid}`;
+  // Roles belong to the whole PostgreSQL cluster: a name no other run uses.
+  const role = `agentjobs_keda_${randomBytes(6).toString('hex')}`;
 
   beforeAll(async () => {
     t = await openTestStore('postgres');
