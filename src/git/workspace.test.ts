@@ -84,7 +84,7 @@ describe('Workspace', () => {
   it('refuses paths outside the repository, into .git, and folders', async () => {
     await expect(opened.workspace.readFile('evil')).rejects.toMatchObject({
       name: 'PathError',
-      code: 'outside_repository',
+      reason: 'outside_repository',
     });
     await expect(opened.workspace.readFile('abs-evil')).rejects.toBeInstanceOf(PathError);
     await expect(opened.workspace.writeFile('evil', 'x')).rejects.toBeInstanceOf(PathError);
@@ -92,14 +92,16 @@ describe('Workspace', () => {
     await expect(opened.workspace.readFile('/etc/passwd')).rejects.toBeInstanceOf(PathError);
     await expect(opened.workspace.readFile('.git/config')).rejects.toBeInstanceOf(PathError);
     await expect(opened.workspace.writeFile('.GIT/hooks/pre-commit', 'x')).rejects.toBeInstanceOf(PathError);
-    await expect(opened.workspace.readFile('docs')).rejects.toMatchObject({ code: 'is_directory' });
-    await expect(opened.workspace.readFile('README.md/x')).rejects.toMatchObject({ code: 'not_a_directory' });
-    await expect(opened.workspace.writeFile('docs', 'x')).rejects.toMatchObject({ code: 'is_directory' });
-    await expect(opened.workspace.readFile('to-git')).rejects.toMatchObject({ code: 'outside_repository' });
-    await expect(opened.workspace.readFile('loop-a')).rejects.toMatchObject({ code: 'unsupported' });
+    await expect(opened.workspace.readFile('docs')).rejects.toMatchObject({ reason: 'is_directory' });
+    await expect(opened.workspace.readFile('README.md/x')).rejects.toMatchObject({
+      reason: 'not_a_directory',
+    });
+    await expect(opened.workspace.writeFile('docs', 'x')).rejects.toMatchObject({ reason: 'is_directory' });
+    await expect(opened.workspace.readFile('to-git')).rejects.toMatchObject({ reason: 'outside_repository' });
+    await expect(opened.workspace.readFile('loop-a')).rejects.toMatchObject({ reason: 'unsupported' });
     await expect(opened.workspace.readFile('evil/x')).rejects.toBeInstanceOf(PathError);
     await expect(opened.workspace.moveFile('evil', 'elsewhere')).rejects.toMatchObject({
-      code: 'unsupported',
+      reason: 'unsupported',
     });
     await expect(opened.workspace.listFiles('evil')).rejects.toBeInstanceOf(PathError);
     await expect(opened.workspace.search('x', { path: 'abs-evil' })).rejects.toBeInstanceOf(PathError);
@@ -122,14 +124,14 @@ describe('Workspace', () => {
       matches: { length: 2 },
     });
     await expect(opened.workspace.search('(', { regex: true })).rejects.toMatchObject({
-      code: 'invalid_argument',
+      reason: 'invalid_argument',
     });
   });
 
   it('enforces the file size limit', async () => {
     const small = await openWorkspace('agentjobs/small', { maxFileBytes: 10 });
     try {
-      await expect(small.readFile('README.md')).rejects.toMatchObject({ code: 'too_large' });
+      await expect(small.readFile('README.md')).rejects.toMatchObject({ reason: 'too_large' });
       // The skipped bytes did not desynchronize the reader.
       expect((await small.readFile('tiny.txt'))?.toString()).toBe('ok\n');
       // Moving does not bring the content to the model, so it is not capped.
