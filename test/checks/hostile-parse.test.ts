@@ -217,4 +217,43 @@ describe('built-in checks on hostile files at the size limit', () => {
       },
     ]);
   }, 60_000);
+
+  it('shares the pool fairly: three runs of slow files leave a fourth run of ordinary pages all checked', async () => {
+    const slowPages = ['docs/a.md', 'docs/b.md', 'docs/c.md'];
+    const ordinaryPages = Array.from({ length: 8 }, (_, index) => `guide/page-${index}.md`);
+    // The slow runs spend 1 s (the file's limit) on each of their files; the ordinary run may spend
+    // 4 s, and needs milliseconds, however long its files wait for a thread behind the others'.
+    const check = (pages: string[], root: string, runMs: number) =>
+      runBuiltInChecks({
+        tree: directoryTree(root),
+        changes: pages.map((path) => ({ path, kind: 'modified' as const })),
+        checks: ['markdown'],
+        budget: { fileMs: 1_000, runMs },
+      });
+    const slow = [1, 2, 3].map(() =>
+      check(slowPages, site(Object.fromEntries(slowPages.map((path) => [path, fill('[', path)]))), 10_000),
+    );
+    const ordinary = check(
+      ordinaryPages,
+      site(
+        Object.fromEntries(
+          ordinaryPages.map((path) => [path, `# ${path}\n\nSee [the home page](/index).\n`]),
+        ),
+      ),
+      4_000,
+    );
+    const [ordinaryResults, ...slowResults] = await Promise.all([ordinary, ...slow]);
+    expect(ordinaryResults).toEqual([
+      { name: 'markdown', status: 'passed', message: 'No problems in 8 changed pages.', problems: [] },
+    ]);
+    // Each slow run's files are its own problems, each past the file's limit.
+    for (const results of slowResults)
+      expect(results[0]?.problems).toEqual(
+        slowPages.map((path) => ({
+          path,
+          line: null,
+          message: expect.stringContaining(`${path} is too slow to parse`),
+        })),
+      );
+  }, 120_000);
 });
