@@ -79,6 +79,8 @@ export interface Config {
   webhooks: WebhookConfig;
   /** `GET /metrics` (DESIGN section 3, "Metrics"). */
   metrics: MetricsConfig;
+  /** Probes and stopping (docs/operating.md, "Probes, draining and stopping"). */
+  lifecycle: LifecycleConfig;
   /** Checks before publishing (DESIGN section 5). */
   checks: ChecksConfig;
   /** Automations (DESIGN section 3): jobs that start themselves. */
@@ -125,6 +127,20 @@ export interface MetricsConfig {
    * `serve` and `api` serve `/metrics` on their own port.
    */
   port: number | null;
+}
+
+export interface LifecycleConfig {
+  /**
+   * The port a `worker` answers `/healthz` and `/readyz` on (it has no other HTTP server); by
+   * default the metrics port, when one is set; null for none. `serve` and `api` answer on their own.
+   */
+  healthPort: number | null;
+  /**
+   * How long a stopping `serve` or `api` keeps answering before it closes its port: `/readyz` says
+   * 503 at once, reads go on, new jobs and follow-ups get 503 with Retry-After, so that a load
+   * balancer has time to stop sending requests here.
+   */
+  drainMs: number;
 }
 
 export interface WebhookConfig {
@@ -245,6 +261,8 @@ const schema = z.object({
     z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
   ),
   AGENTJOBS_METRICS_PORT: optionalString.pipe(integer(0, 65535).optional()),
+  AGENTJOBS_HEALTH_PORT: optionalString.pipe(integer(0, 65535).optional()),
+  AGENTJOBS_DRAIN_SECONDS: integer(0, 3600).default(5),
   AGENTJOBS_CHECK_REPAIR_ROUNDS: integer(0, 20).default(2),
   AGENTJOBS_CHECK_MEMORY_MB: integer(64, 1_048_576).default(2048),
   AGENTJOBS_CHECK_PROCESSES: integer(16, 1_000_000).default(256),
@@ -343,6 +361,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       pollMs: e.AGENTJOBS_REPOSITORY_POLL_SECONDS * 1000,
     },
     metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },
+    lifecycle: {
+      healthPort: e.AGENTJOBS_HEALTH_PORT ?? e.AGENTJOBS_METRICS_PORT ?? null,
+      drainMs: e.AGENTJOBS_DRAIN_SECONDS * 1000,
+    },
     checks: {
       repairRounds: e.AGENTJOBS_CHECK_REPAIR_ROUNDS,
       sandbox: {

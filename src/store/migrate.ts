@@ -59,6 +59,15 @@ export async function migrate(db: Db): Promise<string[]> {
   }
 }
 
+/**
+ * The migrations this version knows that the database has not run: none once `migrate` ran here or
+ * elsewhere. Migrations another version added are not this version's business (they only expand).
+ */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const known = await new Migrator({ db: db.kysely, provider }).getMigrations();
+  return known.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
+}
+
 function isCreationRace(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   const message = String((error as Error).message ?? '');

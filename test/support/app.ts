@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/config.js';
 import type { Job } from '../../src/domain/job.js';
 import { generateKey, type KeyScope } from '../../src/domain/keys.js';
 import type { Project } from '../../src/domain/project.js';
-import type { Lifecycle } from '../../src/http/lifecycle.js';
+import type { Lifecycle } from '../../src/domain/lifecycle.js';
 import { createLogger } from '../../src/log.js';
 import { buildHttpApp, type HttpAppOptions } from '../../src/server.js';
 import { lazySecretBox, type SecretBox } from '../../src/store/secrets.js';
