@@ -96,7 +96,10 @@ describe.each(testDialects())('a process whose start fails on %s', (dialect) => 
     fs.mkdirSync(dataDir, { recursive: true });
     // Where the worker names itself is a file: its start fails, after the database, the loops and the port.
     fs.writeFileSync(path.join(dataDir, 'workers'), '');
-    const port = (await takenPort().then(async (taken) => (await taken.close(), taken.port))) as number;
+    // A free port, known before the start, to see it closed after.
+    const free = await takenPort();
+    await free.close();
+    const port = free.port;
     const before = handles();
     await expect(
       startProcess(configFor(dataDir, { PORT: String(port) }), 'serve', { agent }),
