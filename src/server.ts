@@ -21,7 +21,7 @@ import type { Lifecycle } from './domain/lifecycle.js';
 import type { Project } from './domain/project.js';
 import { CodeHostError, type CodeHosts, createCodeHosts } from './hosts/index.js';
 import { toAppError } from './http/errors.js';
-import { type ProbeServer, type Probes, startProbeServer } from './http/probe-server.js';
+import { type WorkerPorts, workerPorts } from './http/probe-server.js';
 import { readinessCheck } from './http/readiness.js';
 import { createLogger, type Logger, logDestination } from './log.js';
 import { mcpRoutes } from './mcp/http.js';
@@ -181,119 +181,50 @@ export async function startProcess(
   protectFiles(config, logger);
   // The dashboard signs its sessions with it; a lone worker only opens what is sealed already.
   if (role !== 'worker') ensureSecretKey(config);
-  // The one secret box of the process, handed to every part that seals or opens.
-  const secrets = lazySecretBox(config);
-  const lifecycle: Lifecycle = { draining: false };
   const parts = startParts(logger);
   // openStore closes what it opened when it fails.
   const store = await openStore(config);
   await parts.stage([{ name: 'the database', stop: () => store.close() }]);
   const metrics = new Metrics();
-  // Known once the server listens: with an ephemeral port, the port is part of it.
-  let publicUrl = config.publicUrl;
-  const hosts = createServerCodeHosts(config, store, { secrets, publicUrl: () => publicUrl, metrics });
-  // What the stages make, read back once they started.
-  const made: { app: FastifyInstance | null; address: string | null; worker: Worker | null } = {
-    app: null,
-    address: null,
-    worker: null,
+  const made: Made = { app: null, address: null, worker: null, publicUrl: config.publicUrl };
+  // The one secret box of the process, handed to every part that seals or opens.
+  const secrets = lazySecretBox(config);
+  const assembly: Assembly = {
+    config,
+    logger,
+    store,
+    metrics,
+    made,
+    lifecycle: { draining: false },
+    secrets,
+    // The public URL is known once the server listens: with an ephemeral port, the port is part of it.
+    hosts: createServerCodeHosts(config, store, {
+      secrets,
+      publicUrl: () => made.publicUrl,
+      metrics,
+    }),
   };
-  const ports = role === 'worker' ? workerPorts(config, metrics, store, lifecycle, () => made.worker) : null;
-
+  const ports =
+    role === 'worker'
+      ? workerPorts({
+          config,
+          metrics,
+          ready: readinessCheck(store, assembly.lifecycle),
+          stalled: () => made.worker?.stalled() ?? false,
+        })
+      : null;
   await parts.stage([
     runs('the job counts', jobCountLoop({ store, metrics, logger })),
     { name: 'the parse pool', stop: () => closeParsePool() },
     ports,
   ]);
-  const closer: { stop(): Promise<void> }[] = [];
   await parts.stage([
-    role !== 'worker' && {
-      name: 'the HTTP server',
-      start: async () => {
-        const modelStatus = defaultModelStatus(config);
-        made.app = await buildHttpApp({
-          config,
-          store,
-          logger,
-          lifecycle,
-          hosts,
-          metrics,
-          modelStatus,
-          secrets,
-        });
-        made.address = await made.app.listen({ host: config.host, port: config.port });
-        publicUrl = withListeningPort(config, made.address).publicUrl;
-      },
-      stop: async (mode) => {
-        // Readiness already says 503; the port answers a while longer, until load balancers heard.
-        if (mode === 'graceful' && made.address) await sleep(config.lifecycle.drainMs);
-        await made.app?.close();
-      },
-    },
-    role !== 'api' && {
-      name: 'the worker',
-      start: async () => {
-        const workerConfig = made.address ? withListeningPort(config, made.address) : config;
-        const agent = options.agent ?? realAgent;
-        made.worker = createWorker({
-          config: workerConfig,
-          store,
-          logger,
-          hosts,
-          metrics,
-          ...agent,
-          maxJobs: options.maxJobs,
-        });
-        await made.worker.start();
-      },
-      stop: (mode) => made.worker?.stop(mode === 'now' ? { graceMs: 0 } : {}),
-    },
-    runs('webhook delivery', makeDeliverer(config, store, logger, metrics, secrets)),
-    runs(
-      'the automations',
-      createAutomationLoops({
-        store,
-        logger,
-        config,
-        contentGitEnv: contentGitEnv(hosts),
-        hosts,
-        publicUrl: () => publicUrl,
-      }),
-    ),
-    {
-      name: 'pull-request closing',
-      start: async () => {
-        closer.push(await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs }));
-      },
-      stop: () => Promise.all(closer.map((each) => each.stop())),
-    },
+    role !== 'worker' && httpPart(assembly),
+    role !== 'api' && workerPart(assembly, options),
+    ...backgroundParts(assembly),
   ]);
-
   try {
-    announceModel(config, logger);
-    if (made.address) {
-      logger.info(
-        {
-          address: made.address,
-          dataDir: config.dataDir,
-          dataDirSource: config.dataDirSource,
-          worker: made.worker !== null,
-        },
-        'agentjobs is listening',
-      );
-      await announceAdminPassword(config, store, made.address, logger);
-    } else {
-      logger.info(
-        {
-          dataDir: config.dataDir,
-          dataDirSource: config.dataDirSource,
-          worker: made.worker?.id,
-          health: ports?.health ?? null,
-          metrics: ports?.metrics ? `${ports.metrics}/metrics` : null,
-        },
-        'agentjobs worker is running',
-      );
-    }
+    await announce(assembly, ports);
   } catch (error) {
     await parts.stop('now');
     throw error;
@@ -302,15 +233,132 @@ export async function startProcess(
     role,
     store,
     logger,
-    lifecycle,
+    lifecycle: assembly.lifecycle,
     app: made.app,
     url: made.address ?? ports?.health ?? null,
     worker: made.worker,
     async stop() {
-      lifecycle.draining = true;
+      assembly.lifecycle.draining = true;
       await parts.stop('graceful');
     },
   };
+}
+
+/** What the stages make, read back once they started. */
+interface Made {
+  app: FastifyInstance | null;
+  address: string | null;
+  worker: Worker | null;
+  publicUrl: string;
+}
+
+/** What the parts of a process are built from. */
+interface Assembly {
+  config: Config;
+  logger: Logger;
+  store: Store;
+  metrics: Metrics;
+  secrets: () => SecretBox;
+  lifecycle: Lifecycle;
+  hosts: CodeHosts;
+  made: Made;
+}
+
+/** The API and the dashboard, listening; on a graceful stop they answer `drainMs` more, then close. */
+function httpPart({ config, store, logger, lifecycle, hosts, metrics, secrets, made }: Assembly): Part {
+  return {
+    name: 'the HTTP server',
+    start: async () => {
+      const modelStatus = defaultModelStatus(config);
+      made.app = await buildHttpApp({
+        config,
+        store,
+        logger,
+        lifecycle,
+        hosts,
+        metrics,
+        modelStatus,
+        secrets,
+      });
+      made.address = await made.app.listen({ host: config.host, port: config.port });
+      made.publicUrl = withListeningPort(config, made.address).publicUrl;
+    },
+    stop: async (mode) => {
+      // Readiness already says 503; the port answers a while longer, until load balancers heard.
+      if (mode === 'graceful' && made.address) await sleep(config.lifecycle.drainMs);
+      await made.app?.close();
+    },
+  };
+}
+
+/** The job worker; on a graceful stop its jobs get the grace period, on a failed start none. */
+function workerPart({ config, store, logger, hosts, metrics, made }: Assembly, options: StartOptions): Part {
+  return {
+    name: 'the worker',
+    start: async () => {
+      // Links it makes (a local pull request's) name the port the server got.
+      const workerConfig = made.address ? withListeningPort(config, made.address) : config;
+      const agent = options.agent ?? realAgent;
+      made.worker = createWorker({
+        config: workerConfig,
+        store,
+        logger,
+        hosts,
+        metrics,
+        ...agent,
+        maxJobs: options.maxJobs,
+      });
+      await made.worker.start();
+    },
+    stop: (mode) => made.worker?.stop(mode === 'now' ? { graceMs: 0 } : {}),
+  };
+}
+
+/**
+ * What every role runs beside its work: webhook delivery, the automations, the closing of archived
+ * jobs' pull requests; their claims make each run once across processes.
+ */
+function backgroundParts({ config, store, logger, hosts, metrics, secrets, made }: Assembly): Part[] {
+  const closer: { stop(): Promise<void> }[] = [];
+  const automations = createAutomationLoops({
+    store,
+    logger,
+    config,
+    contentGitEnv: contentGitEnv(hosts),
+    hosts,
+    publicUrl: () => made.publicUrl,
+  });
+  return [
+    runs('webhook delivery', makeDeliverer(config, store, logger, metrics, secrets)),
+    runs('the automations', automations),
+    {
+      name: 'pull-request closing',
+      start: async () => {
+        closer.push(await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs }));
+      },
+      stop: () => Promise.all(closer.map((each) => each.stop())),
+    },
+  ];
+}
+
+/** The start's last words: the model jobs get, where it answers (the ready line), the first password. */
+async function announce({ config, logger, store, made }: Assembly, ports: WorkerPorts | null): Promise<void> {
+  announceModel(config, logger);
+  const where = { dataDir: config.dataDir, dataDirSource: config.dataDirSource };
+  if (!made.address) {
+    logger.info(
+      {
+        ...where,
+        worker: made.worker?.id,
+        health: ports?.health ?? null,
+        metrics: ports?.metrics ? `${ports.metrics}/metrics` : null,
+      },
+      'agentjobs worker is running',
+    );
+    return;
+  }
+  logger.info({ address: made.address, ...where, worker: made.worker !== null }, 'agentjobs is listening');
+  await announceAdminPassword(config, store, made.address, logger);
 }
 
 /** A part that is started and stopped as a whole: a loop, the deliverer, the automations. */
@@ -319,57 +367,6 @@ const runs = (name: string, part: { start(): Promise<void>; stop(): Promise<void
   start: () => part.start(),
   stop: () => part.stop(),
 });
-
-/**
- * A worker's own ports: `/healthz` and `/readyz` on AGENTJOBS_HEALTH_PORT, `/metrics` on
- * AGENTJOBS_METRICS_PORT, one server when the two are the same. Liveness fails when the worker's
- * heartbeat is stuck; readiness is the API's (database, migrations, not draining).
- */
-function workerPorts(
-  config: Config,
-  metrics: Metrics,
-  store: Store,
-  lifecycle: Lifecycle,
-  worker: () => Worker | null,
-): Part & { health: string | null; metrics: string | null } {
-  const { healthPort } = config.lifecycle;
-  const metricsPort = config.metrics.port;
-  const probes: Probes = {
-    live: () =>
-      worker()?.stalled()
-        ? { live: false, reason: 'heartbeat_stalled', message: 'The lease heartbeat has stopped running.' }
-        : { live: true },
-    ready: readinessCheck(store, lifecycle),
-  };
-  const servers: ProbeServer[] = [];
-  const part: Part & { health: string | null; metrics: string | null } = {
-    name: 'the health and metrics ports',
-    health: null,
-    metrics: null,
-    async start() {
-      const exposition = { metrics, token: config.metrics.token };
-      if (healthPort !== null) {
-        const same = healthPort === metricsPort;
-        const server = await startProbeServer({
-          host: config.host,
-          port: healthPort,
-          probes,
-          ...(same ? { metrics: exposition } : {}),
-        });
-        servers.push(server);
-        part.health = server.url;
-        if (same) part.metrics = server.url;
-      }
-      if (metricsPort !== null && part.metrics === null) {
-        const server = await startProbeServer({ host: config.host, port: metricsPort, metrics: exposition });
-        servers.push(server);
-        part.metrics = server.url;
-      }
-    },
-    stop: () => Promise.all(servers.map((server) => server.close())),
-  };
-  return part;
-}
 
 /** How the poller fetches a project's content repository: as a worker does, through its host's askpass. */
 const contentGitEnv = (hosts: CodeHosts) => (project: Project) => hosts(project.host).gitEnv(project);

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Config } from '../config/config.js';
 import { DRAINING_RETRY_AFTER_SECONDS } from '../domain/lifecycle.js';
 import { type Metrics, metricsAuthorized } from '../metrics/index.js';
 import type { Readiness } from './readiness.js';
@@ -117,4 +118,68 @@ function metricsRoute({ metrics, token }: NonNullable<ProbeServerOptions['metric
 function answer(response: ServerResponse, status: number, body: object): void {
   response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
   response.end(JSON.stringify(body));
+}
+
+/** A worker's own ports, started and stopped as one part of its process, and where they answer. */
+export interface WorkerPorts {
+  name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The health port's address once started; null for none. */
+  health: string | null;
+  /** The metrics port's address once started (maybe the health port's); null for none. */
+  metrics: string | null;
+}
+
+/**
+ * A worker's own ports: `/healthz` and `/readyz` on AGENTJOBS_HEALTH_PORT, `/metrics` on
+ * AGENTJOBS_METRICS_PORT, one server when the two are the same. Liveness fails when the worker's
+ * heartbeat is stuck (`stalled`); readiness is the API's (database, migrations, not draining).
+ */
+export function workerPorts(options: {
+  config: Pick<Config, 'host' | 'metrics' | 'lifecycle'>;
+  metrics: Metrics;
+  ready: () => Promise<Readiness>;
+  stalled: () => boolean;
+}): WorkerPorts {
+  const { config, metrics, ready, stalled } = options;
+  const { healthPort } = config.lifecycle;
+  const metricsPort = config.metrics.port;
+  const probes: Probes = {
+    live: () =>
+      stalled()
+        ? { live: false, reason: 'heartbeat_stalled', message: 'The lease heartbeat has stopped running.' }
+        : { live: true },
+    ready,
+  };
+  const exposition = { metrics, token: config.metrics.token };
+  const servers: ProbeServer[] = [];
+  const ports: WorkerPorts = {
+    name: 'the health and metrics ports',
+    health: null,
+    metrics: null,
+    async start() {
+      if (healthPort !== null) {
+        const same = healthPort === metricsPort;
+        const server = await startProbeServer({
+          host: config.host,
+          port: healthPort,
+          probes,
+          ...(same ? { metrics: exposition } : {}),
+        });
+        servers.push(server);
+        ports.health = server.url;
+        if (same) ports.metrics = server.url;
+      }
+      if (metricsPort !== null && ports.metrics === null) {
+        const server = await startProbeServer({ host: config.host, port: metricsPort, metrics: exposition });
+        servers.push(server);
+        ports.metrics = server.url;
+      }
+    },
+    async stop() {
+      await Promise.all(servers.map((server) => server.close()));
+    },
+  };
+  return ports;
 }
