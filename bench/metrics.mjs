@@ -31,12 +31,12 @@ const serverSource = (withMetrics) => `
   import { generateKey } from '${dist}/domain/keys.js';
   import { createLogger } from '${dist}/log.js';
   import { Metrics } from '${dist}/metrics/index.js';
-  import { startJobCountRefresh } from '${dist}/metrics/job-counts.js';
+  import { jobCountLoop } from '${dist}/background/job-counts.js';
   import { openStore } from '${dist}/store/open.js';
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'info', AGENTJOBS_RATE_LIMIT_PER_HOUR: '1000000' });
   const store = await openStore(config);
   const metrics = ${withMetrics} ? new Metrics() : undefined;
-  if (metrics) startJobCountRefresh({ metrics, read: () => store.stats.jobCounts() });
+  if (metrics) await jobCountLoop({ store, metrics, logger: createLogger('info') }).start();
   const app = await buildApp({ config, store, logger: createLogger('info'), metrics });
   const [project] = await store.projects.list();
   const chosen = project ?? (await store.projects.create({ name: 'Bench', repository: '/srv/bench.git' }));

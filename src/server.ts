@@ -3,6 +3,7 @@
  * the HTTP app (the API and the dashboard side by side) and the worker.
  */
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { runAgent } from './agent/loop.js';
 import { createLanguageModel } from './agent/models.js';
@@ -11,18 +12,20 @@ import { admit } from './api/auth.js';
 import { createAutomationLoops } from './background/automations.js';
 import { startPullRequestCloser } from './background/close-pull-requests.js';
 import { createDeliverer, type Deliverer } from './background/deliverer.js';
+import { jobCountLoop } from './background/job-counts.js';
+import { type Part, startParts } from './background/parts.js';
 import { createWorker, type Worker } from './background/worker.js';
 import { closeParsePool } from './checks/index.js';
 import type { Config } from './config/config.js';
+import type { Lifecycle } from './domain/lifecycle.js';
 import type { Project } from './domain/project.js';
 import { CodeHostError, type CodeHosts, createCodeHosts } from './hosts/index.js';
 import { toAppError } from './http/errors.js';
-import { drainingError } from './http/lifecycle.js';
+import { type WorkerPorts, workerPorts } from './http/probe-server.js';
+import { readinessCheck } from './http/readiness.js';
 import { createLogger, type Logger, logDestination } from './log.js';
 import { mcpRoutes } from './mcp/http.js';
 import { Metrics } from './metrics/index.js';
-import { startJobCountRefresh } from './metrics/job-counts.js';
-import { type MetricsServer, startMetricsServer } from './metrics/server.js';
 import {
   announceAdminPassword,
   announceModel,
@@ -57,20 +60,30 @@ function makeDeliverer(
   });
 }
 
-export interface RunningServer {
-  app: FastifyInstance;
+/** The three ways to run the service: API, dashboard and a worker; API and dashboard; a worker. */
+export type Role = 'serve' | 'api' | 'worker';
+
+/** A running process of one role. */
+export interface RunningProcess {
+  role: Role;
   store: Store;
   logger: Logger;
-  url: string;
-  /** The in-process worker (`agentjobs serve`), or null for the API role. */
+  /** Shared by its parts: `draining` turns true when `stop` begins. */
+  lifecycle: Lifecycle;
+  /** The HTTP app of `serve` and `api`; null for a worker. */
+  app: FastifyInstance | null;
+  /** Where it answers: the HTTP address of `serve` and `api`, a worker's health port; null for none. */
+  url: string | null;
+  /** The worker of `serve` and `worker`; null for `api`. */
   worker: Worker | null;
   /**
-   * Stops taking requests and lets those in flight finish; meanwhile the worker stops claiming and
-   * hands back what it could not finish within the grace period. Then closes the database.
+   * Drains and stops (docs/operating.md, "Probes, draining and stopping"): `/readyz` says 503 at
+   * once and new jobs are refused; the HTTP server answers for AGENTJOBS_DRAIN_SECONDS more, then
+   * closes; meanwhile the worker stops claiming and hands back what it could not finish within the
+   * grace period. Then the database closes.
    */
   stop(): Promise<void>;
 }
-
 /** What runs jobs: `src/agent`'s `runAgent` and `createLanguageModel`. */
 export interface Agent {
   runAgent: RunAgent;
@@ -78,10 +91,10 @@ export interface Agent {
 }
 
 export interface StartOptions {
-  /** Run a worker in this process too (`agentjobs serve`). Default false (`agentjobs api`). */
-  worker?: boolean;
   /** The agent; by default the one in `src/agent`. Tests pass a fake. */
   agent?: Agent;
+  /** A worker claims at most this many jobs, then `worker.finished` resolves (`--max-jobs`). */
+  maxJobs?: number;
 }
 
 const realAgent: Agent = { runAgent, resolveModel: createLanguageModel };
@@ -113,20 +126,6 @@ export function createServerCodeHosts(
   });
 }
 
-/**
- * The process's metrics, with the database-wide gauges kept fresh on a timer. One per process:
- * `serve`, `api` and `worker` each serve their own (DESIGN section 3).
- */
-function processMetrics(store: Store, logger: Logger) {
-  const metrics = new Metrics();
-  const stopRefresh = startJobCountRefresh({
-    metrics,
-    read: () => store.stats.jobCounts(),
-    onError: (error) => logger.warn({ err: error }, 'could not read the job counts for /metrics'),
-  });
-  return { metrics, stopRefresh };
-}
-
 /** The version MCP clients are told. */
 const MCP_SERVER_VERSION = '0.1.0';
 
@@ -146,11 +145,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   const app = await buildApp({ ...options, lifecycle });
   // MCP beside the v2 routes, over the same job operations; it checks keys as the API does.
   await app.register(mcpRoutes, {
-    deps: { store, config, automations: config.automations, log: options.logger },
-    admit: async (request, access) => {
-      if (lifecycle.draining && access.scope === 'write') throw drainingError();
-      return admit(store, request, access);
-    },
+    deps: { store, config, automations: config.automations, log: options.logger, lifecycle },
+    admit: (request, access) => admit(store, request, access),
     toAppError: (error) => toAppError(error as FastifyError, store.isTransient),
     version: MCP_SERVER_VERSION,
   });
@@ -165,170 +161,212 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   return app;
 }
 
-/** Starts the HTTP API, and with `worker: true` a worker beside it, and listens. */
-export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+/**
+ * Starts a process of `role`, its parts in one order for every role (`background/parts.ts`):
+ * 1. the database (migrated at open);
+ * 2. what serves the work: the job counts for `/metrics`, the checks' parse pool (closed only after
+ *    the worker, whose checks may be parsing), a worker's probe and metrics ports (answering until
+ *    its last job is over);
+ * 3. the work: the HTTP server (`serve`, `api`), the worker (`serve`, `worker`), webhook delivery,
+ *    automations and the closing of archived jobs' pull requests (every role, their claims make each
+ *    run once across processes).
+ * A part that fails to start stops every part started before it, and the error goes on.
+ */
+export async function startProcess(
+  config: Config,
+  role: Role,
+  options: StartOptions = {},
+): Promise<RunningProcess> {
   const logger = createLogger(config.logLevel, logDestination(config.logFormat));
   protectFiles(config, logger);
-  ensureSecretKey(config);
+  // The dashboard signs its sessions with it; a lone worker only opens what is sealed already.
+  if (role !== 'worker') ensureSecretKey(config);
+  const parts = startParts(logger);
+  // openStore closes what it opened when it fails.
+  const store = await openStore(config);
+  await parts.stage([{ name: 'the database', stop: () => store.close() }]);
+  const metrics = new Metrics();
+  const made: Made = { app: null, address: null, worker: null, publicUrl: config.publicUrl };
   // The one secret box of the process, handed to every part that seals or opens.
   const secrets = lazySecretBox(config);
-  const store = await openStore(config);
-  const lifecycle = { draining: false };
-  let worker: Worker | null = null;
-  const { metrics, stopRefresh } = processMetrics(store, logger);
-  const deliverer = makeDeliverer(config, store, logger, metrics, secrets);
-  // Known once the server listens: with an ephemeral port, the port is part of it.
-  let publicUrl = config.publicUrl;
-  const hosts = createServerCodeHosts(config, store, { secrets, publicUrl: () => publicUrl, metrics });
-  // Every role runs schedules, code-host events and the poll; claims make each run once across processes.
-  const automations = createAutomationLoops({
+  const assembly: Assembly = {
+    config,
+    logger,
+    store,
+    metrics,
+    made,
+    lifecycle: { draining: false },
+    secrets,
+    // The public URL is known once the server listens: with an ephemeral port, the port is part of it.
+    hosts: createServerCodeHosts(config, store, {
+      secrets,
+      publicUrl: () => made.publicUrl,
+      metrics,
+    }),
+  };
+  const ports =
+    role === 'worker'
+      ? workerPorts({
+          config,
+          metrics,
+          ready: readinessCheck(store, assembly.lifecycle),
+          stalled: () => made.worker?.stalled() ?? false,
+        })
+      : null;
+  await parts.stage([
+    runs('the job counts', jobCountLoop({ store, metrics, logger })),
+    { name: 'the parse pool', stop: () => closeParsePool() },
+    ports,
+  ]);
+  await parts.stage([
+    role !== 'worker' && httpPart(assembly),
+    role !== 'api' && workerPart(assembly, options),
+    ...backgroundParts(assembly),
+  ]);
+  try {
+    await announce(assembly, ports);
+  } catch (error) {
+    await parts.stop('now');
+    throw error;
+  }
+  return {
+    role,
     store,
     logger,
-    config,
-    contentGitEnv: contentGitEnv(hosts),
-    hosts,
-    publicUrl: () => publicUrl,
-  });
-  let closer: Awaited<ReturnType<typeof startPullRequestCloser>> | null = null;
-  try {
-    const modelStatus = defaultModelStatus(config);
-    const app = await buildHttpApp({
-      config,
-      store,
-      logger,
-      lifecycle,
-      hosts,
-      metrics,
-      modelStatus,
-      secrets,
-    });
-    const address = await app.listen({ host: config.host, port: config.port });
-    publicUrl = withListeningPort(config, address).publicUrl;
-    if (options.worker) {
-      const workerConfig = withListeningPort(config, address);
-      worker = createWorker({
+    lifecycle: assembly.lifecycle,
+    app: made.app,
+    url: made.address ?? ports?.health ?? null,
+    worker: made.worker,
+    async stop() {
+      assembly.lifecycle.draining = true;
+      await parts.stop('graceful');
+    },
+  };
+}
+
+/** What the stages make, read back once they started. */
+interface Made {
+  app: FastifyInstance | null;
+  address: string | null;
+  worker: Worker | null;
+  publicUrl: string;
+}
+
+/** What the parts of a process are built from. */
+interface Assembly {
+  config: Config;
+  logger: Logger;
+  store: Store;
+  metrics: Metrics;
+  secrets: () => SecretBox;
+  lifecycle: Lifecycle;
+  hosts: CodeHosts;
+  made: Made;
+}
+
+/** The API and the dashboard, listening; on a graceful stop they answer `drainMs` more, then close. */
+function httpPart({ config, store, logger, lifecycle, hosts, metrics, secrets, made }: Assembly): Part {
+  return {
+    name: 'the HTTP server',
+    start: async () => {
+      const modelStatus = defaultModelStatus(config);
+      made.app = await buildHttpApp({
+        config,
+        store,
+        logger,
+        lifecycle,
+        hosts,
+        metrics,
+        modelStatus,
+        secrets,
+      });
+      made.address = await made.app.listen({ host: config.host, port: config.port });
+      made.publicUrl = withListeningPort(config, made.address).publicUrl;
+    },
+    stop: async (mode) => {
+      // Readiness already says 503; the port answers a while longer, until load balancers heard.
+      if (mode === 'graceful' && made.address) await sleep(config.lifecycle.drainMs);
+      await made.app?.close();
+    },
+  };
+}
+
+/** The job worker; on a graceful stop its jobs get the grace period, on a failed start none. */
+function workerPart({ config, store, logger, hosts, metrics, made }: Assembly, options: StartOptions): Part {
+  return {
+    name: 'the worker',
+    start: async () => {
+      // Links it makes (a local pull request's) name the port the server got.
+      const workerConfig = made.address ? withListeningPort(config, made.address) : config;
+      const agent = options.agent ?? realAgent;
+      made.worker = createWorker({
         config: workerConfig,
         store,
         logger,
         hosts,
         metrics,
-        ...(options.agent ?? realAgent),
+        ...agent,
+        maxJobs: options.maxJobs,
       });
-      await worker.start();
-    }
-    await deliverer.start();
-    await automations.start();
-    // Every role closes archived jobs' pull requests, as every role delivers webhooks.
-    closer = await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
-    announceModel(config, logger);
-    logger.info(
-      { address, dataDir: config.dataDir, dataDirSource: config.dataDirSource, worker: worker !== null },
-      'agentjobs is listening',
-    );
-    await announceAdminPassword(config, store, address, logger);
-    return {
-      app,
-      store,
-      logger,
-      url: address,
-      worker,
-      async stop() {
-        lifecycle.draining = true;
-        await Promise.all([
-          app.close(),
-          worker?.stop(),
-          deliverer.stop(),
-          automations.stop(),
-          closer?.stop(),
-        ]);
-        // After the worker: its checks may be parsing until it stops.
-        await closeParsePool();
-        stopRefresh();
-        await store.close();
-      },
-    };
-  } catch (error) {
-    stopRefresh();
-    await Promise.all([worker?.stop({ graceMs: 0 }), deliverer.stop(), automations.stop()]);
-    await store.close();
-    throw error;
-  }
-}
-
-export interface RunningWorker {
-  worker: Worker;
-  store: Store;
-  logger: Logger;
-  /** Stops the worker (see `Worker.stop`) and closes the database. */
-  stop(): Promise<void>;
+      await made.worker.start();
+    },
+    stop: (mode) => made.worker?.stop(mode === 'now' ? { graceMs: 0 } : {}),
+  };
 }
 
 /**
- * Starts a worker alone (`agentjobs worker`): no API, only the database and the repositories; with
- * AGENTJOBS_METRICS_PORT, a bare HTTP server for `/metrics` on that port.
+ * What every role runs beside its work: webhook delivery, the automations, the closing of archived
+ * jobs' pull requests; their claims make each run once across processes.
  */
-export async function startWorkerProcess(
-  config: Config,
-  options: { agent?: Agent } = {},
-): Promise<RunningWorker> {
-  const logger = createLogger(config.logLevel, logDestination(config.logFormat));
-  protectFiles(config, logger);
-  const secrets = lazySecretBox(config);
-  const store = await openStore(config);
-  const { metrics, stopRefresh } = processMetrics(store, logger);
-  const deliverer = makeDeliverer(config, store, logger, metrics, secrets);
-  const hosts = createServerCodeHosts(config, store, { secrets, metrics });
+function backgroundParts({ config, store, logger, hosts, metrics, secrets, made }: Assembly): Part[] {
+  const closer: { stop(): Promise<void> }[] = [];
   const automations = createAutomationLoops({
     store,
     logger,
     config,
     contentGitEnv: contentGitEnv(hosts),
     hosts,
+    publicUrl: () => made.publicUrl,
   });
-  let metricsServer: MetricsServer | null = null;
-  try {
-    const worker = createWorker({ config, store, logger, hosts, metrics, ...(options.agent ?? realAgent) });
-    if (config.metrics.port !== null) {
-      metricsServer = await startMetricsServer({
-        metrics,
-        host: config.host,
-        port: config.metrics.port,
-        token: config.metrics.token,
-      });
-    }
-    await worker.start();
-    await deliverer.start();
-    await automations.start();
-    const closer = await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs });
-    announceModel(config, logger);
+  return [
+    runs('webhook delivery', makeDeliverer(config, store, logger, metrics, secrets)),
+    runs('the automations', automations),
+    {
+      name: 'pull-request closing',
+      start: async () => {
+        closer.push(await startPullRequestCloser({ store, hosts, logger, intervalMs: config.worker.pollMs }));
+      },
+      stop: () => Promise.all(closer.map((each) => each.stop())),
+    },
+  ];
+}
+
+/** The start's last words: the model jobs get, where it answers (the ready line), the first password. */
+async function announce({ config, logger, store, made }: Assembly, ports: WorkerPorts | null): Promise<void> {
+  announceModel(config, logger);
+  const where = { dataDir: config.dataDir, dataDirSource: config.dataDirSource };
+  if (!made.address) {
     logger.info(
       {
-        dataDir: config.dataDir,
-        dataDirSource: config.dataDirSource,
-        worker: worker.id,
-        metrics: metricsServer ? `${metricsServer.url}/metrics` : null,
+        ...where,
+        worker: made.worker?.id,
+        health: ports?.health ?? null,
+        metrics: ports?.metrics ? `${ports.metrics}/metrics` : null,
       },
       'agentjobs worker is running',
     );
-    return {
-      worker,
-      store,
-      logger,
-      async stop() {
-        const background = [deliverer.stop(), automations.stop(), closer.stop()];
-        await Promise.all([worker.stop(), ...background, metricsServer?.close()]);
-        await closeParsePool();
-        stopRefresh();
-        await store.close();
-      },
-    };
-  } catch (error) {
-    stopRefresh();
-    await Promise.all([deliverer.stop(), automations.stop(), metricsServer?.close()]);
-    await store.close();
-    throw error;
+    return;
   }
+  logger.info({ address: made.address, ...where, worker: made.worker !== null }, 'agentjobs is listening');
+  await announceAdminPassword(config, store, made.address, logger);
 }
+
+/** A part that is started and stopped as a whole: a loop, the deliverer, the automations. */
+const runs = (name: string, part: { start(): Promise<void>; stop(): Promise<void> }): Part => ({
+  name,
+  start: () => part.start(),
+  stop: () => part.stop(),
+});
 
 /** How the poller fetches a project's content repository: as a worker does, through its host's askpass. */
 const contentGitEnv = (hosts: CodeHosts) => (project: Project) => hosts(project.host).gitEnv(project);

@@ -87,6 +87,27 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
     }
   });
 
+  it('let this version run on a database the next version migrated (a rolling upgrade)', async () => {
+    const database = await createTestDatabase(dialect);
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-migrate-'));
+    try {
+      expect((await migrateInProcess(database.url, dataDir)).code).toBe(0);
+      // What version N+1 leaves: a migration this version has never heard of.
+      const db = openDb({ url: database.url });
+      await db.kysely
+        .insertInto('kysely_migration' as never)
+        .values({ name: '9999_from_the_next_version', timestamp: new Date().toISOString() } as never)
+        .execute();
+      await db.close();
+      const again = await migrateInProcess(database.url, dataDir);
+      expect(again, again.output).toMatchObject({ code: 0 });
+      expect(JSON.parse(again.output)).toEqual({ applied: [] });
+    } finally {
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('0006_instance_keys keeps every key, with its constraints, and lets a key have no project', async () => {
     const database = await createTestDatabase(dialect);
     const db = openDb({ url: database.url });

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config/config.js';
+import type { Lifecycle } from '../domain/lifecycle.js';
 import { installErrorHandling } from '../http/errors.js';
-import type { Lifecycle } from '../http/lifecycle.js';
 import { processHostEvent } from '../jobs/host-events.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/index.js';
@@ -86,10 +86,10 @@ export async function buildApp({
 
   // The v2 routes, each behind an admin API key.
   await app.register(async (v2) => {
-    await v2.register(apiKeyAuth, { store, lifecycle });
-    await v2.register(jobRoutes, { config, store });
+    await v2.register(apiKeyAuth, { store });
+    await v2.register(jobRoutes, { config, store, lifecycle });
     await v2.register(webhookRoutes, { config, store, secrets });
-    await v2.register(automationRoutes, { config, store, ...automations });
+    await v2.register(automationRoutes, { config, store, lifecycle, ...automations });
     await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });
   });
 

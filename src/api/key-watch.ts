@@ -1,4 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { backgroundLoop } from '../background/loop.js';
+import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { keyRefusal } from './auth.js';
 
@@ -9,8 +11,8 @@ export type EndForKey = (reason: string) => void;
 export interface KeyWatch {
   /** Calls `end` once `keyId` is revoked, expires or is gone; the returned function stops watching. */
   watch(keyId: string, end: EndForKey): () => void;
-  /** Stops every watch, for the server's close. */
-  stop(): void;
+  /** Stops every watch, for the server's close; resolves once a running check is over. */
+  stop(): Promise<void>;
 }
 
 export interface KeyWatchOptions {
@@ -25,42 +27,36 @@ export interface KeyWatchOptions {
  * every key that holds a stream open again every `everyMs`, in one query for the whole process
  * however many streams there are, and ends the streams of a key that is no longer good. It reads
  * the rows, so a revocation by another process (the CLI, another API instance) is seen as soon
- * as one by this one, and it reads only while a stream is open.
+ * as one by this one, and it reads only while a stream is open. It runs on the background loop.
  */
 export function watchKeys({ store, log, everyMs }: KeyWatchOptions): KeyWatch {
   const watchers = new Map<string, Set<EndForKey>>();
-  let timer: NodeJS.Timeout | undefined;
-  // True from the moment a check is scheduled until it has finished, so that checks never overlap.
-  let pending = false;
-  let stopped = false;
+  let started = false;
 
-  const schedule = () => {
-    if (pending || stopped || watchers.size === 0) return;
-    pending = true;
-    // Unref'd: a watch must never keep a stopping process alive.
-    timer = setTimeout(check, everyMs).unref();
-  };
-
-  async function check() {
-    try {
-      const ids = [...watchers.keys()];
-      const found = new Map((await store.apiKeys.findByIds(ids)).map((key) => [key.id, key]));
-      const now = Date.now();
-      for (const id of ids) {
-        const reason = keyRefusal(found.get(id), now);
-        const ends = watchers.get(id);
-        if (reason === undefined || !ends) continue;
-        watchers.delete(id);
-        for (const end of ends) end(reason);
-      }
-    } catch (error) {
-      // The streams read the same database; they end by themselves if it stays away.
-      log.warn({ err: error }, 'could not check the keys of open event streams');
-    } finally {
-      pending = false;
-      schedule();
+  /** Reads the watched keys again (nothing while no stream is open) and ends what is no longer good. */
+  async function check(): Promise<undefined> {
+    if (watchers.size === 0) return undefined;
+    const ids = [...watchers.keys()];
+    const found = new Map((await store.apiKeys.findByIds(ids)).map((key) => [key.id, key]));
+    const now = Date.now();
+    for (const id of ids) {
+      const reason = keyRefusal(found.get(id), now);
+      const ends = watchers.get(id);
+      if (reason === undefined || !ends) continue;
+      watchers.delete(id);
+      for (const end of ends) end(reason);
     }
+    return undefined;
   }
+
+  // A failed read is logged once per outage and tried again; the streams read the same database
+  // and end by themselves if it stays away.
+  const loop = backgroundLoop({
+    name: 'checking the keys of open event streams',
+    logger: log as Logger,
+    pollMs: everyMs,
+    pass: check,
+  });
 
   return {
     watch(keyId, end) {
@@ -70,17 +66,20 @@ export function watchKeys({ store, log, everyMs }: KeyWatchOptions): KeyWatch {
         watchers.set(keyId, ends);
       }
       ends.add(end);
-      schedule();
+      // The loop starts with the first stream: a process that never streams never reads.
+      if (!started) {
+        started = true;
+        void loop.start();
+      }
       return () => {
         const current = watchers.get(keyId);
         current?.delete(end);
         if (current?.size === 0) watchers.delete(keyId);
       };
     },
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
+    async stop() {
       watchers.clear();
+      await loop.stop();
     },
   };
 }

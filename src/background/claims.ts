@@ -14,6 +14,10 @@ export interface ClaimPassOptions {
   runs: Map<string, ActiveRun>;
   /** Runs held at once at most (`runCapacity`). */
   concurrency: number;
+  /** How many more jobs the worker may claim in all (`--max-jobs`); infinite by default. */
+  claimable?: () => number;
+  /** Told how many jobs a pass claimed. */
+  onClaimed?: (count: number) => void;
   /** A run ended: wake the loop, a slot is free. */
   onRunEnded: () => void;
 }
@@ -35,13 +39,17 @@ export function claimPass(options: ClaimPassOptions): () => Promise<undefined> {
       const { requeued, failed } = await store.queue.reclaimExpired();
       if (requeued.length + failed.length > 0) logger.warn({ requeued, failed }, 'reclaimed expired leases');
     }
-    const free = concurrency - runs.size;
+    const claimable = options.claimable?.() ?? Number.POSITIVE_INFINITY;
+    const free = Math.min(concurrency - runs.size, claimable);
     const claimed =
       free <= 0
         ? []
         : await store.queue.claim({ owner: workerId, limit: free, perProject: projectConcurrency, leaseMs });
-    // Full: jobs left in the queue are told why they wait (once each; at most once a second here).
-    if (claimed.length === Math.max(free, 0) && Date.now() - lastWaitingNote >= reclaimEveryMs) {
+    options.onClaimed?.(claimed.length);
+    // Full: jobs left in the queue are told why they wait (once each; at most once a second here);
+    // not by a worker that has claimed all it may, since its slots are not what they wait for.
+    const full = claimed.length === Math.max(free, 0) && claimable > claimed.length;
+    if (full && Date.now() - lastWaitingNote >= reclaimEveryMs) {
       lastWaitingNote = Date.now();
       await store.queue.noteWaiting('capacity', waitingMessage);
     }

@@ -15,13 +15,15 @@ import type { ActiveRun } from '../worker/run.js';
 import type { RunDependencies } from '../worker/run-context.js';
 import { runCapacity } from './capacity.js';
 import { claimPass } from './claims.js';
-import { type Heartbeat, startHeartbeat } from './heartbeat.js';
+import { createHeartbeat } from './heartbeat.js';
 import { backgroundLoop } from './loop.js';
 
 /** What each run gets (`RunDependencies`), but the worker's id, which is made here unless given. */
 export interface WorkerOptions extends Omit<RunDependencies, 'workerId'> {
   /** Names the worker in leases and logs; unique by default. */
   id?: string;
+  /** Claims at most this many jobs in all (`agentjobs worker --max-jobs`); then `finished` resolves. */
+  maxJobs?: number | undefined;
 }
 
 /** A job worker of one process. */
@@ -29,6 +31,13 @@ export interface Worker {
   readonly id: string;
   /** Jobs running now. */
   readonly running: number;
+  /**
+   * With `maxJobs`: resolves once that many jobs were claimed and their runs are over (the worker
+   * claims no more). Without: never.
+   */
+  readonly finished: Promise<void>;
+  /** Whether the lease heartbeat has not run for a while: the worker is stuck (`/healthz`). */
+  stalled(): boolean;
   /** Starts listening and claiming; resolves once the first claim was tried. */
   start(): Promise<void>;
   /**
@@ -60,14 +69,32 @@ export function createWorker(options: WorkerOptions): Worker {
   // Admission: never more runs than the process's limits allow (capacity.ts); the rest wait queued.
   const concurrency = runCapacity(config.worker.concurrency);
   const runs = new Map<string, ActiveRun>();
+  // With --max-jobs, how many more it may claim; the last run's end resolves `finished`.
+  let claimable = options.maxJobs ?? Number.POSITIVE_INFINITY;
+  let finish = () => {};
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
   const loop = backgroundLoop({
     name: 'claiming jobs',
     logger,
     pollMs: config.worker.pollMs,
     listen: { db: store.db, channel: JOBS_CHANNEL },
-    pass: claimPass({ deps, runs, concurrency, onRunEnded: () => void loop.wake() }),
+    pass: claimPass({
+      deps,
+      runs,
+      concurrency,
+      claimable: () => claimable,
+      onClaimed: (count) => {
+        claimable -= count;
+      },
+      onRunEnded: () => {
+        if (claimable <= 0 && runs.size === 0) finish();
+        void loop.wake();
+      },
+    }),
   });
-  let heartbeat: Heartbeat | null = null;
+  const heartbeat = createHeartbeat({ store, logger, workerId: id, runs, ...config.worker });
   let entry: WorkerEntry | null = null;
   let started = false;
   let stopping: Promise<void> | null = null;
@@ -77,6 +104,8 @@ export function createWorker(options: WorkerOptions): Worker {
     get running() {
       return runs.size;
     },
+    finished,
+    stalled: () => heartbeat.stalled(),
 
     async start() {
       if (started) throw new Error('A worker starts only once.');
@@ -85,13 +114,20 @@ export function createWorker(options: WorkerOptions): Worker {
       // if this process dies; then the jobs of workers of this directory that died go back at once.
       entry = await registerWorker(config.dataDir, id);
       await reclaimFromGone(options, logger);
-      heartbeat = startHeartbeat({ store, logger, workerId: id, runs, ...config.worker });
+      await heartbeat.start();
       if (concurrency < config.worker.concurrency)
         logger.warn(
           { configured: config.worker.concurrency, concurrency },
           "AGENTJOBS_WORKER_CONCURRENCY is more than this process's limits allow (open files, processes); holding fewer jobs at once",
         );
-      logger.info({ concurrency, projectConcurrency: config.worker.projectConcurrency }, 'worker started');
+      logger.info(
+        {
+          concurrency,
+          projectConcurrency: config.worker.projectConcurrency,
+          maxJobs: options.maxJobs ?? null,
+        },
+        'worker started',
+      );
       await loop.start();
     },
 
@@ -103,7 +139,7 @@ export function createWorker(options: WorkerOptions): Worker {
       stopping ??= (async () => {
         await loop.stop();
         await drain(runs, stopOptions.graceMs ?? config.worker.shutdownGraceMs, logger);
-        await heartbeat?.stop();
+        await heartbeat.stop();
         await entry?.unregister();
         logger.info('worker stopped');
       })();

@@ -101,3 +101,19 @@ describe('AGENTJOBS_MAX_COMMANDS and AGENTJOBS_SETUP_CACHE_MB', () => {
     expect(() => loadConfig({ AGENTJOBS_SETUP_CACHE_MB: '1.5' })).toThrow(/^AGENTJOBS_SETUP_CACHE_MB:/);
   });
 });
+
+describe('AGENTJOBS_HEALTH_PORT and AGENTJOBS_DRAIN_SECONDS', () => {
+  it("puts a worker's probes on the metrics port unless told otherwise, and on none without either", () => {
+    expect(loadConfig({}).lifecycle).toEqual({ healthPort: null, drainMs: 5000 });
+    expect(loadConfig({ AGENTJOBS_METRICS_PORT: '9100' }).lifecycle.healthPort).toBe(9100);
+    expect(
+      loadConfig({ AGENTJOBS_METRICS_PORT: '9100', AGENTJOBS_HEALTH_PORT: '9090' }).lifecycle.healthPort,
+    ).toBe(9090);
+  });
+
+  it('takes a drain of zero, and refuses what is not a number of seconds', () => {
+    expect(loadConfig({ AGENTJOBS_DRAIN_SECONDS: '0' }).lifecycle.drainMs).toBe(0);
+    expect(() => loadConfig({ AGENTJOBS_DRAIN_SECONDS: '-1' })).toThrow(/^AGENTJOBS_DRAIN_SECONDS:/);
+    expect(() => loadConfig({ AGENTJOBS_HEALTH_PORT: '70000' })).toThrow(/^AGENTJOBS_HEALTH_PORT:/);
+  });
+});

@@ -67,6 +67,8 @@ export interface Config {
   webhooks: WebhookConfig;
   /** `GET /metrics` (DESIGN section 3, "Metrics"). */
   metrics: MetricsConfig;
+  /** Probes and stopping (docs/operating.md, "Probes, draining and stopping"). */
+  lifecycle: LifecycleConfig;
   /** Checks before publishing (DESIGN section 5). */
   checks: ChecksConfig;
   /** Automations (DESIGN section 3): jobs that start themselves. */
@@ -113,6 +115,20 @@ export interface MetricsConfig {
    * `serve` and `api` serve `/metrics` on their own port.
    */
   port: number | null;
+}
+
+export interface LifecycleConfig {
+  /**
+   * The port a `worker` answers `/healthz` and `/readyz` on (it has no other HTTP server); by
+   * default the metrics port, when one is set; null for none. `serve` and `api` answer on their own.
+   */
+  healthPort: number | null;
+  /**
+   * How long a stopping `serve` or `api` keeps answering before it closes its port: `/readyz` says
+   * 503 at once, reads go on, new jobs and follow-ups get 503 with Retry-After, so that a load
+   * balancer has time to stop sending requests here.
+   */
+  drainMs: number;
 }
 
 export interface WebhookConfig {
@@ -254,6 +270,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       pollMs: e.AGENTJOBS_REPOSITORY_POLL_SECONDS * 1000,
     },
     metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },
+    lifecycle: {
+      healthPort: e.AGENTJOBS_HEALTH_PORT ?? e.AGENTJOBS_METRICS_PORT ?? null,
+      drainMs: e.AGENTJOBS_DRAIN_SECONDS * 1000,
+    },
     checks: {
       repairRounds: e.AGENTJOBS_CHECK_REPAIR_ROUNDS,
       sandbox: {

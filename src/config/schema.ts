@@ -301,6 +301,17 @@ export const environmentSchema = z.object({
     description:
       'The port a `worker` process (which has no API) serves `/metrics` on; `serve` and `api` serve it on `PORT`.',
   }),
+  AGENTJOBS_HEALTH_PORT: documented(optionalString.pipe(integer(0, 65535).optional()), {
+    group: 'observability',
+    description:
+      'The port a `worker` serves its probes on (`/healthz`, which fails when its heartbeat stalls, and `/readyz`); `serve` and `api` answer them on `PORT`.',
+    shownDefault: '`AGENTJOBS_METRICS_PORT`',
+  }),
+  AGENTJOBS_DRAIN_SECONDS: documented(integer(0, 3600).default(5), {
+    group: 'worker',
+    description:
+      'On SIGTERM or the first Ctrl-C, how long the HTTP server keeps answering with `/readyz` at 503 (reads served, new jobs and follow-ups 503 with `Retry-After`) before it closes: long enough for a load balancer to drop the process.',
+  }),
   AGENTJOBS_CHECK_REPAIR_ROUNDS: documented(integer(0, 20).default(2), {
     group: 'checks',
     description:

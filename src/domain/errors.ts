@@ -121,8 +121,13 @@ export interface AppErrorOptions {
   limit?: LimitState;
   /** The methods the resource does take (for `method_not_allowed`). */
   allowedMethods?: string[];
+  /** Why an `unavailable` is: the process is draining, or the database is away. */
+  reason?: UnavailableReason;
   cause?: unknown;
 }
+
+/** Why a process cannot take work now (`unavailable`, and `/readyz`'s `reason`). */
+export type UnavailableReason = 'draining' | 'database_unavailable' | 'migrations_pending';
 
 export class AppError extends ServiceError<ErrorCode> {
   override name = 'AppError';
@@ -136,6 +141,7 @@ export class AppError extends ServiceError<ErrorCode> {
   readonly retryAfterSeconds: number | undefined;
   readonly limit: LimitState | undefined;
   readonly allowedMethods: string[] | undefined;
+  readonly reason: UnavailableReason | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -144,6 +150,7 @@ export class AppError extends ServiceError<ErrorCode> {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.limit = options.limit;
     this.allowedMethods = options.allowedMethods;
+    this.reason = options.reason;
   }
 }
 

@@ -13,6 +13,7 @@ import {
   templatePlaceholders,
 } from '../domain/automation.js';
 import { AppError } from '../domain/errors.js';
+import { refuseWhileDraining } from '../domain/lifecycle.js';
 import { chooseModel } from '../domain/model-id.js';
 import type { AutomationChange } from '../store/automations.js';
 import { type AutomationRunDeps, type RunResult, runAutomation } from './automation-run.js';
@@ -176,6 +177,8 @@ export async function triggerAutomation(
   automationId: string,
   variables: Record<string, string> = {},
 ): Promise<RunResult & { job: NonNullable<RunResult['job']> }> {
+  // A run by hand is new work, refused while draining as a create is.
+  refuseWhileDraining(deps.lifecycle);
   const automation = await deps.store.automations.get(projectId, automationId);
   if (!automation) throw automationNotFound(automationId);
   const result = await runAutomation(deps, {

@@ -3,7 +3,7 @@
  * automations to come). The rules live here, not in a route: the project must exist, the model is
  * chosen and checked, an Idempotency-Key makes a retry return the first job, the hourly budget is
  * spent only by a call that is going to make a job, and the active-job cap is kept by the store's
- * transaction. What goes wrong is an `AppError` with its code; each caller says it its own way
+ * transaction; a draining process takes no new job. What goes wrong is an `AppError` with its code; each caller says it its own way
  * (the API as a status, the dashboard next to a field, MCP as a tool error).
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -11,6 +11,7 @@ import type { Config } from '../config/config.js';
 import type { AutomationJobTrigger } from '../domain/automation.js';
 import { AppError, type LimitState } from '../domain/errors.js';
 import type { Job } from '../domain/job.js';
+import { type Lifecycle, refuseWhileDraining } from '../domain/lifecycle.js';
 import { chooseModel } from '../domain/model-id.js';
 import type { Store } from '../store/store.js';
 import { spendHourlyBudget } from './budget.js';
@@ -25,6 +26,8 @@ export interface JobOperationDeps {
   };
   /** Where a problem that does not change the answer is reported (a key that could not be given back). */
   log?: { warn(details: object, message: string): void };
+  /** The process's lifecycle: while it drains, creates and follow-ups are refused (`unavailable`). */
+  lifecycle?: Lifecycle | undefined;
 }
 
 /** A new job as its caller asks for it; the operation checks every field. */
@@ -74,10 +77,12 @@ export function fingerprint(body: Record<string, unknown>): string {
  * Creates a job, or returns the one an earlier call with the same Idempotency-Key made.
  *
  * @throws AppError `invalid_request`, `project_not_found`, `model_not_allowed`,
- * `idempotency_mismatch`, `idempotency_in_flight`, `rate_limited`, `too_many_active_jobs`
+ * `idempotency_mismatch`, `idempotency_in_flight`, `rate_limited`, `too_many_active_jobs`,
+ * `unavailable` (draining)
  */
 export async function createJob(deps: JobOperationDeps, request: CreateJobRequest): Promise<CreateJobResult> {
   const { store, config } = deps;
+  refuseWhileDraining(deps.lifecycle);
   const { projectId, idempotencyKey, trigger, ...fields } = request;
   const body = parseInput(createJobInput(config.limits.maxPromptChars), withoutUndefined(fields));
   const project = await store.projects.get(projectId);

@@ -1,9 +1,11 @@
 /**
  * A follow-up prompt on a job (DESIGN §3, `POST …/job/{jobId}/message`), the same for every entry
- * point: the prompt is checked, the hourly budget spent, and the store refuses an archived job.
+ * point: the prompt is checked, the hourly budget spent, and the store refuses an archived job;
+ * a draining process takes none.
  */
 import type { LimitState } from '../domain/errors.js';
 import type { Job } from '../domain/job.js';
+import { refuseWhileDraining } from '../domain/lifecycle.js';
 import { spendHourlyBudget } from './budget.js';
 import type { JobOperationDeps } from './create-job.js';
 import { followUpInput, parseInput } from './input.js';
@@ -18,12 +20,14 @@ export interface FollowUpRequest {
 /**
  * Hands the job another prompt: a completed or failed job becomes active again.
  *
- * @throws AppError `invalid_request`, `rate_limited`, `job_not_found`, `job_archived`
+ * @throws AppError `invalid_request`, `rate_limited`, `job_not_found`, `job_archived`,
+ * `unavailable` (the process is draining)
  */
 export async function followUp(
-  { store, config }: JobOperationDeps,
+  { store, config, lifecycle }: JobOperationDeps,
   { projectId, jobId, prompt }: FollowUpRequest,
 ): Promise<{ job: Job; budget: LimitState }> {
+  refuseWhileDraining(lifecycle);
   const body = parseInput(followUpInput(config.limits.maxPromptChars), { prompt });
   const budget = await spendHourlyBudget(store.rateLimits, projectId, config.limits.requestsPerHour);
   const job = await store.jobs.followUp(projectId, jobId, body.prompt);

@@ -141,7 +141,7 @@ export class Metrics {
     child.time.observe(seconds);
   }
 
-  /** The database-wide job counts (see `startJobCountRefresh`). */
+  /** The database-wide job counts (see `background/job-counts.ts`). */
   setJobCounts(counts: JobCounts): void {
     for (const [status, count] of Object.entries(counts.byStatus)) this.#jobs.labels(status).set(count);
     this.#queued.set(counts.queued);

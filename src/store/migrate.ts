@@ -50,6 +50,10 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
  * else did it" and retry.
  */
 export async function migrate(db: Db): Promise<string[]> {
+  // During a rolling upgrade the next version may have migrated already. Its migrations only
+  // expand the schema, so this version runs on it; but Kysely's `migrateToLatest` refuses a
+  // database that ran migrations it does not know. With nothing of ours pending there is nothing to do.
+  if ((await pendingMigrations(db)).length === 0) return [];
   const migrator = new Migrator({ db: db.kysely, provider });
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
@@ -57,6 +61,15 @@ export async function migrate(db: Db): Promise<string[]> {
     if (attempt >= 5 || !isCreationRace(error)) throw error;
     await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
   }
+}
+
+/**
+ * The migrations this version knows that the database has not run: none once `migrate` ran here or
+ * elsewhere. Migrations another version added are not this version's business (they only expand).
+ */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const known = await new Migrator({ db: db.kysely, provider }).getMigrations();
+  return known.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
 }
 
 function isCreationRace(error: unknown): boolean {

@@ -229,6 +229,10 @@ export function runRefusal(error: AppError): string {
       return `Not run: the project's cost budget is used.${wait}`;
     case 'too_many_active_jobs':
       return 'Not run: the project has as many jobs running as it may. Wait for one to finish, or archive one.';
+    case 'unavailable':
+      return error.reason === 'draining'
+        ? 'Not run: the server is shutting down; try again in a moment.'
+        : `Not run: the server is not taking new work right now.${wait}`;
     default:
       return `Not run: ${error.message}`;
   }

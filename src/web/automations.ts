@@ -16,7 +16,6 @@ import {
 import { type AppError, isAppError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
-import { drainingError } from '../http/lifecycle.js';
 import {
   automationNotFound,
   createAutomation,
@@ -84,7 +83,7 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (
   app,
   { config, store, lifecycle },
 ) => {
-  const deps = { store, config, automations: config.automations, log: app.log };
+  const deps = { store, config, automations: config.automations, log: app.log, lifecycle };
   const tabPath = (project: Project) => `/ui/projects/${project.id}/automations`;
   const automationOf = async (project: Project, automationId: string) => {
     const automation = /^[\w-]{1,100}$/.test(automationId)
@@ -337,13 +336,6 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (
     return reply.redirect(`${tabPath(project)}?notice=deleted`, 303);
   });
   action('run', async (project, automation, request, reply) => {
-    if (lifecycle?.draining) {
-      reply.headers(errorHeaders(drainingError()));
-      return automationPage(request, reply, project, {
-        status: statusOf(drainingError().code),
-        flash: { kind: 'error', text: 'Not run: the server is shutting down; try again in a moment.' },
-      });
-    }
     const form = (request.body ?? {}) as Record<string, unknown>;
     const variables: Record<string, string> = {};
     for (const name of variableNames(automation)) {

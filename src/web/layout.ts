@@ -5,8 +5,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
+import type { Lifecycle } from '../domain/lifecycle.js';
 import type { CodeHosts } from '../hosts/types.js';
-import type { Lifecycle } from '../http/lifecycle.js';
 import type { AdminSession } from '../store/admin.js';
 import type { SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';

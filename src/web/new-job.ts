@@ -9,7 +9,6 @@ import type { FastifyError } from 'fastify';
 import { type AppError, isAppError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
-import { drainingError, type Lifecycle } from '../http/lifecycle.js';
 import { waitText } from '../jobs/budget.js';
 import { createJob, type JobOperationDeps } from '../jobs/create-job.js';
 import { followUp } from '../jobs/follow-up.js';
@@ -93,10 +92,8 @@ export function newJobForm(
     </form></section>`;
 }
 
-/** The job operations' needs, and the process's lifecycle: a draining server takes no new work. */
-export interface DashboardJobDeps extends JobOperationDeps {
-  lifecycle?: Lifecycle | undefined;
-}
+/** The job operations' needs, the process's lifecycle among them: a draining server takes no new work. */
+export type DashboardJobDeps = JobOperationDeps;
 
 /** What went wrong, as the form's reply carries it: the status and its headers (Retry-After). */
 interface Refusal {
@@ -127,7 +124,6 @@ export async function startJob(
   project: Project,
   values: NewJobValues,
 ): Promise<StartOutcome> {
-  if (deps.lifecycle?.draining) return { ...refusal(drainingError()), errors: { form: SHUTTING_DOWN } };
   const request = {
     projectId: project.id,
     prompt: values.prompt,
@@ -197,6 +193,7 @@ function explain(error: AppError): NewJobErrors {
     case 'idempotency_in_flight':
       return { form: 'The job is still being created; it will appear in the list below.' };
     case 'unavailable':
+      if (error.reason === 'draining') return { form: SHUTTING_DOWN };
       return { form: `The server is not taking new jobs right now.${wait ? ` Try again in ${wait}.` : ''}` };
     default:
       return { form: error.message };
@@ -213,7 +210,6 @@ export async function sendFollowUp(
   jobId: string,
   prompt: string,
 ): Promise<{ error?: undefined } | (Refusal & { error: string })> {
-  if (deps.lifecycle?.draining) return { ...refusal(drainingError()), error: SHUTTING_DOWN };
   try {
     await followUp(deps, { projectId, jobId, prompt });
     return {};
@@ -221,11 +217,13 @@ export async function sendFollowUp(
     const error = known(thrown, deps.store.isTransient);
     const wait = error.retryAfterSeconds ? waitText(error.retryAfterSeconds) : '';
     const message =
-      error.code === 'rate_limited'
-        ? `This project has used its budget of jobs and follow-ups for this hour.${wait ? ` Try again in ${wait}.` : ''}`
-        : error.code === 'job_archived'
-          ? 'This job is archived; start a new job instead.'
-          : error.message;
+      error.code === 'unavailable' && error.reason === 'draining'
+        ? SHUTTING_DOWN
+        : error.code === 'rate_limited'
+          ? `This project has used its budget of jobs and follow-ups for this hour.${wait ? ` Try again in ${wait}.` : ''}`
+          : error.code === 'job_archived'
+            ? 'This job is archived; start a new job instead.'
+            : error.message;
     return { ...refusal(error), error: message };
   }
 }

@@ -178,6 +178,9 @@ describe.each(testDialects())('jobs API on %s', (dialect) => {
 
   it('answers health and readiness', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
-    expect((await t.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready' });
+    expect((await t.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({
+      status: 'ready',
+      ready: true,
+    });
   });
 });

@@ -129,7 +129,7 @@ describe.each(testDialects())('metrics end to end on %s', (dialect) => {
     }
   });
 
-  it('serves a worker process its own /metrics on AGENTJOBS_METRICS_PORT', async () => {
+  it('serves a worker process its own /metrics, and its probes, on AGENTJOBS_METRICS_PORT', async () => {
     const worker = await startServerProcess({ ...scripted.env, AGENTJOBS_METRICS_PORT: '0' }, 'worker');
     try {
       const ready = worker.output.find((line) => line.includes(READY.worker)) ?? '{}';
@@ -137,6 +137,11 @@ describe.each(testDialects())('metrics end to end on %s', (dialect) => {
       expect(metrics).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
       expect((await fetch(metrics ?? '')).status).toBe(401);
       expect((await fetch((metrics ?? '').replace(/metrics$/, 'other'))).status).toBe(404);
+      // The probes answer on the same port: AGENTJOBS_HEALTH_PORT defaults to the metrics port.
+      const base = (metrics ?? '').replace(/\/metrics$/, '');
+      expect(worker.url).toBe(base);
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+      expect(await (await fetch(`${base}/readyz`)).json()).toMatchObject({ ready: true });
       const { families } = await scrapeUntil(
         metrics ?? '',
         (found) => sample(found, 'agentjobs_jobs', { status: 'completed' }) === 1,

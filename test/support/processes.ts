@@ -7,7 +7,7 @@ export const CLI = path.resolve('dist/cli/main.js');
 export type Role = 'serve' | 'api' | 'worker';
 
 export interface ServerProcess {
-  /** The HTTP address of `serve` and `api`; '' for a worker. */
+  /** The HTTP address of `serve` and `api`; a worker's health port (AGENTJOBS_HEALTH_PORT), or ''. */
   url: string;
   child: ChildProcess;
   /** Every line the process printed so far (stdout and stderr). */
@@ -76,7 +76,15 @@ export function startServerProcess(
 ): Promise<ServerProcess> {
   const child = spawnInGroup(process.execPath, [CLI, role], {
     ...options,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    // No drain by default: a stopping server would otherwise answer 5 s more in every test.
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      AGENTJOBS_DRAIN_SECONDS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
@@ -90,9 +98,9 @@ export function startServerProcess(
       output.push(line);
       if (!line.includes(READY[role])) return;
       clearTimeout(timer);
-      const { address = '' } = JSON.parse(line) as { address?: string };
+      const { address, health } = JSON.parse(line) as { address?: string; health?: string | null };
       resolve({
-        url: address,
+        url: address ?? health ?? '',
         child,
         output,
         exited,

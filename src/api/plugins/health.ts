@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../../domain/errors.js';
-import type { Lifecycle } from '../../http/lifecycle.js';
+import { DRAINING_RETRY_AFTER_SECONDS, type Lifecycle } from '../../domain/lifecycle.js';
+import { readinessCheck } from '../../http/readiness.js';
 import type { Store } from '../../store/store.js';
 
 /**
@@ -17,19 +17,23 @@ export interface HealthOptions {
 }
 
 /**
- * `/healthz`: the process answers (for a liveness probe). `/readyz`: it can do work, meaning the
- * database answers and the process is not draining (for a load balancer). `/healthz` also says
- * whether the default model can be used, so `agentjobs quickstart` can warn before a job fails.
+ * `/healthz`: the process answers (a liveness probe; a failing database does not fail it, since a
+ * restart would not bring the database back). `/readyz`: it can take work: the database answers,
+ * its migrations are current, the process is not draining (a readiness probe, a load balancer).
+ * `/healthz` also says whether the default model can be used, so `agentjobs quickstart` can warn
+ * before a job fails. No key: probes come from the orchestrator, and neither answer says more.
  */
 export async function healthRoutes(app: FastifyInstance, { store, lifecycle, modelStatus }: HealthOptions) {
+  const readiness = readinessCheck(store, lifecycle);
+  // Not in the OpenAPI document, as `/metrics` is not: they are for operators' tools, not clients.
   app.get('/healthz', { schema: { hide: true } }, async () =>
     modelStatus ? { status: 'ok', model: modelStatus } : { status: 'ok' },
   );
-  app.get('/readyz', { schema: { hide: true } }, async () => {
-    if (lifecycle.draining) {
-      throw new AppError('unavailable', 'The server is shutting down.', { retryAfterSeconds: 5 });
-    }
-    await store.ping();
-    return { status: 'ready' };
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    const verdict = await readiness();
+    if (verdict.ready) return { status: 'ready', ready: true };
+    reply.code(503).header('retry-after', String(DRAINING_RETRY_AFTER_SECONDS));
+    // `error` and `code` as every other refusal of the API, for clients that read those.
+    return { ready: false, reason: verdict.reason, error: verdict.message, code: 'unavailable' };
   });
 }

@@ -10,6 +10,7 @@ import type { Config } from '../../config/config.js';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import { AppError } from '../../domain/errors.js';
 import type { Job } from '../../domain/job.js';
+import type { Lifecycle } from '../../domain/lifecycle.js';
 import {
   type AutomationSaveDeps,
   automationNotFound,
@@ -38,6 +39,8 @@ export interface AutomationRoutesOptions {
   contextRepositoryNames?: (projectId: string) => Promise<string[]>;
   /** Whether a job's pull request is still open, for grouping (see `jobs/automation-run.ts`). */
   pullRequestOpen?: (job: Job) => Promise<boolean>;
+  /** The process's lifecycle: a draining process runs no automation by hand. */
+  lifecycle?: Lifecycle;
 }
 
 const tags = ['Automations'];
@@ -55,6 +58,7 @@ export const automationRoutes: FastifyPluginAsyncZod<AutomationRoutesOptions> = 
     store,
     config,
     automations: config.automations,
+    lifecycle: options.lifecycle,
     ...(options.contextRepositoryNames ? { contextRepositoryNames: options.contextRepositoryNames } : {}),
     ...(options.pullRequestOpen ? { pullRequestOpen: options.pullRequestOpen } : {}),
   };

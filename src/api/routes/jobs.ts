@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError, type LimitState } from '../../domain/errors.js';
+import type { Lifecycle } from '../../domain/lifecycle.js';
 import { createJob, type JobOperationDeps } from '../../jobs/create-job.js';
 import { followUp } from '../../jobs/follow-up.js';
 import { createJobInput, followUpInput } from '../../jobs/input.js';
@@ -23,6 +24,8 @@ import {
 export interface JobRoutesOptions {
   config: JobOperationDeps['config'];
   store: Store;
+  /** The process's lifecycle: a draining process takes no new job or follow-up. */
+  lifecycle?: Lifecycle;
 }
 
 const jobResponse = (description: string) => jsonResponse(description, jobSchema);
@@ -36,7 +39,10 @@ function budgetHeaders(budget: LimitState): Record<string, string> {
   };
 }
 
-export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { config, store }) => {
+export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
+  app,
+  { config, store, lifecycle },
+) => {
   // The rules are the job operations' (`src/jobs/`); a route reads the request and writes the answer.
   const jobPath = '/v2/agent/:projectId/job/:jobId';
 
@@ -74,7 +80,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
       }
       const { job, replayed, budget } = await createJob(
-        { store, config, log: request.log },
+        { store, config, log: request.log, lifecycle },
         { projectId, ...request.body, idempotencyKey: header },
       );
       if (replayed) reply.header('idempotent-replayed', 'true');
@@ -143,7 +149,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     },
     async (request, reply) => {
       const { projectId, jobId } = request.params;
-      const { job, budget } = await followUp({ store, config }, { projectId, jobId, ...request.body });
+      const { job, budget } = await followUp(
+        { store, config, lifecycle },
+        { projectId, jobId, ...request.body },
+      );
       return reply.headers(budgetHeaders(budget)).send(job);
     },
   );
