@@ -352,7 +352,8 @@ export const environmentSchema = z.object({
   }),
   AGENTJOBS_CHECK_PARSE_RUN_SECONDS: documented(integer(1, 3600).default(60), {
     group: 'checks',
-    description: 'Time the built-in checks may spend parsing in one check run.',
+    description:
+      "Time one check run's files may spend parsing in the parse threads; time spent waiting for a thread (other jobs' files) is not counted.",
   }),
 });
 
