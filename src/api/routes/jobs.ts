@@ -144,7 +144,8 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     async (request, reply) => {
       const { projectId, jobId } = request.params;
       const { job, budget } = await followUp({ store, config }, { projectId, jobId, ...request.body });
-      return reply.headers(budgetHeaders(budget)).send(job);
+      if (budget) reply.headers(budgetHeaders(budget));
+      return reply.send(job);
     },
   );
 
