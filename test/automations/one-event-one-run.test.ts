@@ -127,7 +127,9 @@ describe.each(testDialects())('one event, one run, on %s', (dialect) => {
     const jobs = await jobsOf(project.id);
     expect(jobs).toHaveLength(1);
     expect(jobs[0]?.prompt).toContain('prints ␛[31mERROR␛[0m␇ then␌stops');
-    expect((await runsOf(automation.id)).map((run) => [run.outcome, run.reason])).toEqual([['created', null]]);
+    expect((await runsOf(automation.id)).map((run) => [run.outcome, run.reason])).toEqual([
+      ['created', null],
+    ]);
     expect((await database.store.hostEvents.list(project.id))[0]?.processedAt).not.toBeNull();
   });
 
@@ -221,7 +223,8 @@ describe.each(testDialects())('one event, one run, on %s', (dialect) => {
     const { project, automation } = await projectWith(
       { type: 'code_change', repository: 'product', branch: 'main', paths: null },
       {
-        prompt: 'From {{change.from}} to {{change.to}}\n{{change.commits}}\n{{change.files}}\n{{change.diff}}',
+        prompt:
+          'From {{change.from}} to {{change.to}}\n{{change.commits}}\n{{change.files}}\n{{change.diff}}',
         // A base no job can be made on: the first change is refused.
         baseRef: '-bad',
       },
@@ -373,7 +376,8 @@ describe.each(testDialects())('the same comment delivered again, on %s', (dialec
       association: 'OWNER',
     });
     const answers = [];
-    for (let delivery = 0; delivery < 3; delivery++) answers.push(await double.sendHook(url, comment, secret));
+    for (let delivery = 0; delivery < 3; delivery++)
+      answers.push(await double.sendHook(url, comment, secret));
     expect(answers.map((answer) => answer.body.outcome)).toEqual(['recorded', 'duplicate', 'duplicate']);
     expect(new Set(answers.map((answer) => answer.deliveryId)).size).toBe(3);
 
