@@ -15,7 +15,7 @@ import type { Automation, AutomationRun, SkipReason, TriggerType } from '../doma
 import { renderedPromptLimit, renderPrompt, type TriggerContext } from '../domain/automation-prompt.js';
 import { AppError, type ErrorCode, isAppError } from '../domain/errors.js';
 import type { Job } from '../domain/job.js';
-import type { RunEnd, RunStart } from '../store/automations.js';
+import type { RunEnd, RunStart } from '../store/automation-runs.js';
 import { waitText } from './budget.js';
 import { checkCreateJob, createJob, type JobOperationDeps } from './create-job.js';
 import { followUp } from './follow-up.js';
