@@ -167,7 +167,16 @@ export const automationRunSchema = z
       source: z.string().describe('A URL, a commit id, a schedule time, or `manual`'),
     }),
     outcome: z.enum(RUN_OUTCOMES),
-    reason: z.enum(SKIP_REASONS).nullable().describe('Why a skipped run started nothing'),
+    reason: z
+      .enum(SKIP_REASONS)
+      .nullable()
+      .describe(
+        'Why a skipped run started nothing (`invalid`: its input was refused), or `error` for a failed run',
+      ),
+    detail: z
+      .string()
+      .nullable()
+      .describe('What went wrong, in words, for an `invalid` or `error` run; null otherwise'),
     jobId: z.string().nullable(),
   })
   .meta({ id: 'AutomationRun' });

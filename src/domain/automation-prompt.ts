@@ -60,6 +60,57 @@ export function cutDiff(diff: string, maxChars: number): string {
   return `${diff.slice(0, maxChars)}\n[diff cut at ${maxChars} of ${diff.length} characters; read the repository for the rest]`;
 }
 
+/** The paths one a line, cut at `maxChars` on a whole line, with a line saying how many were left out. */
+export function cutFiles(files: readonly string[], maxChars: number): string {
+  const whole = files.join('\n');
+  if (whole.length <= maxChars) return whole;
+  let length = 0;
+  let kept = 0;
+  for (const file of files) {
+    if (length + file.length + 1 > maxChars) break;
+    length += file.length + 1;
+    kept++;
+  }
+  return `${files.slice(0, kept).join('\n')}\n[file list cut at ${kept} of ${files.length} files; read the repository for the rest]`;
+}
+
+/** Any other outside text (a comment, a pull request's body, a variable), cut at `maxChars`. */
+function cutText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}\n[cut at ${maxChars} of ${text.length} characters]`;
+}
+
+/** The longest line a cut adds after the kept text. */
+const CUT_NOTE_CHARS = 120;
+
+// C0 controls but tab, newline and carriage return, and DEL: the job's prompt refuses them.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
+
+/**
+ * `text` made safe for a prompt: a control character (pasted terminal output, a form feed in a
+ * diff) becomes its visible picture (U+2400 block: `\f` reads `␌`), and a lone surrogate becomes
+ * U+FFFD. Outside text is never a reason to refuse a run: a refusal would be the same on every try.
+ */
+export function safeText(text: string): string {
+  const pictured = text.replace(CONTROL, (character) => {
+    const code = character.charCodeAt(0);
+    return String.fromCharCode(code === 0x7f ? 0x2421 : 0x2400 + code);
+  });
+  return pictured.isWellFormed() ? pictured : pictured.toWellFormed();
+}
+
+/**
+ * The longest prompt `template` can render to: the template, and for each placeholder it uses at
+ * most `diffChars` characters of outside text, the line saying it was cut, and its fences (each
+ * longer than the text's longest run of backticks, so at most as long as the text again). A long
+ * diff or comment is cut to fit, never a reason the job is refused.
+ */
+export function renderedPromptLimit(template: string, diffChars: number): number {
+  const uses = [...template.matchAll(/\{\{/g)].length;
+  return template.length + uses * 3 * (diffChars + CUT_NOTE_CHARS);
+}
+
 /**
  * The template with its placeholders filled. `template` was checked when it was saved
  * (`templatePlaceholders`); a placeholder that does not apply to this run reads `(none)`.
@@ -70,43 +121,61 @@ export function renderPrompt(
   options: { diffChars: number },
 ): string {
   const { change, comment, schedule } = context;
+  const max = options.diffChars;
+  // Every value is cut and made safe; blocks are cut before they are fenced, so a cut never
+  // leaves a fence open.
+  const outside = (text: string) => safeText(cutText(text, max));
+  const block = (label: string, text: string) => dataBlock(label, safeText(text));
   const view = {
     change: change
       ? {
-          repository: change.repository,
-          branch: change.branch,
-          from: change.from ?? ABSENT,
-          to: change.to,
+          repository: outside(change.repository),
+          branch: outside(change.branch),
+          from: change.from === null ? ABSENT : outside(change.from),
+          to: outside(change.to),
           commits:
             change.commits.length === 0
               ? ABSENT
-              : dataBlock(
+              : block(
                   'commits',
-                  change.commits
-                    .map((commit) => `${commit.id.slice(0, 12)} ${firstLine(commit.message)}`)
-                    .join('\n'),
+                  cutText(
+                    change.commits
+                      .map((commit) => `${commit.id.slice(0, 12)} ${firstLine(commit.message)}`)
+                      .join('\n'),
+                    max,
+                  ),
                 ),
           pullRequests:
             change.pullRequests.length === 0
               ? ABSENT
-              : dataBlock(
+              : block(
                   'pull-requests',
-                  change.pullRequests
-                    .map((pull) => `${pull.title}\n${pull.url}\n\n${pull.body}`.trim())
-                    .join('\n\n---\n\n'),
+                  cutText(
+                    change.pullRequests
+                      .map((pull) => `${pull.title}\n${pull.url}\n\n${pull.body}`.trim())
+                      .join('\n\n---\n\n'),
+                    max,
+                  ),
                 ),
-          files: change.files.length === 0 ? ABSENT : dataBlock('files', change.files.join('\n')),
-          diff: change.diff === '' ? ABSENT : dataBlock('diff', cutDiff(change.diff, options.diffChars)),
+          files: change.files.length === 0 ? ABSENT : block('files', cutFiles(change.files, max)),
+          diff: change.diff === '' ? ABSENT : block('diff', cutDiff(change.diff, max)),
         }
       : absentAll(['repository', 'branch', 'from', 'to', 'commits', 'pullRequests', 'files', 'diff']),
     comment: comment
-      ? { body: dataBlock('comment', comment.body), author: comment.author, url: comment.url }
+      ? {
+          body: block('comment', cutText(comment.body, max)),
+          author: outside(comment.author),
+          url: outside(comment.url),
+        }
       : absentAll(['body', 'author', 'url']),
-    schedule: schedule ?? absentAll(['time']),
-    variables: context.variables ?? {},
+    schedule: schedule ? { time: outside(schedule.time) } : absentAll(['time']),
+    variables: Object.fromEntries(
+      Object.entries(context.variables ?? {}).map(([name, value]) => [name, outside(value)]),
+    ),
   };
-  // No escaping: the prompt is text for a model, not HTML.
-  return Mustache.render(template, view, {}, { escape: (value: unknown) => String(value) });
+  // No escaping: the prompt is text for a model, not HTML. The template itself is made safe too
+  // (it was saved before control characters were refused anywhere).
+  return safeText(Mustache.render(template, view, {}, { escape: (value: unknown) => String(value) }));
 }
 
 const firstLine = (message: string) => message.split('\n', 1)[0] ?? '';

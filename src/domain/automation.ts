@@ -76,7 +76,11 @@ export interface Automation {
   nextRunAt: string | null;
 }
 
-export const RUN_OUTCOMES = ['created', 'grouped', 'skipped'] as const;
+/**
+ * `failed`: a job was to be made and could not be, after the bounded tries an event gets (the
+ * reason `error`, the cause in `detail`); a refusal of the run's input is `skipped` as `invalid`.
+ */
+export const RUN_OUTCOMES = ['created', 'grouped', 'skipped', 'failed'] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 /** Why a run started nothing. */
@@ -88,6 +92,8 @@ export const SKIP_REASONS = [
   'limit',
   'budget_exceeded',
   'no_change',
+  'invalid',
+  'error',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
@@ -100,6 +106,8 @@ export interface AutomationRun {
   trigger: { type: TriggerType; source: string };
   outcome: RunOutcome;
   reason: SkipReason | null;
+  /** What went wrong, in words, for an `invalid` or `error` run (the refusal's or the error's message). */
+  detail: string | null;
   jobId: string | null;
 }
 

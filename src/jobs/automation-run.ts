@@ -2,17 +2,23 @@
  * One run of an automation (DESIGN section 3, automations): whatever started it (the trigger
  * endpoint, the scheduler, a code host's event), the run goes through here. It is recorded with
  * its outcome whatever happens: `created` (a new job, through `createJob`, the one create path),
- * `grouped` (a follow-up on the job whose pull request is still open) or `skipped` with a reason.
- * Runs do not spend the API's hourly budget; they count against the project's runs per UTC day,
- * and the project's cost budget applies.
+ * `grouped` (a follow-up on the job whose pull request is still open, through `followUp`) or
+ * `skipped` with a reason. Runs do not spend the API's hourly budget; they count against the
+ * project's runs per UTC day, and the project's cost budget applies.
+ *
+ * One event, one run: the run is written before its job is made, keyed by its event (or schedule
+ * time), so a second try finds it and makes no second job; input the job operations refuse is
+ * checked before the run counts, and recorded as `invalid` (it would be refused on every try).
  */
 import type { AutomationConfig } from '../config/config.js';
 import type { Automation, AutomationRun, SkipReason, TriggerType } from '../domain/automation.js';
-import { renderPrompt, type TriggerContext } from '../domain/automation-prompt.js';
-import { AppError, isAppError } from '../domain/errors.js';
+import { renderedPromptLimit, renderPrompt, type TriggerContext } from '../domain/automation-prompt.js';
+import { AppError, type ErrorCode, isAppError } from '../domain/errors.js';
 import type { Job } from '../domain/job.js';
+import type { RunEnd, RunStart } from '../store/automation-runs.js';
 import { waitText } from './budget.js';
-import { createJob, type JobOperationDeps } from './create-job.js';
+import { checkCreateJob, createJob, type JobOperationDeps } from './create-job.js';
+import { followUp } from './follow-up.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -37,6 +43,8 @@ export interface RunRequest {
   scheduledFor?: string;
   /** Continue this job instead of grouping or creating (a comment on a job's pull request). */
   followUpJobId?: string;
+  /** The code-host event the run is for: the automation has one run for it, whatever the tries. */
+  hostEventId?: string;
 }
 
 /** The run as recorded, the job it made or continued, and, when it could not run, why. */
@@ -47,21 +55,39 @@ export interface RunResult {
   error: AppError | null;
 }
 
+/**
+ * What the job operations refuse for good: the same input is refused on every try, so such a run
+ * is recorded as `invalid` and never tried again.
+ */
+const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'invalid_request',
+  'model_not_allowed',
+  'project_not_found',
+  'job_not_found',
+  'job_archived',
+]);
+
+/** Whether `error` is a refusal of the run's input (see `REFUSALS`). */
+export const isRefusal = (error: unknown): error is AppError => isAppError(error) && REFUSALS.has(error.code);
+
 /** Runs an automation once and records the run; it throws only what is not a reason to skip. */
 export async function runAutomation(deps: AutomationRunDeps, request: RunRequest): Promise<RunResult> {
   const { store } = deps;
   const { automation } = request;
-  const record = async (outcome: AutomationRun['outcome'], reason: SkipReason | null, job: Job | null) =>
-    store.automations.recordRun({
-      automation,
-      trigger: request.trigger,
-      outcome,
-      reason,
-      jobId: job?.id ?? null,
-      ...(request.scheduledFor ? { scheduledFor: request.scheduledFor } : {}),
-    });
+  const start: RunStart = {
+    automation,
+    trigger: request.trigger,
+    ...(request.scheduledFor ? { scheduledFor: request.scheduledFor } : {}),
+    ...(request.hostEventId ? { hostEventId: request.hostEventId } : {}),
+  };
+  const skipped = (reason: SkipReason, error: AppError): RunEnd => ({
+    outcome: 'skipped',
+    reason,
+    jobId: null,
+    detail: reason === 'invalid' ? error.message : null,
+  });
   const skip = async (reason: SkipReason, error: AppError) => ({
-    run: await record('skipped', reason, null),
+    run: await store.automations.recordRun({ ...start, ...skipped(reason, error) }),
     job: null,
     error,
   });
@@ -69,11 +95,62 @@ export async function runAutomation(deps: AutomationRunDeps, request: RunRequest
   if (!automation.enabled) {
     return skip('disabled', new AppError('automation_disabled', `Automation ${automation.id} is disabled.`));
   }
+  const prompt = renderPrompt(automation.prompt, request.context, { diffChars: deps.automations.diffChars });
+  // The rendered prompt quotes diffs and comments, cut to fit this: longer than a client's prompt may be.
+  const runDeps: JobOperationDeps = {
+    ...deps,
+    config: {
+      ...deps.config,
+      limits: {
+        ...deps.config.limits,
+        maxPromptChars: Math.max(
+          deps.config.limits.maxPromptChars,
+          renderedPromptLimit(automation.prompt, deps.automations.diffChars),
+        ),
+      },
+    },
+  };
+  const create = {
+    projectId: automation.projectId,
+    prompt,
+    model: automation.model ?? undefined,
+    baseRef: automation.baseRef ?? undefined,
+    draft: automation.draft,
+    trigger: { ...request.trigger, automationId: automation.id },
+  };
+  try {
+    await checkCreateJob(runDeps, create);
+  } catch (error) {
+    // Before the run counts: a refusal is the same on every try and spends none of the day's runs.
+    if (isRefusal(error)) return skip('invalid', error);
+    throw error;
+  }
+
+  const begun = await store.automations.beginRun(start);
+  if (!begun.started) {
+    // This event's (or schedule time's) run happened already: a try again makes no second one.
+    if (begun.run) return { run: begun.run, job: null, error: null };
+    const run = await store.automations.recordRun({
+      ...start,
+      outcome: 'failed',
+      reason: 'error',
+      jobId: null,
+      detail: 'An earlier try of this run stopped before it ended; a job it made is not linked to it.',
+    });
+    return { run, job: null, error: null };
+  }
+  const settle = (end: RunEnd) => store.automations.settleRun(begun.id, end);
+  const settleSkip = async (reason: SkipReason, error: AppError) => ({
+    run: await settle(skipped(reason, error)),
+    job: null,
+    error,
+  });
+
   const limit = deps.automations.runsPerDay;
   const { count, ttlMs } = await store.rateLimits.hit(`automation-runs:${automation.projectId}`, DAY_MS);
   if (count > limit) {
     const resetSeconds = Math.ceil(ttlMs / 1000);
-    return skip(
+    return settleSkip(
       'limit',
       new AppError(
         'automation_limit_exceeded',
@@ -83,37 +160,28 @@ export async function runAutomation(deps: AutomationRunDeps, request: RunRequest
     );
   }
 
-  const prompt = renderPrompt(automation.prompt, request.context, { diffChars: deps.automations.diffChars });
-  const jobTrigger = { ...request.trigger, automationId: automation.id };
-  // The rendered prompt quotes diffs and comments, so it may be longer than a client's prompt may be.
-  const runDeps: JobOperationDeps = {
-    ...deps,
-    config: {
-      ...deps.config,
-      limits: {
-        ...deps.config.limits,
-        maxPromptChars: deps.config.limits.maxPromptChars + 2 * deps.automations.diffChars,
-      },
-    },
-  };
   try {
     const continued = request.followUpJobId ?? (await groupInto(deps, automation));
     if (continued) {
-      const job = await store.jobs.followUp(automation.projectId, continued, prompt);
-      return { run: await record('grouped', null, job), job, error: null };
+      const { job } = await followUp(runDeps, {
+        projectId: automation.projectId,
+        jobId: continued,
+        prompt,
+        automationId: automation.id,
+      });
+      return { run: await settle({ outcome: 'grouped', reason: null, jobId: job.id }), job, error: null };
     }
-    const { job } = await createJob(runDeps, {
-      projectId: automation.projectId,
-      prompt,
-      model: automation.model ?? undefined,
-      baseRef: automation.baseRef ?? undefined,
-      draft: automation.draft,
-      trigger: jobTrigger,
-    });
-    return { run: await record('created', null, job), job, error: null };
+    const { job } = await createJob(runDeps, create);
+    return { run: await settle({ outcome: 'created', reason: null, jobId: job.id }), job, error: null };
   } catch (error) {
-    if (isAppError(error) && error.code === 'budget_exceeded') return skip('budget_exceeded', error);
-    if (isAppError(error) && error.code === 'too_many_active_jobs') return skip('limit', error);
+    if (isAppError(error) && error.code === 'budget_exceeded') return settleSkip('budget_exceeded', error);
+    if (isAppError(error) && error.code === 'too_many_active_jobs') return settleSkip('limit', error);
+    if (isRefusal(error)) return settleSkip('invalid', error);
+    // Anything else may pass (a database out of reach): the run is taken back so that the event's
+    // next try runs it, and the caller decides about trying again.
+    await store.automations.dropRun(begun.id).catch((dropError: unknown) => {
+      deps.log?.warn({ err: dropError, automationId: automation.id }, 'could not take back a run begun');
+    });
     throw error;
   }
 }

@@ -74,6 +74,21 @@ export function fingerprint(body: Record<string, unknown>): string {
 }
 
 /**
+ * The checks of `createJob` that read only the request and the project: what a caller that must
+ * know before it counts anything (an automation's run) asks first. Returns the fields as read.
+ *
+ * @throws AppError `invalid_request`, `project_not_found`, `model_not_allowed`
+ */
+export async function checkCreateJob({ store, config }: JobOperationDeps, request: CreateJobRequest) {
+  const { projectId, idempotencyKey: _key, trigger: _trigger, ...fields } = request;
+  const body = parseInput(createJobInput(config.limits.maxPromptChars), withoutUndefined(fields));
+  const project = await store.projects.get(projectId);
+  if (!project) throw new AppError('project_not_found', `No project ${projectId}.`);
+  const model = chooseModel(project, config.defaultModel, body.model);
+  return { body, project, model };
+}
+
+/**
  * Creates a job, or returns the one an earlier call with the same Idempotency-Key made.
  *
  * @throws AppError `invalid_request`, `project_not_found`, `model_not_allowed`,
@@ -83,11 +98,8 @@ export function fingerprint(body: Record<string, unknown>): string {
 export async function createJob(deps: JobOperationDeps, request: CreateJobRequest): Promise<CreateJobResult> {
   const { store, config } = deps;
   refuseWhileDraining(deps.lifecycle);
-  const { projectId, idempotencyKey, trigger, ...fields } = request;
-  const body = parseInput(createJobInput(config.limits.maxPromptChars), withoutUndefined(fields));
-  const project = await store.projects.get(projectId);
-  if (!project) throw new AppError('project_not_found', `No project ${projectId}.`);
-  const model = chooseModel(project, config.defaultModel, body.model);
+  const { projectId, idempotencyKey, trigger } = request;
+  const { body, project, model } = await checkCreateJob(deps, request);
 
   if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
     throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');

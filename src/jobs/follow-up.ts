@@ -1,7 +1,8 @@
 /**
  * A follow-up prompt on a job (DESIGN §3, `POST …/job/{jobId}/message`), the same for every entry
- * point: the prompt is checked, the hourly budget spent, and the store refuses an archived job;
- * a draining process takes none.
+ * point, an automation's grouped run included: the prompt is checked, the hourly budget spent (not
+ * by an automation, which has its runs per day instead), the store refuses an archived job,
+ * and a draining process takes none.
  */
 import type { LimitState } from '../domain/errors.js';
 import type { Job } from '../domain/job.js';
@@ -15,6 +16,11 @@ export interface FollowUpRequest {
   projectId: string;
   jobId: string;
   prompt: string;
+  /**
+   * The automation whose run this is. Such a follow-up does not spend the API's hourly budget:
+   * automations have their daily runs limit instead (`jobs/automation-run.ts`).
+   */
+  automationId?: string | undefined;
 }
 
 /**
@@ -25,11 +31,14 @@ export interface FollowUpRequest {
  */
 export async function followUp(
   { store, config, lifecycle }: JobOperationDeps,
-  { projectId, jobId, prompt }: FollowUpRequest,
-): Promise<{ job: Job; budget: LimitState }> {
+  { projectId, jobId, prompt, automationId }: FollowUpRequest,
+): Promise<{ job: Job; budget: LimitState | null }> {
   refuseWhileDraining(lifecycle);
   const body = parseInput(followUpInput(config.limits.maxPromptChars), { prompt });
-  const budget = await spendHourlyBudget(store.rateLimits, projectId, config.limits.requestsPerHour);
+  const budget =
+    automationId === undefined
+      ? await spendHourlyBudget(store.rateLimits, projectId, config.limits.requestsPerHour)
+      : null;
   const job = await store.jobs.followUp(projectId, jobId, body.prompt);
   return { job, budget };
 }

@@ -9,7 +9,10 @@
  * - A comment that mentions the project's mention runs `comment` automations: a follow-up on the
  *   job whose pull request it is, else a new job; only from authors the host says can write or
  *   that the automation names.
- * Every automation that saw the event gets a run, `skipped` with its reason when nothing started.
+ * Every automation that saw the event gets a run, `skipped` with its reason when nothing started,
+ * and one only: each run is keyed by the event, so the event's next try (after an error, or after
+ * its process died) runs only the automations that have no run for it yet. An event that still
+ * fails after its tries ends in `failed` runs (`failHostEvent`).
  */
 import {
   type Automation,
@@ -88,7 +91,8 @@ export async function processHostEvent(
   const runs: AutomationRun[] = [];
   for (const automation of automations) {
     if (options.duplicate) {
-      runs.push(await skip(deps, automation, received, 'duplicate'));
+      // A repeat of a delivery: a run of its own, not the event's (which its first delivery has).
+      runs.push(await skip(deps, automation, received, 'duplicate', { keyed: false }));
       continue;
     }
     const run = await dispatch(deps, automation, received);
@@ -124,14 +128,45 @@ async function skip(
   automation: Automation,
   received: ReceivedHostEvent,
   reason: AutomationRun['reason'] & string,
+  options: { keyed?: boolean } = {},
 ): Promise<AutomationRun> {
   return deps.store.automations.recordRun({
     automation,
     trigger: { type: automation.trigger.type, source: sourceOf(received) },
+    ...(options.keyed === false ? {} : { hostEventId: received.id }),
     outcome: 'skipped',
     reason,
     jobId: null,
   });
+}
+
+/**
+ * Ends an event that failed on every try: each automation it concerns that has no run for it
+ * gets a `failed` run with `detail` (what stopped the last try); one that ran keeps its run.
+ */
+export async function failHostEvent(
+  deps: HostEventDeps,
+  received: ReceivedHostEvent,
+  detail: string,
+): Promise<HostEventOutcome> {
+  const automations = (await deps.store.automations.list(received.projectId)).filter((automation) =>
+    concerns(automation, received),
+  );
+  const runs: AutomationRun[] = [];
+  for (const automation of automations) {
+    runs.push(
+      await deps.store.automations.recordRun({
+        automation,
+        trigger: { type: automation.trigger.type, source: sourceOf(received) },
+        hostEventId: received.id,
+        outcome: 'failed',
+        reason: 'error',
+        jobId: null,
+        detail,
+      }),
+    );
+  }
+  return { runs };
 }
 
 /** The automation's run for the event; null for a comment that does not call the service (not an event it saw). */
@@ -175,15 +210,47 @@ async function onChange(
   if (head === null) return skip(deps, automation, received, 'no_change');
   const { claimed, previous } = await deps.store.automations.claimHead(automation.id, head);
   if (!claimed) return skip(deps, automation, received, 'duplicate');
+  // A change that made no job gives its head back, so the next change's diff covers its commits.
+  const release = () => deps.store.automations.releaseHead(automation.id, head, previous);
+  try {
+    const run = await runChange(deps, automation, trigger, received, event, { head, previous, commits });
+    if (run.outcome === 'skipped' && GIVE_BACK.has(run.reason ?? '')) await release();
+    return run;
+  } catch (error) {
+    await release().catch((releaseError: unknown) => {
+      deps.log?.warn({ err: releaseError, automationId: automation.id }, 'could not give back a head');
+    });
+    throw error;
+  }
+}
+
+/** Skips after which a claimed head is given back: the change was not dealt with. */
+const GIVE_BACK: ReadonlySet<string> = new Set(['limit', 'budget_exceeded', 'invalid']);
+
+/** The run of a change whose head this automation took (`previous` the head before it). */
+async function runChange(
+  deps: HostEventDeps,
+  automation: Automation,
+  trigger: CodeChangeTrigger | ContentChangeTrigger,
+  received: ReceivedHostEvent,
+  event: PushEvent | PullRequestMergedEvent,
+  taken: { head: string; previous: string | null; commits: PushedCommit[] },
+): Promise<AutomationRun> {
+  const { head, previous } = taken;
+  const own = trigger.type === 'content_change';
+  let { commits } = taken;
   // The poller's first look at a branch only learns where it stands: history before it starts nothing.
   if (received.host === 'poll' && event.kind === 'push' && event.before === null && previous === null) {
     return skip(deps, automation, received, 'no_change');
   }
-  const from = event.kind === 'push' ? (event.before ?? previous) : previous;
+  // Every commit since the head this automation last saw: a change it gave back (no job made)
+  // is covered again by the next, whatever the push says it started from.
+  const from = event.kind === 'push' ? (previous ?? event.before) : previous;
   const named = [...new Set(commits.flatMap((commit) => commit.files))];
   const change = await readChange(deps, received, from, head, named);
-  if (event.kind === 'push' && event.commits.length === 0 && change.commits) {
-    // The push named no commits: the ones read from the repository stand for them.
+  const pushNamedAll = event.kind === 'push' && event.commits.length > 0 && from === event.before;
+  if (event.kind === 'push' && !pushNamedAll && change.commits) {
+    // The push named no commits, or fewer than the range: the ones read from the repository stand for them.
     commits = own ? change.commits.filter((commit) => !isServiceCommit(commit.message)) : change.commits;
   }
   if (own && event.kind === 'push' && commits.length === 0)
@@ -211,6 +278,7 @@ async function onChange(
     automation,
     trigger: { type: trigger.type, source: sourceOf(received) },
     context,
+    hostEventId: received.id,
   });
   return run;
 }
@@ -267,6 +335,7 @@ async function onComment(
     trigger: { type: 'comment', source: event.url },
     context: { comment: { body, author: event.author, url: event.url } },
     ...(jobId ? { followUpJobId: jobId } : {}),
+    hostEventId: received.id,
   });
   if (job && deps.reply) {
     const target = { type: event.target.type, number: event.target.number };

@@ -1,23 +1,14 @@
 /**
- * A project's automations and their runs (DESIGN section 3, automations). The scheduler's claim is
- * here too: a schedule's time is taken by moving `next_run_at` on with a conditional update, which
- * one process wins whatever the number racing for it (on PostgreSQL as on SQLite).
+ * A project's automations (DESIGN section 3, automations); their runs are in `automation-runs.ts`.
+ * The scheduler's claim is here too: a schedule's time is taken by moving `next_run_at` on with a
+ * conditional update, which one process wins whatever the number racing for it (on PostgreSQL as
+ * on SQLite).
  */
-import {
-  type Automation,
-  type AutomationRun,
-  type AutomationTrigger,
-  nextRunAt,
-  type RunOutcome,
-  type SkipReason,
-  type TriggerType,
-} from '../domain/automation.js';
+import { type Automation, type AutomationTrigger, nextRunAt } from '../domain/automation.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
-import { redactSecrets, redactValue } from '../domain/redact.js';
+import { automationRunQueries } from './automation-runs.js';
 import type { Db } from './db.js';
-import { readJob } from './jobs.js';
-import type { AutomationRow, AutomationRunRow } from './schema.js';
-import { outgoingEvents } from './webhooks/outbox.js';
+import type { AutomationRow } from './schema.js';
 
 /** A new automation, every field decided (the defaults are the caller's). */
 export interface NewAutomation {
@@ -35,17 +26,6 @@ export interface NewAutomation {
 
 /** The fields an update may change. */
 export type AutomationChange = Partial<Omit<NewAutomation, 'projectId'>>;
-
-/** A run to record. */
-export interface NewAutomationRun {
-  automation: Pick<Automation, 'id' | 'projectId'>;
-  trigger: { type: TriggerType; source: string };
-  outcome: RunOutcome;
-  reason: SkipReason | null;
-  jobId: string | null;
-  /** The schedule time it was for (unique per automation). */
-  scheduledFor?: string;
-}
 
 export function toAutomation(row: AutomationRow): Automation {
   return {
@@ -67,20 +47,7 @@ export function toAutomation(row: AutomationRow): Automation {
   };
 }
 
-export function toRun(row: AutomationRunRow): AutomationRun {
-  return {
-    id: row.id,
-    automationId: row.automation_id,
-    at: row.at,
-    trigger: { type: row.trigger_type as TriggerType, source: row.source },
-    outcome: row.outcome as RunOutcome,
-    reason: row.reason as SkipReason | null,
-    jobId: row.job_id,
-  };
-}
-
 export function automationQueries(db: Db) {
-  const emit = outgoingEvents(db);
   const rowOf = (projectId: string, automationId: string) =>
     db
       .read()
@@ -91,6 +58,8 @@ export function automationQueries(db: Db) {
       .executeTakeFirst();
 
   return {
+    ...automationRunQueries(db),
+
     async create(input: NewAutomation, now = new Date()): Promise<Automation> {
       const at = now.toISOString();
       const row: AutomationRow = {
@@ -260,6 +229,22 @@ export function automationQueries(db: Db) {
       });
     },
 
+    /**
+     * Gives back `head`, taken by a run that made no job: the head seen before it (`previous`)
+     * is the automation's again, so the next change covers the commits in between. Nothing when
+     * another change has moved the head on since.
+     */
+    async releaseHead(automationId: string, head: string, previous: string | null): Promise<void> {
+      await db.writeStatement((executor) =>
+        executor
+          .updateTable('automations')
+          .set({ last_head: previous })
+          .where('id', '=', automationId)
+          .where('last_head', '=', head)
+          .execute(),
+      );
+    },
+
     /** Every project's enabled automations that watch a branch (`code_change`, `content_change`): the poller's list. */
     async watching(): Promise<(Automation & { lastHead: string | null })[]> {
       const rows = await db
@@ -302,80 +287,6 @@ export function automationQueries(db: Db) {
         .orderBy('id', 'desc')
         .executeTakeFirst();
       return row?.id;
-    },
-
-    /**
-     * Records a run, and on the automation the time of its last run and its latest job; the
-     * webhook event `automation.run` goes out with it (a skipped run too, so operators can alert).
-     */
-    async recordRun(input: NewAutomationRun, now = new Date()): Promise<AutomationRun> {
-      const at = now.toISOString();
-      const row: AutomationRunRow = {
-        id: newId(),
-        automation_id: input.automation.id,
-        project_id: input.automation.projectId,
-        at,
-        trigger_type: input.trigger.type,
-        source: input.trigger.source,
-        outcome: input.outcome,
-        reason: input.reason,
-        job_id: input.jobId,
-        scheduled_for: input.scheduledFor ?? null,
-      };
-      const run = toRun(row);
-      await db.write(async (trx) => {
-        await trx.insertInto('automation_runs').values(row).execute();
-        const automation = await trx
-          .updateTable('automations')
-          .set({ last_run_at: at, ...(input.jobId ? { last_job_id: input.jobId } : {}) })
-          .where('id', '=', input.automation.id)
-          .returning(['id', 'name'])
-          .executeTakeFirst();
-        const job = input.jobId ? await readJob(trx, input.jobId) : null;
-        await emit(trx, {
-          projectId: input.automation.projectId,
-          jobId: input.jobId,
-          type: 'automation.run',
-          // The job quotes its prompt, and a prompt may hold a key.
-          data: {
-            run,
-            automation: automation ?? { id: input.automation.id, name: '' },
-            job: job && redactValue(job, redactSecrets),
-          },
-        });
-      });
-      return run;
-    },
-
-    /** The runs that created or continued `jobId`, oldest first (the pull request lists them). */
-    async runsOfJob(jobId: string, limit = 100): Promise<AutomationRun[]> {
-      const rows = await db
-        .read()
-        .selectFrom('automation_runs')
-        .selectAll()
-        .where('job_id', '=', jobId)
-        .where('outcome', '!=', 'skipped')
-        .orderBy('id')
-        .limit(limit)
-        .execute();
-      return rows.map(toRun);
-    },
-
-    /** Runs newest first; `before` is the previous page's last run id. */
-    async runs(
-      automationId: string,
-      options: { limit: number; before?: string },
-    ): Promise<{ runs: AutomationRun[]; more: boolean }> {
-      let query = db
-        .read()
-        .selectFrom('automation_runs')
-        .selectAll()
-        .where('automation_id', '=', automationId)
-        .orderBy('id', 'desc')
-        .limit(options.limit + 1);
-      if (options.before) query = query.where('id', '<', options.before);
-      const rows = await query.execute();
-      return { runs: rows.slice(0, options.limit).map(toRun), more: rows.length > options.limit };
     },
   };
 }

@@ -26,6 +26,19 @@ export type RecordResult =
 
 export type NewHostEvent = Omit<ReceivedHostEvent, 'id' | 'receivedAt'>;
 
+/** An event a dispatcher holds, and how many times one took it, this time included. */
+export type ClaimedHostEvent = ReceivedHostEvent & { attempts: number };
+
+/**
+ * What an event is whatever its delivery: a comment is its own URL (which carries the host's
+ * comment id: a comment is only read when made, never when edited), so the same comment delivered
+ * again under a new delivery id is a duplicate. Null for the rest: a push or a merge is one run
+ * per head whatever the number of its deliveries (`claimHead`).
+ */
+export function eventKey(event: HostEvent): string | null {
+  return event.kind === 'comment' ? `comment:${event.url}` : null;
+}
+
 export function toHostEvent(row: HostEventRow): ReceivedHostEvent {
   return {
     id: row.id,
@@ -48,6 +61,7 @@ export function hostEventQueries(db: Db) {
     async record(input: NewHostEvent, now = new Date()): Promise<RecordResult> {
       const receivedAt = now.toISOString();
       const expired = new Date(now.getTime() - HOST_EVENT_RETENTION_MS).toISOString();
+      const key = eventKey(input.event);
       return db.write(async (trx) => {
         const insert = async () => {
           const id = newId();
@@ -62,8 +76,12 @@ export function hostEventQueries(db: Db) {
               received_at: receivedAt,
               claimed_until: null,
               processed_at: null,
+              attempts: 0,
+              last_error: null,
+              event_key: key,
             })
-            .onConflict((conflict) => conflict.columns(['project_id', 'host', 'delivery_id']).doNothing())
+            // Either key clashing: the delivery id, or the comment's own.
+            .onConflict((conflict) => conflict.doNothing())
             .returning('id')
             .executeTakeFirst();
           if (!inserted) return undefined;
@@ -72,28 +90,35 @@ export function hostEventQueries(db: Db) {
         };
         const recorded = await insert();
         if (recorded) return recorded;
-        const first = await trx
-          .selectFrom('host_events')
-          .selectAll()
-          .where('project_id', '=', input.projectId)
-          .where('host', '=', input.host)
-          .where('delivery_id', '=', input.deliveryId)
-          .executeTakeFirstOrThrow();
-        if (first.received_at >= expired) return { duplicate: true, event: toHostEvent(first) };
-        await trx.deleteFrom('host_events').where('id', '=', first.id).execute();
-        const again = await insert();
-        if (!again) throw new Error('A host event could not be recorded after its expired copy was removed.');
-        return again;
+        const first = () =>
+          trx
+            .selectFrom('host_events')
+            .selectAll()
+            .where('project_id', '=', input.projectId)
+            .where((eb) =>
+              eb.or([
+                eb.and([eb('host', '=', input.host), eb('delivery_id', '=', input.deliveryId)]),
+                ...(key === null ? [] : [eb('event_key', '=', key)]),
+              ]),
+            )
+            .orderBy('received_at')
+            .executeTakeFirstOrThrow();
+        const seen = await first();
+        if (seen.received_at >= expired) return { duplicate: true, event: toHostEvent(seen) };
+        await trx.deleteFrom('host_events').where('id', '=', seen.id).execute();
+        // The other key may still clash with a younger event: then this one is its repeat.
+        return (await insert()) ?? { duplicate: true, event: toHostEvent(await first()) };
       });
     },
 
     /**
      * Up to `limit` unprocessed events, oldest first, that no other dispatcher holds, now held by
      * this one for `leaseMs` (default a minute): a dispatcher that dies leaves them to be claimed
-     * again when the lease runs out (at least once, never lost). `skip locked` where writes run
+     * again when the lease runs out (at least once, never lost). Each claim counts an attempt, so
+     * an event whose processing kills its process is bounded too. `skip locked` where writes run
      * side by side; the write lock where they run one at a time.
      */
-    async claimUnprocessed(limit: number, leaseMs = 60_000, now = new Date()): Promise<ReceivedHostEvent[]> {
+    async claimUnprocessed(limit: number, leaseMs = 60_000, now = new Date()): Promise<ClaimedHostEvent[]> {
       if (limit <= 0) return [];
       const at = now.toISOString();
       const until = new Date(now.getTime() + leaseMs).toISOString();
@@ -110,26 +135,45 @@ export function hostEventQueries(db: Db) {
         if (ids.length === 0) return [];
         const rows = await trx
           .updateTable('host_events')
-          .set({ claimed_until: until })
+          .set((eb) => ({ claimed_until: until, attempts: eb('attempts', '+', 1) }))
           .where('id', 'in', ids)
           .returningAll()
           .execute();
         return rows
           .sort((a, b) => a.received_at.localeCompare(b.received_at) || a.id.localeCompare(b.id))
-          .map(toHostEvent);
+          .map((row) => ({ ...toHostEvent(row), attempts: Number(row.attempts) }));
       });
     },
 
-    /** Marks an event done: no dispatcher claims it again. False when there is no such event. */
-    async markProcessed(id: string, now = new Date()): Promise<boolean> {
+    /** Marks an event done (given up on, with `error`): no dispatcher claims it again. False when there is no such event. */
+    async markProcessed(id: string, now = new Date(), error: string | null = null): Promise<boolean> {
       const result = await db.writeStatement((executor) =>
         executor
           .updateTable('host_events')
-          .set({ processed_at: now.toISOString(), claimed_until: null })
+          .set({
+            processed_at: now.toISOString(),
+            claimed_until: null,
+            ...(error === null ? {} : { last_error: error.slice(0, 500) }),
+          })
           .where('id', '=', id)
           .executeTakeFirst(),
       );
       return Number(result.numUpdatedRows) > 0;
+    },
+
+    /**
+     * Leaves an event whose try failed to be claimed again at `retryAt` (not at once: the cause,
+     * a database or host out of reach, needs time), with the error that stopped it.
+     */
+    async retryLater(id: string, error: string, retryAt: Date): Promise<void> {
+      await db.writeStatement((executor) =>
+        executor
+          .updateTable('host_events')
+          .set({ claimed_until: retryAt.toISOString(), last_error: error.slice(0, 500) })
+          .where('id', '=', id)
+          .where('processed_at', 'is', null)
+          .execute(),
+      );
     },
 
     /** The project's events, newest first (the dashboard's and the tests' view). */

@@ -351,6 +351,12 @@ export interface HostEventsTable {
   /** A dispatcher holds the row until then; null: nobody does. */
   claimed_until: string | null;
   processed_at: string | null;
+  /** How many times a dispatcher took the event: an event is tried a bounded number of times. */
+  attempts: number;
+  /** Why the latest try failed; null when none did. */
+  last_error: string | null;
+  /** What the event is whatever its delivery id (a comment's URL); unique per project when set. */
+  event_key: string | null;
 }
 
 export type HostEventRow = Selectable<HostEventsTable>;
@@ -395,6 +401,10 @@ export interface AutomationRunsTable {
   job_id: string | null;
   /** For a schedule's run: the time it was for (unique per automation). */
   scheduled_for: string | null;
+  /** For a code-host event's run: the event (unique per automation: one event, one run). */
+  host_event_id: string | null;
+  /** What went wrong, in words, for a run refused as `invalid` or `failed`. */
+  detail: string | null;
 }
 
 export type AutomationRow = Selectable<AutomationsTable>;

@@ -60,7 +60,7 @@ const enabledBadge = (automation: Automation) =>
     : html`<span class="badge revoked">disabled</span>`;
 
 const outcomeBadge = (run: AutomationRun) =>
-  html`<span class="badge ${run.outcome === 'skipped' ? 'soon' : 'active'}">${run.outcome}</span>`;
+  html`<span class="badge ${run.outcome === 'skipped' ? 'soon' : run.outcome === 'failed' ? 'revoked' : 'active'}">${run.outcome}</span>`;
 
 /** Where the hook URL, the secret and the setup steps are: the settings page, not repeated here. */
 const hookNote = (project: Project) =>
@@ -254,7 +254,7 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (
               (
                 run,
               ) => html`<tr><td>${time(run.at)}</td><td>${run.trigger.type}<div class="hint">${run.trigger.source}</div></td>
-                <td>${outcomeBadge(run)}</td><td>${run.reason ?? '-'}</td><td>${run.jobId ? jobLink(run.jobId) : '-'}</td></tr>`,
+                <td>${outcomeBadge(run)}</td><td>${run.reason ?? '-'}${run.detail ? html`<div class="hint">${run.detail}</div>` : ''}</td><td>${run.jobId ? jobLink(run.jobId) : '-'}</td></tr>`,
             )}</tbody></table></div>`
         }
         ${page.more && last ? html`<div class="pad"><a href="${base}?before=${last.id}">Older runs</a></div>` : ''}</section>

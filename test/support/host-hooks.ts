@@ -33,9 +33,18 @@ export type HookSpec =
       author?: string;
       /** GitHub's `author_association` (default OWNER). */
       association?: string;
+      /** The host's id of the comment; a new one for each message by default, as a host gives. */
+      id?: number;
     }
   /** GitHub only: a comment on a pull request's diff. */
-  | { kind: 'review_comment'; number?: number; body?: string; author?: string; association?: string }
+  | {
+      kind: 'review_comment';
+      number?: number;
+      body?: string;
+      author?: string;
+      association?: string;
+      id?: number;
+    }
   /** An event the receiver does not read (a star, a tag, a wiki page). */
   | { kind: 'other' };
 
@@ -64,6 +73,9 @@ export interface HookSender {
   hookMessage(repository: string, spec: HookSpec): HookMessage;
   sendHook(url: string, message: HookMessage, secret: string, options?: SendOptions): Promise<SentHook>;
 }
+
+/** The next comment id a message gets: each comment a host delivers is one of its own. */
+let nextCommentId = 100;
 
 const SHA_A = 'a'.repeat(40);
 const SHA_B = 'b'.repeat(40);
@@ -162,10 +174,11 @@ function githubOrGitea(
     const number = spec.number ?? 3;
     const on = spec.kind === 'review_comment' ? 'pull_request' : (spec.on ?? 'pull_request');
     const threadUrl = `${webBase}/${fullName}/${on === 'pull_request' ? (host === 'github' ? 'pull' : 'pulls') : 'issues'}/${number}`;
+    const id = spec.id ?? nextCommentId++;
     const comment = {
-      id: 99,
+      id,
       body: spec.body ?? '@agentjobs please also update the quickstart',
-      html_url: `${threadUrl}#issuecomment-99`,
+      html_url: `${threadUrl}#issuecomment-${id}`,
       user: { login: spec.author ?? 'reviewer' },
       ...(host === 'github' ? { author_association: spec.association ?? 'OWNER' } : {}),
     };
@@ -263,6 +276,7 @@ function gitlabMessage(webBase: string, fullName: string, spec: HookSpec): HookM
   }
   if (spec.kind === 'comment') {
     const iid = spec.number ?? 3;
+    const id = spec.id ?? nextCommentId++;
     const on = spec.on ?? 'pull_request';
     const thread = {
       iid,
@@ -277,10 +291,10 @@ function gitlabMessage(webBase: string, fullName: string, spec: HookSpec): HookM
         user,
         project,
         object_attributes: {
-          id: 99,
+          id,
           note: spec.body ?? '@agentjobs please also update the quickstart',
           noteable_type: on === 'pull_request' ? 'MergeRequest' : 'Issue',
-          url: `${thread.url}#note_99`,
+          url: `${thread.url}#note_${id}`,
           action: 'create',
         },
         ...(on === 'pull_request' ? { merge_request: thread } : { issue: thread }),

@@ -153,7 +153,8 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
         { store, config, lifecycle },
         { projectId, jobId, ...request.body },
       );
-      return reply.headers(budgetHeaders(budget)).send(job);
+      if (budget) reply.headers(budgetHeaders(budget));
+      return reply.send(job);
     },
   );
 
