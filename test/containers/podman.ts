@@ -50,10 +50,11 @@ export async function baseImages(): Promise<{ postgres: string }> {
  * Builds the Dockerfile as `tag` from the locally made bases. A machine behind a TLS-inspecting
  * proxy trusts its certificate through NODE_EXTRA_CA_CERTS: it reaches npm as the `ca` build secret.
  */
-export async function buildImage(tag: string): Promise<void> {
+export async function buildImage(tag: string, options: { noCache?: boolean } = {}): Promise<void> {
   const ca = process.env.NODE_EXTRA_CA_CERTS;
   const secret = ca && fs.existsSync(ca) ? ['--secret', `id=ca,src=${ca}`] : [];
-  await podman(['build', '--pull=never', ...secret, '-t', tag, ROOT], 1_200_000);
+  const cache = options.noCache ? ['--no-cache'] : [];
+  await podman(['build', '--pull=never', ...cache, ...secret, '-t', tag, ROOT], 1_800_000);
 }
 
 /**
@@ -97,10 +98,9 @@ export function delegateCgroup(name: string): string[] {
   for (const controller of ['pids', 'memory']) {
     const dir = path.join(CGROUP, controller, name);
     fs.mkdirSync(dir, { recursive: true });
-    for (const entry of ['', ...fs.readdirSync(dir)]) {
-      const file = path.join(dir, entry);
-      if (entry === '' || fs.statSync(file).isFile()) fs.chownSync(file, IMAGE_UID, IMAGE_UID);
-    }
+    // As scripts/delegate-cgroup.sh does: the folder and where processes move in, not its limits.
+    for (const entry of ['', 'cgroup.procs', 'tasks'])
+      fs.chownSync(path.join(dir, entry), IMAGE_UID, IMAGE_UID);
     binds.push('-v', `${dir}:${CGROUP}/${controller}:rw`);
   }
   return binds;

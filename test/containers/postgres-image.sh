@@ -19,12 +19,19 @@ set -eu
 bin=$(echo /usr/lib/postgresql/*/bin)
 export PGDATA=/var/lib/postgresql/data
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
-  printf '%s' "$POSTGRES_PASSWORD" > /tmp/password
-  "$bin/initdb" -U "$POSTGRES_USER" --pwfile=/tmp/password --auth-local=trust --auth-host=scram-sha-256 >/dev/null
+  user=${POSTGRES_USER:-postgres}
+  # As the official image: a password, or POSTGRES_HOST_AUTH_METHOD=trust for throwaway databases.
+  method=${POSTGRES_HOST_AUTH_METHOD:-scram-sha-256}
+  password=
+  if [ -n "${POSTGRES_PASSWORD:-}" ]; then
+    printf '%s' "$POSTGRES_PASSWORD" > /tmp/password
+    password=--pwfile=/tmp/password
+  fi
+  "$bin/initdb" -U "$user" $password --auth-local=trust --auth-host="$method" >/dev/null
   rm -f /tmp/password
-  echo "host all all 0.0.0.0/0 scram-sha-256" >> "$PGDATA/pg_hba.conf"
+  echo "host all all 0.0.0.0/0 $method" >> "$PGDATA/pg_hba.conf"
   "$bin/pg_ctl" -w -o "-c listen_addresses='' -c unix_socket_directories=/tmp" start >/dev/null
-  "$bin/createdb" -h /tmp -U "$POSTGRES_USER" "${POSTGRES_DB:-$POSTGRES_USER}"
+  if [ "${POSTGRES_DB:-$user}" != postgres ]; then "$bin/createdb" -h /tmp -U "$user" "${POSTGRES_DB:-$user}"; fi
   "$bin/pg_ctl" -w stop >/dev/null
 fi
 exec "$bin/postgres" -c listen_addresses='*' -c unix_socket_directories=/tmp
