@@ -39,6 +39,7 @@ async function nodeIn(flags: string[], source: string): Promise<string> {
     '--entrypoint',
     'node',
     image,
+    '--input-type=module',
     '-e',
     source,
   ]);
