@@ -8,7 +8,7 @@ export default defineConfig({
     include: ['test/containers/**/*.test.ts'],
     testTimeout: 300_000,
     // Building the base images from Debian's packages the first time takes minutes; then it is cached.
-    hookTimeout: 1_200_000,
+    hookTimeout: 2_400_000,
     fileParallelism: false,
     maxWorkers: 1,
     reporters: process.env.CI ? ['default', 'json'] : ['default'],

@@ -3,7 +3,8 @@
  * bases, running containers with the settings docs/deploy.md gives, and removing what they made.
  * Everything is named with a prefix of the run, so that nothing of another run is touched.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -51,10 +52,56 @@ export async function baseImages(): Promise<{ postgres: string }> {
  * proxy trusts its certificate through NODE_EXTRA_CA_CERTS: it reaches npm as the `ca` build secret.
  */
 export async function buildImage(tag: string, options: { noCache?: boolean } = {}): Promise<void> {
+  // Buildah 1.28 (Debian 12's podman) never reuses a layer whose RUN has a --mount, so every build
+  // would install and compile again: an image of the same build context is reused whole instead.
+  const same = `localhost/agentjobs:context-${contextHash()}`;
+  if (
+    !options.noCache &&
+    (await podman(['image', 'exists', same]).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    await podman(['tag', same, tag]);
+    return;
+  }
   const ca = process.env.NODE_EXTRA_CA_CERTS;
   const secret = ca && fs.existsSync(ca) ? ['--secret', `id=ca,src=${ca}`] : [];
   const cache = options.noCache ? ['--no-cache'] : [];
-  await podman(['build', '--pull=never', ...cache, ...secret, '-t', tag, ROOT], 1_800_000);
+  await podman(['build', '--pull=never', ...cache, ...secret, '-t', tag, '-t', same, ROOT], 1_800_000);
+}
+
+/** A hash of what the Dockerfile copies (and of the Dockerfile), as git tracks or would track it. */
+export function contextHash(): string {
+  const hash = createHash('sha256');
+  const files = execFileSync(
+    'git',
+    [
+      'ls-files',
+      '--cached',
+      '--others',
+      '--exclude-standard',
+      '--',
+      'Dockerfile',
+      '.dockerignore',
+      'package.json',
+      'package-lock.json',
+      'tsconfig*.json',
+      'src',
+      'assets',
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  )
+    .split('\n')
+    .filter((file) => file && !file.endsWith('.test.ts') && fs.existsSync(path.join(ROOT, file)))
+    .sort();
+  for (const file of files)
+    hash
+      .update(file)
+      .update('\0')
+      .update(fs.readFileSync(path.join(ROOT, file)))
+      .update('\0');
+  return hash.digest('hex').slice(0, 16);
 }
 
 /**
