@@ -154,8 +154,7 @@ try {
         for (;;) {
           const job = await (await fetch(`${base}/${id}`, { headers })).json();
           if (job.status === 'completed') break;
-          if (job.status !== 'queued' && job.status !== 'running')
-            throw new Error(`job ${id}: ${job.status}`);
+          if (job.status !== 'active') throw new Error(`job ${id}: ${job.status}`);
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
       }

@@ -91,8 +91,8 @@ describe('podman-compose up of deploy/compose.yaml', () => {
     });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
-    let job: { status: string; prLink: string | null } = { status: 'queued', prLink: null };
-    for (let attempt = 0; attempt < 600 && (job.status === 'queued' || job.status === 'running'); attempt++) {
+    let job: { status: string; prLink: string | null } = { status: 'active', prLink: null };
+    for (let attempt = 0; attempt < 600 && job.status === 'active'; attempt++) {
       await sleep(250);
       job = (await (await fetch(`${base}/${id}`, { headers })).json()) as typeof job;
     }

@@ -237,11 +237,11 @@ describe('a demo-model job on PostgreSQL, in containers', () => {
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     };
-    const terminal = (state: { status: string }) => state.status !== 'queued' && state.status !== 'running';
+    const terminal = (state: { status: string }) => state.status !== 'active';
     await until((state) => state.phase === 'running' || terminal(state), 120_000);
     // The demo model's steps take well under a second; then the check command sleeps 8 s.
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    expect(await read()).toMatchObject({ status: 'running', phase: 'running' });
+    expect(await read()).toMatchObject({ status: 'active', phase: 'running' });
     await podman(['kill', '--signal', 'KILL', first]);
     await startWorker('b');
     const finished = await until(terminal, 180_000);
