@@ -76,6 +76,9 @@ describe.runIf(fs.existsSync(overlay))('podman kube play of deploy/kubernetes', 
     });
     // The overlay's database is a pod named agentjobs-postgres; here it is this run's container.
     expect(stdout).toContain('@agentjobs-postgres:5432/');
+    // The manifests name the image `agentjobs:<version>`: podman finds it as localhost/agentjobs:<version>.
+    for (const [, reference] of stdout.matchAll(/^\s*image: (\S+)$/gm))
+      await podman(['tag', 'localhost/agentjobs:latest', `localhost/${reference}`]);
     played = path.join(folder, 'play.yaml');
     fs.writeFileSync(played, stdout.replaceAll('@agentjobs-postgres:5432/', `@${postgres}:5432/`));
     const env = { ...process.env, CONTAINERS_CONF: containersConf() };
