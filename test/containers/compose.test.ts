@@ -44,6 +44,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await compose('down', '--volumes').catch(() => {});
+  // podman-compose 1.0 leaves the network it made.
+  made.networks.add(`${project}_default`);
   await made.cleanup();
   fs.rmSync(folder, { recursive: true, force: true });
 });
