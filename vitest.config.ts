@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Built and run apart, once per CI run: `npm run test:containers` (vitest.containers.config.ts).
+    exclude: ['**/node_modules/**', 'test/containers/**'],
     globalSetup: ['test/support/global-setup.ts'],
     // Fails a test file that leaves a process, a temporary folder entry or a database connection.
     setupFiles: ['test/support/leak-check.ts'],

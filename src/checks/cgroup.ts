@@ -95,7 +95,13 @@ async function findLayout(): Promise<Layout> {
       dirs[controller] = dir;
     } catch (error) {
       const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      problems.push({ limit, message: `${limit}: cannot create control groups in ${dir} (${why}).` });
+      // In a container the cgroup file system is mounted read-only unless a group is delegated to it
+      // (making a folder there says EROFS, or ENOENT where a parent is missing too).
+      const hint =
+        why === 'EROFS' || why === 'ENOENT'
+          ? ' In a container, bind a control group delegated to the service there (docs/deploy.md).'
+          : '';
+      problems.push({ limit, message: `${limit}: cannot create control groups in ${dir} (${why}).${hint}` });
     }
   }
   if (problems.length > 0)

@@ -196,13 +196,20 @@ async function probe(): Promise<Omit<SandboxStatus, 'available' | 'unsafe'>> {
     };
   }
   if (run.exitCode === 0) return { unenforced, reason: null };
+  return { unenforced, reason: refusal(run) };
+}
+
+/** Why bubblewrap did not start, naming the setting that allows it (docs/deploy.md explains each). */
+function refusal(run: SandboxRun): string {
   const said = run.output.trim().split('\n').at(-1) || `exit code ${run.exitCode}`;
-  return {
-    unenforced,
-    reason: /Unknown option --size/.test(run.output)
-      ? 'This bubblewrap cannot size a tmpfs (--size, bubblewrap 0.6 or newer), so the disk limit cannot be enforced: upgrade bubblewrap.'
-      : `bubblewrap cannot create its namespaces here (${said}); allow unprivileged user namespaces, or run the service where it can.`,
-  };
+  if (/Unknown option --size/.test(run.output))
+    return 'This bubblewrap cannot size a tmpfs (--size, bubblewrap 0.6 or newer), so the disk limit cannot be enforced: upgrade bubblewrap.';
+  // The kernel lets a new /proc be mounted only where no part of the existing one is hidden.
+  if (/Can't mount proc/.test(run.output))
+    return `bubblewrap cannot mount the sandbox's own /proc (${said}): in a container, /proc is masked; run it with /proc unmasked (podman: --security-opt unmask=/proc/*; Kubernetes: securityContext.procMount: Unmasked).`;
+  if (/new namespace|unshare|setns/i.test(run.output))
+    return `bubblewrap cannot create its namespaces here (${said}): allow unprivileged user namespaces (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone), and in a container a seccomp profile that allows them (deploy/seccomp/agentjobs-worker.json; podman: --security-opt seccomp=…; Kubernetes: seccompProfile type Localhost).`;
+  return `bubblewrap cannot create its namespaces here (${said}); allow unprivileged user namespaces, or run the service where it can.`;
 }
 
 function onPath(program: string): boolean {
