@@ -49,6 +49,21 @@ export class SetupFailedError extends Error {
   }
 }
 
+/**
+ * Push mode: a commit the service pushed changed what the setup command reads, and no person has
+ * accepted it yet, so the setup does not run with network (`setup_needs_review`).
+ */
+export class SetupNeedsReviewError extends Error {
+  override name = 'SetupNeedsReviewError';
+  constructor(projectId: string, files: readonly string[]) {
+    const named =
+      files.slice(0, 20).join(', ') + (files.length > 20 ? `, and ${files.length - 20} more` : '');
+    super(
+      `The setup command did not run: a commit the service pushed to the base branch changed what it reads (${named}), and code no person has reviewed never runs with network. Review those changes, then accept them: agentjobs project setup accept ${projectId} (or the button on the project's settings page), then send the job a follow-up.`,
+    );
+  }
+}
+
 const MESSAGE_LIMIT = 1000;
 
 /** The job error for a failure, and whether it was expected (else it is logged as an error). */
@@ -58,6 +73,8 @@ export function jobErrorOf(error: unknown): JobError & { expected: boolean } {
     return { code: 'checks_failed', message: short(error.message), expected: true };
   if (error instanceof SetupFailedError)
     return { code: 'setup_failed', message: short(error.message), expected: true };
+  if (error instanceof SetupNeedsReviewError)
+    return { code: 'setup_needs_review', message: short(error.message), expected: true };
   if (error instanceof CodeHostError)
     return { code: error.code, message: short(error.message), expected: true };
   if (error instanceof ContextRepositoryUnavailable)
