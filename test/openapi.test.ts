@@ -7,6 +7,7 @@ import {
   renderClientTypes,
   renderOpenApiDocument,
 } from '../scripts/openapi.js';
+import { JOB_FAILURE_CODES } from '../src/domain/errors.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is arbitrary JSON read freely here
 type Json = any;
@@ -45,6 +46,12 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(document.components.schemas)).toEqual(
       expect.arrayContaining(['Job', 'JobEvent', 'Error']),
     );
+  });
+
+  it("gives the job's error.code as an enum of every failure code", () => {
+    const error = document.components.schemas.Job.properties.error;
+    const code = error.anyOf.find((schema: Json) => schema.type === 'object').properties.code;
+    expect(code.enum).toEqual([...JOB_FAILURE_CODES]);
   });
 
   it('names its server, its licence and an example job', () => {

@@ -1,8 +1,10 @@
 import type { ModelMessage } from 'ai';
+import { JobFailure, type JobFailureCode } from '../domain/errors.js';
 import type { RunUsage } from './usage.js';
 
 /** Why an agent run ended without a result. Each one becomes the job's `error.code`. */
-export type AgentErrorCode =
+export type AgentErrorCode = Extract<
+  JobFailureCode,
   | 'model_unavailable'
   | 'model_error'
   | 'step_limit'
@@ -10,7 +12,8 @@ export type AgentErrorCode =
   | 'token_limit'
   | 'files_limit'
   | 'budget_exceeded'
-  | 'aborted';
+  | 'aborted'
+>;
 
 /** What a run had done when it ended with an error, so the worker can still record it. */
 export interface AgentPartial {
@@ -26,9 +29,8 @@ export interface AgentPartial {
  * provider key. `isRetryable` is true only when trying the same run again may succeed (a provider
  * that answered 429 or 5xx even after the SDK's own retries); limits and aborts are final.
  */
-export class AgentError extends Error {
+export class AgentError extends JobFailure<AgentErrorCode> {
   override name = 'AgentError';
-  readonly code: AgentErrorCode;
   readonly isRetryable: boolean;
   /** Set by `runAgent` when the run got as far as calling the model. */
   partial: AgentPartial | null = null;
@@ -38,8 +40,7 @@ export class AgentError extends Error {
     message: string,
     options: { isRetryable?: boolean; cause?: unknown } = {},
   ) {
-    super(message, { cause: options.cause });
-    this.code = code;
+    super(code, message, { cause: options.cause });
     this.isRetryable = options.isRetryable ?? false;
   }
 }

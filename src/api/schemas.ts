@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TRIGGER_TYPES } from '../domain/automation.js';
+import { JOB_FAILURE_CODES } from '../domain/errors.js';
 import { EVENT_TYPES } from '../domain/events.js';
 import { JOB_PHASES, JOB_STATUSES } from '../domain/job.js';
 
@@ -153,7 +154,17 @@ export const jobSchema = z
         "The job's title (and its pull request's), named by the first run that completes; follow-ups keep it. Null until then",
       ),
     summary: z.string().nullable().describe("The agent's final message to the user"),
-    error: z.object({ code: z.string(), message: z.string() }).nullable().describe('Why a failed job failed'),
+    error: z
+      .object({
+        code: z
+          .enum(JOB_FAILURE_CODES)
+          .describe(
+            'Why, as a stable code to switch on; treat a code you do not know (a later version may add one) as a failure.',
+          ),
+        message: z.string(),
+      })
+      .nullable()
+      .describe('Why a failed job failed'),
     updatedAt: z.string(),
     completedAt: z.string().nullable(),
     usage: z.object({

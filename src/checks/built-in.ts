@@ -11,7 +11,7 @@
  * - every text file the job changed is searched for merge-conflict markers (markers.ts).
  */
 import { BUILT_IN_CHECKS, type BuiltInCheck, type CheckProblem, type CheckResult } from '../domain/checks.js';
-import { PARSE_FILE_MS, PARSE_RUN_MS, type ParseBudget, parseOffThread } from '../parse/pool.js';
+import { PARSE_FILE_MS, PARSE_RUN_MS, type ParseBudget, ParseRun, parseOffThread } from '../parse/pool.js';
 import { checkFrontmatter } from './frontmatter.js';
 import { checkLinks, type LinkContext } from './links.js';
 import { loadSites } from './load-sites.js';
@@ -29,8 +29,13 @@ export interface BuiltInInput {
   changes: readonly Change[];
   /** The checks to run; all by default. */
   checks?: readonly BuiltInCheck[];
-  /** Time the parsing may take, per file and for the run (see src/parse/pool.ts); defaults are generous. */
+  /**
+   * Time the parsing may take, per file and for the run (see src/parse/pool.ts); defaults are
+   * generous. The run's time counts while its files are in a parse thread, not while they wait.
+   */
   budget?: { fileMs?: number; runMs?: number };
+  /** Ends the run's parsing early (its job ended); what is left is reported as not checked. */
+  signal?: AbortSignal;
 }
 
 /** Referring pages read per removed file at most: a removed `index` page can be named by many. */
@@ -46,7 +51,7 @@ export async function runBuiltInChecks(input: BuiltInInput): Promise<CheckResult
   const { tree, changes } = input;
   const budget: ParseBudget = {
     fileMs: input.budget?.fileMs ?? PARSE_FILE_MS,
-    run: AbortSignal.timeout(input.budget?.runMs ?? PARSE_RUN_MS),
+    run: new ParseRun(input.budget?.runMs ?? PARSE_RUN_MS, input.signal),
   };
   const map = await loadSites(tree, budget);
   const found: Record<BuiltInCheck, CheckProblem[]> = {

@@ -63,6 +63,7 @@ export async function runJobChecks(options: JobCheckOptions): Promise<CheckRun> 
     const budget = {
       ...(options.parseBudget ? { budget: options.parseBudget } : {}),
       ...(settings.builtIn ? {} : { checks: ['conflicts' as const] }),
+      ...(options.signal ? { signal: options.signal } : {}),
     };
     let builtIn = await runBuiltInChecks({ tree: workspaceTree(workspace), changes, ...budget });
     // The base is checked only when there is something to excuse: a passing run costs nothing more.

@@ -3,6 +3,8 @@ import type { components, operations } from './schema.js';
 /** A job (DESIGN section 3): every field is always present, null where it does not apply. */
 export type Job = components['schemas']['Job'];
 export type JobStatus = Job['status'];
+/** Why a failed job failed (`job.error.code`): switch on it; a later server may add codes. */
+export type JobFailureCode = NonNullable<Job['error']>['code'];
 /** One entry of a job's activity; `seq` rises by one per job. */
 export type JobEvent = components['schemas']['JobEvent'];
 export type ApiErrorBody = components['schemas']['Error'];

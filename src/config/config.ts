@@ -1,21 +1,9 @@
 import path from 'node:path';
-import { z } from 'zod';
 import { DEFAULT_MODEL_ID } from '../domain/job.js';
 import { WEBHOOK_DISABLE_AFTER_MS } from '../domain/webhook.js';
 import { chooseDataDir, type DataDirSource } from './data-dir.js';
-import {
-  boolean,
-  dollars,
-  duration,
-  durationList,
-  httpUrl,
-  integer,
-  modelId,
-  modelPrices,
-  optionalString,
-  type PriceOverrides,
-  trustProxy,
-} from './values.js';
+import { type Environment, environmentSchema } from './schema.js';
+import type { PriceOverrides } from './values.js';
 
 export type { PriceOverrides };
 
@@ -179,83 +167,6 @@ export interface AgentConfig {
   contextTokens: number | null;
 }
 
-const schema = z.object({
-  AGENTJOBS_DATA_DIR: optionalString,
-  DATABASE_URL: optionalString.pipe(
-    z
-      .string()
-      .regex(/^(postgres(ql)?:\/\/|sqlite:)/, 'must start with postgres:// or sqlite:')
-      .optional(),
-  ),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: integer(0, 65535).default(8080),
-  AGENTJOBS_PUBLIC_URL: optionalString.pipe(httpUrl.optional()),
-  AGENTJOBS_MODEL: optionalString.pipe(modelId.optional()),
-  AGENTJOBS_ADMIN_PASSWORD: optionalString.pipe(
-    z.string().min(8, 'must be at least 8 characters').optional(),
-  ),
-  AGENTJOBS_SECRET_KEY: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
-  ANTHROPIC_API_KEY: optionalString,
-  OPENAI_API_KEY: optionalString,
-  OPENAI_COMPATIBLE_BASE_URL: optionalString.pipe(httpUrl.optional()),
-  OPENAI_COMPATIBLE_API_KEY: optionalString,
-  ANTHROPIC_BASE_URL: optionalString.pipe(httpUrl.optional()),
-  OPENAI_BASE_URL: optionalString.pipe(httpUrl.optional()),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  AGENTJOBS_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
-  AGENTJOBS_TRUST_PROXY: trustProxy.default(false),
-  AGENTJOBS_RATE_LIMIT_PER_HOUR: integer(1, 10_000_000).default(100),
-  AGENTJOBS_MAX_ACTIVE_JOBS: integer(0, 1_000_000).default(100),
-  AGENTJOBS_MAX_PROMPT_CHARS: integer(1, 1_000_000).default(32_000),
-  AGENTJOBS_BODY_LIMIT: integer(1024, 100 * 1024 * 1024).default(64 * 1024),
-  AGENTJOBS_REQUEST_TIMEOUT_SECONDS: integer(1, 3600).default(30),
-  AGENTJOBS_MAX_CONNECTIONS: integer(1, 1_000_000).default(1000),
-  AGENTJOBS_MAX_STREAMS_PER_KEY: integer(1, 100_000).default(20),
-  AGENTJOBS_AUTOMATION_RUNS_PER_DAY: integer(0, 10_000_000).default(500),
-  AGENTJOBS_TRIGGER_DIFF_CHARS: integer(1000, 10_000_000).default(60_000),
-  AGENTJOBS_REPOSITORY_POLL_SECONDS: integer(1, 86_400).default(300),
-  AGENTJOBS_WORKER_CONCURRENCY: integer(1, 1000).default(4),
-  AGENTJOBS_PROJECT_CONCURRENCY: integer(1, 1000).default(2),
-  AGENTJOBS_LEASE_SECONDS: integer(5, 86_400).default(30),
-  AGENTJOBS_POLL_SECONDS: integer(1, 3600).default(5),
-  AGENTJOBS_SHUTDOWN_GRACE_SECONDS: integer(0, 86_400).default(30),
-  AGENTJOBS_GIT_AUTHOR_NAME: z
-    .string()
-    .regex(/^[^<>\r\n]+$/, 'must be a name without <, > or line breaks')
-    .default('agentjobs'),
-  AGENTJOBS_GIT_AUTHOR_EMAIL: z
-    .string()
-    .regex(/^[^\s<>@]+@[^\s<>@]+$/, 'must look like an email address')
-    .default('agentjobs@localhost'),
-  AGENTJOBS_MAX_STEPS: integer(1, 10_000).default(50),
-  AGENTJOBS_MAX_JOB_MINUTES: integer(1, 24 * 60).default(20),
-  AGENTJOBS_MAX_TOKENS: integer(1000, 1_000_000_000).default(2_000_000),
-  AGENTJOBS_MAX_FILES_CHANGED: integer(1, 1_000_000).default(200),
-  AGENTJOBS_MODEL_STREAMING: boolean.default(true),
-  AGENTJOBS_MODEL_OUTAGE_SECONDS: integer(0, 86_400).default(600),
-  AGENTJOBS_CONTEXT_TOKENS: optionalString.pipe(integer(1000, 100_000_000).optional()),
-  AGENTJOBS_MAX_JOB_COST_USD: optionalString.pipe(dollars.optional()),
-  AGENTJOBS_MODEL_PRICES: optionalString.pipe(modelPrices.optional()),
-  AGENTJOBS_SESSION_HOURS: integer(1, 24 * 90).default(12),
-  AGENTJOBS_WEBHOOK_RETRY_DELAYS: durationList.default(durationList.parse('5s,5m,30m,2h,5h,10h,10h')),
-  AGENTJOBS_WEBHOOK_TIMEOUT: duration(120_000).default(10_000),
-  AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: boolean.default(false),
-  AGENTJOBS_WEBHOOK_CONCURRENCY: integer(1, 1000).default(16),
-  AGENTJOBS_METRICS_TOKEN: optionalString.pipe(
-    z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
-  ),
-  AGENTJOBS_METRICS_PORT: optionalString.pipe(integer(0, 65535).optional()),
-  AGENTJOBS_CHECK_REPAIR_ROUNDS: integer(0, 20).default(2),
-  AGENTJOBS_CHECK_MEMORY_MB: integer(64, 1_048_576).default(2048),
-  AGENTJOBS_CHECK_PROCESSES: integer(16, 1_000_000).default(256),
-  AGENTJOBS_CHECK_DISK_MB: integer(16, 1_048_576).default(1024),
-  AGENTJOBS_SANDBOX_UNLIMITED: boolean.default(false),
-  AGENTJOBS_SETUP_CACHE_MB: integer(16, 1_048_576).optional(),
-  AGENTJOBS_MAX_COMMANDS: integer(0, 10_000).default(20),
-  AGENTJOBS_CHECK_PARSE_SECONDS: integer(1, 600).default(5),
-  AGENTJOBS_CHECK_PARSE_RUN_SECONDS: integer(1, 3600).default(60),
-});
-
 /** A configuration problem, phrased as one line that names the variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -263,7 +174,7 @@ export class ConfigError extends Error {
 
 /** Reads and validates the environment. Throws `ConfigError` naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
-  const parsed = schema.safeParse(env);
+  const parsed = environmentSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const variable = String(issue?.path[0] ?? 'environment');
@@ -361,7 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
 }
 
 /** With no AGENTJOBS_MODEL, the first provider whose key is present decides; with none, the documented default. */
-function defaultModelFor(e: z.infer<typeof schema>): string {
+function defaultModelFor(e: Environment): string {
   if (e.ANTHROPIC_API_KEY) return DEFAULT_MODEL_ID;
   if (e.OPENAI_API_KEY) return 'openai:gpt-5';
   return DEFAULT_MODEL_ID;

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** The folder name the service keeps its database, secret key and repositories in. */
@@ -39,6 +39,23 @@ export function describeDataDir(choice: DataDirChoice, cwd: string): string {
       ? `${choice.dir} (in the working directory)`
       : `${choice.dir} (the nearest ${DATA_DIR_NAME} above ${path.resolve(cwd)})`;
   return `${choice.dir} (none found in ${path.resolve(cwd)} or above; a new one)`;
+}
+
+/**
+ * Whether `target` is the data directory or inside it, both taken with their symlinks resolved
+ * (a path that does not exist, as written): the data directory holds the database, the secret key
+ * and every project's mirror, so nothing a person names as a repository to read may lie in it.
+ */
+export function isInsideDataDir(target: string, dataDir: string): boolean {
+  const real = (each: string) => {
+    try {
+      return realpathSync(each);
+    } catch {
+      return path.resolve(each);
+    }
+  };
+  const rest = path.relative(real(dataDir), real(target));
+  return rest === '' || (!rest.startsWith('..') && !path.isAbsolute(rest));
 }
 
 function isDirectory(candidate: string): boolean {

@@ -4,6 +4,69 @@
  * headers), and the worker records them on the job.
  */
 
+const SERVICE_ERROR = Symbol.for('agentjobs.ServiceError');
+
+/**
+ * The one base of the service's own errors: each has a stable `code` that callers switch on (never
+ * the message), and says whether it is `expected` (a user's mistake or an outcome to plan for,
+ * logged quietly) or a fault. `isInstance` recognises one across two copies of this module, where
+ * `instanceof` would not.
+ */
+export abstract class ServiceError<Code extends string = string> extends Error {
+  readonly [SERVICE_ERROR] = true;
+  abstract readonly code: Code;
+
+  get expected(): boolean {
+    return true;
+  }
+
+  static isInstance(error: unknown): error is ServiceError {
+    return typeof error === 'object' && error !== null && SERVICE_ERROR in error;
+  }
+}
+
+/**
+ * Why a job failed: its `error.code`, an enum in the API's document, so a client and the dashboard
+ * can act on it. A code no longer made (a job stored by an older version) reads as
+ * `internal_error`.
+ */
+export const JOB_FAILURE_CODES = [
+  'model_unavailable',
+  'model_error',
+  'step_limit',
+  'time_limit',
+  'token_limit',
+  'files_limit',
+  'budget_exceeded',
+  'aborted',
+  'checks_failed',
+  'setup_failed',
+  'setup_needs_review',
+  'code_host_error',
+  'context_repository_unavailable',
+  'repository_error',
+  'worker_lost',
+  'internal_error',
+] as const;
+export type JobFailureCode = (typeof JOB_FAILURE_CODES)[number];
+
+export const isJobFailureCode = (code: string): code is JobFailureCode =>
+  (JOB_FAILURE_CODES as readonly string[]).includes(code);
+
+/** An error that fails the job it happens in, with the code the job's `error` gets. */
+export class JobFailure<Code extends JobFailureCode = JobFailureCode> extends ServiceError<Code> {
+  override name = 'JobFailure';
+  readonly code: Code;
+  constructor(code: Code, message: string, options: { cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.code = code;
+  }
+
+  override get expected(): boolean {
+    return this.code !== 'internal_error';
+  }
+}
+
 /** Every error code the API can answer with. The HTTP status for each lives in `http/errors.ts`. */
 export type ErrorCode =
   | 'invalid_request'
@@ -62,8 +125,13 @@ export interface AppErrorOptions {
   cause?: unknown;
 }
 
-export class AppError extends Error {
+export class AppError extends ServiceError<ErrorCode> {
   override name = 'AppError';
+
+  override get expected(): boolean {
+    return this.code !== 'internal_error';
+  }
+
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
   readonly retryAfterSeconds: number | undefined;

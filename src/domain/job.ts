@@ -2,7 +2,9 @@ import transliterate from '@sindresorhus/transliterate';
 import type { AutomationJobTrigger } from './automation.js';
 import type { CheckRun } from './checks.js';
 import type { ContextRepositoryRead } from './context-repository.js';
-import { AppError } from './errors.js';
+import { AppError, type JobFailureCode } from './errors.js';
+
+export type { JobFailureCode };
 
 export const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -53,7 +55,7 @@ export function transition(from: JobStatus, trigger: JobTrigger): JobStatus {
 }
 
 export interface JobError {
-  code: string;
+  code: JobFailureCode;
   message: string;
 }
 

@@ -7,6 +7,7 @@
  */
 import { rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { JobFailure } from '../domain/errors.js';
 import { ensureMirror, normalizeRepository, withMirrorLock } from './mirror.js';
 import { runGit } from './run.js';
 
@@ -15,11 +16,11 @@ export const contextMirrorsDir = (mirrorsDir: string, projectId: string) =>
   resolve(mirrorsDir, 'context', projectId);
 
 /** A context repository could not be fetched or read; the message names it, never a token. */
-export class ContextRepositoryUnavailable extends Error {
+export class ContextRepositoryUnavailable extends JobFailure<'context_repository_unavailable'> {
   override name = 'ContextRepositoryUnavailable';
   readonly repository: string;
   constructor(repository: string, message: string) {
-    super(message);
+    super('context_repository_unavailable', message);
     this.repository = repository;
   }
 }

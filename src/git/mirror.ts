@@ -18,6 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { JobFailure } from '../domain/errors.js';
 import { withFileLock } from './file-lock.js';
 import { runGit } from './run.js';
 
@@ -25,8 +26,11 @@ import { runGit } from './run.js';
 export const MIRROR_REFSPEC = '+refs/heads/*:refs/heads/*';
 
 /** A project or repository setting that cannot be used to make a mirror. */
-export class MirrorError extends Error {
+export class MirrorError extends JobFailure<'repository_error'> {
   override name = 'MirrorError';
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('repository_error', message, options);
+  }
 }
 
 const chains = new Map<string, Promise<unknown>>();

@@ -101,7 +101,7 @@ describe('resolveRepoPath', () => {
       }
     })();
     expect(error).toBeInstanceOf(WorkspaceError);
-    expect(error).toMatchObject({ name: 'PathError', code: 'outside_repository' });
+    expect(error).toMatchObject({ name: 'PathError', reason: 'outside_repository' });
   });
 });
 

@@ -7,6 +7,7 @@
  * because a tool error is shown to the model so it can correct itself (DESIGN §5).
  */
 import { posix } from 'node:path';
+import { JobFailure } from '../domain/errors.js';
 
 /** Why a workspace operation was refused; lets the agent layer word or count errors without parsing. */
 export type WorkspaceErrorCode =
@@ -25,13 +26,13 @@ export type WorkspaceErrorCode =
  * A refused workspace operation (file missing, too large, a folder where a file was expected, …).
  * The message is meant to be shown to the model as a tool error; it never fails the job by itself.
  */
-export class WorkspaceError extends Error {
+export class WorkspaceError extends JobFailure<'repository_error'> {
   override name = 'WorkspaceError';
-  readonly code: WorkspaceErrorCode;
+  readonly reason: WorkspaceErrorCode;
 
-  constructor(code: WorkspaceErrorCode, message: string) {
-    super(message);
-    this.code = code;
+  constructor(reason: WorkspaceErrorCode, message: string) {
+    super('repository_error', message);
+    this.reason = reason;
   }
 
   static notFound(path: string): WorkspaceError {
@@ -54,8 +55,8 @@ export class WorkspaceError extends Error {
 export class PathError extends WorkspaceError {
   override name = 'PathError';
 
-  constructor(message: string, code: 'invalid_path' | 'outside_repository' = 'invalid_path') {
-    super(code, message);
+  constructor(message: string, reason: 'invalid_path' | 'outside_repository' = 'invalid_path') {
+    super(reason, message);
   }
 }
 

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { JobFailure } from '../domain/errors.js';
 
 /** Default limit for one git command; a fetch of a big repository over a slow link can take a while. */
 export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
@@ -107,7 +108,7 @@ const RETRYABLE_STDERR =
  * the arguments or the environment: credentials travel in the environment, and values of
  * `options.env` are redacted from stderr in case git ever echoes one.
  */
-export class GitError extends Error {
+export class GitError extends JobFailure<'repository_error'> {
   override name = 'GitError';
   readonly subcommand: string;
   /** null when git did not exit by itself (timeout, abort, spawn failure). */
@@ -127,7 +128,7 @@ export class GitError extends Error {
             ? 'could not start'
             : `failed (exit ${exitCode})`;
     const firstLines = stderr.split('\n').slice(0, 3).join(' ').slice(0, 300);
-    super(`git ${subcommand} ${detail}${firstLines ? `: ${firstLines}` : ''}`);
+    super('repository_error', `git ${subcommand} ${detail}${firstLines ? `: ${firstLines}` : ''}`);
     this.subcommand = subcommand;
     this.reason = reason;
     this.exitCode = exitCode;

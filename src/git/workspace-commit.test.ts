@@ -36,14 +36,16 @@ describe('Workspace commits', () => {
     await opened.workspace.deleteFile('scratch');
 
     await expect(opened.workspace.moveFile('docs/index.md', 'README.md')).rejects.toMatchObject({
-      code: 'already_exists',
+      reason: 'already_exists',
     });
-    await expect(opened.workspace.deleteFile('images/logo.png')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(opened.workspace.deleteFile('images/logo.png')).rejects.toMatchObject({
+      reason: 'not_found',
+    });
     await expect(opened.workspace.writeFile('notes/new', 'x')).rejects.toMatchObject({
-      code: 'is_directory',
+      reason: 'is_directory',
     });
     await expect(opened.workspace.writeFile('notes/new/file.md/x', 'x')).rejects.toMatchObject({
-      code: 'not_a_directory',
+      reason: 'not_a_directory',
     });
 
     expect((await opened.workspace.readFile('README.md'))?.toString()).toBe('# Demo\nHello agents\n');
@@ -154,7 +156,7 @@ describe('Workspace commits', () => {
     await opened.workspace.close();
     await opened.workspace.close();
     expect(await git(fx.mirrorPath, 'worktree', 'list', '--porcelain')).not.toContain(opened.workspace.dir);
-    await expect(opened.workspace.readFile('README.md')).rejects.toMatchObject({ code: 'closed' });
+    await expect(opened.workspace.readFile('README.md')).rejects.toMatchObject({ reason: 'closed' });
 
     const followUp = await openWorkspace(branch, { startFrom: 'branch' });
     try {
@@ -186,7 +188,7 @@ describe('Workspace commits', () => {
 
   it('refuses a missing base branch and invalid branch names', async () => {
     await expect(openWorkspace('x', { baseRef: 'nope' })).rejects.toMatchObject({
-      code: 'not_found',
+      reason: 'not_found',
     });
     await expect(openWorkspace('-f')).rejects.toThrow(/Invalid branch name/);
     await expect(openWorkspace('a..b')).rejects.toThrow(/Invalid branch name/);

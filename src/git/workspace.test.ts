@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ALL_FILES,
   fx,
+  git,
   openWorkspace,
   PNG,
   useWorkspace,
@@ -84,7 +85,7 @@ describe('Workspace', () => {
   it('refuses paths outside the repository, into .git, and folders', async () => {
     await expect(opened.workspace.readFile('evil')).rejects.toMatchObject({
       name: 'PathError',
-      code: 'outside_repository',
+      reason: 'outside_repository',
     });
     await expect(opened.workspace.readFile('abs-evil')).rejects.toBeInstanceOf(PathError);
     await expect(opened.workspace.writeFile('evil', 'x')).rejects.toBeInstanceOf(PathError);
@@ -92,14 +93,16 @@ describe('Workspace', () => {
     await expect(opened.workspace.readFile('/etc/passwd')).rejects.toBeInstanceOf(PathError);
     await expect(opened.workspace.readFile('.git/config')).rejects.toBeInstanceOf(PathError);
     await expect(opened.workspace.writeFile('.GIT/hooks/pre-commit', 'x')).rejects.toBeInstanceOf(PathError);
-    await expect(opened.workspace.readFile('docs')).rejects.toMatchObject({ code: 'is_directory' });
-    await expect(opened.workspace.readFile('README.md/x')).rejects.toMatchObject({ code: 'not_a_directory' });
-    await expect(opened.workspace.writeFile('docs', 'x')).rejects.toMatchObject({ code: 'is_directory' });
-    await expect(opened.workspace.readFile('to-git')).rejects.toMatchObject({ code: 'outside_repository' });
-    await expect(opened.workspace.readFile('loop-a')).rejects.toMatchObject({ code: 'unsupported' });
+    await expect(opened.workspace.readFile('docs')).rejects.toMatchObject({ reason: 'is_directory' });
+    await expect(opened.workspace.readFile('README.md/x')).rejects.toMatchObject({
+      reason: 'not_a_directory',
+    });
+    await expect(opened.workspace.writeFile('docs', 'x')).rejects.toMatchObject({ reason: 'is_directory' });
+    await expect(opened.workspace.readFile('to-git')).rejects.toMatchObject({ reason: 'outside_repository' });
+    await expect(opened.workspace.readFile('loop-a')).rejects.toMatchObject({ reason: 'unsupported' });
     await expect(opened.workspace.readFile('evil/x')).rejects.toBeInstanceOf(PathError);
     await expect(opened.workspace.moveFile('evil', 'elsewhere')).rejects.toMatchObject({
-      code: 'unsupported',
+      reason: 'unsupported',
     });
     await expect(opened.workspace.listFiles('evil')).rejects.toBeInstanceOf(PathError);
     await expect(opened.workspace.search('x', { path: 'abs-evil' })).rejects.toBeInstanceOf(PathError);
@@ -122,14 +125,14 @@ describe('Workspace', () => {
       matches: { length: 2 },
     });
     await expect(opened.workspace.search('(', { regex: true })).rejects.toMatchObject({
-      code: 'invalid_argument',
+      reason: 'invalid_argument',
     });
   });
 
   it('enforces the file size limit', async () => {
     const small = await openWorkspace('agentjobs/small', { maxFileBytes: 10 });
     try {
-      await expect(small.readFile('README.md')).rejects.toMatchObject({ code: 'too_large' });
+      await expect(small.readFile('README.md')).rejects.toMatchObject({ reason: 'too_large' });
       // The skipped bytes did not desynchronize the reader.
       expect((await small.readFile('tiny.txt'))?.toString()).toBe('ok\n');
       // Moving does not bring the content to the model, so it is not capped.
@@ -160,23 +163,65 @@ describe('Workspace', () => {
     }
     const second = await openWorkspace('agentjobs/resume');
     try {
-      expect(await second.restore(changes)).toBe(true);
+      expect(await second.restore(changes, 200)).toBe(true);
       expect(second.changedPaths()).toEqual(['README.md', 'docs/new.md', 'tiny.txt']);
       expect((await second.readFile('docs/new.md'))?.toString()).toBe('new page\n');
       expect(readFileSync(join(second.dir, 'README.md'), 'utf8')).toBe('changed\n');
       expect(await second.readFile('tiny.txt')).toBeNull();
       // Taken back once only, and never over changes of its own.
-      expect(await second.restore(changes)).toBe(false);
+      expect(await second.restore(changes, 200)).toBe(false);
     } finally {
       await second.close();
     }
     const other = await openWorkspace('agentjobs/resume-other');
     try {
       // Another start, or a blob the mirror lacks: nothing is taken back.
-      expect(await other.restore({ ...changes, head: 'f'.repeat(40) })).toBe(false);
+      expect(await other.restore({ ...changes, head: 'f'.repeat(40) }, 200)).toBe(false);
       const missing = { ...changes, written: [{ path: 'a.md', mode: '100644', sha: 'e'.repeat(40) }] };
-      expect(await other.restore(missing)).toBe(false);
+      expect(await other.restore(missing, 200)).toBe(false);
       expect(other.changedPaths()).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('takes back a tampered record only as the tools would write it: otherwise nothing at all', async () => {
+    const first = await openWorkspace('agentjobs/tampered-source');
+    let changes: ReturnType<Workspace['pendingChanges']>;
+    try {
+      await first.writeFile('docs/new.md', 'new page\n');
+      changes = first.pendingChanges();
+    } finally {
+      await first.close();
+    }
+    const [good] = changes.written as [(typeof changes.written)[number]];
+    const submodule = await git(fx.mirrorPath, 'rev-parse', 'refs/heads/main');
+    // Each record starts with the good file, so a refusal must also undo what came before it.
+    const tampered: Array<[string, Partial<typeof changes>]> = [
+      ['a symlink', { written: [good, { ...good, path: 'link.md', mode: '120000' }] }],
+      ['a submodule', { written: [good, { path: 'vendor', mode: '160000', sha: submodule }] }],
+      ['a folder', { written: [good, { ...good, path: 'folder', mode: '40000' }] }],
+      ['a path under .git/', { written: [good, { ...good, path: '.git/hooks/post-checkout' }] }],
+      ['a path that climbs out', { written: [good, { ...good, path: '../outside.md' }] }],
+      ['a path through a symlink that leads out', { written: [good, { ...good, path: 'evil' }] }],
+      ['over a folder', { written: [good, { ...good, path: 'docs/guide' }] }],
+      ['a folder deleted', { written: [good], deleted: ['docs'] }],
+      ['a deletion of nothing', { written: [good], deleted: ['no-such-file.md'] }],
+      ['a deletion under .git/', { written: [good], deleted: ['.git/config'] }],
+      ['an object named by a branch and path', { written: [good, { ...good, sha: 'main:README.md' }] }],
+      ['more paths than a job may change', { written: [good], deleted: ['tiny.txt', 'empty.txt'] }],
+    ];
+    const other = await openWorkspace('agentjobs/tampered');
+    try {
+      for (const [what, change] of tampered) {
+        const outcome = await other.restore({ ...changes, ...change }, 2).catch((error: unknown) => error);
+        expect(outcome, what).not.toBe(true);
+        expect(other.changedPaths(), what).toEqual([]);
+        expect(readdirSync(other.dir), what).toEqual(['.git']);
+      }
+      // The good record alone is taken back.
+      expect(await other.restore(changes, 2)).toBe(true);
+      expect(other.changedPaths()).toEqual(['docs/new.md']);
     } finally {
       await other.close();
     }

@@ -146,18 +146,7 @@ export class Workspace {
 
   /** Creates or replaces a file (through an in-repository symlink, its target). */
   async writeFile(path: string, content: string | Buffer): Promise<void> {
-    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    if (bytes.length > this.maxFileBytes)
-      throw WorkspaceError.tooLarge(path, bytes.length, this.maxFileBytes);
-    const where = await this.locate(path, true);
-    if (where.state !== 'written') {
-      if (this.isNewFolder(where.path)) throw WorkspaceError.folder(where.path);
-      if (where.entry) this.assertFile(where);
-    }
-    const mode =
-      this.written.get(where.path)?.mode ??
-      (where.entry?.mode === MODE.executable ? MODE.executable : MODE.file);
-    await this.put(where.path, bytes, mode);
+    await this.write(path, typeof content === 'string' ? Buffer.from(content, 'utf8') : content, null);
   }
 
   /** Deletes a file; a symlink itself, not its target (like `rm`). */
@@ -231,19 +220,35 @@ export class Workspace {
   /**
    * Takes back the pending changes an earlier run of this job left (its process died), when this
    * workspace starts from the same commit, has no changes of its own, and the mirror still holds
-   * every blob. False, and nothing changed, otherwise.
+   * every blob; false, and nothing changed, otherwise. Trusted no more than the model, each change
+   * goes through the rules of the agent's writes and deletions (and at most `maxPaths` of them):
+   * one that breaks them throws, and nothing is taken back.
    */
-  async restore(changes: PendingChanges): Promise<boolean> {
+  async restore(changes: PendingChanges, maxPaths: number): Promise<boolean> {
     this.assertOpen();
     if (changes.head !== this.head || this.changedPaths().length > 0) return false;
+    if (changes.written.length + changes.deleted.length > maxPaths)
+      throw new WorkspaceError('invalid_argument', `The record changes more than ${maxPaths} files.`);
     const files: { path: string; mode: string; content: Buffer }[] = [];
     for (const { path, mode, sha } of changes.written) {
+      // An object id only: `cat-file` would also read `branch:path` from the mirror.
+      if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) return false;
       const object = await this.catFile.read(sha, this.maxFileBytes);
       if (object?.type !== 'blob' || !object.content) return false;
-      files.push({ path: resolveRepoPath(path), mode, content: object.content });
+      files.push({ path, mode, content: object.content });
     }
-    for (const { path, mode, content } of files) await this.put(path, content, mode);
-    for (const path of changes.deleted) this.deleted.add(resolveRepoPath(path));
+    try {
+      for (const { path, mode, content } of files) {
+        if (mode !== MODE.file && mode !== MODE.executable)
+          throw new WorkspaceError('unsupported', `"${path}" is recorded with mode ${mode}, not a file's.`);
+        await this.write(path, content, mode);
+      }
+      for (const path of changes.deleted) await this.deleteFile(path);
+    } catch (error) {
+      for (const path of [...this.written.keys()]) await this.remove({ path, entry: null, state: 'written' });
+      this.deleted.clear();
+      throw error;
+    }
     return true;
   }
 
@@ -337,6 +342,21 @@ export class Workspace {
     const file = this.written.get(path);
     if (!file) throw WorkspaceError.notFound(path);
     return file;
+  }
+
+  /** `writeFile` with the mode to give (null: the file's own, or a plain file's). */
+  private async write(path: string, bytes: Buffer, mode: string | null): Promise<void> {
+    if (bytes.length > this.maxFileBytes)
+      throw WorkspaceError.tooLarge(path, bytes.length, this.maxFileBytes);
+    const where = await this.locate(path, true);
+    if (where.state !== 'written') {
+      if (this.isNewFolder(where.path)) throw WorkspaceError.folder(where.path);
+      if (where.entry) this.assertFile(where);
+    }
+    const kept =
+      this.written.get(where.path)?.mode ??
+      (where.entry?.mode === MODE.executable ? MODE.executable : MODE.file);
+    await this.put(where.path, bytes, mode ?? kept);
   }
 
   /** Stores the blob, asks git whether it would commit the path, and only then records the write. */

@@ -3,6 +3,8 @@
  * The worker pushes with git itself; a host supplies the credentials for that push and opens (or
  * reuses) the pull request (a GitLab merge request is one too).
  */
+
+import { JobFailure } from '../domain/errors.js';
 import type { Job } from '../domain/job.js';
 import type { CodeHostKind, Project } from '../domain/project.js';
 import type { OpenPullRequest, PullRequest, PullRequestState } from '../domain/pull-request.js';
@@ -124,12 +126,11 @@ export interface PullRequestRecords {
 export type CodeHosts = (kind: CodeHostKind) => CodeHost;
 
 /** A code host refused or failed a request. `isRetryable` for rate limits and outages. */
-export class CodeHostError extends Error {
+export class CodeHostError extends JobFailure<'code_host_error'> {
   override name = 'CodeHostError';
-  readonly code = 'code_host_error';
   readonly isRetryable: boolean;
   constructor(message: string, options: { isRetryable?: boolean; cause?: unknown } = {}) {
-    super(message, { cause: options.cause });
+    super('code_host_error', message, { cause: options.cause });
     this.isRetryable = options.isRetryable ?? false;
   }
 }

@@ -5,6 +5,7 @@
  * nothing is stored then.
  */
 import { isAbsolute } from 'node:path';
+import { isInsideDataDir } from '../config/data-dir.js';
 import { CONTEXT_REPOSITORY_NAME, type ContextRepository } from '../domain/context-repository.js';
 import { AppError } from '../domain/errors.js';
 import { CODE_HOSTS, type CodeHostKind } from '../domain/project.js';
@@ -57,9 +58,13 @@ function hostOf(repository: string, named: string | null | undefined): CodeHostK
   return host;
 }
 
-/** Checks `input` against the rules and the repository itself, then stores it (token sealed). */
+/**
+ * Checks `input` against the rules and the repository itself, then stores it (token sealed). A
+ * local one must lie outside the service's data directory (`dataDir`), symlinks resolved: in there
+ * are other projects' mirrors, the database and the secret key, which no agent may read.
+ */
 export async function addContextRepository(
-  deps: { store: Store; secrets: () => SecretBox },
+  deps: { store: Store; secrets: () => SecretBox; dataDir: string },
   projectId: string,
   input: ContextRepositoryInput,
 ): Promise<ContextRepository> {
@@ -86,6 +91,11 @@ export async function addContextRepository(
     if (token !== null) throw refuse('token', 'A local repository takes no token.');
     const path = given.startsWith('file://') ? new URL(given).pathname : given;
     if (!isAbsolute(path)) throw refuse('repository', 'A local repository must be an absolute path.');
+    if (isInsideDataDir(path, deps.dataDir))
+      throw refuse(
+        'repository',
+        `${path} is inside the service's data directory, which holds the database, the secret key and every project's mirror: name a repository outside it.`,
+      );
     try {
       const resolved = await resolveRepository(given, 'local');
       repository = resolved.repository;

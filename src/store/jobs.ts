@@ -1,7 +1,7 @@
 import type { AutomationJobTrigger } from '../domain/automation.js';
 import type { CheckRun } from '../domain/checks.js';
 import type { ContextRepositoryRead } from '../domain/context-repository.js';
-import { AppError } from '../domain/errors.js';
+import { AppError, isJobFailureCode, type JobFailureCode } from '../domain/errors.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
 import {
   DEFAULT_MODEL_ID,
@@ -61,7 +61,7 @@ export function toJob(row: JobRow): Job {
     phase: row.phase as JobPhase | null,
     title: row.title,
     summary: row.summary,
-    error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    error: row.error_code ? { code: jobFailureCode(row.error_code), message: row.error_message ?? '' } : null,
     updatedAt: row.updated_at,
     completedAt: row.completed_at,
     usage: {
@@ -316,4 +316,9 @@ export function jobQueries(db: Db) {
       });
     },
   };
+}
+
+/** A stored failure code, or `internal_error` for one this version no longer makes. */
+function jobFailureCode(code: string): JobFailureCode {
+  return isJobFailureCode(code) ? code : 'internal_error';
 }

@@ -4,6 +4,7 @@ import type { CheckProblem, CheckRun } from '../domain/checks.js';
 import { AppError } from '../domain/errors.js';
 import type { JobEvent } from '../domain/events.js';
 import { formatUsd, JOB_STATUSES, type Job } from '../domain/job.js';
+import { FAILURE_ADVICE } from '../domain/job-failures.js';
 import { DEMO_MODEL_ID } from '../domain/model-id.js';
 import type { Project } from '../domain/project.js';
 import type { PullRequestState } from '../domain/pull-request.js';
@@ -106,7 +107,7 @@ async function summary(store: Store, project: Project, job: Job): Promise<Html> 
       <dt>Pull request</dt><dd id="job-pr">${job.prLink ? html`<a href="${safeHref(job.prLink)}">${job.prLink}</a>` : noPullRequest(project, job)}</dd>
       ${job.title ? html`<dt>Title</dt><dd>${job.title}</dd>` : ''}
       ${job.summary ? html`<dt>Summary</dt><dd class="pre">${job.summary}</dd>` : ''}
-      ${job.error ? html`<dt>Error</dt><dd class="bad"><code>${job.error.code}</code> ${job.error.message}</dd>` : ''}
+      ${job.error ? html`<dt>Error</dt><dd class="bad"><code>${job.error.code}</code> ${job.error.message}<br><small id="job-error-advice">${FAILURE_ADVICE[job.error.code]}</small></dd>` : ''}
       <dt>Branch</dt><dd><code>${job.source.ref}</code> → <code>${job.baseRef}</code></dd>
       <dt>Model</dt><dd>${modelLabel(job.model)}</dd>
       <dt>Usage</dt><dd>${job.usage.steps} steps · ${job.usage.inputTokens} tokens in (${job.usage.cachedInputTokens} cached) · ${job.usage.outputTokens} out · ${job.filesChanged} files changed</dd>

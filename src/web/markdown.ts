@@ -1,5 +1,5 @@
 import { markdownNesting } from '../parse/nesting.js';
-import { parseOffThread } from '../parse/pool.js';
+import { ParseRun, parseOffThread } from '../parse/pool.js';
 import { Html, html } from './html.js';
 
 /** Past these, text is shown as it is without asking a worker: no description needs more. */
@@ -20,7 +20,7 @@ export async function markdownHtml(markdown: string): Promise<Html> {
   try {
     const rendered = await parseOffThread(
       { kind: 'markdown', path: 'the description', text: markdown },
-      { fileMs: RENDER_MS, run: AbortSignal.timeout(RENDER_WAIT_MS) },
+      { fileMs: RENDER_MS, run: new ParseRun(RENDER_MS, AbortSignal.timeout(RENDER_WAIT_MS)) },
     );
     return rendered.ok && rendered.value !== null ? new Html(rendered.value) : plainText(markdown);
   } catch {

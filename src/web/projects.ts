@@ -294,7 +294,7 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (
     const project = await projectOf(store, request);
     const { token, ...values } = contextFormOf(request.body);
     try {
-      await addContextRepository({ store, secrets: secretBox }, project.id, {
+      await addContextRepository({ store, secrets: secretBox, dataDir: config.dataDir }, project.id, {
         name: values.name ?? '',
         repository: values.repository ?? '',
         ref: values.ref ?? null,

@@ -16,6 +16,7 @@ import {
   type SandboxSettings,
 } from '../checks/index.js';
 import type { CheckRun } from '../domain/checks.js';
+import { JobFailure } from '../domain/errors.js';
 import type { CheckRequest } from '../domain/events.js';
 import type { Job } from '../domain/job.js';
 import type { Project } from '../domain/project.js';
@@ -29,7 +30,7 @@ import type { AgentLimits, AgentResult, RunAgentOptions } from './agent-port.js'
 import { isAgentError } from './agent-port.js';
 
 /** The checks failed and the project's policy is `fail`: nothing is published. */
-export class ChecksFailedError extends Error {
+export class ChecksFailedError extends JobFailure<'checks_failed'> {
   override name = 'ChecksFailedError';
   constructor(
     readonly run: CheckRun,
@@ -39,6 +40,7 @@ export class ChecksFailedError extends Error {
     const count = run.results.reduce((sum, result) => sum + result.problems.length, 0);
     const problems = `${count} problem${count === 1 ? '' : 's'}; see the job's checks`;
     super(
+      'checks_failed',
       leftConflicts(run)
         ? `Merge conflict markers are still in the files (${problems}) after the agent's repair rounds, and nothing is published with them. Send a follow-up asking the agent to resolve them.`
         : `The checks still failed after the agent's repair rounds (${problems}), and the project publishes nothing when they fail.`,

@@ -5,14 +5,8 @@
  * away (the log has the details).
  */
 
+import { isJobFailureCode, JobFailure, ServiceError } from '../domain/errors.js';
 import type { JobError } from '../domain/job.js';
-import { ContextRepositoryUnavailable } from '../git/context-mirror.js';
-import { MirrorError } from '../git/mirror.js';
-import { WorkspaceError } from '../git/paths.js';
-import { GitError } from '../git/run.js';
-import { CodeHostError } from '../hosts/types.js';
-import { isAgentError } from './agent-port.js';
-import { ChecksFailedError } from './checks.js';
 
 export type StopReason = 'shutdown' | 'lost' | 'archived';
 
@@ -33,19 +27,25 @@ export class RunStopped extends Error {
 }
 
 /** A repository refused what the worker needed of it; the message says what to change. */
-export class RepositoryError extends Error {
+export class RepositoryError extends JobFailure<'repository_error'> {
   override name = 'RepositoryError';
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('repository_error', message, options);
+  }
 }
 
 /** The project's setup command failed: nothing else ran. The message ends with its output's tail. */
-export class SetupFailedError extends Error {
+export class SetupFailedError extends JobFailure<'setup_failed'> {
   override name = 'SetupFailedError';
   constructor(why: string, output: string) {
     // The job's error keeps MESSAGE_LIMIT characters: the reason, then as much of the end as fits.
     const room = MESSAGE_LIMIT - why.length - 30;
     const tail = output.replace(/^Its output( ends with)?:\n…?/, '').trimEnd();
-    if (!tail || room <= 0) super(why);
-    else super(`${why} Its output ends with:\n${tail.length > room ? `…${tail.slice(-room)}` : tail}`);
+    const message =
+      !tail || room <= 0
+        ? why
+        : `${why} Its output ends with:\n${tail.length > room ? `…${tail.slice(-room)}` : tail}`;
+    super('setup_failed', message);
   }
 }
 
@@ -53,12 +53,13 @@ export class SetupFailedError extends Error {
  * Push mode: a commit the service pushed changed what the setup command reads, and no person has
  * accepted it yet, so the setup does not run with network (`setup_needs_review`).
  */
-export class SetupNeedsReviewError extends Error {
+export class SetupNeedsReviewError extends JobFailure<'setup_needs_review'> {
   override name = 'SetupNeedsReviewError';
   constructor(projectId: string, files: readonly string[]) {
     const named =
       files.slice(0, 20).join(', ') + (files.length > 20 ? `, and ${files.length - 20} more` : '');
     super(
+      'setup_needs_review',
       `The setup command did not run: a commit the service pushed to the base branch changed what it reads (${named}), and code no person has reviewed never runs with network. Review those changes, then accept them: agentjobs project setup accept ${projectId} (or the button on the project's settings page), then send the job a follow-up.`,
     );
   }
@@ -66,27 +67,15 @@ export class SetupNeedsReviewError extends Error {
 
 const MESSAGE_LIMIT = 1000;
 
-/** The job error for a failure, and whether it was expected (else it is logged as an error). */
+/**
+ * The job error for a failure, and whether it was expected (else it is logged as an error). Every
+ * failure the service plans for is a `JobFailure` carrying its code (the model's, git's, a code
+ * host's, the checks', the setup's); anything else is a fault, `internal_error`, whose message
+ * gives nothing away (the log has the details).
+ */
 export function jobErrorOf(error: unknown): JobError & { expected: boolean } {
-  if (isAgentError(error)) return { code: error.code, message: short(error.message), expected: true };
-  if (error instanceof ChecksFailedError)
-    return { code: 'checks_failed', message: short(error.message), expected: true };
-  if (error instanceof SetupFailedError)
-    return { code: 'setup_failed', message: short(error.message), expected: true };
-  if (error instanceof SetupNeedsReviewError)
-    return { code: 'setup_needs_review', message: short(error.message), expected: true };
-  if (error instanceof CodeHostError)
-    return { code: error.code, message: short(error.message), expected: true };
-  if (error instanceof ContextRepositoryUnavailable)
-    return { code: 'context_repository_unavailable', message: short(error.message), expected: true };
-  if (
-    error instanceof GitError ||
-    error instanceof MirrorError ||
-    error instanceof WorkspaceError ||
-    error instanceof RepositoryError
-  ) {
-    return { code: 'repository_error', message: short(error.message), expected: true };
-  }
+  if (ServiceError.isInstance(error) && isJobFailureCode(error.code))
+    return { code: error.code, message: short(error.message), expected: error.expected };
   return {
     code: 'internal_error',
     message: 'The job stopped on an internal error of the service.',

@@ -12,6 +12,7 @@
  * (another machine took the job) or the branch moved: the model is told to check and redo them.
  */
 import type { ModelMessage } from 'ai';
+import { z } from 'zod';
 import type { Prompt, RunProgress } from '../store/queue/index.js';
 import type { PreparedRun } from './phases/prepare.js';
 
@@ -21,6 +22,16 @@ export const RESUMED_WITH_FILES =
 /** What the next message tells the model when its edits could not be taken back. */
 export const RESUMED_WITHOUT_FILES =
   'The service restarted while you were working, and this run continues from your last finished step, but the changes you made to files could not be taken back as you left them. Read the files you changed to see where they stand, make again the edits that are still needed, then continue where you left off.';
+
+/**
+ * The shape of a record's changes. What they say is checked by `Workspace.restore` with the rules
+ * of the agent's own writes: the record is in the database, and trusted no more than the model.
+ */
+const recordedChanges = z.object({
+  head: z.string(),
+  written: z.array(z.object({ path: z.string(), mode: z.string(), sha: z.string() })),
+  deleted: z.array(z.string()),
+});
 
 /** How a run starts when it continues an earlier attempt. */
 export interface Resumed {
@@ -41,15 +52,7 @@ export interface Resumed {
 export async function resumeFrom(run: PreparedRun, taken: readonly Prompt[]): Promise<Resumed | null> {
   const progress: RunProgress | null = await run.deps.store.queue.progress(run.job.id);
   if (!progress || progress.attempt >= run.lease.attempt) return null;
-  const changes = progress.changes;
-  const hadFiles = changes !== null && changes.written.length + changes.deleted.length > 0;
-  const filesKept =
-    changes === null ||
-    !hadFiles ||
-    (await run.workspace.restore(changes).catch((error: unknown) => {
-      run.control.log.warn({ err: error }, 'could not take back the files of the earlier attempt');
-      return false;
-    }));
+  const filesKept = progress.changes === null || (await restoreChanges(run, progress.changes));
   const through = progress.deliveredThrough;
   const fresh = taken.filter((prompt) => through === null || prompt.id > through);
   return {
@@ -61,6 +64,23 @@ export async function resumeFrom(run: PreparedRun, taken: readonly Prompt[]): Pr
     filesKept,
     attempt: progress.attempt,
   };
+}
+
+/** Takes back the recorded changes; false, and a warning in the log, when they cannot be. */
+async function restoreChanges(run: PreparedRun, recorded: unknown): Promise<boolean> {
+  const changes = recordedChanges.safeParse(recorded);
+  if (!changes.success) {
+    run.control.log.warn('the earlier attempt recorded its files in a shape that is not read');
+    return false;
+  }
+  const { written, deleted } = changes.data;
+  if (written.length + deleted.length === 0) return true;
+  try {
+    return await run.workspace.restore(changes.data, run.deps.config.jobLimits.maxFilesChanged);
+  } catch (error) {
+    run.control.log.warn({ err: error }, 'could not take back the files of the earlier attempt');
+    return false;
+  }
 }
 
 /** The agent's `onProgress`: saves the conversation with the run's written files, fenced by its lease. */

@@ -172,4 +172,88 @@ describe('built-in checks on hostile files at the size limit', () => {
     expect(results[0]?.problems.map((problem) => problem.path)).toEqual(['docs/slow.md', 'docs/fine.mdx']);
     expect(results[0]?.problems[1]?.message).toContain('`<Note>` opened on line 5 is never closed');
   });
+
+  it('reads a `$ref` fan-out once per file and names it: 9 files, each referencing the next 40 times, 8 deep', async () => {
+    // docs.json references nav/1.json 40 times, nav/1.json references nav/2.json 40 times, … down to
+    // nav/8.json, which names the one page: Mintlify would copy nav/8.json in 40^8 times.
+    const refs = (target: string) => Array.from({ length: 40 }, () => ({ $ref: target }));
+    const files: Record<string, string> = {
+      'docs.json': JSON.stringify({
+        $schema: 'https://mintlify.com/docs.json',
+        navigation: { groups: [{ group: 'Start', pages: refs('nav/1.json') }] },
+      }),
+      'nav/8.json': JSON.stringify(['index']),
+    };
+    for (let level = 1; level < 8; level++)
+      files[`nav/${level}.json`] = JSON.stringify(refs(`${level + 1}.json`));
+    const root = site(files);
+    const results = await runBuiltInChecks({
+      tree: directoryTree(root),
+      changes: [
+        { path: 'docs.json', kind: 'modified' },
+        ...Array.from({ length: 8 }, (_, index) => ({
+          path: `nav/${index + 1}.json`,
+          kind: 'added' as const,
+        })),
+        { path: 'index.mdx', kind: 'modified' },
+      ],
+      // Short enough that re-reading every reference runs out of it; reading each file once does not.
+      budget: { runMs: 10_000 },
+    });
+    const byName = Object.fromEntries(results.map((result) => [result.name, result]));
+    // Every file was checked: nothing ran out of time.
+    for (const result of results)
+      for (const problem of result.problems) expect(problem.message).not.toMatch(/was not checked/);
+    expect(byName.markdown).toMatchObject({ status: 'passed', message: 'No problems in 1 changed page.' });
+    expect(byName.syntax?.status).toBe('passed');
+    // One problem, on docs.json, that names the count (40 + 40² + … + 40⁸) and the repeated references.
+    expect(byName.navigation?.problems).toEqual([
+      {
+        path: 'docs.json',
+        line: 1,
+        message: expect.stringMatching(
+          /copy files into the navigation 6,721,641,025,640 times \(at most 1,000\).*nav\/1\.json is referenced 40 times in docs\.json; nav\/2\.json is referenced 40 times in nav\/1\.json/,
+        ),
+      },
+    ]);
+  }, 60_000);
+
+  it('shares the pool fairly: three runs of slow files leave a fourth run of ordinary pages all checked', async () => {
+    const slowPages = ['docs/a.md', 'docs/b.md', 'docs/c.md'];
+    const ordinaryPages = Array.from({ length: 8 }, (_, index) => `guide/page-${index}.md`);
+    // The slow runs spend 1 s (the file's limit) on each of their files; the ordinary run may spend
+    // 4 s, and needs milliseconds, however long its files wait for a thread behind the others'.
+    const check = (pages: string[], root: string, runMs: number) =>
+      runBuiltInChecks({
+        tree: directoryTree(root),
+        changes: pages.map((path) => ({ path, kind: 'modified' as const })),
+        checks: ['markdown'],
+        budget: { fileMs: 1_000, runMs },
+      });
+    const slow = [1, 2, 3].map(() =>
+      check(slowPages, site(Object.fromEntries(slowPages.map((path) => [path, fill('[', path)]))), 10_000),
+    );
+    const ordinary = check(
+      ordinaryPages,
+      site(
+        Object.fromEntries(
+          ordinaryPages.map((path) => [path, `# ${path}\n\nSee [the home page](/index).\n`]),
+        ),
+      ),
+      4_000,
+    );
+    const [ordinaryResults, ...slowResults] = await Promise.all([ordinary, ...slow]);
+    expect(ordinaryResults).toEqual([
+      { name: 'markdown', status: 'passed', message: 'No problems in 8 changed pages.', problems: [] },
+    ]);
+    // Each slow run's files are its own problems, each past the file's limit.
+    for (const results of slowResults)
+      expect(results[0]?.problems).toEqual(
+        slowPages.map((path) => ({
+          path,
+          line: null,
+          message: expect.stringContaining(`${path} is too slow to parse`),
+        })),
+      );
+  }, 120_000);
 });

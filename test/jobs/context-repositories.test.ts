@@ -1,7 +1,7 @@
 /**
  * The shared add of a context repository (`jobs/context-repositories.ts`) and its store on every
  * database: the limit holds when adds race, a token is sealed and opens only for its own row, and
- * a refusal names its field and stores nothing.
+ * a refusal names its field and stores nothing, and a path inside the data directory is refused.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,16 +20,18 @@ describe.each(testDialects())('context repositories in the store on %s', (dialec
   let t: TestStore;
   let dir: string;
   let code: string;
+  let dataDir: string;
   beforeAll(async () => {
     t = await openTestStore(dialect);
     dir = tempDir('context-store');
     code = makeRepo(dir).repo;
+    dataDir = path.join(dir, 'data');
   });
   afterAll(async () => {
     await t?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const deps = () => ({ store: t.store, secrets: () => box });
+  const deps = () => ({ store: t.store, secrets: () => box, dataDir });
 
   it('lets exactly 10 of 12 racing adds in', async () => {
     const project = await t.store.projects.create({ name: 'Race', repository: code });
@@ -102,5 +104,35 @@ describe.each(testDialects())('context repositories in the store on %s', (dialec
     );
     expect(await refusal({ name: 'code', repository: code, host: 'bitbucket' })).toBe('host');
     expect(await t.store.contextRepositories.list(project.id)).toEqual([]);
+  });
+
+  it('refuses a local repository inside the data directory, however it is named', async () => {
+    const project = await t.store.projects.create({ name: 'Data dir', repository: code });
+    // A repository in the data directory (another project's mirror, say), the data directory
+    // itself, a file:// URL to it, and a symlink from outside that leads into it.
+    const inside = makeRepo(path.join(dataDir, 'mirrors', 'other')).repo;
+    fs.symlinkSync(dataDir, path.join(dir, 'looks-outside'));
+    const named = [
+      inside,
+      dataDir,
+      `file://${inside}`,
+      path.join(dir, 'looks-outside', 'mirrors', 'other', 'upstream'),
+      `${dataDir}/mirrors/../mirrors/other/upstream`,
+    ];
+    for (const repository of named) {
+      const refused = await addContextRepository(deps(), project.id, { name: 'code', repository }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refused, repository).toMatchObject({
+        code: 'invalid_request',
+        message: expect.stringContaining("is inside the service's data directory"),
+        details: [{ path: 'repository' }],
+      });
+    }
+    expect(await t.store.contextRepositories.list(project.id)).toEqual([]);
+    // Beside the data directory is fine.
+    await addContextRepository(deps(), project.id, { name: 'code', repository: code });
+    expect((await t.store.contextRepositories.list(project.id)).map((each) => each.name)).toEqual(['code']);
   });
 });

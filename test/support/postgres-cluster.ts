@@ -92,7 +92,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const serverOptions = [
     `-p ${port}`,
     '-c listen_addresses=127.0.0.1',
-    `-c unix_socket_directories=${dir}`,
+    // TCP only: a Unix socket's path (at most 107 characters) would not fit under a long TMPDIR.
+    "-c unix_socket_directories=''",
     '-c fsync=off',
     '-c max_connections=200',
   ].join(' ');

@@ -46,6 +46,19 @@ describe.each(testDialects())('job queue on %s', (dialect) => {
       .where('status', '=', 'active')
       .execute();
 
+  it('reads a failure code this version no longer makes as internal_error', async () => {
+    const job = await newJob();
+    await t.db.kysely
+      .updateTable('jobs')
+      .set({ status: 'failed', error_code: 'retired_code', error_message: 'from an older version' })
+      .where('id', '=', job.id)
+      .execute();
+    expect((await t.store.jobs.get(project.id, job.id))?.error).toEqual({
+      code: 'internal_error',
+      message: 'from an older version',
+    });
+  });
+
   it('claims oldest first, raises the attempt, leases to the worker and records the phase', async () => {
     const a = await newJob();
     const b = await newJob();
@@ -85,7 +98,7 @@ describe.each(testDialects())('job queue on %s', (dialect) => {
     // When one of `busy` ends, the waiting one is claimable.
     const done = first.find((c) => c.job.id === jobs[0]?.id);
     if (!done) throw new Error('unreachable');
-    await t.store.queue.fail(leaseOf(done), { code: 'x', message: 'x' });
+    await t.store.queue.fail(leaseOf(done), { code: 'internal_error', message: 'x' });
     expect((await claim(10, 'w2')).map((c) => c.job.id)).toEqual([jobs[2]?.id]);
     await drain();
   });
@@ -117,7 +130,7 @@ describe.each(testDialects())('job queue on %s', (dialect) => {
       t.store.queue.appendEvent(stale, 'message', { role: 'assistant', text: 'stale' }),
       t.store.queue.takePending(stale),
       t.store.queue.release(stale),
-      t.store.queue.fail(stale, { code: 'x', message: 'stale' }),
+      t.store.queue.fail(stale, { code: 'internal_error', message: 'stale' }),
       t.store.queue.complete(stale, {
         summary: 'stale',
         title: null,

@@ -104,4 +104,39 @@ describe.each(testDialects())('a run continued by the next worker, on %s', (dial
       await scripted.close();
     }
   }, 120_000);
+
+  it('re-checks a tampered record: a file recorded as a symlink is not taken back, nor committed so', async () => {
+    const scripted = await scriptedWorker({ name: 'resume-tampered', dialect });
+    const next: Worker[] = [];
+    try {
+      const job = await handedBack(scripted);
+      // The record says notes.md is a symlink (its blob, "first attempt", the link's target).
+      const row = await scripted.t.db.kysely
+        .selectFrom('job_worker_state')
+        .select('progress')
+        .where('job_id', '=', job.id)
+        .executeTakeFirstOrThrow();
+      const progress = JSON.parse(row.progress ?? 'null');
+      for (const file of progress.changes.written) file.mode = '120000';
+      await scripted.t.db.kysely
+        .updateTable('job_worker_state')
+        .set({ progress: JSON.stringify(progress) })
+        .where('job_id', '=', job.id)
+        .execute();
+
+      scripted.model.setScript([
+        { toolCalls: [{ name: 'write_file', input: { path: 'notes.md', content: 'second attempt\n' } }] },
+        { text: 'Wrote notes.md again' },
+      ]);
+      const done = await finish(scripted, job.id, next);
+      expect(done).toMatchObject({ status: 'completed', error: null, filesChanged: 1 });
+      const resumed = scripted.model.requests[2]?.body.messages as { role: string; content: unknown }[];
+      expect(resumed.at(-1)).toMatchObject({ role: 'user', content: RESUMED_WITHOUT_FILES });
+      expect(git(scripted.repo, 'ls-tree', job.source.ref, 'notes.md')).toMatch(/^100644 blob /);
+      expect(git(scripted.repo, 'show', `${job.source.ref}:notes.md`)).toBe('second attempt');
+    } finally {
+      for (const worker of next) await worker.stop({ graceMs: 0 });
+      await scripted.close();
+    }
+  }, 120_000);
 });

@@ -141,7 +141,7 @@ export async function readIfPresent(workspace: Workspace, file: string): Promise
   try {
     return await workspace.readFile(file);
   } catch (error) {
-    if (error instanceof WorkspaceError && error.code === 'too_large') return Buffer.alloc(1);
+    if (error instanceof WorkspaceError && error.reason === 'too_large') return Buffer.alloc(1);
     throw error;
   }
 }

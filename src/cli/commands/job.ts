@@ -3,6 +3,7 @@ import type { AgentJobsClient, Job, JobEvent } from '../../client/index.js';
 import type { CheckResult } from '../../domain/checks.js';
 import type { JobEvent as DomainEvent } from '../../domain/events.js';
 import { formatUsd } from '../../domain/job.js';
+import { FAILURE_ADVICE } from '../../domain/job-failures.js';
 import { clientFromEnv } from '../client.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 
@@ -37,6 +38,7 @@ const describe = (job: Job) =>
         `${job.usage.steps} steps · ${job.usage.inputTokens} tokens in (${job.usage.cachedInputTokens} cached) · ${job.usage.outputTokens} out · ${formatUsd(job.usage.costUsd)}`,
       ],
       job.error ? ['error', `${job.error.code}: ${job.error.message}`] : [],
+      job.error ? ['what to do', failureAdvice(job.error.code)] : [],
       job.summary ? ['summary', job.summary] : [],
     ].filter((row) => row.length),
   );
@@ -302,4 +304,9 @@ export function registerJobCommands(program: Command) {
       const archived = await clientFromEnv().archiveJob(jobId, { projectId: projectOf(options) });
       print(options, archived, () => describe(archived));
     });
+}
+
+/** What to do about a failure, by its code; a code this CLI does not know (a newer server's) has none. */
+function failureAdvice(code: string): string {
+  return (FAILURE_ADVICE as Record<string, string | undefined>)[code] ?? 'See the message above.';
 }

@@ -85,13 +85,17 @@ export function registerProjectContextCommands(project: Command) {
       const { addContextRepository } = await import('../../jobs/context-repositories.js');
       const added = await withStore(async (store, config) => {
         const found = await requireProject(store, projectId);
-        return addContextRepository({ store, secrets: lazySecretBox(config) }, found.id, {
-          name: options.name,
-          repository,
-          ref: options.ref ?? null,
-          host: options.host ?? null,
-          token,
-        }).catch((error: unknown) => {
+        return addContextRepository(
+          { store, secrets: lazySecretBox(config), dataDir: config.dataDir },
+          found.id,
+          {
+            name: options.name,
+            repository,
+            ref: options.ref ?? null,
+            host: options.host ?? null,
+            token,
+          },
+        ).catch((error: unknown) => {
           throw asCliError(error);
         });
       });

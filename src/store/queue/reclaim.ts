@@ -6,8 +6,10 @@
  * directory saw the holder's process gone (`reclaimFromGone`, at its start: worker/registry.ts),
  * which counts no lost attempt when a person stopped that process at once (a second Ctrl-C).
  */
+
 import { sql } from 'kysely';
 import type { PhaseReason } from '../../domain/events.js';
+import type { JobError } from '../../domain/job.js';
 import { transitionOf } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
 import type { Db, Transaction } from '../db.js';
@@ -56,7 +58,7 @@ export function reclaimQueries(db: Db) {
       await releaseReservation(trx, id);
       const unleased = { lease_owner: null, lease_expires_at: null, updated_at: at };
       if (counted && lost >= MAX_LOST_ATTEMPTS) {
-        const error = {
+        const error: JobError = {
           code: 'worker_lost',
           message: `The worker running this job stopped responding ${lost} times in a row.`,
         };
