@@ -15,6 +15,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 
@@ -51,6 +52,21 @@ export function networkArguments(): string[] {
   ];
 }
 
+/**
+ * Resolves once bubblewrap has set up the loopback device of the sandbox's namespace (its
+ * 127.0.0.1 is in the namespace's routing table): slirp4netns configuring the same namespace at
+ * the same moment makes bubblewrap's setup fail. Gives up waiting after a second (the sandbox may
+ * have ended; the run's own limits cover the rest).
+ */
+async function loopbackReady(pid: string): Promise<void> {
+  const deadline = Date.now() + 1000;
+  while (Date.now() < deadline) {
+    const table = await readFile(`/proc/${pid}/net/fib_trie`, 'utf8').catch(() => null);
+    if (table === null || table.includes('127.0.0.1')) return;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
 /** The network of one run. */
 export interface RunNetwork {
   /** Ends slirp4netns; call when the sandbox has ended. */
@@ -78,8 +94,15 @@ export function attachNetwork(child: ChildProcess, failed: (why: string) => void
   const onInfo = (chunk: Buffer) => {
     reported += chunk.toString('utf8');
     const pid = /"child-pid"\s*:\s*(\d+)/.exec(reported)?.[1];
-    if (!pid || helper || stopped) return;
+    if (!pid || started || stopped) return;
+    started = true;
     info.off('data', onInfo);
+    void loopbackReady(pid).then(() => {
+      if (!stopped) attach(pid);
+    });
+  };
+  let started = false;
+  const attach = (pid: string) => {
     helper = spawn(
       NETWORK_HELPER,
       [
@@ -103,20 +126,20 @@ export function attachNetwork(child: ChildProcess, failed: (why: string) => void
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       },
     );
-    const started = helper;
-    (started.stderr as Readable).on('data', (chunk: Buffer) => {
+    const running = helper;
+    (running.stderr as Readable).on('data', (chunk: Buffer) => {
       said = (said + chunk.toString('utf8')).slice(-2000);
     });
-    (started.stdio[4] as Writable).on('error', () => {});
-    (started.stdio[3] as Readable).once('data', () => {
+    (running.stdio[4] as Writable).on('error', () => {});
+    (running.stdio[3] as Readable).once('data', () => {
       if (stopped) return;
       ready = true;
       block.end('1');
     });
-    started.on('error', (error) => {
+    running.on('error', (error) => {
       if (!stopped && !ready) failed(`${NETWORK_HELPER} could not start: ${error.message}`);
     });
-    started.on('exit', (code) => {
+    running.on('exit', (code) => {
       if (stopped || ready) return;
       const words = said
         .split('\n')
