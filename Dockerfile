@@ -40,11 +40,12 @@ RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
 # git (the agent's workspace), bubblewrap (the sandbox; prlimit, tar and cp are in Debian's base),
+# slirp4netns (the setup command's network to the outside, never to the host),
 # tini (PID 1: passes signals on, reaps orphans) and CA certificates. An air-gapped base has them
 # already, and then nothing is downloaded.
-RUN if ! dpkg -s git bubblewrap tini ca-certificates >/dev/null 2>&1; then \
+RUN if ! dpkg -s git bubblewrap slirp4netns tini ca-certificates >/dev/null 2>&1; then \
       apt-get update \
-      && apt-get install -y --no-install-recommends git bubblewrap tini ca-certificates \
+      && apt-get install -y --no-install-recommends git bubblewrap slirp4netns tini ca-certificates \
       && rm -rf /var/lib/apt/lists/*; \
     fi \
     && groupadd --gid 10001 agentjobs \

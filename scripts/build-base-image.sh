@@ -2,7 +2,7 @@
 # Builds, without any image registry, the two Node base images the Dockerfile starts from, and
 # imports them into podman under the names the Dockerfile asks for, so that it builds unchanged:
 #   NODE_IMAGE  (default node:24-bookworm-slim): Debian bookworm (minbase, no docs, man pages or
-#               locales), CA certificates, git, bubblewrap, tini, and Node with npm in /usr/local,
+#               locales), CA certificates, git, bubblewrap, slirp4netns, tini, and Node with npm in /usr/local,
 #               laid out as in the official image;
 #   BUILD_IMAGE (default node:24-bookworm): the same plus python3, make and g++ and Node's headers,
 #               for native modules (better-sqlite3) whose prebuilt binary cannot be downloaded.
@@ -71,7 +71,7 @@ slim_options=(
   --dpkgopt='path-exclude=/usr/share/info/*'
   --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin "$1"/var/log/*.log'
 )
-runtime_packages=ca-certificates,git,bubblewrap,tini
+runtime_packages=ca-certificates,git,bubblewrap,slirp4netns,tini
 build_packages=$runtime_packages,python3,make,g++
 recipe_version=1
 hash=$(printf '%s\n' "$recipe_version" bookworm "${slim_options[@]}" "$runtime_packages" "$build_packages" \

@@ -1,34 +1,38 @@
 /**
- * A project's environment (DESIGN section 5, "The sandbox, the environment and commands"): what its
- * `setupCommand` (e.g. `npm ci`) leaves at the top of a checkout of the base tree (`node_modules`,
- * `.venv`, …), made in the sandbox with network, before the agent writes anything.
+ * A project's environment (docs/security.md, "Setup and the environment"): what its `setupCommand`
+ * (e.g. `npm ci`) leaves at the top of a checkout of the project's base branch (`node_modules`,
+ * `.venv`, …), made in the sandbox with network, before the agent writes anything. The caller
+ * gives only a commit of the base branch (worker/phases/setup.ts): no other tree is ever built.
  *
  * It is cached per project under `<environments>/<project id>/<key>`, where the key hashes the
- * command and the lockfiles of the base tree (their paths and git blob ids, so nothing is read),
- * and reused until either changes; a new key builds a new environment and removes the old ones.
+ * command and every setup input of the tree (domain/setup-inputs.ts: lockfiles, manifests, the
+ * files the command names; their paths and git object ids, so nothing is read), and reused until
+ * one changes; a new key builds a new environment and removes the old ones.
+ * What is kept carries no setuid, setgid or sticky bit, no write permission for others, and, when
+ * the service runs as root, no root ownership: it belongs to the sandbox's unprivileged user, in a
+ * folder only the service's user can enter.
  * A build goes to a folder of its own and is renamed into place whole, so a run never sees half
  * of one, and two runs building the same key at once keep the first. Its size is bounded by the
  * sandbox's checkout tmpfs (`maxBytes`): a setup that writes more fails, and nothing is kept.
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, lchown, lstat, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { MAX_CHECK_TIMEOUT_SECONDS } from '../domain/checks.js';
 import { type Redactor, redactValue } from '../domain/redact.js';
+import { setupInputTest } from '../domain/setup-inputs.js';
 import { checkoutTree } from '../git/checkout.js';
 import { runGit } from '../git/run.js';
 import { MAX_COMMAND_OUTPUT_BYTES } from './command.js';
 import { describeRun } from './command-outcome.js';
 import { runSandboxed, type SandboxSettings, sandboxStatus } from './sandbox.js';
+import { SANDBOX_UID } from './sandbox-arguments.js';
 import { LAYER_CACHE } from './sandbox-layers.js';
 
-/** Lockfiles whose content decides whether a cached environment still fits the base tree. */
-const LOCKFILE =
-  /(^|\/)(package-lock\.json|pnpm-lock\.yaml|yarn\.lock|requirements[^/]*\.txt|poetry\.lock|Gemfile\.lock|go\.sum)$/;
-/** Folders whose lockfiles belong to what is installed, not to the project. */
-const INSTALLED = /(^|\/)(node_modules|\.venv|vendor)\//;
+/** Bumped when what the key covers changes: environments made under an older rule are never reused. */
+const KEY_VERSION = 2;
 
 /** What making or finding a project's environment needs. */
 export interface EnvironmentOptions {
@@ -37,9 +41,14 @@ export interface EnvironmentOptions {
   command: string;
   /** The data directory's folder of environments, one folder per project inside. */
   environmentsDir: string;
-  /** A git working folder of the project's repository (the job's worktree) and the base commit. */
+  /** A git working folder of the project's repository (the job's worktree) and a commit of its base branch. */
   gitDir: string;
   baseCommit: string;
+  /**
+   * Whether the command may run (with network) when no environment is cached for the key; when
+   * not, the outcome is `held` (push mode: a commit of the service's changed a setup input).
+   */
+  mayBuild?: boolean;
   timeoutSeconds: number;
   sandbox: SandboxSettings;
   /** The most the checkout, the environment included, may hold while the command runs. */
@@ -51,6 +60,7 @@ export interface EnvironmentOptions {
 /** The environment, found or made, or why it could not be made. Everything in it is redacted. */
 export type EnvironmentOutcome =
   | { status: 'reused'; dir: string; key: string }
+  | { status: 'held'; key: string }
   | { status: 'built'; dir: string; key: string; durationMs: number; output: string }
   | { status: 'failed'; key: string; message: string; output: string; durationMs: number };
 
@@ -60,6 +70,7 @@ export async function prepareEnvironment(options: EnvironmentOptions): Promise<E
   const projectDir = join(options.environmentsDir, options.projectId);
   const dir = join(projectDir, key);
   if (await exists(dir)) return { status: 'reused', dir, key };
+  if (options.mayBuild === false) return { status: 'held', key };
   return redactValue(await build(options, projectDir, dir, key), options.redact);
 }
 
@@ -68,24 +79,32 @@ export async function removeProjectEnvironments(environmentsDir: string, project
   await rm(join(environmentsDir, projectId), { recursive: true, force: true });
 }
 
-/** The cache key: the command and each lockfile of the base tree, by path and blob id. */
+/**
+ * The cache key: the command and each setup input of the tree (files, and folders the command
+ * names), by path and git object id.
+ */
 export async function environmentKey(gitDir: string, commit: string, command: string): Promise<string> {
-  const { stdout } = await runGit(['ls-tree', '-r', '-z', commit], {
+  const { stdout } = await runGit(['ls-tree', '-r', '-t', '-z', commit], {
     cwd: gitDir,
     maxStdoutBytes: 256 * 1024 * 1024,
   });
-  const lockfiles = stdout
+  const isInput = setupInputTest(command);
+  const inputs = stdout
     .toString('utf8')
     .split('\0')
     .filter(Boolean)
     .map((entry) => {
       const [meta = '', path = ''] = entry.split('\t');
-      return { path, blob: meta.split(' ')[2] ?? '' };
+      const [mode = '', , id = ''] = meta.split(' ');
+      return { path, id: `${mode} ${id}` };
     })
-    .filter(({ path }) => LOCKFILE.test(path) && !INSTALLED.test(path))
-    .map(({ path, blob }) => `${blob} ${path}`)
+    .filter(({ path }) => isInput(path))
+    .map(({ path, id }) => `${id} ${path}`)
     .sort();
-  return createHash('sha256').update(JSON.stringify({ command, lockfiles })).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify({ version: KEY_VERSION, command, inputs }))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 async function build(
@@ -107,7 +126,9 @@ async function build(
     return failed(
       `The setup command did not run: the sandbox is not available on this worker. ${status.reason}`,
     );
-  await mkdir(projectDir, { recursive: true });
+  await mkdir(projectDir, { recursive: true, mode: 0o700 });
+  // Only the service's user enters it: what is kept inside may belong to the sandbox's user.
+  await chmod(projectDir, 0o700);
   // Folders starting with a dot are builds under way, never taken for a finished environment.
   const base = await mkdtemp(join(projectDir, '.base-'));
   const staging = join(projectDir, `.building-${randomUUID()}`);
@@ -137,6 +158,7 @@ async function build(
     });
     if (!described.passed) return failed(described.message, described.output);
     await keepCaches(staging);
+    await disarm(staging);
     try {
       await rename(staging, dir);
     } catch (error) {
@@ -179,6 +201,25 @@ function extract(archive: Readable, target: string): Promise<void> {
         : reject(new Error(`unpacking what it made failed: ${said.trim() || `tar exit ${code}`}`)),
     );
   });
+}
+
+/**
+ * Takes from what the setup made every permission it needs not have on this machine: setuid,
+ * setgid and sticky bits and others' write go (files keep only whether they run: 0755 or 0644,
+ * folders 0755), and when the service runs as root, everything goes to the sandbox's unprivileged
+ * user, so nothing in the cache is root's. Links are left as links (laying in makes them anew).
+ */
+async function disarm(dir: string): Promise<void> {
+  const root = process.getuid?.() === 0;
+  const entries = await readdir(dir, { recursive: true });
+  for (const path of [dir, ...entries.map((entry) => join(dir, entry))]) {
+    const found = await lstat(path);
+    if (root) await lchown(path, SANDBOX_UID, SANDBOX_UID);
+    if (found.isSymbolicLink()) continue;
+    const mode = found.isDirectory() || found.mode & 0o111 ? 0o755 : 0o644;
+    // After the change of owner, which would clear setuid bits but not setgid ones on its own.
+    if ((found.mode & 0o7777) !== mode || root) await chmod(path, mode);
+  }
 }
 
 /** Makes the writable `.cache` mount point in each folder of the environment (sandbox-layers.ts). */

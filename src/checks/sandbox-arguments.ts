@@ -5,6 +5,7 @@
  */
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { type Layer, layerArguments } from './sandbox-layers.js';
+import { networkArguments } from './sandbox-network.js';
 
 /** Where the checkout appears inside the sandbox. */
 export const SANDBOX_CHECKOUT = '/checkout';
@@ -44,12 +45,12 @@ export interface SandboxExtras {
 
 /** The bubblewrap arguments for `dir`, built once per call from what this machine has. */
 export function bwrapArguments(dir: string, diskBytes: number, extras: SandboxExtras = {}): string[] {
-  // Every namespace but the network's for the setup command; every one for the rest.
-  const namespaces = extras.network
-    ? ['--unshare-user', '--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try']
-    : ['--unshare-all', '--unshare-user'];
+  // Every namespace, the network's too: the setup command's network is attached to its own
+  // (sandbox-network.ts), never the host's.
   const args = [
-    ...namespaces,
+    '--unshare-all',
+    '--unshare-user',
+    ...(extras.network ? networkArguments() : []),
     '--uid',
     String(SANDBOX_UID),
     '--gid',
@@ -81,8 +82,7 @@ export function bwrapArguments(dir: string, diskBytes: number, extras: SandboxEx
     if (lstatSync(path).isSymbolicLink()) args.push('--symlink', readlinkSync(path), path);
     else args.push('--ro-bind', path, path);
   }
-  const etc = extras.network ? [...ETC_ENTRIES, 'resolv.conf'] : ETC_ENTRIES;
-  for (const entry of etc) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
+  for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
   const size = String(diskBytes);
   args.push('--proc', '/proc', '--dev', '/dev', '--size', size, '--tmpfs', '/tmp');
   args.push('--ro-bind', dir, CHECKOUT_SOURCE, '--size', size, '--tmpfs', SANDBOX_CHECKOUT);

@@ -15,8 +15,10 @@
  * - processes and memory capped in total by a control group per run (cgroup.ts), watched while
  *   it runs: a refused fork or a process killed for memory stops the run at once;
  * - a cap on file size (`prlimit --fsize`), and on the output kept (its tail).
- * The project's setup command is the one exception to "no network" (`network`): it keeps the host's
- * network namespace and resolver, and nothing else. What it adds at the top of the checkout leaves
+ * The project's setup command is the one exception to "no network" (`network`): its own network
+ * namespace is given a route out through user-mode networking (sandbox-network.ts), which reaches
+ * the outside but no service on this machine's loopback and no abstract socket of the host's;
+ * where that cannot be had, the setup does not run. What it adds at the top of the checkout leaves
  * the sandbox as a tar stream (`capture`), bounded by the checkout's tmpfs; later runs get it back
  * read-only (`environment`), bound in place, so neither a check command nor code the model wrote
  * can change it for the next job, and nothing is copied per run.
@@ -33,6 +35,7 @@ import { createRunGroup, GroupError, type GroupLimit, type RunGroup } from './cg
 import { OutputTail } from './output-tail.js';
 import { bwrapArguments, CHECKOUT_SOURCE, SANDBOX_CHECKOUT, SANDBOX_UID } from './sandbox-arguments.js';
 import { environmentLayers } from './sandbox-layers.js';
+import { attachNetwork, NETWORK_FDS, networkProblem } from './sandbox-network.js';
 
 export { SANDBOX_CHECKOUT } from './sandbox-arguments.js';
 
@@ -80,7 +83,7 @@ export interface SandboxOptions {
   /** Output kept: the last this many bytes of stdout and stderr together. */
   maxOutputBytes: number;
   signal?: AbortSignal;
-  /** Keep the host's network (the setup command only); every other run has none. */
+  /** Network to the outside, never to this machine (the setup command only); every other run has none. */
   network?: boolean;
   /** A folder whose top-level entries are laid read-only into the checkout (the project's environment). */
   environment?: string | null;
@@ -221,9 +224,11 @@ function onPath(program: string): boolean {
 /**
  * Runs `command` in the sandbox. Resolves when it ends, however it ends; rejects only when the
  * sandbox cannot be started at all (bwrap or prlimit missing, or a control group that cannot be
- * made without `unlimited`).
+ * made without `unlimited`), or its network cannot be had (`network`: slirp4netns missing or failing).
  */
 export async function runSandboxed(options: SandboxOptions): Promise<SandboxRun> {
+  const noNetwork = options.network ? networkProblem() : null;
+  if (noNetwork) throw new Error(noNetwork);
   const group = await createRunGroup(options.limits).catch((error: unknown) => {
     if (error instanceof GroupError && options.unlimited) return null;
     throw error;
@@ -261,9 +266,11 @@ function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRu
   ];
   return new Promise((resolve, reject) => {
     // Its own process group, so that a kill reaches prlimit, bwrap and its monitor at once.
+    const stdio: ('ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe', options.capture ? 'pipe' : 'ignore'];
+    if (options.network) stdio.push(...Array(NETWORK_FDS.resolver - 3).fill('pipe'));
     const child = spawn('/bin/sh', ['-c', JOIN_GROUPS, 'sh', ...args], {
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', options.capture ? 'pipe' : 'ignore'],
+      stdio,
       // Only the search path: the service's environment holds its secrets.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     });
@@ -297,7 +304,15 @@ function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRu
     };
     const watcher = group ? setInterval(watch, WATCH_INTERVAL_MS) : null;
     options.signal?.addEventListener('abort', kill, { once: true });
+    let networkFailure: string | null = null;
+    const network = options.network
+      ? attachNetwork(child, (why) => {
+          networkFailure ??= why;
+          kill();
+        })
+      : null;
     const stop = () => {
+      network?.stop();
       clearTimeout(timer);
       if (watcher) clearInterval(watcher);
       options.signal?.removeEventListener('abort', kill);
@@ -315,6 +330,8 @@ function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRu
       exceeded ??= (await group?.exceeded()) ?? null;
       const output = tail.text();
       if (!exceeded && code !== 0 && DISK_FULL.test(output)) exceeded = 'disk';
+      if (networkFailure && !timedOut)
+        return reject(new Error(`its network could not be set up: ${networkFailure}`));
       // What a failed command left is not taken: only a capture after exit code 0 counts.
       if (captureError && code === 0 && !timedOut && !exceeded) return reject(captureError);
       resolve({

@@ -2,7 +2,8 @@
  * A project's check settings as an admin gives them (`agentjobs project create|update`, the
  * dashboard's project settings), checked in one place so both accept and refuse the same things.
  * A command (the check command, the setup command, the agent's `run_command`) is refused where the
- * sandbox cannot run it with every limit enforced: it would never run unsandboxed.
+ * sandbox cannot run it with every limit enforced: it would never run unsandboxed; the setup
+ * command also where its network cannot be kept away from this machine (slirp4netns missing).
  */
 import {
   CHECK_FAILURE_POLICIES,
@@ -10,6 +11,7 @@ import {
   MAX_CHECK_TIMEOUT_SECONDS,
 } from '../domain/checks.js';
 import { type SandboxSettings, sandboxStatus } from './sandbox.js';
+import { networkProblem } from './sandbox-network.js';
 
 /** Longest command line accepted. */
 export const MAX_CHECK_COMMAND_CHARS = 2000;
@@ -95,6 +97,9 @@ async function parseCommand(
   if (command.length > MAX_CHECK_COMMAND_CHARS || /[\0\r\n]/.test(command))
     throw new CheckSettingsError(field, `must be one line of at most ${MAX_CHECK_COMMAND_CHARS} characters`);
   await requireSandbox(field, 'cannot be set', sandbox);
+  // The setup's network goes only through user-mode networking: never the host's own.
+  const noNetwork = field === 'setupCommand' ? networkProblem() : null;
+  if (noNetwork) throw new CheckSettingsError(field, `cannot be set: ${noNetwork}`);
   return command;
 }
 

@@ -506,7 +506,7 @@ export interface components {
                  * @description Why, as a stable code to switch on; treat a code you do not know (a later version may add one) as a failure.
                  * @enum {string}
                  */
-                code: "model_unavailable" | "model_error" | "step_limit" | "time_limit" | "token_limit" | "files_limit" | "budget_exceeded" | "aborted" | "checks_failed" | "setup_failed" | "code_host_error" | "context_repository_unavailable" | "repository_error" | "worker_lost" | "internal_error";
+                code: "model_unavailable" | "model_error" | "step_limit" | "time_limit" | "token_limit" | "files_limit" | "budget_exceeded" | "aborted" | "checks_failed" | "setup_failed" | "setup_needs_review" | "code_host_error" | "context_repository_unavailable" | "repository_error" | "worker_lost" | "internal_error";
                 message: string;
             } | null;
             updatedAt: string;

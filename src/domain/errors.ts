@@ -41,6 +41,7 @@ export const JOB_FAILURE_CODES = [
   'aborted',
   'checks_failed',
   'setup_failed',
+  'setup_needs_review',
   'code_host_error',
   'context_repository_unavailable',
   'repository_error',

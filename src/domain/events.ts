@@ -49,13 +49,15 @@ export interface EventData {
   /** The agent's whole plan after an `update_plan`. */
   plan: { items: PlanEventItem[] };
   /**
-   * The project's environment before the agent: its setup command ran (`built`), or the cached
-   * environment for the same lockfiles and command was laid in (`reused`), or the command failed.
+   * The project's environment before the agent: its setup command ran on the base branch
+   * (`built`), or the cached environment for the same setup inputs and command was laid in
+   * (`reused`), or the command failed, or it was not run because a commit of the service's changed
+   * a setup input that no person has accepted yet (`held`, push mode).
    */
   setup: {
-    status: 'built' | 'reused' | 'failed';
+    status: 'built' | 'reused' | 'failed' | 'held';
     command: string;
-    /** The cache key: a hash of the command and the base tree's lockfiles. */
+    /** The cache key: a hash of the command and the setup inputs of the base branch. */
     key: string;
     message: string;
     /** The tail of its output, redacted ('' when reused). */

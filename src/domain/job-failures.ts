@@ -23,6 +23,8 @@ export const FAILURE_ADVICE: Record<JobFailureCode, string> = {
     'The checks still failed after the repair rounds and the project publishes nothing then: see the checks, and send a follow-up.',
   setup_failed:
     "The project's setup command failed: fix it (project update --setup-command) or its lockfile.",
+  setup_needs_review:
+    "The service's own commits (push mode) changed what the setup command reads: review them, accept them with `project setup accept` or the button on the project's settings, then send a follow-up.",
   code_host_error:
     "The code host refused a request: check the project's token with `project check` or Check access.",
   context_repository_unavailable:

@@ -38,6 +38,20 @@ export const DEFAULT_PROJECT_CHECKS: Readonly<ProjectChecks> = {
   agentCommands: false,
 };
 
+/**
+ * Push mode: setup inputs (domain/setup-inputs.ts) that commits the service pushed to the base
+ * branch changed, which no person has accepted yet. Until one does, a setup that would have to run
+ * does not (`setup_needs_review`).
+ */
+export interface SetupReview {
+  /** The setup inputs those commits changed, sorted. */
+  files: string[];
+  /** The jobs whose commits changed them. */
+  jobIds: string[];
+  /** When the first of them was pushed. */
+  since: string;
+}
+
 /** A project as the rest of the service sees it. The host token stays encrypted and out of here. */
 export interface Project extends ProjectChecks {
   id: string;
@@ -56,6 +70,8 @@ export interface Project extends ProjectChecks {
   closePrOnArchive: boolean;
   /** The word that calls the service in a comment on the code host (`@agentjobs` by default). */
   mention: string;
+  /** Setup inputs the service changed in push mode that wait for a person's review; null: none. */
+  setupReview: SetupReview | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -71,6 +71,7 @@ export async function taskCommands(
     });
     if (outcome.status === 'failed')
       throw new Error(`setup: ${outcome.message}${outcome.output ? `\n${outcome.output}` : ''}`);
+    if (outcome.status === 'held') throw new Error('setup: held for review');
     environment = outcome.dir;
   }
   const materialize = (target: string) => place.workspace.materialize(target);

@@ -18,6 +18,7 @@ import * as m0016 from './migrations/0016_run_progress.js';
 import * as m0017 from './migrations/0017_project_environment.js';
 import * as m0018 from './migrations/0018_automations.js';
 import * as m0019 from './migrations/0019_project_mention.js';
+import * as m0020 from './migrations/0020_setup_review.js';
 import * as m0021 from './migrations/0021_one_event_one_run.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0017_project_environment': m0017,
   '0018_automations': m0018,
   '0019_project_mention': m0019,
+  '0020_setup_review': m0020,
   '0021_one_event_one_run': m0021,
 };
 

@@ -7,6 +7,7 @@ import {
   type NewProject,
   type Project,
   type PublishMode,
+  type SetupReview,
 } from '../domain/project.js';
 import type { Db } from './db.js';
 import type { ProjectRow } from './schema.js';
@@ -45,6 +46,7 @@ export function toProject(row: ProjectRow): Project {
     dailyBudgetUsd: row.daily_budget_usd === null ? null : Number(row.daily_budget_usd),
     closePrOnArchive: Number(row.close_pr_on_archive ?? 1) === 1,
     mention: row.mention ?? DEFAULT_PROJECT_MENTION,
+    setupReview: row.setup_review ? (JSON.parse(row.setup_review) as SetupReview) : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -78,6 +80,7 @@ export function projectQueries(db: Db) {
         daily_budget_usd: input.dailyBudgetUsd ?? null,
         close_pr_on_archive: input.closePrOnArchive === false ? 0 : 1,
         mention: input.mention ?? DEFAULT_PROJECT_MENTION,
+        setup_review: null,
         created_at: now,
         updated_at: now,
       };
@@ -128,6 +131,52 @@ export function projectQueries(db: Db) {
           : null;
       await kysely.updateTable('projects').set(set).where('id', '=', id).execute();
       return this.get(id);
+    },
+
+    /**
+     * Push mode: records that a commit of job `jobId` changes the setup inputs `files`, adding to
+     * what already waits for review, in one write. False when there is no such project.
+     */
+    async holdSetup(id: string, change: { files: string[]; jobId: string }): Promise<boolean> {
+      return db.write(async (trx) => {
+        const row = await db
+          .lockForUpdate(trx.selectFrom('projects').select('setup_review').where('id', '=', id))
+          .executeTakeFirst();
+        if (!row) return false;
+        const now = new Date().toISOString();
+        const held = row.setup_review ? (JSON.parse(row.setup_review) as SetupReview) : null;
+        const review: SetupReview = {
+          files: [...new Set([...(held?.files ?? []), ...change.files])].sort(),
+          jobIds: [...new Set([...(held?.jobIds ?? []), change.jobId])],
+          since: held?.since ?? now,
+        };
+        await trx
+          .updateTable('projects')
+          .set({ setup_review: JSON.stringify(review), updated_at: now })
+          .where('id', '=', id)
+          .execute();
+        return true;
+      });
+    },
+
+    /**
+     * A person accepted the setup inputs waiting for review: the next setup runs them. Returns
+     * what was accepted (null when nothing waited), or undefined when there is no such project.
+     */
+    async acceptSetup(id: string): Promise<SetupReview | null | undefined> {
+      return db.write(async (trx) => {
+        const row = await db
+          .lockForUpdate(trx.selectFrom('projects').select('setup_review').where('id', '=', id))
+          .executeTakeFirst();
+        if (!row) return undefined;
+        if (!row.setup_review) return null;
+        await trx
+          .updateTable('projects')
+          .set({ setup_review: null, updated_at: new Date().toISOString() })
+          .where('id', '=', id)
+          .execute();
+        return JSON.parse(row.setup_review) as SetupReview;
+      });
     },
 
     async list(): Promise<Project[]> {

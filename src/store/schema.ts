@@ -61,6 +61,8 @@ export interface ProjectsTable {
   setup_command: string | null;
   /** 1: the agent has the `run_command` tool; 0: it does not. */
   agent_commands: Generated<number>;
+  /** JSON `SetupReview`: push mode's setup inputs waiting for a person; null for none. */
+  setup_review: string | null;
   created_at: string;
   updated_at: string;
   /** USD the project's jobs may spend per UTC day; null for no budget. */

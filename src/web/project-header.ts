@@ -31,4 +31,5 @@ export const NOTICES: Record<string, string> = {
   saved: 'Settings saved.',
   'context-added': 'Context repository added.',
   'context-removed': 'Context repository removed.',
+  'setup-accepted': 'Accepted: the next setup runs the changed setup inputs.',
 };

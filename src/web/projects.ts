@@ -9,6 +9,7 @@ import {
   checkContextRepositories,
   removeContextRepository,
 } from '../jobs/context-repositories.js';
+import { acceptSetupReview } from '../jobs/setup-review.js';
 import {
   type ContextSectionState,
   contextErrorsOf,
@@ -20,6 +21,7 @@ import { type DashboardOptions, sendPage } from './layout.js';
 import { type FieldErrors, type ProjectFormValues, parseProjectForm } from './project-form.js';
 import { NOTICES, projectHeader, projectOf } from './project-header.js';
 import { hookSection } from './project-hooks.js';
+import { setupReviewSection } from './project-setup.js';
 
 const valuesOf = (project: Project): ProjectFormValues => ({
   name: project.name,
@@ -208,6 +210,7 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (
       `${project.name} settings`,
       (csrf) => html`${projectHeader(project, 'settings')}
         ${state.checks ? checkResults(state.checks) : ''}
+        ${setupReviewSection(project, csrf)}
         <div class="card">${projectForm({ csrf, action: `/ui/projects/${project.id}/settings`, values: state.values ?? valuesOf(project), errors, hasToken: project.hasHostToken, submit: 'Save settings', webhooksHref: `/ui/projects/${project.id}/webhooks`, sandbox })}</div>
         <section><h2>Check access</h2><form class="pad" method="post" action="/ui/projects/${project.id}/check">
           <input type="hidden" name="_csrf" value="${csrf}">
@@ -267,6 +270,13 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (
     if (!secret) return reply.redirect('/ui/projects', 303);
     request.log.info({ projectId: project.id, rotated }, 'hook secret made in the dashboard');
     return settingsPage(request, reply, project, { hookSecret: { secret, rotated } });
+  });
+
+  app.post('/projects/:projectId/setup/accept', { schema: { hide: true } }, async (request, reply) => {
+    const project = await projectOf(store, request);
+    const accepted = await acceptSetupReview(store, project.id);
+    request.log.info({ projectId: project.id, accepted }, 'setup inputs accepted in the dashboard');
+    return reply.redirect(`/ui/projects/${project.id}/settings?notice=setup-accepted`, 303);
   });
 
   app.post('/projects/:projectId/check', { schema: { hide: true } }, async (request, reply) => {

@@ -49,6 +49,22 @@ export class SetupFailedError extends JobFailure<'setup_failed'> {
   }
 }
 
+/**
+ * Push mode: a commit the service pushed changed what the setup command reads, and no person has
+ * accepted it yet, so the setup does not run with network (`setup_needs_review`).
+ */
+export class SetupNeedsReviewError extends JobFailure<'setup_needs_review'> {
+  override name = 'SetupNeedsReviewError';
+  constructor(projectId: string, files: readonly string[]) {
+    const named =
+      files.slice(0, 20).join(', ') + (files.length > 20 ? `, and ${files.length - 20} more` : '');
+    super(
+      'setup_needs_review',
+      `The setup command did not run: a commit the service pushed to the base branch changed what it reads (${named}), and code no person has reviewed never runs with network. Review those changes, then accept them: agentjobs project setup accept ${projectId} (or the button on the project's settings page), then send the job a follow-up.`,
+    );
+  }
+}
+
 const MESSAGE_LIMIT = 1000;
 
 /**

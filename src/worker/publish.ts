@@ -6,6 +6,8 @@
  *   meanwhile fails the job rather than being overwritten); `prLink` stays null and the `commit`
  *   event names the base branch. Pushing into a local working copy that has the base checked out
  *   needs `receive.denyCurrentBranch=updateInstead` there, git's own safe way to keep it consistent.
+ * In push mode, a commit that changes a setup input holds the project's next setup for a person's
+ * review, recorded before the push (`holdSetupInputs`).
  * Right before pushing, the lease is checked once more, so an archived job publishes nothing.
  * Everything that leaves for git and the host (title, commit message, pull request text) passes the
  * run's redactor: the prompt is quoted there, and a prompt may hold a key.
@@ -23,6 +25,7 @@ import type { Job } from '../domain/job.js';
 import { DEMO_MODEL_ID } from '../domain/model-id.js';
 import type { Project } from '../domain/project.js';
 import type { Redactor } from '../domain/redact.js';
+import { setupInputsAmong } from '../domain/setup-inputs.js';
 import { pushBranch, pushRef } from '../git/push.js';
 import { GitError, runGit } from '../git/run.js';
 import type { Workspace } from '../git/workspace.js';
@@ -95,6 +98,7 @@ export async function publish(input: PublishInput): Promise<Published> {
 
   if (pushMode) {
     if (!sha) return { prLink: null, headSha: null, filesChanged: 0, title, saved: false };
+    await holdSetupInputs(store, project, job, files);
     await store.queue.heartbeat(lease, config.worker.leaseMs);
     // No `+`: only a fast-forward of the base is accepted.
     await pushRef({
@@ -156,6 +160,18 @@ export async function publish(input: PublishInput): Promise<Published> {
   await store.queue.recordPublished(lease, published, input.saved);
   const prLink = await openPullRequest({ ...input, published }, pullRequest);
   return { prLink, headSha: head, filesChanged, title, saved: true };
+}
+
+/**
+ * Push mode lands the model's work on the base branch with no review, so a commit that changes
+ * what the setup command reads holds the next setup until a person accepts it (docs/security.md,
+ * "Setup and the environment"). Recorded before the push: a run that dies between the two leaves
+ * a hold too many, never one too few.
+ */
+async function holdSetupInputs(store: Store, project: Project, job: Job, files: string[]): Promise<void> {
+  if (!project.setupCommand || job.baseRef !== project.baseBranch) return;
+  const inputs = setupInputsAmong(project.setupCommand, files);
+  if (inputs.length > 0) await store.projects.holdSetup(project.id, { files: inputs, jobId: job.id });
 }
 
 /** What `finishPublished` needs: the run's lease and the job's project and code host. */

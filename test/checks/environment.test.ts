@@ -1,7 +1,7 @@
 /**
- * The project's environment in the real sandbox, below the worker: the setup command has network
- * (it reaches a server on this machine, as `npm ci` reaches a registry) while later commands have
- * none; later commands get the environment read-only (a write fails, the next run sees it whole)
+ * The project's environment in the real sandbox, below the worker: the setup command has network,
+ * but not to this machine (test/checks/setup-network.test.ts shows what it reaches), while later
+ * commands have none; later commands get the environment read-only (a write fails, the next run sees it whole)
  * with a writable `.cache`; a setup that writes past its bound fails and keeps nothing; deleting a
  * project's environments removes them.
  */
@@ -84,12 +84,16 @@ const fetchScript = (file: string) =>
 describe.skipIf(!status.available)('a project environment in the sandbox', () => {
   let environment: string;
 
-  it('installs with network, then later commands use it offline', async () => {
+  it('installs, never reaching this machine, then later commands use it offline', async () => {
     const made = await prepareEnvironment(
-      options(`mkdir -p node_modules/pkg && ${fetchScript('node_modules/pkg/index.txt')}`),
+      options(
+        `mkdir -p node_modules/pkg && echo package-from-registry > node_modules/pkg/index.txt && ${fetchScript('/tmp/host')}; echo "exit $?"`,
+      ),
     );
     expect(made).toMatchObject({ status: 'built' });
     if (made.status !== 'built') return;
+    // The server on this machine's loopback stands for the service's API: out of the setup's reach.
+    expect(made.output).toMatch(/no network ECONNREFUSED\s+exit 4/);
     environment = made.dir;
     const read = await offline('cat node_modules/pkg/index.txt', environment);
     expect(read).toBe('Exit code: 0.\nIts output:\npackage-from-registry');
@@ -112,7 +116,9 @@ describe.skipIf(!status.available)('a project environment in the sandbox', () =>
 
   it('is found again for the same lockfiles and command', async () => {
     const again = await prepareEnvironment(
-      options(`mkdir -p node_modules/pkg && ${fetchScript('node_modules/pkg/index.txt')}`),
+      options(
+        `mkdir -p node_modules/pkg && echo package-from-registry > node_modules/pkg/index.txt && ${fetchScript('/tmp/host')}; echo "exit $?"`,
+      ),
     );
     expect(again).toMatchObject({ status: 'reused', dir: environment });
   });

@@ -24,6 +24,7 @@ export function hostProject(
     dailyBudgetUsd: null,
     closePrOnArchive: true,
     mention: '@agentjobs',
+    setupReview: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -21,6 +21,7 @@ import {
   type SettingProblem,
   splitModelList,
 } from '../../domain/project-settings.js';
+import { describeSetupReview } from '../../jobs/setup-review.js';
 import { CliError, type OutputOptions, table } from '../output.js';
 
 export interface CreateOptions extends OutputOptions, CheckOptions {
@@ -229,6 +230,14 @@ export const describe = (project: Project) =>
     ],
     ['on check failure', project.onCheckFailure],
     ['setup command', project.setupCommand ?? 'none'],
+    ...(project.setupReview
+      ? [
+          [
+            'setup held',
+            `${describeSetupReview(project.setupReview)}; setup waits until a person reviews them and runs: agentjobs project setup accept ${project.id}`,
+          ],
+        ]
+      : []),
     ['agent commands', project.agentCommands ? 'yes (run_command, offline in the sandbox)' : 'no'],
     ...(project.host === 'local' ? [] : [['token', project.hasHostToken ? 'stored, encrypted' : 'none']]),
     [

@@ -22,6 +22,7 @@ import {
   type UpdateOptions,
   withCheckOptions,
 } from './project-options.js';
+import { registerProjectSetupCommands } from './project-setup.js';
 export function registerProjectCommands(program: Command) {
   const project = program.command('project').description('Manage projects (works on the local database)');
 
@@ -242,4 +243,5 @@ ${describeContextRepositories(shown.contextRepositories)}`,
     });
 
   registerProjectHookCommands(project);
+  registerProjectSetupCommands(project);
 }
