@@ -13,6 +13,9 @@ export default defineConfig({
     // Multi-process tests set a longer timeout of their own.
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // A test that checks nothing cannot fail: every test must make at least one assertion
+    // (expect.poll, .resolves and .rejects count).
+    expect: { requireAssertions: true },
     // Every test file gets its own database, so files run in parallel; this machine has two cores.
     maxWorkers: 2,
     // In CI a JSON report is written too; .ci/run turns it into its closing "N passed, N failed" line.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { createJobOverHttp, startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -63,14 +63,7 @@ describe.each(testDialects())('live event streams fed by one listener, on %s', (
   });
   afterAll(() => t.close());
 
-  const createJob = async () => {
-    const response = await fetch(base, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'Stream me' }),
-    });
-    return ((await response.json()) as { id: string }).id;
-  };
+  const createJob = () => createJobOverHttp(base, t.key, 'Stream me');
 
   it('idle streams make no database queries but one key check a second for them all, and every one gets a new event promptly', async () => {
     const jobId = await createJob();

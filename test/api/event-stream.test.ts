@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { createJobOverHttp, startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
 
 interface SseMessage {
@@ -48,14 +48,7 @@ describe.each(testDialects())('live event stream on %s', (dialect) => {
   afterAll(() => t.close());
 
   const headers = () => ({ authorization: `Bearer ${t.key}`, accept: 'text/event-stream' });
-  const createJob = async () => {
-    const response = await fetch(base, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'Stream me' }),
-    });
-    return ((await response.json()) as { id: string }).id;
-  };
+  const createJob = () => createJobOverHttp(base, t.key, 'Stream me');
 
   it('streams what happened, then new events live, and ends when the job ends', async () => {
     const jobId = await createJob();

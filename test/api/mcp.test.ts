@@ -1,20 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-
-const TOOLS = [
-  'archive_job',
-  'create_job',
-  'get_job',
-  'get_job_events',
-  'list_automations',
-  'list_jobs',
-  'send_message',
-  'trigger_automation',
-];
+import { MCP_TOOLS, mcpConnections } from '../support/mcp-client.js';
 
 /** The API error a tool error carries as its text. */
 function apiError(result: CallToolResult): { error: string; code: string } {
@@ -35,7 +24,7 @@ function errorText(result: CallToolResult): string {
 describe.each(testDialects())('MCP over Streamable HTTP on %s', (dialect) => {
   let test: TestApp;
   let url: URL;
-  const clients: Client[] = [];
+  const { connect, call, closeAll } = mcpConnections(() => url);
 
   beforeAll(async () => {
     test = await startTestApp(dialect, {
@@ -45,22 +34,9 @@ describe.each(testDialects())('MCP over Streamable HTTP on %s', (dialect) => {
     url = new URL('/mcp', await test.app.listen({ host: '127.0.0.1', port: 0 }));
   });
   afterAll(async () => {
-    for (const client of clients) await client.close();
+    await closeAll();
     await test?.close();
   });
-
-  async function connect(key: string): Promise<Client> {
-    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(url, {
-        requestInit: { headers: { authorization: `Bearer ${key}` } },
-      }),
-    );
-    clients.push(client);
-    return client;
-  }
-  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult;
 
   /** A raw initialize request, as the first POST of any MCP client. */
   const initialize = (headers: { authorization?: string }) =>
@@ -111,7 +87,7 @@ describe.each(testDialects())('MCP over Streamable HTTP on %s', (dialect) => {
   it('lists the eight tools with input and output schemas, and no projectId for a project key', async () => {
     const client = await connect(test.key);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(MCP_TOOLS);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(40);
       expect(tool.inputSchema.type).toBe('object');

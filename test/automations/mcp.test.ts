@@ -1,9 +1,8 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
+import { mcpConnections } from '../support/mcp-client.js';
 
 const structured = (result: CallToolResult) => {
   expect(result.isError ?? false).toBe(false);
@@ -19,29 +18,17 @@ const errorCode = (result: CallToolResult) => {
 describe.each(testDialects())('the automation MCP tools, on %s', (dialect) => {
   let test: TestApp;
   let url: URL;
-  const clients: Client[] = [];
+  const { connect, call, closeAll } = mcpConnections(() => url);
 
   beforeAll(async () => {
     test = await startTestApp(dialect);
     url = new URL('/mcp', await test.app.listen({ host: '127.0.0.1', port: 0 }));
   });
   afterAll(async () => {
-    for (const client of clients) await client.close();
+    await closeAll();
     await test?.close();
   });
 
-  async function connect(key: string): Promise<Client> {
-    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(url, {
-        requestInit: { headers: { authorization: `Bearer ${key}` } },
-      }),
-    );
-    clients.push(client);
-    return client;
-  }
-  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult;
   const automation = (fields: { enabled?: boolean } = {}) =>
     test.store.automations.create({
       projectId: test.project.id,

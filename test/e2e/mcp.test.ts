@@ -5,20 +5,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { git } from '../support/e2e.js';
+import { MCP_TOOLS } from '../support/mcp-client.js';
 import { CLI, runCli, type ServerProcess } from '../support/processes.js';
 import type { ScriptedModelServer } from '../support/scripted-model.js';
 import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
-
-const TOOLS = [
-  'archive_job',
-  'create_job',
-  'get_job',
-  'get_job_events',
-  'list_automations',
-  'list_jobs',
-  'send_message',
-  'trigger_automation',
-];
 
 async function call(client: Client, name: string, args: Record<string, unknown>) {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -90,7 +80,7 @@ describe('MCP end to end', () => {
   /** The life of a job as an assistant drives it: to a pull request, a follow-up, events, archive. */
   async function runJobThrough(client: Client, file: string) {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(MCP_TOOLS);
 
     model.setScript([
       { toolCalls: [{ name: 'write_file', input: { path: file, content: '# Page\n\nFirst version.\n' } }] },

@@ -1,10 +1,9 @@
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT_TOKENS } from '../../src/agent/windows.js';
 import { sandboxStatus } from '../../src/checks/sandbox.js';
 import { type EvalOptions, runTask } from '../../src/eval/runner.js';
-import { type EvalTask, findTasks } from '../../src/eval/task.js';
 import { answer, callTools, type ModelTurn, mockModel, scriptedModel } from '../support/agent-fixture.js';
+import { evalOptions, shippedTasks } from '../support/eval-fixture.js';
 
 // The eval tasks that pass only when the agent runs the project's own checker (`run_command`) and
 // fixes what it reports (DESIGN sections 5 and 9), in the real sandbox: the task's check command
@@ -12,19 +11,14 @@ import { answer, callTools, type ModelTurn, mockModel, scriptedModel } from '../
 
 const MiB = 1024 * 1024;
 const status = await sandboxStatus({ unlimited: false });
-const tasks = await findTasks(['eval']);
-const task = (name: string) => tasks.find((each) => each.name === name) as EvalTask;
+const { tasks, task } = await shippedTasks();
 
-const options = (model: EvalOptions['model']): EvalOptions => ({
-  model,
-  modelId: 'scripted',
-  price: null,
-  contextTokens: DEFAULT_CONTEXT_TOKENS,
-  limits: { maxSteps: 20, maxWallMs: 120_000, maxTokens: 1_000_000, maxFilesChanged: 20 },
-  concurrency: 1,
-  modelOutageWaitMs: 0,
-  sandbox: { processes: 256, memoryBytes: 1024 * MiB, diskBytes: 256 * MiB, unlimited: false },
-});
+const options = (model: EvalOptions['model']) =>
+  evalOptions(
+    model,
+    { maxWallMs: 120_000 },
+    { sandbox: { processes: 256, memoryBytes: 1024 * MiB, diskBytes: 256 * MiB, unlimited: false } },
+  );
 
 /** The text of the tool results the model was last handed, or '' when the last message is not one. */
 function lastToolOutput(call: LanguageModelV3CallOptions): string {

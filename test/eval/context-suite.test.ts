@@ -2,26 +2,17 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT_TOKENS } from '../../src/agent/windows.js';
-import { type EvalOptions, runEval, runTask } from '../../src/eval/runner.js';
-import { type EvalTask, findTasks } from '../../src/eval/task.js';
+import { runEval, runTask } from '../../src/eval/runner.js';
+import { findTasks } from '../../src/eval/task.js';
 import { answer, callsOf, callTools, type ModelTurn, scriptedModel } from '../support/agent-fixture.js';
+import { evalOptions, shippedTasks } from '../support/eval-fixture.js';
 
 // Eval tasks that name context repositories (DESIGN §9 and §5): the shipped tasks that need the
 // code, run with a scripted model, and task files whose context folders are refused.
 
-const options = (turns: ModelTurn[]): EvalOptions => ({
-  model: scriptedModel(turns),
-  modelId: 'scripted',
-  price: null,
-  contextTokens: DEFAULT_CONTEXT_TOKENS,
-  limits: { maxSteps: 20, maxWallMs: 60_000, maxTokens: 1_000_000, maxFilesChanged: 20 },
-  concurrency: 1,
-  modelOutageWaitMs: 0,
-});
+const options = (turns: ModelTurn[]) => evalOptions(scriptedModel(turns));
 
-const tasks = await findTasks(['eval']);
-const task = (name: string) => tasks.find((each) => each.name === name) as EvalTask;
+const { tasks, task } = await shippedTasks();
 const page = (path: string) => readFileSync(join('eval/sites/mintlify-acme', path), 'utf8');
 
 let root: string;

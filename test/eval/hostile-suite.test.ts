@@ -13,11 +13,11 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT_TOKENS } from '../../src/agent/windows.js';
-import { type EvalOptions, runTask } from '../../src/eval/runner.js';
+import { runTask } from '../../src/eval/runner.js';
 import { copySite } from '../../src/eval/site.js';
 import { findTasks } from '../../src/eval/task.js';
 import { answer, callsOf, callTools, type ModelTurn, scriptedModel } from '../support/agent-fixture.js';
+import { evalOptions } from '../support/eval-fixture.js';
 
 // A suite is somebody's folder of task files and sites: what a task names stays inside it, and
 // nothing of a site runs or leaks. The secret lives beside the suite, where a task must not reach.
@@ -63,15 +63,8 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const options = (turns: ModelTurn[]): EvalOptions => ({
-  model: scriptedModel(turns),
-  modelId: 'scripted',
-  price: null,
-  contextTokens: DEFAULT_CONTEXT_TOKENS,
-  limits: { maxSteps: 10, maxWallMs: 60_000, maxTokens: 1_000_000, maxFilesChanged: 5 },
-  concurrency: 1,
-  modelOutageWaitMs: 0,
-});
+const options = (turns: ModelTurn[]) =>
+  evalOptions(scriptedModel(turns), { maxSteps: 10, maxFilesChanged: 5 });
 
 describe('a hostile eval suite', () => {
   it("runs a site's task without its .git: no hook and no fsmonitor of it runs", async () => {

@@ -2,25 +2,15 @@ import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT_TOKENS } from '../../src/agent/windows.js';
 import { type EvalOptions, runTask } from '../../src/eval/runner.js';
-import { type EvalTask, findTasks } from '../../src/eval/task.js';
 import { answer, callTools, scriptedModel } from '../support/agent-fixture.js';
+import { evalOptions, shippedTasks } from '../support/eval-fixture.js';
 
 // A machine without the sandbox (no bubblewrap on the PATH: this file's process sees only git):
 // a task that runs commands fails saying why, without running anything; the others run as ever.
 
-const tasks = await findTasks(['eval']);
-const task = (name: string) => tasks.find((each) => each.name === name) as EvalTask;
-const options = (model: EvalOptions['model']): EvalOptions => ({
-  model,
-  modelId: 'scripted',
-  price: null,
-  contextTokens: DEFAULT_CONTEXT_TOKENS,
-  limits: { maxSteps: 20, maxWallMs: 60_000, maxTokens: 1_000_000, maxFilesChanged: 20 },
-  concurrency: 1,
-  modelOutageWaitMs: 0,
-});
+const { task } = await shippedTasks();
+const options = (model: EvalOptions['model']) => evalOptions(model);
 
 let bin: string;
 const path = process.env.PATH;

@@ -1,28 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT_TOKENS } from '../../src/agent/windows.js';
 import { directoryTree } from '../../src/checks/tree.js';
 import { checkProblems } from '../../src/eval/checks.js';
-import { type EvalOptions, runEval, runTask } from '../../src/eval/runner.js';
-import { type EvalTask, findTasks } from '../../src/eval/task.js';
+import { runEval, runTask } from '../../src/eval/runner.js';
 import { answer, callTools, type ModelTurn, scriptedModel } from '../support/agent-fixture.js';
+import { evalOptions, shippedTasks } from '../support/eval-fixture.js';
 
 // The eval harness and the shipped suite (eval/), with a scripted model that plays a correct agent
 // (the tasks pass) and a careless one (they fail, for the expectation the carelessness breaks).
 
-const options = (turns: ModelTurn[]): EvalOptions => ({
-  model: scriptedModel(turns),
-  modelId: 'scripted',
-  price: null,
-  contextTokens: DEFAULT_CONTEXT_TOKENS,
-  limits: { maxSteps: 20, maxWallMs: 60_000, maxTokens: 1_000_000, maxFilesChanged: 20 },
-  concurrency: 1,
-  modelOutageWaitMs: 0,
-});
+const options = (turns: ModelTurn[]) => evalOptions(scriptedModel(turns));
 
-const tasks = await findTasks(['eval']);
-const task = (name: string) => tasks.find((each) => each.name === name) as EvalTask;
+const { tasks, task } = await shippedTasks();
 const site = (name: string, path: string) => readFileSync(join('eval/sites', name, path), 'utf8');
 
 describe('the shipped suite', () => {

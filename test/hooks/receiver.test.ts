@@ -268,10 +268,11 @@ describe.each(testDialects())('the code-host webhook receiver, on %s', (dialect)
     expect(await rows(project)).toHaveLength(1);
   });
 
-  it('absorbs a flood of 2,000 deliveries, each id sent twice, with one row per delivery id', async () => {
+  // 20 deliveries, all in flight at once; the load run of 2,000 is `npm run bench:hooks`.
+  it('absorbs a flood of deliveries, each id sent twice at once, with one row per delivery id', async () => {
     const { project, secret, url } = await projectOn('github');
     const message = doubles.github.hookMessage('org/docs', { kind: 'push' });
-    const ids = Array.from({ length: 1000 }, (_, index) => `flood-${index}`);
+    const ids = Array.from({ length: 10 }, (_, index) => `flood-${index}`);
     // Each id twice, the repeats close together so that some arrive at once.
     const queue = ids.flatMap((id) => [id, id]);
     const statuses = new Map<number, number>();
@@ -284,12 +285,12 @@ describe.each(testDialects())('the code-host webhook receiver, on %s', (dialect)
       }
     };
     await Promise.all(Array.from({ length: 20 }, worker));
-    expect(Object.fromEntries(statuses)).toEqual({ 202: 2000 });
-    expect(Object.fromEntries(outcomes)).toEqual({ recorded: 1000, duplicate: 1000 });
-    expect(await t.store.hostEvents.count(project.id)).toBe(1000);
-    const listed = await t.store.hostEvents.list(project.id, 2000);
-    expect(new Set(listed.map((row) => row.deliveryId)).size).toBe(1000);
-  }, 120_000);
+    expect(Object.fromEntries(statuses)).toEqual({ 202: 20 });
+    expect(Object.fromEntries(outcomes)).toEqual({ recorded: 10, duplicate: 10 });
+    expect(await t.store.hostEvents.count(project.id)).toBe(10);
+    const listed = await t.store.hostEvents.list(project.id, 20);
+    expect(new Set(listed.map((row) => row.deliveryId)).size).toBe(10);
+  });
 
   it('never writes a hook secret into a log line', () => {
     expect(secretsMade.length).toBeGreaterThan(10);

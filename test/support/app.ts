@@ -111,3 +111,16 @@ export async function startTestApp(
     },
   };
 }
+
+/**
+ * Creates a job with `prompt` over real HTTP at `base` (a project's `/v2/agent/<id>/job` address)
+ * with `key`, as a client does; resolves with its id.
+ */
+export async function createJobOverHttp(base: string, key: string, prompt: string): Promise<string> {
+  const response = await fetch(base, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt }),
+  });
+  return ((await response.json()) as { id: string }).id;
+}

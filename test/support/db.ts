@@ -90,3 +90,11 @@ export async function openTestStore(dialect: TestDialect): Promise<TestStore> {
     },
   };
 }
+
+/** Ends every active job, held or queued, so that the next test starts from an empty queue. */
+export const endActiveJobs = (db: Db) =>
+  db.kysely
+    .updateTable('jobs')
+    .set({ status: 'completed', phase: null, lease_owner: null, lease_expires_at: null })
+    .where('status', '=', 'active')
+    .execute();

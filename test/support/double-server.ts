@@ -150,3 +150,40 @@ export async function startDoubleServer<Fault>(handle: DoubleHandler<Fault>): Pr
 export function authorizationToken(headers: IncomingHttpHeaders): string | undefined {
   return /^(?:token|bearer)\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
 }
+
+/** What the GitHub and Gitea doubles keep of a repository alike. */
+interface DoubledRepository {
+  owner: string;
+  name: string;
+  archived: boolean;
+  push: boolean;
+  pulls: unknown[];
+  comments: { number: number; body: string }[];
+}
+
+/**
+ * A repository of a GitHub or Gitea double from `repositories` (by owner/name, any case), made on
+ * first use, open and pushable, with `settings` applied.
+ */
+export function doubledRepository<Repository extends DoubledRepository>(
+  repositories: Map<string, Repository>,
+  owner: string,
+  name: string,
+  settings: { archived?: boolean; push?: boolean },
+): Repository {
+  const key = `${owner}/${name}`.toLowerCase();
+  const repository =
+    repositories.get(key) ??
+    ({
+      owner,
+      name,
+      archived: false,
+      push: true,
+      pulls: [],
+      comments: [],
+    } as DoubledRepository as Repository);
+  if (settings.archived !== undefined) repository.archived = settings.archived;
+  if (settings.push !== undefined) repository.push = settings.push;
+  repositories.set(key, repository);
+  return repository;
+}

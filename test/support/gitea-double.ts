@@ -24,6 +24,7 @@ import {
   authorizationToken,
   type DoubleReply,
   type DoubleServer,
+  doubledRepository,
   startDoubleServer,
 } from './double-server.js';
 import { type HookSender, hookSender } from './host-hooks.js';
@@ -233,20 +234,6 @@ export async function startGiteaDouble(options: GiteaDoubleOptions): Promise<Git
   return {
     ...double,
     ...hookSender('gitea', webBase),
-    repository(owner, name, settings = {}) {
-      const key = `${owner}/${name}`.toLowerCase();
-      const repository = repositories.get(key) ?? {
-        owner,
-        name,
-        archived: false,
-        push: true,
-        pulls: [],
-        comments: [],
-      };
-      if (settings.archived !== undefined) repository.archived = settings.archived;
-      if (settings.push !== undefined) repository.push = settings.push;
-      repositories.set(key, repository);
-      return repository;
-    },
+    repository: (owner, name, settings = {}) => doubledRepository(repositories, owner, name, settings),
   };
 }

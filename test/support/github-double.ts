@@ -24,6 +24,7 @@ import {
   type DoubleReply,
   type DoubleRequest,
   type DoubleServer,
+  doubledRepository,
   startDoubleServer,
 } from './double-server.js';
 import { type HookSender, hookSender } from './host-hooks.js';
@@ -283,22 +284,7 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
   return {
     ...double,
     ...hookSender('github', htmlBase),
-    repository(owner, name, settings = {}) {
-      const key = `${owner}/${name}`.toLowerCase();
-      const existing = repositories.get(key);
-      const repository = existing ?? {
-        owner,
-        name,
-        archived: false,
-        push: true,
-        pulls: [],
-        comments: [],
-      };
-      if (settings.archived !== undefined) repository.archived = settings.archived;
-      if (settings.push !== undefined) repository.push = settings.push;
-      repositories.set(key, repository);
-      return repository;
-    },
+    repository: (owner, name, settings = {}) => doubledRepository(repositories, owner, name, settings),
   };
 }
 

@@ -29,3 +29,29 @@ export function useFixture<Fixture extends object, Options>(
     },
   });
 }
+
+/**
+ * Views of the named parts of a fixture that `useFixture` started, each read through when used, so
+ * that a suite can write `const { t, browser } = partsOf(fixture, 't', 'browser')` at describe time
+ * and use `t` and `browser` in its tests as if they had been assigned in `beforeAll`.
+ */
+export function partsOf<Fixture extends object, Key extends keyof Fixture>(
+  fixture: Fixture,
+  ...keys: Key[]
+): Pick<Fixture, Key> {
+  const parts = {} as Pick<Fixture, Key>;
+  for (const key of keys) {
+    const part = () => Reflect.get(fixture, key) as object;
+    parts[key] = new Proxy({} as Fixture[Key] & object, {
+      get(_, property) {
+        const target = part();
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+      set(_, property, value) {
+        return Reflect.set(part(), property, value);
+      },
+    });
+  }
+  return parts;
+}

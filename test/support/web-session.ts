@@ -4,6 +4,7 @@ import { ensureAdminPassword } from '../../src/domain/password.js';
 import type { Store } from '../../src/store/store.js';
 import { startTestApp, type TestApp } from './app.js';
 import type { TestDialect } from './db.js';
+import { partsOf, useFixture } from './use-fixture.js';
 
 export interface PageResponse {
   status: number;
@@ -135,4 +136,46 @@ export async function signedInDashboard(
     await t.close();
     throw error;
   }
+}
+
+/**
+ * `signedInDashboard` for the whole suite: started in its `beforeAll`, the app closed in its
+ * `afterAll`. `env` may be a function, for settings known only once an earlier `beforeAll` ran.
+ */
+export function useSignedInDashboard(
+  dialect: TestDialect,
+  env: Record<string, string> | (() => Record<string, string>) = {},
+): { t: TestApp; browser: DashboardClient } {
+  const dashboard = useFixture(
+    (values: Record<string, string>) => signedInDashboard(dialect, values),
+    env,
+    ({ t }) => t.close(),
+  );
+  return partsOf(dashboard, 't', 'browser');
+}
+
+/** The project form's fields for a local project on `repository`. */
+export const localProjectForm = (repository: string) => ({
+  name: 'Docs',
+  host: 'local',
+  repository,
+  publish: 'pull_request',
+});
+
+/**
+ * Creates a local project on `repository` through the dashboard's new-project form, as a person
+ * does, and returns it with its settings page's address.
+ */
+export async function createProjectByForm(
+  browser: DashboardClient,
+  repository: string,
+): Promise<{ projectId: string; form: ReturnType<typeof localProjectForm>; settings: string }> {
+  const form = localProjectForm(repository);
+  // The form's page first: it sets the CSRF token the post carries.
+  await browser.get('/ui/projects/new');
+  const created = await browser.post('/ui/projects', form);
+  if (created.status !== 303)
+    throw new Error(`creating the project answered ${created.status}: ${created.body}`);
+  const projectId = /\/ui\/projects\/([^/]+)\//.exec(created.location ?? '')?.[1] ?? '';
+  return { projectId, form, settings: `/ui/projects/${projectId}/settings` };
 }

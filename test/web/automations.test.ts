@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { automationTemplate } from '../../src/domain/automation-templates.js';
-import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient, signedInDashboard } from '../support/web-session.js';
+import { DashboardClient, useSignedInDashboard } from '../support/web-session.js';
 
 /** The fields a browser sends for a manual automation; a test overrides what it is about. */
 const manualForm = (fields: Record<string, string> = {}) => ({
@@ -20,13 +19,8 @@ const manualForm = (fields: Record<string, string> = {}) => ({
 });
 
 describe.each(testDialects())('the Automations tab on %s', (dialect) => {
-  let t: TestApp;
-  let browser: DashboardClient;
-  beforeAll(async () => {
-    // One run a day, so the second Run now meets the limit.
-    ({ t, browser } = await signedInDashboard(dialect, { AGENTJOBS_AUTOMATION_RUNS_PER_DAY: '1' }));
-  });
-  afterAll(() => t.close());
+  // One run a day, so the second Run now meets the limit.
+  const { t, browser } = useSignedInDashboard(dialect, { AGENTJOBS_AUTOMATION_RUNS_PER_DAY: '1' });
 
   const tab = () => `/ui/projects/${t.project.id}/automations`;
 
@@ -254,12 +248,7 @@ describe.each(testDialects())('the Automations tab on %s', (dialect) => {
 });
 
 describe.each(testDialects())('Run now with variables on %s', (dialect) => {
-  let t: TestApp;
-  let browser: DashboardClient;
-  beforeAll(async () => {
-    ({ t, browser } = await signedInDashboard(dialect));
-  });
-  afterAll(() => t.close());
+  const { t, browser } = useSignedInDashboard(dialect);
 
   it("asks for the prompt's variables and fills them in", async () => {
     const tab = `/ui/projects/${t.project.id}/automations`;

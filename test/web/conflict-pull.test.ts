@@ -1,34 +1,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureAdminPassword } from '../../src/domain/password.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
-import { startTestApp, type TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { DashboardClient } from '../support/web-session.js';
+import { useSignedInDashboard } from '../support/web-session.js';
 import { git, useRepository } from '../support/worker.js';
 
-const PASSWORD = 'conflict pull test password';
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
 
 // A local pull request that conflicts with its base (issue 29): the page names the files and the
 // next step, a follow-up to the job, instead of only saying it cannot be merged.
 describe.each(testDialects())('a conflicting local pull request on %s', (dialect) => {
-  let t: TestApp;
-  let browser: DashboardClient;
+  const { t, browser } = useSignedInDashboard(dialect);
   let project: Project;
 
   const repository = useRepository({ name: 'conflict-pull', bare: true });
   beforeAll(async () => {
-    t = await startTestApp(dialect);
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    browser = new DashboardClient(t.app);
-    await browser.signIn(PASSWORD);
     project = await t.store.projects.create({ name: 'Docs', repository: repository.bare });
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   /** Commits `files` on `branch`, made from main, and pushes it. */

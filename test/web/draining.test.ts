@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
+import { useSignedInDashboard } from '../support/web-session.js';
 
 // While the server drains (SIGTERM's grace period), the dashboard's forms take no new work, as the
 // API's writes do: 503 with Retry-After, words a person understands, the form kept, nothing written.
 describe.each(testDialects())('the dashboard while the server drains on %s', (dialect) => {
-  let t: TestApp;
-  let browser: DashboardClient;
+  const { t, browser } = useSignedInDashboard(dialect);
   let job: Job;
   beforeAll(async () => {
-    ({ t, browser } = await signedInDashboard(dialect));
     job = await t.makeJob('Fix the header');
     t.lifecycle.draining = true;
   });
-  afterAll(() => t.close());
 
   const jobsUrl = () => `/ui/projects/${t.project.id}/jobs`;
 

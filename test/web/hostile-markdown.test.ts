@@ -6,23 +6,19 @@
  * thousand `*` froze the process for seconds on every view.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../support/app.js';
-import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSignedInDashboard } from '../support/web-session.js';
 
 /** Far above any pause a busy machine makes, far below what rendering cost on the event loop. */
 const MAX_LAG_MS = 2_000;
 
 describe('the dashboard on hostile Markdown', () => {
-  let t: TestApp;
-  let browser: DashboardClient;
+  const { t, browser } = useSignedInDashboard('sqlite');
   let jobId: string;
   beforeAll(async () => {
-    ({ t, browser } = await signedInDashboard('sqlite'));
     const job = await t.makeJob('Describe it');
     jobId = job.id;
   });
-  afterAll(() => t.close());
 
   /** The pull request page for a description, and the longest the event loop waited for it. */
   async function viewPull(branch: string, body: string) {

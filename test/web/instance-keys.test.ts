@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
 import { testDialects } from '../support/db.js';
-import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
+import { useSignedInDashboard } from '../support/web-session.js';
 
 // Instance keys in the dashboard: their own page, and beside each project's keys.
 describe.each(testDialects())('instance keys in the dashboard on %s', (dialect) => {
-  let t: TestApp;
-  let browser: DashboardClient;
-  beforeAll(async () => {
-    ({ t, browser } = await signedInDashboard(dialect));
-  });
-  afterAll(() => t.close());
+  const { t, browser } = useSignedInDashboard(dialect);
 
   it('creates an instance key, shows it once, and it works on every project', async () => {
     const page = await browser.get('/ui/keys');

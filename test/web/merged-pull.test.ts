@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
-import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
+import { useSignedInDashboard } from '../support/web-session.js';
 import { git, useRepository } from '../support/worker.js';
 
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
@@ -13,17 +12,12 @@ const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
 // A local pull request keeps showing what it changed once merged or closed, and the jobs list says
 // which of open, merged and closed each job's pull request is.
 describe.each(testDialects())('merged and closed local pull requests on %s', (dialect) => {
-  let t: TestApp;
-  let browser: DashboardClient;
+  const { t, browser } = useSignedInDashboard(dialect);
   let project: Project;
 
   const repository = useRepository({ name: 'merged-pull', bare: true });
   beforeAll(async () => {
-    ({ t, browser } = await signedInDashboard(dialect));
     project = await t.store.projects.create({ name: 'Docs', repository: repository.bare });
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   /** A job whose branch adds `file`, and its pull request opened through the local host. */

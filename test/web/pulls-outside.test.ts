@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
 import { testDialects } from '../support/db.js';
-import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
+import { useSignedInDashboard } from '../support/web-session.js';
 import { git, useRepository } from '../support/worker.js';
 
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
@@ -11,16 +10,9 @@ const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
 // The dashboard shows what was done to a local pull request's branches with git by hand: merged
 // into the base, it shows merged (no Merge button); its branch deleted, it shows closed.
 describe.each(testDialects())('local pull requests changed outside agentjobs, on %s', (dialect) => {
-  let t: TestApp;
-  let browser: DashboardClient;
+  const { t, browser } = useSignedInDashboard(dialect);
 
   const repository = useRepository({ name: 'pulls-outside' });
-  beforeAll(async () => {
-    ({ t, browser } = await signedInDashboard(dialect));
-  });
-  afterAll(async () => {
-    await t.close();
-  });
 
   it('shows a pull request merged with git as merged, and one whose branch was deleted as closed', async () => {
     const project = await t.store.projects.create({ name: 'Working copy', repository: repository.repo });

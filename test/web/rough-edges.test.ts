@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import type { TestApp } from '../support/app.js';
 import { testDialects } from '../support/db.js';
-import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
+import { useSignedInDashboard } from '../support/web-session.js';
 
 // What a new user tripped over on the dashboard (issue 18, item 8): raw JSON tool inputs and a
 // usage row per step, a Markdown description shown raw, a favicon 404 on every page, "none yet"
 // on a failed job, field errors in small grey text; and the keys' default expiry.
 describe.each(testDialects())('dashboard details on %s', (dialect) => {
-  let t: TestApp;
-  let browser: DashboardClient;
+  const { t, browser } = useSignedInDashboard(dialect);
   let job: Job;
   beforeAll(async () => {
-    ({ t, browser } = await signedInDashboard(dialect));
     job = await t.makeJob('Add a FAQ');
   });
-  afterAll(() => t.close());
 
   const jobUrl = () => `/ui/projects/${t.project.id}/jobs/${job.id}`;
 

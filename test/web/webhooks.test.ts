@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
 import { testDialects } from '../support/db.js';
-import { type DashboardClient, signedInDashboard } from '../support/web-session.js';
+import { useSignedInDashboard } from '../support/web-session.js';
 
 describe.each(testDialects())('the Webhooks tab on %s', (dialect) => {
-  let t: TestApp;
-  let browser: DashboardClient;
-  beforeAll(async () => {
-    ({ t, browser } = await signedInDashboard(dialect, { AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: 'true' }));
-  });
-  afterAll(() => t.close());
+  const { t, browser } = useSignedInDashboard(dialect, { AGENTJOBS_WEBHOOK_ALLOW_PRIVATE: 'true' });
 
   const tab = () => `/ui/projects/${t.project.id}/webhooks`;
 

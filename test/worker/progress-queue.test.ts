@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { isLeaseLost, type Lease, MAX_LOST_ATTEMPTS } from '../../src/store/queue/index.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { endActiveJobs, openTestStore, type TestStore, testDialects } from '../support/db.js';
 
 // The store's side of taking back a dead worker's jobs and continuing their runs, on every dialect.
 describe.each(testDialects())('reclaiming from gone workers and run progress on %s', (dialect) => {
@@ -37,12 +37,7 @@ describe.each(testDialects())('reclaiming from gone workers and run progress on 
         .where('job_id', '=', jobId)
         .executeTakeFirst()
     )?.lost_attempts;
-  const drain = () =>
-    t.db.kysely
-      .updateTable('jobs')
-      .set({ status: 'completed', phase: null, lease_owner: null, lease_expires_at: null })
-      .where('status', '=', 'active')
-      .execute();
+  const drain = () => endActiveJobs(t.db);
 
   it('requeues at once the jobs of the named gone workers only, counting a lost attempt', async () => {
     const gone = await newJob('gone');

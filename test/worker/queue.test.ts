@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { isLeaseLost, type Lease, LeaseLostError, MAX_LOST_ATTEMPTS } from '../../src/store/queue/index.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { endActiveJobs, openTestStore, type TestStore, testDialects } from '../support/db.js';
 
 // The queue at the store level, on every dialect: claim limits, fencing, lost leases, messages.
 describe.each(testDialects())('job queue on %s', (dialect) => {
@@ -38,13 +38,7 @@ describe.each(testDialects())('job queue on %s', (dialect) => {
       .set({ lease_expires_at: new Date(Date.now() - 1000).toISOString() })
       .where('id', '=', jobId)
       .execute();
-  /** Ends every active job, held or queued, so the next test starts from an empty queue. */
-  const drain = () =>
-    t.db.kysely
-      .updateTable('jobs')
-      .set({ status: 'completed', phase: null, lease_owner: null, lease_expires_at: null })
-      .where('status', '=', 'active')
-      .execute();
+  const drain = () => endActiveJobs(t.db);
 
   it('reads a failure code this version no longer makes as internal_error', async () => {
     const job = await newJob();
