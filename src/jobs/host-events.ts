@@ -7,8 +7,8 @@
  * - The same on the content repository runs `content_change` automations, leaving out the
  *   service's own commits and merges (their `agentjobs job:` trailer, or a merge of a job branch).
  * - A comment that mentions the project's mention runs `comment` automations: a follow-up on the
- *   job whose pull request it is, else a new job; only from authors the host says can write or
- *   that the automation names.
+ *   job whose pull request it is, else a new job; only from authors the automation names, or that
+ *   the host, asked once per comment, says can write to the thread's repository.
  * Every automation that saw the event gets a run, `skipped` with its reason when nothing started.
  */
 import {
@@ -25,6 +25,7 @@ import type {
   PushEvent,
   PushedCommit,
   ReceivedHostEvent,
+  RepositoryMatch,
 } from '../domain/host-event.js';
 import type { Job } from '../domain/job.js';
 import { filterByPattern } from '../git/glob.js';
@@ -40,6 +41,13 @@ export interface HostEventDeps extends AutomationRunDeps {
    */
   reply?: (reply: ThreadReply) => Promise<void>;
   /**
+   * Whether a comment's author may write to the thread's repository, as its host says when asked.
+   * Asked only when no automation's `allowedAuthors` names the author, and once per event. Throws
+   * to have the event tried again (the host could not be reached). Absent, only named authors are
+   * trusted.
+   */
+  authorCanWrite?: (projectId: string, event: CommentEvent) => Promise<boolean>;
+  /**
    * The unified diff and changed files between two commits of a repository, for
    * `{{change.diff}}`, and the commits between them (for a push that named none: the poller's when
    * automations stood at different heads); absent, or when it throws, the diff reads `(none)` and
@@ -53,10 +61,10 @@ export interface HostEventDeps extends AutomationRunDeps {
   ) => Promise<{ diff: string; files: string[]; commits?: PushedCommit[] }>;
 }
 
-/** What a reply on a comment's thread is about: the thread, and the job the comment started or continued. */
+/** What a reply on a comment's thread is about: the thread (in its repository), and the job the comment started or continued. */
 export interface ThreadReply {
   projectId: string;
-  target: { type: 'pull_request' | 'issue'; number: number };
+  target: { repository: RepositoryMatch; type: 'pull_request' | 'issue'; number: number };
   job: Job;
 }
 
@@ -86,6 +94,7 @@ export async function processHostEvent(
     concerns(automation, received),
   );
   const runs: AutomationRun[] = [];
+  deps = withOneAuthorCheck(deps);
   for (const automation of automations) {
     if (options.duplicate) {
       runs.push(await skip(deps, automation, received, 'duplicate'));
@@ -253,9 +262,10 @@ async function onComment(
   received: ReceivedHostEvent,
   event: CommentEvent,
 ): Promise<AutomationRun> {
-  const trusted =
-    event.authorCanWrite ||
-    automation.allowedAuthors.some((author) => author.toLowerCase() === event.author.toLowerCase());
+  const named = automation.allowedAuthors.some(
+    (author) => author.toLowerCase() === event.author.toLowerCase(),
+  );
+  const trusted = named || ((await deps.authorCanWrite?.(received.projectId, event)) ?? false);
   if (!trusted) return skip(deps, automation, received, 'untrusted_author');
   const jobId = await jobOfPullRequest(deps, received.projectId, event);
   const body =
@@ -269,7 +279,8 @@ async function onComment(
     ...(jobId ? { followUpJobId: jobId } : {}),
   });
   if (job && deps.reply) {
-    const target = { type: event.target.type, number: event.target.number };
+    // The thread's own repository: a context repository's pull request is answered there.
+    const target = { repository: event.repository, type: event.target.type, number: event.target.number };
     await deps.reply({ projectId: received.projectId, target, job }).catch((error: unknown) => {
       deps.log?.warn(
         { err: error, projectId: received.projectId, jobId: job.id },
@@ -278,6 +289,14 @@ async function onComment(
     });
   }
   return run;
+}
+
+/** `deps` whose author check asks the host at most once: every automation of one event shares the answer. */
+function withOneAuthorCheck(deps: HostEventDeps): HostEventDeps {
+  const ask = deps.authorCanWrite;
+  if (!ask) return deps;
+  let answer: Promise<boolean> | undefined;
+  return { ...deps, authorCanWrite: (projectId, event) => (answer ??= ask(projectId, event)) };
 }
 
 /** The job whose pull request the comment is on, unless it is archived (then a new job goes). */

@@ -106,9 +106,9 @@ describe.each(testDialects())('the code-host webhook receiver, on %s', (dialect)
         target: { type: 'pull_request', number: 3, title: 'Docs for --verbose' },
         body: '@agentjobs please also update the quickstart',
         author: 'reviewer',
-        // Only GitHub's payload says whether the author may write (OWNER here).
-        authorCanWrite: host === 'github',
       });
+      // The payload's word on the author's access (GitHub's author_association) is not kept.
+      expect(recorded[2]?.event).not.toHaveProperty('authorCanWrite');
     });
 
     it('refuses a wrong or a missing signature with 401 and records nothing', async () => {
@@ -212,7 +212,7 @@ describe.each(testDialects())('the code-host webhook receiver, on %s', (dialect)
     expect(named.body.outcome).toBe('recorded');
   });
 
-  it('says whether a GitHub comment’s author may write, and reads review comments', async () => {
+  it('reads issue and review comments, and keeps no author association (it proves no write access)', async () => {
     const { project, secret, url } = await projectOn('github');
     const github = doubles.github;
     await github.sendHook(
@@ -226,12 +226,9 @@ describe.each(testDialects())('the code-host webhook receiver, on %s', (dialect)
       secret,
     );
     const [review, issue] = await rows(project);
-    expect(issue?.event).toMatchObject({ kind: 'comment', target: { type: 'issue' }, authorCanWrite: false });
-    expect(review?.event).toMatchObject({
-      kind: 'comment',
-      target: { type: 'pull_request' },
-      authorCanWrite: true,
-    });
+    expect(issue?.event).toMatchObject({ kind: 'comment', target: { type: 'issue' } });
+    expect(review?.event).toMatchObject({ kind: 'comment', target: { type: 'pull_request' } });
+    expect(review?.event).not.toHaveProperty('authorCanWrite');
   });
 
   it('answers 401 with the way forward while a project has no hook secret, 404 for no project', async () => {

@@ -65,6 +65,13 @@ export interface HookSender {
   sendHook(url: string, message: HookMessage, secret: string, options?: SendOptions): Promise<SentHook>;
 }
 
+/** A user's numeric id as the doubles give it: the same for a login in their hooks and their APIs. */
+export function doubleUserId(login: string): number {
+  let id = 7;
+  for (const char of login.toLowerCase()) id = (id * 31 + char.charCodeAt(0)) % 1_000_000;
+  return 1000 + id;
+}
+
 const SHA_A = 'a'.repeat(40);
 const SHA_B = 'b'.repeat(40);
 
@@ -210,11 +217,8 @@ function githubOrGitea(
 
 function gitlabMessage(webBase: string, fullName: string, spec: HookSpec): HookMessage {
   const project = repositoryOf('gitlab', webBase, fullName);
-  const user = {
-    id: 1,
-    username: spec.kind === 'comment' ? (spec.author ?? 'reviewer') : 'root',
-    name: 'Reviewer',
-  };
+  const username = spec.kind === 'comment' ? (spec.author ?? 'reviewer') : 'root';
+  const user = { id: doubleUserId(username), username, name: 'Reviewer' };
   if (spec.kind === 'push')
     return {
       event: 'Push Hook',
