@@ -62,6 +62,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0017_project_environment',
         '0018_automations',
         '0019_project_mention',
+        '0022_pull_request_quotes',
       ]);
 
       const db = openDb({ url: database.url });

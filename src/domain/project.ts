@@ -56,6 +56,11 @@ export interface Project extends ProjectChecks {
   closePrOnArchive: boolean;
   /** The word that calls the service in a comment on the code host (`@agentjobs` by default). */
   mention: string;
+  /**
+   * A pull request's description quotes text an automation rendered from a context repository
+   * (diffs, commits, comments); default false: it names what triggered the run instead.
+   */
+  quoteContext: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -79,6 +84,7 @@ export interface NewProject {
   dailyBudgetUsd?: number | null;
   closePrOnArchive?: boolean;
   mention?: string;
+  quoteContext?: boolean;
 }
 
 /** The mention of a new project. */

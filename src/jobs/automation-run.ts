@@ -8,7 +8,7 @@
  */
 import type { AutomationConfig } from '../config/config.js';
 import type { Automation, AutomationRun, SkipReason, TriggerType } from '../domain/automation.js';
-import { renderPrompt, type TriggerContext } from '../domain/automation-prompt.js';
+import { quotedPrompt, renderPrompt, type TriggerContext } from '../domain/automation-prompt.js';
 import { AppError, isAppError } from '../domain/errors.js';
 import type { Job } from '../domain/job.js';
 import { waitText } from './budget.js';
@@ -83,7 +83,10 @@ export async function runAutomation(deps: AutomationRunDeps, request: RunRequest
     );
   }
 
-  const prompt = renderPrompt(automation.prompt, request.context, { diffChars: deps.automations.diffChars });
+  const rendering = { diffChars: deps.automations.diffChars };
+  const prompt = renderPrompt(automation.prompt, request.context, rendering);
+  // A context repository's text stays out of the content repository's pull request (unless the project says).
+  const quoted = quotedPrompt(automation.prompt, request.context, rendering);
   const jobTrigger = { ...request.trigger, automationId: automation.id };
   // The rendered prompt quotes diffs and comments, so it may be longer than a client's prompt may be.
   const runDeps: JobOperationDeps = {
@@ -109,6 +112,7 @@ export async function runAutomation(deps: AutomationRunDeps, request: RunRequest
       baseRef: automation.baseRef ?? undefined,
       draft: automation.draft,
       trigger: jobTrigger,
+      ...(quoted === null ? {} : { pullRequestPrompt: quoted }),
     });
     return { run: await record('created', null, job), job, error: null };
   } catch (error) {

@@ -43,6 +43,8 @@ export interface CreateJobRequest {
    * hourly budget: automations have their daily runs limit instead (`jobs/automation-run.ts`).
    */
   trigger?: AutomationJobTrigger | undefined;
+  /** What the job's pull request quotes of the prompt unless the project quotes context repositories' text. */
+  pullRequestPrompt?: string | undefined;
 }
 
 /** The job, and how the create went. */
@@ -78,7 +80,7 @@ export function fingerprint(body: Record<string, unknown>): string {
  */
 export async function createJob(deps: JobOperationDeps, request: CreateJobRequest): Promise<CreateJobResult> {
   const { store, config } = deps;
-  const { projectId, idempotencyKey, trigger, ...fields } = request;
+  const { projectId, idempotencyKey, trigger, pullRequestPrompt, ...fields } = request;
   const body = parseInput(createJobInput(config.limits.maxPromptChars), withoutUndefined(fields));
   const project = await store.projects.get(projectId);
   if (!project) throw new AppError('project_not_found', `No project ${projectId}.`);
@@ -145,6 +147,7 @@ export async function createJob(deps: JobOperationDeps, request: CreateJobReques
       maxActive: config.limits.activeJobsPerProject,
       ...(claim ? { idempotency: claim } : {}),
       ...(trigger ? { trigger } : {}),
+      ...(pullRequestPrompt === undefined ? {} : { pullRequestPrompt }),
     });
     return { job, replayed: false, budget };
   } catch (error) {

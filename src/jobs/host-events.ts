@@ -215,6 +215,7 @@ async function onChange(
       files: change.files,
       diff: change.diff,
     },
+    ...(trigger.type === 'code_change' ? { contextRepository: trigger.repository } : {}),
   };
   const { run } = await runAutomation(deps, {
     automation,
@@ -275,7 +276,10 @@ async function onComment(
   const { run, job } = await runAutomation(deps, {
     automation,
     trigger: { type: 'comment', source: event.url },
-    context: { comment: { body, author: event.author, url: event.url } },
+    context: {
+      comment: { body, author: event.author, url: event.url },
+      ...(event.repository.kind === 'context' ? { contextRepository: event.repository.name } : {}),
+    },
     ...(jobId ? { followUpJobId: jobId } : {}),
   });
   if (job && deps.reply) {

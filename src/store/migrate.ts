@@ -18,6 +18,7 @@ import * as m0016 from './migrations/0016_run_progress.js';
 import * as m0017 from './migrations/0017_project_environment.js';
 import * as m0018 from './migrations/0018_automations.js';
 import * as m0019 from './migrations/0019_project_mention.js';
+import * as m0022 from './migrations/0022_pull_request_quotes.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0017_project_environment': m0017,
   '0018_automations': m0018,
   '0019_project_mention': m0019,
+  '0022_pull_request_quotes': m0022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -45,6 +45,7 @@ export function toProject(row: ProjectRow): Project {
     dailyBudgetUsd: row.daily_budget_usd === null ? null : Number(row.daily_budget_usd),
     closePrOnArchive: Number(row.close_pr_on_archive ?? 1) === 1,
     mention: row.mention ?? DEFAULT_PROJECT_MENTION,
+    quoteContext: Number(row.quote_context ?? 0) === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -78,6 +79,7 @@ export function projectQueries(db: Db) {
         daily_budget_usd: input.dailyBudgetUsd ?? null,
         close_pr_on_archive: input.closePrOnArchive === false ? 0 : 1,
         mention: input.mention ?? DEFAULT_PROJECT_MENTION,
+        quote_context: input.quoteContext ? 1 : 0,
         created_at: now,
         updated_at: now,
       };
@@ -122,6 +124,7 @@ export function projectQueries(db: Db) {
       if (patch.dailyBudgetUsd !== undefined) set.daily_budget_usd = patch.dailyBudgetUsd;
       if (patch.closePrOnArchive !== undefined) set.close_pr_on_archive = patch.closePrOnArchive ? 1 : 0;
       if (patch.mention !== undefined) set.mention = patch.mention;
+      if (patch.quoteContext !== undefined) set.quote_context = patch.quoteContext ? 1 : 0;
       if (patch.hostSettings !== undefined)
         set.host_settings = Object.keys(patch.hostSettings).length
           ? JSON.stringify(patch.hostSettings)

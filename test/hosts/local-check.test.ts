@@ -29,6 +29,7 @@ const project = (repository: string, overrides: Partial<Project> = {}): Project 
   dailyBudgetUsd: null,
   closePrOnArchive: true,
   mention: '@agentjobs',
+  quoteContext: false,
   createdAt: '',
   updatedAt: '',
   ...overrides,

@@ -24,6 +24,7 @@ export function hostProject(
     dailyBudgetUsd: null,
     closePrOnArchive: true,
     mention: '@agentjobs',
+    quoteContext: false,
     createdAt: now,
     updatedAt: now,
   };

@@ -15,6 +15,7 @@ import {
   dailyBudgetOf,
   describe,
   mentionOf,
+  quoteContextOf,
   readToken,
   sandboxCheck,
   settingsOf,
@@ -99,6 +100,7 @@ export function registerProjectCommands(program: Command) {
           ...(Object.keys(hostSettings).length ? { hostSettings } : {}),
           ...checks,
           ...closePrOnArchiveOf(options),
+          ...quoteContextOf(options),
           ...mention,
           dailyBudgetUsd,
         });
@@ -139,6 +141,7 @@ export function registerProjectCommands(program: Command) {
             ...(options.publish !== undefined ? { publish: options.publish as PublishMode } : {}),
             ...checks,
             ...closePrOnArchiveOf(options),
+            ...quoteContextOf(options),
             ...mentionOf(options),
           })) ?? found
         );
