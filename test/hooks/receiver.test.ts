@@ -153,6 +153,25 @@ describe.each(testDialects())('the code-host webhook receiver, on %s', (dialect)
       expect(await rows(project)).toEqual([]);
     });
 
+    it('answers 400, not 401, to a correctly signed body that is not UTF-8; 401 when the signature is wrong', async () => {
+      const { project, secret, url } = await projectOn(host);
+      const message = double().hookMessage('org/docs', { kind: 'push' });
+      // Latin-1 bytes where UTF-8 was due: the host signed (or, for GitLab, sent its token with) what it sent.
+      const latin1 = Buffer.from('{"ref": "refs/heads/caf\xe9"}', 'latin1');
+      const signed = await double().sendHook(url, message, secret, { rawBody: latin1 });
+      expect(signed.status).toBe(400);
+      expect(signed.body).toMatchObject({
+        code: 'invalid_json',
+        error: 'The request body is not valid UTF-8.',
+      });
+      const forged = await double().sendHook(url, message, secret, {
+        rawBody: latin1,
+        signature: { secret: 'not-the-secret' },
+      });
+      expect(forged.status).toBe(401);
+      expect(await rows(project)).toEqual([]);
+    });
+
     it('refuses malformed JSON and a payload without the parts it reads with 400, an oversized body with 413', async () => {
       const { project, secret, url } = await projectOn(host);
       const message = double().hookMessage('org/docs', { kind: 'push' });

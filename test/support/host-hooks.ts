@@ -49,8 +49,8 @@ export interface HookMessage {
 export interface SendOptions {
   deliveryId?: string;
   signature?: 'valid' | 'missing' | { secret: string };
-  /** Sent instead of the payload's JSON (malformed or oversized bodies); signed all the same. */
-  rawBody?: string;
+  /** Sent instead of the payload's JSON (malformed, oversized or not UTF-8 bodies); signed all the same, byte for byte. */
+  rawBody?: string | Buffer;
 }
 
 export interface SentHook {
@@ -294,7 +294,8 @@ function gitlabMessage(webBase: string, fullName: string, spec: HookSpec): HookM
   return { event: 'Tag Push Hook', payload: { object_kind: 'tag_push', ref: 'refs/tags/v1.0', project } };
 }
 
-const hmac = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
+const hmac = (secret: string, body: string | Buffer) =>
+  createHmac('sha256', secret).update(body).digest('hex');
 
 /** The sending half of the doubles, for `host` whose pages live under `webBase`. */
 export function hookSender(host: HookHostName, webBase: string): HookSender {
@@ -341,7 +342,11 @@ export function hookSender(host: HookHostName, webBase: string): HookSender {
           headers['x-gogs-signature'] = hmac(key, body);
         }
       }
-      const response = await fetch(url, { method: 'POST', headers, body });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: typeof body === 'string' ? body : new Uint8Array(body),
+      });
       const text = await response.text();
       let parsed: Record<string, unknown> = {};
       try {
