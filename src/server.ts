@@ -119,6 +119,13 @@ export function createServerCodeHosts(
         throw error instanceof SecretError ? new CodeHostError(error.message) : error;
       }
     },
+    async contextSecret(project, name) {
+      try {
+        return await store.contextRepositories.token(project.id, name, secrets());
+      } catch (error) {
+        throw error instanceof SecretError ? new CodeHostError(error.message) : error;
+      }
+    },
     pullRequests: store.pullRequests,
     askpassDir: join(config.dataDir, 'askpass'),
     publicUrl,

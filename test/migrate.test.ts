@@ -64,6 +64,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0019_project_mention',
         '0020_setup_review',
         '0021_one_event_one_run',
+        '0022_pull_request_quotes',
       ]);
 
       const db = openDb({ url: database.url });

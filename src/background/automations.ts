@@ -9,7 +9,7 @@ import { type WatchedRepositoryOptions, watchedRepositories } from '../worker/wa
 import { createHostEventDispatcher, type HostEventDispatcherOptions } from './host-events.js';
 import { createPoller } from './poller.js';
 import { createScheduler } from './scheduler.js';
-import { threadReplier } from './thread-replies.js';
+import { commentAuthorChecker, threadReplier } from './thread-replies.js';
 
 /** The automation loops of one process. */
 export interface AutomationLoops {
@@ -18,10 +18,13 @@ export interface AutomationLoops {
 }
 
 /** What the loops need: the dispatcher's options, and how to fetch the content repository. */
-export type AutomationLoopOptions = Omit<HostEventDispatcherOptions, 'repositories' | 'config' | 'reply'> & {
+export type AutomationLoopOptions = Omit<
+  HostEventDispatcherOptions,
+  'repositories' | 'config' | 'reply' | 'authorCanWrite'
+> & {
   config: HostEventDispatcherOptions['config'] & Pick<Config, 'dataDir' | 'secretKey' | 'publicUrl'>;
   contentGitEnv?: WatchedRepositoryOptions['contentGitEnv'];
-  /** The code hosts a comment's reply goes through; absent, comments get no reply. */
+  /** The code hosts a comment's reply and its author's permission go through; absent, comments get no reply and only named authors start work. */
   hosts?: CodeHosts;
   /** Where the dashboard is served, for the job's link in a reply; default the configured public URL. */
   publicUrl?: () => string;
@@ -36,8 +39,13 @@ export function createAutomationLoops(options: AutomationLoopOptions): Automatio
   const scheduler = createScheduler(options);
   const { hosts } = options;
   const publicUrl = options.publicUrl ?? (() => options.config.publicUrl);
-  const reply = hosts ? threadReplier({ store: options.store, hosts, publicUrl }) : undefined;
-  const dispatcher = createHostEventDispatcher({ ...options, repositories, ...(reply ? { reply } : {}) });
+  const threads = hosts
+    ? {
+        reply: threadReplier({ store: options.store, hosts, publicUrl }),
+        authorCanWrite: commentAuthorChecker({ store: options.store, hosts, logger: options.logger }),
+      }
+    : {};
+  const dispatcher = createHostEventDispatcher({ ...options, repositories, ...threads });
   const poller = createPoller({ ...options, repositories });
   return {
     async start() {

@@ -38,6 +38,8 @@ export interface HostEventDispatcherOptions {
   pullRequestOpen?: HostEventDeps['pullRequestOpen'];
   /** Answers on a comment's thread with the job's link; absent, the service answers nothing. */
   reply?: HostEventDeps['reply'];
+  /** Asks the host whether a comment's author may write; absent, only an automation's named authors start work. */
+  authorCanWrite?: HostEventDeps['authorCanWrite'];
   /** The mirrors `{{change.diff}}`, `{{change.files}}` and a poll's commits are read from; absent, the host's word only. */
   repositories?: WatchedRepositories;
   /** The clock; tests move it. */
@@ -63,6 +65,7 @@ export function createHostEventDispatcher(options: HostEventDispatcherOptions): 
     mention: async (projectId) => (await store.projects.get(projectId))?.mention ?? DEFAULT_MENTION,
     ...(options.pullRequestOpen ? { pullRequestOpen: options.pullRequestOpen } : {}),
     ...(options.reply ? { reply: options.reply } : {}),
+    ...(options.authorCanWrite ? { authorCanWrite: options.authorCanWrite } : {}),
     ...(options.repositories ? { readChange: changeReader(options.repositories) } : {}),
   };
 

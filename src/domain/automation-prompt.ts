@@ -37,6 +37,12 @@ export interface TriggerContext {
   comment?: { body: string; author: string; url: string };
   schedule?: { time: string };
   variables?: Record<string, string>;
+  /**
+   * The context repository the change or the comment came from, when it did: its text (diff,
+   * commits, pull requests, files, comment) may be private to it, so the content repository's
+   * pull request does not quote it unless the project says so (`quotedPrompt`).
+   */
+  contextRepository?: string;
 }
 
 /** What a placeholder that does not apply to this run becomes. */
@@ -120,12 +126,59 @@ export function renderPrompt(
   context: TriggerContext,
   options: { diffChars: number },
 ): string {
+  return render(template, viewOf(context, options, null));
+}
+
+/**
+ * What the content repository's pull request quotes of a run's prompt when the change or comment
+ * came from a context repository: the template with that repository's text left out (each such
+ * placeholder says so), after a line naming what triggered the run ("Triggered by 3 commits in
+ * `product` (abc…def)"). Null when nothing came from a context repository: the prompt is quoted as
+ * it is.
+ */
+export function quotedPrompt(
+  template: string,
+  context: TriggerContext,
+  options: { diffChars: number },
+): string | null {
+  const name = context.contextRepository;
+  if (name === undefined) return null;
+  const withheld = `(not quoted: from the context repository \`${name}\`)`;
+  return safeText(`${triggeredBy(context, name)}\n\n${render(template, viewOf(context, options, withheld))}`);
+}
+
+/** The line that stands for a context repository's change or comment in a pull request. */
+function triggeredBy({ change, comment }: TriggerContext, name: string): string {
+  if (comment) return `Triggered by a comment by ${comment.author} in \`${name}\` (${comment.url}).`;
+  if (!change) return `Triggered by an event in \`${name}\`.`;
+  const count = change.commits.length;
+  const what =
+    count > 0
+      ? `${count} commit${count === 1 ? '' : 's'}`
+      : change.pullRequests.length > 0
+        ? 'a merged pull request'
+        : 'a change';
+  const span = `${change.from ? `${change.from.slice(0, 12)}…` : ''}${change.to.slice(0, 12)}`;
+  return `Triggered by ${what} in \`${name}\` (${span}).`;
+}
+
+// No escaping: the prompt is text for a model, not HTML. The result is made safe as a whole: the
+// template itself may hold control characters (it was saved before they were refused anywhere).
+const render = (template: string, view: object) =>
+  safeText(Mustache.render(template, view, {}, { escape: (value: unknown) => String(value) }));
+
+/**
+ * The placeholders' values. With `withheld`, the text of a context repository's change or comment
+ * reads that instead (its repository, branch and commit ids stay).
+ */
+function viewOf(context: TriggerContext, options: { diffChars: number }, withheld: string | null) {
   const { change, comment, schedule } = context;
   const max = options.diffChars;
   // Every value is cut and made safe; blocks are cut before they are fenced, so a cut never
   // leaves a fence open.
   const outside = (text: string) => safeText(cutText(text, max));
   const block = (label: string, text: string) => dataBlock(label, safeText(text));
+  const hidden = withheld !== null && context.contextRepository !== undefined;
   const view = {
     change: change
       ? {
@@ -159,11 +212,12 @@ export function renderPrompt(
                 ),
           files: change.files.length === 0 ? ABSENT : block('files', cutFiles(change.files, max)),
           diff: change.diff === '' ? ABSENT : block('diff', cutDiff(change.diff, max)),
+          ...(hidden ? { commits: withheld, pullRequests: withheld, files: withheld, diff: withheld } : {}),
         }
       : absentAll(['repository', 'branch', 'from', 'to', 'commits', 'pullRequests', 'files', 'diff']),
     comment: comment
       ? {
-          body: block('comment', cutText(comment.body, max)),
+          body: hidden ? withheld : block('comment', cutText(comment.body, max)),
           author: outside(comment.author),
           url: outside(comment.url),
         }
@@ -173,9 +227,7 @@ export function renderPrompt(
       Object.entries(context.variables ?? {}).map(([name, value]) => [name, outside(value)]),
     ),
   };
-  // No escaping: the prompt is text for a model, not HTML. The template itself is made safe too
-  // (it was saved before control characters were refused anywhere).
-  return safeText(Mustache.render(template, view, {}, { escape: (value: unknown) => String(value) }));
+  return view;
 }
 
 const firstLine = (message: string) => message.split('\n', 1)[0] ?? '';

@@ -45,9 +45,10 @@ export interface CommentEvent {
   repository: RepositoryMatch;
   target: { type: 'pull_request' | 'issue'; number: number; url: string; title: string };
   body: string;
+  /** The author's user name. Whether they may write is asked of the host when the comment calls the service. */
   author: string;
-  /** The host says the author has write access (GitHub OWNER/MEMBER/COLLABORATOR, GitLab Developer+, Gitea collaborator). */
-  authorCanWrite: boolean;
+  /** The author's numeric id, when the host's payload gives one (GitLab's members API needs it). */
+  authorId?: number | null;
   url: string;
 }
 

@@ -72,6 +72,11 @@ export interface Project extends ProjectChecks {
   mention: string;
   /** Setup inputs the service changed in push mode that wait for a person's review; null: none. */
   setupReview: SetupReview | null;
+  /**
+   * A pull request's description quotes text an automation rendered from a context repository
+   * (diffs, commits, comments); default false: it names what triggered the run instead.
+   */
+  quoteContext: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -95,6 +100,7 @@ export interface NewProject {
   dailyBudgetUsd?: number | null;
   closePrOnArchive?: boolean;
   mention?: string;
+  quoteContext?: boolean;
 }
 
 /** The mention of a new project. */

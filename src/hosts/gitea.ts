@@ -27,21 +27,27 @@ import {
   instanceBase,
   repositorySegments,
   repositoryUrl,
+  requireContextSecret,
   requireSecret,
   settingsError,
+  threadLocation,
 } from './shared.js';
 import {
   type CodeHost,
   CodeHostError,
+  type ContextSecret,
   type HostCheck,
   type ProjectSecret,
   type PullRequestInput,
   type PullRequestLink,
+  type ThreadRepository,
 } from './types.js';
 
 export interface GiteaHostOptions {
   /** The project's token in plain text, or null when it has none. */
   secret: ProjectSecret;
+  /** A context repository's token, for its threads (replies, authors' permissions). */
+  contextSecret?: ContextSecret;
   /** Where git's askpass script is written (see `askpassEnv`). */
   askpassDir: string;
   retry?: HostRetryOptions;
@@ -126,6 +132,15 @@ export function createGiteaHost(options: GiteaHostOptions): CodeHost {
     const path = `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}`;
     return { request, target, path, name: `${target.owner}/${target.repo}` };
   };
+  /** The client for a thread's repository: the project's own, or a context repository's with its token. */
+  const threadClient = async (project: Project, repository: ThreadRepository) => {
+    if (repository.kind === 'content') return client(project);
+    const target = giteaTarget(threadLocation('gitea', project, repository));
+    const token = await requireContextSecret(options.contextSecret, project, repository.name, 'Gitea');
+    const request = createGiteaClient(target.baseUrl, token, options.retry);
+    const path = `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}`;
+    return { request, target, path, name: `${target.owner}/${target.repo}` };
+  };
 
   return {
     kind: 'gitea',
@@ -199,12 +214,31 @@ export function createGiteaHost(options: GiteaHostOptions): CodeHost {
     },
 
     async commentOnThread(project, thread, body) {
-      const { request, path, name } = await client(project);
+      const { request, path, name } = await threadClient(project, thread.repository);
       try {
         // A pull request is an issue to Gitea: both take comments at the issue's index.
         await request('POST', `${path}/issues/${thread.number}/comments`, { body: { body } });
       } catch (error) {
         throw explainGiteaError(error, 'commenting on the thread', name);
+      }
+    },
+
+    async authorPermission(project, repository, author) {
+      const { request, path, name } = await threadClient(project, repository);
+      try {
+        // `repoGetRepoPermissions`: the user's access mode on the repository (`none`, `read`,
+        // `write`, `admin`, `owner`). Gitea answers it only to a site admin or a repository admin
+        // (403 to anyone else), so the project's token must belong to one.
+        const found = await request<{ permission?: string; role_name?: string }>(
+          'GET',
+          `${path}/collaborators/${encodeURIComponent(author.username)}/permission`,
+        );
+        const permission = found.permission ?? 'none';
+        return { canWrite: ['write', 'admin', 'owner'].includes(permission), role: permission };
+      } catch (error) {
+        // No such user.
+        if (giteaStatus(error) === 404) return { canWrite: false, role: 'none' };
+        throw explainGiteaError(error, `reading ${author.username}'s permission`, name);
       }
     },
 

@@ -22,19 +22,31 @@ import {
   githubMessage,
   githubStatus,
 } from './github-client.js';
-import { gitReadCheck, repositorySegments, repositoryUrl, requireSecret, settingsError } from './shared.js';
+import {
+  gitReadCheck,
+  repositorySegments,
+  repositoryUrl,
+  requireContextSecret,
+  requireSecret,
+  settingsError,
+  threadLocation,
+} from './shared.js';
 import {
   type CodeHost,
   CodeHostError,
+  type ContextSecret,
   type HostCheck,
   type ProjectSecret,
   type PullRequestInput,
   type PullRequestLink,
+  type ThreadRepository,
 } from './types.js';
 
 export interface GithubHostOptions {
   /** The project's secret in plain text (token or App private key), or null when it has none. */
   secret: ProjectSecret;
+  /** A context repository's token, for its threads (replies, authors' permissions). */
+  contextSecret?: ContextSecret;
   /** Where git's askpass script is written (see `askpassEnv`). */
   askpassDir: string;
   retry?: GithubRetryOptions;
@@ -144,6 +156,15 @@ export function createGithubHost(options: GithubHostOptions): CodeHost {
     return { octokit, target, name: `${target.owner}/${target.repo}` };
   };
 
+  /** The client for a thread's repository: the project's own, or a context repository's with its token. */
+  const threadClient = async (project: Project, repository: ThreadRepository) => {
+    if (repository.kind === 'content') return client(project);
+    const target = githubTarget(threadLocation('github', project, repository));
+    const token = await requireContextSecret(options.contextSecret, project, repository.name, 'GitHub');
+    const octokit = createGithubClient(target.apiUrl, token, options.retry);
+    return { octokit, target, name: `${target.owner}/${target.repo}` };
+  };
+
   return {
     kind: 'github',
 
@@ -244,7 +265,7 @@ export function createGithubHost(options: GithubHostOptions): CodeHost {
     },
 
     async commentOnThread(project, target, body) {
-      const { octokit, target: repository, name } = await client(project);
+      const { octokit, target: repository, name } = await threadClient(project, target.repository);
       try {
         // A pull request's conversation is its issue's: GitHub comments on both through the issues API.
         await octokit.rest.issues.createComment({
@@ -255,6 +276,25 @@ export function createGithubHost(options: GithubHostOptions): CodeHost {
         });
       } catch (error) {
         throw explainGithubError(error, 'commenting on the thread', name);
+      }
+    },
+
+    async authorPermission(project, repository, author) {
+      const { octokit, target, name } = await threadClient(project, repository);
+      try {
+        // "Get repository permissions for a user": `permission` is the base role (maintain reads
+        // as write, triage as read), `role_name` the highest role the user has.
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+          owner: target.owner,
+          repo: target.repo,
+          username: author.username,
+        });
+        const canWrite = data.permission === 'admin' || data.permission === 'write';
+        return { canWrite, role: data.role_name || data.permission };
+      } catch (error) {
+        // No such user: nobody with access.
+        if (githubStatus(error) === 404) return { canWrite: false, role: 'none' };
+        throw explainGithubError(error, `reading ${author.username}'s permission`, name);
       }
     },
 

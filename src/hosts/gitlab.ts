@@ -29,21 +29,27 @@ import {
   instanceBase,
   repositorySegments,
   repositoryUrl,
+  requireContextSecret,
   requireSecret,
   settingsError,
+  threadLocation,
 } from './shared.js';
 import {
   type CodeHost,
   CodeHostError,
+  type ContextSecret,
   type HostCheck,
   type ProjectSecret,
   type PullRequestInput,
   type PullRequestLink,
+  type ThreadRepository,
 } from './types.js';
 
 export interface GitlabHostOptions {
   /** The project's token in plain text, or null when it has none. */
   secret: ProjectSecret;
+  /** A context repository's token, for its threads (replies, authors' permissions). */
+  contextSecret?: ContextSecret;
   /** Where git's askpass script is written (see `askpassEnv`). */
   askpassDir: string;
   retry?: HostRetryOptions;
@@ -125,6 +131,17 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
     const { token } = await credentialsOf(project);
     const api = createGitlabClient(target.baseUrl, token, options.retry, signal);
     return { api, target, name: target.projectPath };
+  };
+  /** The client for a thread's repository: the project's own, or a context repository's with its token. */
+  const threadClient = async (project: Project, repository: ThreadRepository) => {
+    if (repository.kind === 'content') return client(project);
+    const target = gitlabTarget(threadLocation('gitlab', project, repository));
+    const token = await requireContextSecret(options.contextSecret, project, repository.name, 'GitLab');
+    return {
+      api: createGitlabClient(target.baseUrl, token, options.retry),
+      target,
+      name: target.projectPath,
+    };
   };
 
   return {
@@ -214,13 +231,33 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
     },
 
     async commentOnThread(project, thread, body) {
-      const { api, target } = await client(project);
+      const { api, target } = await threadClient(project, thread.repository);
       try {
         if (thread.type === 'pull_request')
           await api.MergeRequestNotes.create(target.projectPath, thread.number, body);
         else await api.IssueNotes.create(target.projectPath, thread.number, body);
       } catch (error) {
         throw await explainRefusal(api, target, error, 'commenting on the thread');
+      }
+    },
+
+    async authorPermission(project, repository, author) {
+      // The members API takes a user id; a Note Hook names its author's (`user.id`).
+      if (typeof author.id !== 'number')
+        return { canWrite: false, role: 'unknown (the event gave no user id)' };
+      const { api, target, name } = await threadClient(project, repository);
+      try {
+        // "Get a member of a project, including inherited and invited members": the user's
+        // effective role, their group's included.
+        const member = (await api.ProjectMembers.show(target.projectPath, author.id, {
+          includeInherited: true,
+        })) as unknown as { access_level?: number; state?: string };
+        const level = member.access_level ?? 0;
+        const active = member.state === undefined || member.state === 'active';
+        return { canWrite: active && level >= DEVELOPER, role: active ? roleOf(level) : `${member.state}` };
+      } catch (error) {
+        if (gitlabStatus(error) === 404) return { canWrite: false, role: roleOf(null) };
+        throw explainGitlabError(error, `reading ${author.username}'s membership`, name);
       }
     },
 

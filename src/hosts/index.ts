@@ -15,6 +15,7 @@ import {
   type CodeHost,
   CodeHostError,
   type CodeHosts,
+  type ContextSecret,
   type HostCheck,
   type ProjectSecret,
   type PullRequestRecords,
@@ -39,6 +40,8 @@ export * from './types.js';
 export interface CodeHostsOptions {
   /** Opens a project's stored token or App private key (see `ProjectSecret`). */
   secret: ProjectSecret;
+  /** Opens a context repository's stored token, for its threads (see `ContextSecret`). */
+  contextSecret?: ContextSecret;
   /** The local host's pull-request records. */
   pullRequests: PullRequestRecords;
   /** Where git's askpass helpers are written. */
@@ -55,17 +58,20 @@ export interface CodeHostsOptions {
 
 export function createCodeHosts(options: CodeHostsOptions): CodeHosts {
   const { secret, askpassDir, observeRequest } = options;
+  const contextSecret = options.contextSecret ? { contextSecret: options.contextSecret } : {};
   // Each host's client sends through a fetch that reports to the observer under the host's name.
   const sending = (host: string, base?: typeof fetch) =>
     observeRequest ? { fetch: countedFetch(host, observeRequest, base) } : {};
   const local = createLocalHost({ pullRequests: options.pullRequests, publicUrl: options.publicUrl });
   const github = createGithubHost({
     secret,
+    ...contextSecret,
     askpassDir,
     retry: { ...options.githubRetry, ...sending('github', options.githubRetry?.fetch) },
   });
   const rest = (host: string) => ({
     secret,
+    ...contextSecret,
     askpassDir,
     retry: { ...options.restRetry, ...sending(host, options.restRetry?.fetch) },
   });

@@ -94,6 +94,8 @@ export function createLocalHost(options: LocalHostOptions): CodeHost {
     gitEnv: async () => ({}),
     // A local repository has no comment threads (its events come from no host), so nothing to answer on.
     commentOnThread: async () => {},
+    // Nor accounts: no one's permission to vouch for (an automation's `allowedAuthors` still can).
+    authorPermission: async () => ({ canWrite: false, role: 'none' }),
     async closePullRequest({ project, branch }) {
       const pull = await options.pullRequests.getByBranch(project.id, branch);
       if (pull?.state !== 'open') return null;

@@ -3,10 +3,16 @@
  * check for `agentjobs project check`, and reading a host's base URL and repository path.
  */
 
-import type { Project } from '../domain/project.js';
+import type { CodeHostKind, Project } from '../domain/project.js';
 import { normalizeRepository } from '../git/mirror.js';
 import { askpassEnv, type GitCredentials, runGit } from '../git/run.js';
-import { CodeHostError, type HostCheck, type ProjectSecret } from './types.js';
+import {
+  CodeHostError,
+  type ContextSecret,
+  type HostCheck,
+  type ProjectSecret,
+  type ThreadRepository,
+} from './types.js';
 
 /**
  * The project's token, or a `CodeHostError` that says how to store one. `host` names the host in
@@ -72,4 +78,42 @@ export function settingsError(host: string, issue: { path: PropertyKey[]; messag
   return new CodeHostError(
     `The project's ${host} setting ${issue?.path.join('.') ?? ''} is invalid: ${issue?.message}.`,
   );
+}
+
+/**
+ * Where a thread's repository lives, as a host's settings reader takes it: the project itself for
+ * the content repository; for a context repository its own address, and the project's `apiUrl`
+ * only when both are on the same instance (same host kind, same origin), since a context
+ * repository has no settings of its own.
+ */
+export function threadLocation(
+  kind: CodeHostKind,
+  project: Project,
+  repository: ThreadRepository,
+): Pick<Project, 'repository' | 'hostSettings'> {
+  if (repository.kind === 'content') return project;
+  const own = repositoryUrl(repository.repository);
+  const projects = repositoryUrl(project.repository);
+  const apiUrl = project.hostSettings.apiUrl;
+  const sameInstance = project.host === kind && own !== null && own.origin === projects?.origin;
+  return {
+    repository: repository.repository,
+    hostSettings: sameInstance && typeof apiUrl === 'string' ? { apiUrl } : {},
+  };
+}
+
+/** A context repository's token, or a `CodeHostError` that says how to give it one. */
+export async function requireContextSecret(
+  secret: ContextSecret | undefined,
+  project: Project,
+  name: string,
+  host: string,
+): Promise<string> {
+  const value = secret ? await secret(project, name) : null;
+  if (value === null) {
+    throw new CodeHostError(
+      `The context repository ${name} has no ${host} token, so the service cannot reach its threads; add it again with \`agentjobs project context add ${project.id} --name ${name} … --token-env VAR\`.`,
+    );
+  }
+  return value;
 }

@@ -47,10 +47,33 @@ export interface PullRequestStatus {
   branch: string;
 }
 
-/** A thread on a host that comments go to: a pull request's (a merge request's) or an issue's. */
+/**
+ * Which of the project's repositories a thread is in: the content repository, or a context
+ * repository (its name, and its address as the project holds it). A context repository is reached
+ * with its own token, and through the project's API address when it is on the same instance.
+ */
+export type ThreadRepository = { kind: 'content' } | { kind: 'context'; name: string; repository: string };
+
+/** A thread on a host that comments go to: a pull request's (a merge request's) or an issue's, in its repository. */
 export interface ThreadTarget {
+  repository: ThreadRepository;
   type: 'pull_request' | 'issue';
   number: number;
+}
+
+/** The author of a comment as the host's event names them: the user name, and GitLab's user id. */
+export interface CommentAuthor {
+  username: string;
+  /** The host's numeric user id, when the event gave one (GitLab's members API takes only that). */
+  id?: number | null;
+}
+
+/** What the host says a comment's author may do on the thread's repository. */
+export interface AuthorPermission {
+  /** Write access or above: GitHub write, maintain or admin; GitLab Developer or above; Gitea write, admin or owner. */
+  canWrite: boolean;
+  /** The host's own word for the author's role (`read`, `Reporter`, `none`…), for logs and run reasons. */
+  role: string;
 }
 
 /** A pull request as a job links to it. */
@@ -83,10 +106,22 @@ export interface CodeHost {
    */
   pullRequestState(input: PullRequestQuery): Promise<PullRequestStatus | null>;
   /**
-   * Posts `body` as a comment on a pull request's or an issue's thread (the service answering a
-   * comment that called it). Throws `CodeHostError` when the host refuses.
+   * Posts `body` as a comment on a pull request's or an issue's thread, in the thread's own
+   * repository (the service answering a comment that called it). Throws `CodeHostError` when the
+   * host refuses.
    */
   commentOnThread(project: Project, target: ThreadTarget, body: string): Promise<void>;
+  /**
+   * The author's permission on the thread's repository, asked of the host (one request): a
+   * comment's payload does not prove it (GitHub's `MEMBER` and `COLLABORATOR` say nothing of write
+   * access). An author the host does not know has `canWrite: false`. Throws `CodeHostError` when
+   * the host refuses the question (`isRetryable` for outages).
+   */
+  authorPermission(
+    project: Project,
+    repository: ThreadRepository,
+    author: CommentAuthor,
+  ): Promise<AuthorPermission>;
   /**
    * Optional: what the project's credentials allow (`agentjobs project check`): read the
    * repository, fetch it with git, push a branch, open a pull request. Each check says what is
@@ -110,6 +145,9 @@ export interface HostCheck {
  * that is the operator's to fix. Its value must never reach a log, an event, an error or a response.
  */
 export type ProjectSecret = (project: Project) => Promise<string | null>;
+
+/** Opens a context repository's token (by the project and the repository's name), as `ProjectSecret` does. */
+export type ContextSecret = (project: Project, name: string) => Promise<string | null>;
 
 /**
  * The local host's pull-request records: opening one per head branch (or updating the one it has)

@@ -12,7 +12,12 @@
  */
 import type { AutomationConfig } from '../config/config.js';
 import type { Automation, AutomationRun, SkipReason, TriggerType } from '../domain/automation.js';
-import { renderedPromptLimit, renderPrompt, type TriggerContext } from '../domain/automation-prompt.js';
+import {
+  quotedPrompt,
+  renderedPromptLimit,
+  renderPrompt,
+  type TriggerContext,
+} from '../domain/automation-prompt.js';
 import { AppError, type ErrorCode, isAppError } from '../domain/errors.js';
 import type { Job } from '../domain/job.js';
 import type { RunEnd, RunStart } from '../store/automation-runs.js';
@@ -95,7 +100,10 @@ export async function runAutomation(deps: AutomationRunDeps, request: RunRequest
   if (!automation.enabled) {
     return skip('disabled', new AppError('automation_disabled', `Automation ${automation.id} is disabled.`));
   }
-  const prompt = renderPrompt(automation.prompt, request.context, { diffChars: deps.automations.diffChars });
+  const rendering = { diffChars: deps.automations.diffChars };
+  const prompt = renderPrompt(automation.prompt, request.context, rendering);
+  // A context repository's text stays out of the content repository's pull request (unless the project says).
+  const quoted = quotedPrompt(automation.prompt, request.context, rendering);
   // The rendered prompt quotes diffs and comments, cut to fit this: longer than a client's prompt may be.
   const runDeps: JobOperationDeps = {
     ...deps,
@@ -117,6 +125,7 @@ export async function runAutomation(deps: AutomationRunDeps, request: RunRequest
     baseRef: automation.baseRef ?? undefined,
     draft: automation.draft,
     trigger: { ...request.trigger, automationId: automation.id },
+    ...(quoted === null ? {} : { pullRequestPrompt: quoted }),
   };
   try {
     await checkCreateJob(runDeps, create);

@@ -46,6 +46,8 @@ export interface CreateJobRequest {
    * hourly budget: automations have their daily runs limit instead (`jobs/automation-run.ts`).
    */
   trigger?: AutomationJobTrigger | undefined;
+  /** What the job's pull request quotes of the prompt unless the project quotes context repositories' text. */
+  pullRequestPrompt?: string | undefined;
 }
 
 /** The job, and how the create went. */
@@ -80,7 +82,13 @@ export function fingerprint(body: Record<string, unknown>): string {
  * @throws AppError `invalid_request`, `project_not_found`, `model_not_allowed`
  */
 export async function checkCreateJob({ store, config }: JobOperationDeps, request: CreateJobRequest) {
-  const { projectId, idempotencyKey: _key, trigger: _trigger, ...fields } = request;
+  const {
+    projectId,
+    idempotencyKey: _key,
+    trigger: _trigger,
+    pullRequestPrompt: _quoted,
+    ...fields
+  } = request;
   const body = parseInput(createJobInput(config.limits.maxPromptChars), withoutUndefined(fields));
   const project = await store.projects.get(projectId);
   if (!project) throw new AppError('project_not_found', `No project ${projectId}.`);
@@ -98,7 +106,7 @@ export async function checkCreateJob({ store, config }: JobOperationDeps, reques
 export async function createJob(deps: JobOperationDeps, request: CreateJobRequest): Promise<CreateJobResult> {
   const { store, config } = deps;
   refuseWhileDraining(deps.lifecycle);
-  const { projectId, idempotencyKey, trigger } = request;
+  const { projectId, idempotencyKey, trigger, pullRequestPrompt } = request;
   const { body, project, model } = await checkCreateJob(deps, request);
 
   if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
@@ -162,6 +170,7 @@ export async function createJob(deps: JobOperationDeps, request: CreateJobReques
       maxActive: config.limits.activeJobsPerProject,
       ...(claim ? { idempotency: claim } : {}),
       ...(trigger ? { trigger } : {}),
+      ...(pullRequestPrompt === undefined ? {} : { pullRequestPrompt }),
     });
     return { job, replayed: false, budget };
   } catch (error) {

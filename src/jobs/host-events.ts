@@ -7,8 +7,8 @@
  * - The same on the content repository runs `content_change` automations, leaving out the
  *   service's own commits and merges (their `agentjobs job:` trailer, or a merge of a job branch).
  * - A comment that mentions the project's mention runs `comment` automations: a follow-up on the
- *   job whose pull request it is, else a new job; only from authors the host says can write or
- *   that the automation names.
+ *   job whose pull request it is, else a new job; only from authors the automation names, or that
+ *   the host, asked once per comment, says can write to the thread's repository.
  * Every automation that saw the event gets a run, `skipped` with its reason when nothing started,
  * and one only: each run is keyed by the event, so the event's next try (after an error, or after
  * its process died) runs only the automations that have no run for it yet. An event that still
@@ -28,6 +28,7 @@ import type {
   PushEvent,
   PushedCommit,
   ReceivedHostEvent,
+  RepositoryMatch,
 } from '../domain/host-event.js';
 import type { Job } from '../domain/job.js';
 import { filterByPattern } from '../git/glob.js';
@@ -43,6 +44,13 @@ export interface HostEventDeps extends AutomationRunDeps {
    */
   reply?: (reply: ThreadReply) => Promise<void>;
   /**
+   * Whether a comment's author may write to the thread's repository, as its host says when asked.
+   * Asked only when no automation's `allowedAuthors` names the author, and once per event. Throws
+   * to have the event tried again (the host could not be reached). Absent, only named authors are
+   * trusted.
+   */
+  authorCanWrite?: (projectId: string, event: CommentEvent) => Promise<boolean>;
+  /**
    * The unified diff and changed files between two commits of a repository, for
    * `{{change.diff}}`, and the commits between them (for a push that named none: the poller's when
    * automations stood at different heads); absent, or when it throws, the diff reads `(none)` and
@@ -56,10 +64,10 @@ export interface HostEventDeps extends AutomationRunDeps {
   ) => Promise<{ diff: string; files: string[]; commits?: PushedCommit[] }>;
 }
 
-/** What a reply on a comment's thread is about: the thread, and the job the comment started or continued. */
+/** What a reply on a comment's thread is about: the thread (in its repository), and the job the comment started or continued. */
 export interface ThreadReply {
   projectId: string;
-  target: { type: 'pull_request' | 'issue'; number: number };
+  target: { repository: RepositoryMatch; type: 'pull_request' | 'issue'; number: number };
   job: Job;
 }
 
@@ -89,6 +97,7 @@ export async function processHostEvent(
     concerns(automation, received),
   );
   const runs: AutomationRun[] = [];
+  deps = withOneAuthorCheck(deps);
   for (const automation of automations) {
     if (options.duplicate) {
       // A repeat of a delivery: a run of its own, not the event's (which its first delivery has).
@@ -273,6 +282,7 @@ async function runChange(
       files: change.files,
       diff: change.diff,
     },
+    ...(trigger.type === 'code_change' ? { contextRepository: trigger.repository } : {}),
   };
   const { run } = await runAutomation(deps, {
     automation,
@@ -321,9 +331,10 @@ async function onComment(
   received: ReceivedHostEvent,
   event: CommentEvent,
 ): Promise<AutomationRun> {
-  const trusted =
-    event.authorCanWrite ||
-    automation.allowedAuthors.some((author) => author.toLowerCase() === event.author.toLowerCase());
+  const named = automation.allowedAuthors.some(
+    (author) => author.toLowerCase() === event.author.toLowerCase(),
+  );
+  const trusted = named || ((await deps.authorCanWrite?.(received.projectId, event)) ?? false);
   if (!trusted) return skip(deps, automation, received, 'untrusted_author');
   const jobId = await jobOfPullRequest(deps, received.projectId, event);
   const body =
@@ -333,12 +344,16 @@ async function onComment(
   const { run, job } = await runAutomation(deps, {
     automation,
     trigger: { type: 'comment', source: event.url },
-    context: { comment: { body, author: event.author, url: event.url } },
+    context: {
+      comment: { body, author: event.author, url: event.url },
+      ...(event.repository.kind === 'context' ? { contextRepository: event.repository.name } : {}),
+    },
     ...(jobId ? { followUpJobId: jobId } : {}),
     hostEventId: received.id,
   });
   if (job && deps.reply) {
-    const target = { type: event.target.type, number: event.target.number };
+    // The thread's own repository: a context repository's pull request is answered there.
+    const target = { repository: event.repository, type: event.target.type, number: event.target.number };
     await deps.reply({ projectId: received.projectId, target, job }).catch((error: unknown) => {
       deps.log?.warn(
         { err: error, projectId: received.projectId, jobId: job.id },
@@ -347,6 +362,14 @@ async function onComment(
     });
   }
   return run;
+}
+
+/** `deps` whose author check asks the host at most once: every automation of one event shares the answer. */
+function withOneAuthorCheck(deps: HostEventDeps): HostEventDeps {
+  const ask = deps.authorCanWrite;
+  if (!ask) return deps;
+  let answer: Promise<boolean> | undefined;
+  return { ...deps, authorCanWrite: (projectId, event) => (answer ??= ask(projectId, event)) };
 }
 
 /** The job whose pull request the comment is on, unless it is archived (then a new job goes). */

@@ -28,6 +28,8 @@ export interface NewJob {
   draft: boolean;
   /** What started the job, when an automation made it. */
   trigger?: AutomationJobTrigger;
+  /** What its pull request quotes of the prompt unless the project quotes context repositories' text. */
+  pullRequestPrompt?: string;
   /** Ties the job to the request's idempotency reservation in the same transaction. */
   idempotency?: Claim;
   /**
@@ -187,6 +189,7 @@ export function jobQueries(db: Db) {
         pr_close_attempts: 0,
         context_repositories: null,
         trigger: input.trigger ? JSON.stringify(input.trigger) : null,
+        pull_request_prompt: input.pullRequestPrompt ?? null,
       };
       return db.write(async (trx) => {
         if (input.maxActive) await refuseOverCap(db, trx, input.projectId, input.maxActive);
@@ -220,6 +223,17 @@ export function jobQueries(db: Db) {
         .where('project_id', '=', projectId)
         .executeTakeFirst();
       return row && toJob(row);
+    },
+
+    /** What the job's pull request quotes of its prompt when the project quotes no context repository's text; null: the prompt. */
+    async pullRequestPrompt(jobId: string): Promise<string | null> {
+      const row = await db
+        .read()
+        .selectFrom('jobs')
+        .select('pull_request_prompt')
+        .where('id', '=', jobId)
+        .executeTakeFirst();
+      return row?.pull_request_prompt ?? null;
     },
 
     /** Newest first. Returns up to `limit + 1` rows' worth of knowledge: the page and whether more exist. */

@@ -20,6 +20,7 @@ import * as m0018 from './migrations/0018_automations.js';
 import * as m0019 from './migrations/0019_project_mention.js';
 import * as m0020 from './migrations/0020_setup_review.js';
 import * as m0021 from './migrations/0021_one_event_one_run.js';
+import * as m0022 from './migrations/0022_pull_request_quotes.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0019_project_mention': m0019,
   '0020_setup_review': m0020,
   '0021_one_event_one_run': m0021,
+  '0022_pull_request_quotes': m0022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -47,6 +47,7 @@ export function toProject(row: ProjectRow): Project {
     closePrOnArchive: Number(row.close_pr_on_archive ?? 1) === 1,
     mention: row.mention ?? DEFAULT_PROJECT_MENTION,
     setupReview: row.setup_review ? (JSON.parse(row.setup_review) as SetupReview) : null,
+    quoteContext: Number(row.quote_context ?? 0) === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -81,6 +82,7 @@ export function projectQueries(db: Db) {
         close_pr_on_archive: input.closePrOnArchive === false ? 0 : 1,
         mention: input.mention ?? DEFAULT_PROJECT_MENTION,
         setup_review: null,
+        quote_context: input.quoteContext ? 1 : 0,
         created_at: now,
         updated_at: now,
       };
@@ -125,6 +127,7 @@ export function projectQueries(db: Db) {
       if (patch.dailyBudgetUsd !== undefined) set.daily_budget_usd = patch.dailyBudgetUsd;
       if (patch.closePrOnArchive !== undefined) set.close_pr_on_archive = patch.closePrOnArchive ? 1 : 0;
       if (patch.mention !== undefined) set.mention = patch.mention;
+      if (patch.quoteContext !== undefined) set.quote_context = patch.quoteContext ? 1 : 0;
       if (patch.hostSettings !== undefined)
         set.host_settings = Object.keys(patch.hostSettings).length
           ? JSON.stringify(patch.hostSettings)

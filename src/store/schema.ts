@@ -51,6 +51,8 @@ export interface ProjectsTable {
   close_pr_on_archive: Generated<number>;
   /** The word that calls the service in a comment (`@agentjobs` by default). */
   mention: Generated<string>;
+  /** 1: a pull request quotes text rendered from context repositories; 0 (default): it does not. */
+  quote_context: Generated<number>;
   /** The project's own check command, run in the sandbox; null for none. */
   check_command: string | null;
   /** Its time limit; null for the default. */
@@ -165,6 +167,8 @@ export interface JobsTable {
   context_repositories: string | null;
   /** JSON `{ type, automationId, source }` for a job an automation made; null for API jobs. */
   trigger: string | null;
+  /** What its pull request quotes of the prompt when the project quotes no context repository's text; null: the prompt. */
+  pull_request_prompt: string | null;
 }
 
 export interface JobMessagesTable {

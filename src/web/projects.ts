@@ -37,6 +37,7 @@ const valuesOf = (project: Project): ProjectFormValues => ({
   installationId: String(project.hostSettings.installationId ?? ''),
   builtInChecks: project.builtInChecks ? 'on' : 'off',
   closePrOnArchive: project.closePrOnArchive ? 'on' : 'off',
+  quoteContext: project.quoteContext ? 'on' : 'off',
   checkCommand: project.checkCommand ?? '',
   checkTimeoutSeconds: String(project.checkTimeoutSeconds),
   onCheckFailure: project.onCheckFailure,
@@ -73,7 +74,14 @@ function projectForm(options: {
       <input type="${attrs.type ?? 'text'}" id="f-${name}" name="${name}" value="${values[name] ?? ''}"${attrs.required ? html` required` : ''}${attrs.placeholder ? html` placeholder="${attrs.placeholder}"` : ''} aria-describedby="h-${name}"${errors[name] ? html` aria-invalid="true"` : ''}>
       ${fieldHint(`h-${name}`, errors[name], hint)}</div>`;
   const select = (
-    name: 'host' | 'publish' | 'builtInChecks' | 'closePrOnArchive' | 'onCheckFailure' | 'agentCommands',
+    name:
+      | 'host'
+      | 'publish'
+      | 'builtInChecks'
+      | 'closePrOnArchive'
+      | 'quoteContext'
+      | 'onCheckFailure'
+      | 'agentCommands',
     label: string,
     choices: readonly string[],
     hint: string,
@@ -92,6 +100,7 @@ function projectForm(options: {
     ${field('allowedModels', 'Allowed models', 'Comma-separated. Empty: any model the server is configured for.')}
     ${field('dailyBudgetUsd', 'Daily budget (USD)', 'What this project’s jobs may spend per UTC day; past it, new runs are refused until the day ends. Empty: no budget.', { placeholder: '20.00' })}
     ${select('closePrOnArchive', 'Close pull request on archive', ['on', 'off'], 'on: archiving a job closes its open pull request on the code host; off: it stays open.')}
+    ${select('quoteContext', 'Quote context repositories in pull requests', ['off', 'on'], 'off: a pull request’s description quotes an automation’s prompt without what it took from a context repository (a diff, commits, a comment: perhaps private code), naming what triggered the run instead; on: it quotes it all.')}
     ${options.webhooksHref ? html`<p class="hint">Webhooks (job events pushed to your receivers) are on the <a href="${options.webhooksHref}">Webhooks tab</a>.</p>` : ''}
     <fieldset><legend>Checks before publishing</legend>
       ${select('builtInChecks', 'Built-in checks', ['on', 'off'], 'MDX and Markdown parse, front matter, links, navigation, JSON and YAML, merge conflict markers, on what each job changed.')}

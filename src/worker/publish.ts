@@ -10,7 +10,9 @@
  * review, recorded before the push (`holdSetupInputs`).
  * Right before pushing, the lease is checked once more, so an archived job publishes nothing.
  * Everything that leaves for git and the host (title, commit message, pull request text) passes the
- * run's redactor: the prompt is quoted there, and a prompt may hold a key.
+ * run's redactor: the prompt is quoted there, and a prompt may hold a key. An automation's prompt
+ * is quoted without what it rendered from a context repository (`jobs.pullRequestPrompt`), unless
+ * the project's `quoteContext` says to quote it all.
  * Right after pushing, before anything else, the run records what it published and the outcome it
  * will complete with (`store.queue.recordPublished`); once the pull request is open, its link too.
  * A retry of a run that died after that point finishes from the record (`finishPublished`) instead
@@ -69,10 +71,14 @@ export interface Published {
 
 export async function publish(input: PublishInput): Promise<Published> {
   const { config, store, lease, project, workspace, signal, redact } = input;
+  // What the pull request may quote of the prompt: text an automation rendered from a context
+  // repository (possibly private) stays out of it unless the project says to quote it.
+  const quotable =
+    input.job.trigger && !project.quoteContext ? await store.jobs.pullRequestPrompt(input.job.id) : null;
   // Redacted before anything is cut from them, so that no cut leaves half a key.
   const job = {
     ...input.job,
-    prompt: redact(input.job.prompt),
+    prompt: redact(quotable ?? input.job.prompt),
     title: input.job.title && redact(input.job.title),
   };
   const result = {

@@ -230,4 +230,45 @@ describe.each(testDialects())('automations through the GitHub double on %s', (di
     expect(e2e.server.output.join('\n')).not.toContain(e2e.token);
     e2e.double.refuseComments?.(false);
   });
+
+  it("answers an owner's comment on the product's pull request there, and ignores a member who may only read", async () => {
+    const before = e2e.double.comments().length;
+    // An organisation MEMBER whose role on the docs is read: the payload's association proves nothing.
+    e2e.double.grant?.('org/repo', 'reader', 'read');
+    const reader = e2e.double.hookMessage('org/repo', {
+      kind: 'comment',
+      number: 40,
+      on: 'issue',
+      body: '@agentjobs rewrite the whole site',
+      author: 'reader',
+      association: 'MEMBER',
+    });
+    expect(await e2e.double.sendHook(e2e.hookUrl, reader, e2e.secret)).toMatchObject({ status: 202 });
+    const [refused] = await runsWhen(comments, 4);
+    expect(refused).toMatchObject({ outcome: 'skipped', reason: 'untrusted_author', jobId: null });
+    expect(
+      e2e.double.requests.some((request) => request.path.endsWith('/collaborators/reader/permission')),
+    ).toBe(true);
+
+    // The product's owner asks on the product's pull request #1: the answer goes there.
+    e2e.double.grant?.('acme/product', 'lead', 'admin');
+    e2e.model.setScript(writes('flags.md', '# Flags\n\n--verbose.\n', 'Document the flags'));
+    const owner = e2e.double.hookMessage('acme/product', {
+      kind: 'comment',
+      number: 1,
+      body: '@agentjobs document this change',
+      author: 'lead',
+      association: 'OWNER',
+    });
+    expect(await e2e.double.sendHook(e2e.hookUrl, owner, e2e.secret)).toMatchObject({ status: 202 });
+    // The automation groups: the run continues the job whose docs pull request is still open.
+    const [grouped] = await runsWhen(comments, 5);
+    expect(grouped).toMatchObject({ outcome: 'grouped', reason: null, jobId: job.id });
+    await expect.poll(() => e2e.double.commentsOn?.('acme/product').length, { timeout: 30_000 }).toBe(1);
+    expect(e2e.double.commentsOn?.('acme/product')[0]).toMatchObject({ number: 1 });
+    expect(e2e.double.commentsOn?.('acme/product')[0]?.body).toContain(`/jobs/${job.id}`);
+    // Nothing landed on the docs repository's thread #1 (its own pull request).
+    expect(e2e.double.comments()).toHaveLength(before);
+    await e2e.api.waitUntil(job.id, (current) => current.summary === 'Document the flags');
+  });
 });

@@ -124,7 +124,8 @@ describe.each(testDialects())('a code-host hook starts an automation’s job, on
       draft: false,
       model: null,
       baseRef: null,
-      allowedAuthors: [],
+      // Named: this dispatcher has no code host to ask about the author's access.
+      allowedAuthors: ['maintainer'],
     });
     const secret = (await store.projects.rotateHookSecret(project.id, secrets())) ?? '';
     const url = `${base}/v2/hooks/${project.id}/github`;

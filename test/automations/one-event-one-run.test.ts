@@ -55,7 +55,6 @@ const commentOn = (body: string, number = 12): HostEvent => ({
   target: { type: 'issue', number, url: `https://github.com/acme/docs/issues/${number}`, title: 'Build' },
   body,
   author: 'maintainer',
-  authorCanWrite: true,
   url: `https://github.com/acme/docs/issues/${number}#issuecomment-${++deliveries}`,
 });
 
@@ -89,7 +88,8 @@ describe.each(testDialects())('one event, one run, on %s', (dialect) => {
       draft: false,
       model: null,
       baseRef: extra.baseRef ?? null,
-      allowedAuthors: [],
+      // Named, so that no host is asked whether the comment's author may write.
+      allowedAuthors: ['maintainer'],
     });
     return { project, automation };
   }
@@ -364,7 +364,7 @@ describe.each(testDialects())('the same comment delivered again, on %s', (dialec
       draft: false,
       model: null,
       baseRef: null,
-      allowedAuthors: [],
+      allowedAuthors: ['reviewer'],
     });
     const secret = (await store.projects.rotateHookSecret(project.id, secrets())) ?? '';
     const url = `${base}/v2/hooks/${project.id}/github`;

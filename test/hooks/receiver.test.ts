@@ -106,9 +106,9 @@ describe.each(testDialects())('the code-host webhook receiver, on %s', (dialect)
         target: { type: 'pull_request', number: 3, title: 'Docs for --verbose' },
         body: '@agentjobs please also update the quickstart',
         author: 'reviewer',
-        // Only GitHub's payload says whether the author may write (OWNER here).
-        authorCanWrite: host === 'github',
       });
+      // The payload's word on the author's access (GitHub's author_association) is not kept.
+      expect(recorded[2]?.event).not.toHaveProperty('authorCanWrite');
     });
 
     it('refuses a wrong or a missing signature with 401 and records nothing', async () => {
@@ -150,6 +150,25 @@ describe.each(testDialects())('the code-host webhook receiver, on %s', (dialect)
       expect(elsewhere.status).toBe(202);
       expect(elsewhere.body.outcome).toBe('ignored');
       expect(String(elsewhere.body.reason)).toContain('org/website');
+      expect(await rows(project)).toEqual([]);
+    });
+
+    it('answers 400, not 401, to a correctly signed body that is not UTF-8; 401 when the signature is wrong', async () => {
+      const { project, secret, url } = await projectOn(host);
+      const message = double().hookMessage('org/docs', { kind: 'push' });
+      // Latin-1 bytes where UTF-8 was due: the host signed (or, for GitLab, sent its token with) what it sent.
+      const latin1 = Buffer.from('{"ref": "refs/heads/caf\xe9"}', 'latin1');
+      const signed = await double().sendHook(url, message, secret, { rawBody: latin1 });
+      expect(signed.status).toBe(400);
+      expect(signed.body).toMatchObject({
+        code: 'invalid_json',
+        error: 'The request body is not valid UTF-8.',
+      });
+      const forged = await double().sendHook(url, message, secret, {
+        rawBody: latin1,
+        signature: { secret: 'not-the-secret' },
+      });
+      expect(forged.status).toBe(401);
       expect(await rows(project)).toEqual([]);
     });
 
@@ -212,7 +231,7 @@ describe.each(testDialects())('the code-host webhook receiver, on %s', (dialect)
     expect(named.body.outcome).toBe('recorded');
   });
 
-  it('says whether a GitHub comment’s author may write, and reads review comments', async () => {
+  it('reads issue and review comments, and keeps no author association (it proves no write access)', async () => {
     const { project, secret, url } = await projectOn('github');
     const github = doubles.github;
     await github.sendHook(
@@ -226,12 +245,9 @@ describe.each(testDialects())('the code-host webhook receiver, on %s', (dialect)
       secret,
     );
     const [review, issue] = await rows(project);
-    expect(issue?.event).toMatchObject({ kind: 'comment', target: { type: 'issue' }, authorCanWrite: false });
-    expect(review?.event).toMatchObject({
-      kind: 'comment',
-      target: { type: 'pull_request' },
-      authorCanWrite: true,
-    });
+    expect(issue?.event).toMatchObject({ kind: 'comment', target: { type: 'issue' } });
+    expect(review?.event).toMatchObject({ kind: 'comment', target: { type: 'pull_request' } });
+    expect(review?.event).not.toHaveProperty('authorCanWrite');
   });
 
   it('answers 401 with the way forward while a project has no hook secret, 404 for no project', async () => {

@@ -102,16 +102,27 @@ describe('gitlab host against its double', () => {
   });
 
   it('comments on a merge request’s thread and an issue’s as notes, and explains a refusal', async () => {
+    const content = { kind: 'content' } as const;
     const notes = remote.double.project('org/repo').notes;
     notes.length = 0;
-    await host().commentOnThread(project(), { type: 'pull_request', number: 3 }, 'On it: https://x/jobs/1');
-    await host().commentOnThread(project(), { type: 'issue', number: 8 }, 'On it: https://x/jobs/2');
+    await host().commentOnThread(
+      project(),
+      { repository: content, type: 'pull_request', number: 3 },
+      'On it: https://x/jobs/1',
+    );
+    await host().commentOnThread(
+      project(),
+      { repository: content, type: 'issue', number: 8 },
+      'On it: https://x/jobs/2',
+    );
     expect(notes).toEqual([
       { on: 'merge_requests', iid: 3, body: 'On it: https://x/jobs/1' },
       { on: 'issues', iid: 8, body: 'On it: https://x/jobs/2' },
     ]);
     remote.double.fail('forbidden');
-    const refused = await failure(host().commentOnThread(project(), { type: 'issue', number: 8 }, 'Again'));
+    const refused = await failure(
+      host().commentOnThread(project(), { repository: content, type: 'issue', number: 8 }, 'Again'),
+    );
     expect(refused.message).toMatch(/GitLab denied commenting on the thread on org\/repo \(403\)/);
     expect(notes).toHaveLength(2);
   });

@@ -30,6 +30,7 @@ const project = (repository: string, overrides: Partial<Project> = {}): Project 
   closePrOnArchive: true,
   mention: '@agentjobs',
   setupReview: null,
+  quoteContext: false,
   createdAt: '',
   updatedAt: '',
   ...overrides,

@@ -16,7 +16,7 @@ import { createTestDatabase, type TestDatabase, type TestDialect } from './db.js
 import { jobApi } from './e2e.js';
 import { type GitHttpServer, startGitHttpServer } from './git-http.js';
 import { startGiteaDouble } from './gitea-double.js';
-import { startGithubDouble } from './github-double.js';
+import { type GithubRole, startGithubDouble } from './github-double.js';
 import { startGitlabDouble } from './gitlab-double.js';
 import type { HookHostName, HookSender } from './host-hooks.js';
 import { runCli, type ServerProcess, startServerProcess } from './processes.js';
@@ -47,6 +47,10 @@ export interface AutomationDouble extends HookSender {
   comments(): { number: number; body: string }[];
   /** GitHub's only: makes commenting answer 500 while `refuse` holds. */
   refuseComments?(refuse: boolean): void;
+  /** GitHub's only: the comments the service posted on another repository's threads (`acme/product`). */
+  commentsOn?(fullName: string): { number: number; body: string }[];
+  /** GitHub's only: gives `login` a role on a repository, as GitHub's permission endpoint reports it. */
+  grant?(fullName: string, login: string, role: GithubRole): void;
   close(): Promise<void>;
 }
 
@@ -69,12 +73,19 @@ async function startDouble(
       hasBranch: (_o, _r, b) => hasBranch(b),
     });
     const repository = double.repository('org', 'repo');
+    // The maintainer who comments in the tests may write to the docs, as GitHub reports it when asked.
+    repository.collaborators.maintainer = 'write';
+    const named = (fullName: string) => double.repository(...(fullName.split('/') as [string, string]));
     return {
       ...double,
       pulls: () => repository.pulls.map((pull) => ({ ...pull, body: pull.body ?? '' })),
       comments: () => repository.comments,
       refuseComments: (refuse) => {
         repository.refuseComments = refuse;
+      },
+      commentsOn: (fullName) => named(fullName).comments,
+      grant: (fullName, login, role) => {
+        named(fullName).collaborators[login] = role;
       },
     };
   }

@@ -159,6 +159,8 @@ interface DoubledRepository {
   push: boolean;
   pulls: unknown[];
   comments: { number: number; body: string }[];
+  /** Each user's permission on the repository, as the host's permission endpoint answers it. */
+  collaborators: Record<string, string>;
 }
 
 /**
@@ -170,6 +172,8 @@ export function doubledRepository<Repository extends DoubledRepository>(
   owner: string,
   name: string,
   settings: { archived?: boolean; push?: boolean },
+  /** What a host's repositories have beyond the shared fields (Gitea's `admin` flag), when made. */
+  extra: Partial<Repository> = {},
 ): Repository {
   const key = `${owner}/${name}`.toLowerCase();
   const repository =
@@ -181,6 +185,8 @@ export function doubledRepository<Repository extends DoubledRepository>(
       push: true,
       pulls: [],
       comments: [],
+      collaborators: {},
+      ...extra,
     } as DoubledRepository as Repository);
   if (settings.archived !== undefined) repository.archived = settings.archived;
   if (settings.push !== undefined) repository.push = settings.push;

@@ -15,6 +15,9 @@
  *   answers 201 here, not 200); 403; 404.
  * - `GET /repos/{owner}/{repo}` (repoGet) → 200 Repository with `archived`, `has_pull_requests`
  *   and, for the caller, `permissions: { admin, push, pull }`.
+ * - `GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission` (repoGetRepoPermissions) →
+ *   200 `{ permission, role_name, user }`, `permission` the user's access mode (`none`, `read`,
+ *   `write`, `admin`, `owner`); 403 unless the caller is a repository admin (or the user asked about).
  * Errors are `APIError` `{ message, url }`; not found is `{ errors, message: "The target couldn't
  * be found.", url }`; a missing or unknown token 401 (its message varies across versions). Gitea has
  * no rate limit of its own; a proxy in front of it may answer 429 with `Retry-After`, 502 or 503.
@@ -57,13 +60,17 @@ export interface DoubleGiteaRepository {
   pulls: DoubleGiteaPull[];
   /** Comments posted on its issues' and pull requests' threads, oldest first. */
   comments: { number: number; body: string }[];
+  /** Whether the caller is the repository's admin (Gitea's `permissions.admin`). Default true. */
+  admin: boolean;
+  /** Users' access modes on it by login, lower case (the owner is `owner`); anyone else has none. */
+  collaborators: Record<string, 'read' | 'write' | 'admin'>;
 }
 
 export interface GiteaDouble extends DoubleServer<GiteaFault>, HookSender {
   repository(
     owner: string,
     name: string,
-    options?: { archived?: boolean; push?: boolean },
+    options?: { archived?: boolean; push?: boolean; admin?: boolean },
   ): DoubleGiteaRepository;
 }
 
@@ -100,7 +107,7 @@ export async function startGiteaDouble(options: GiteaDoubleOptions): Promise<Git
     default_branch: 'main',
     archived: repository.archived,
     has_pull_requests: true,
-    permissions: { admin: false, push: repository.push, pull: true },
+    permissions: { admin: repository.admin, push: repository.push, pull: true },
   });
   const pullJson = (repository: DoubleGiteaRepository, pull: DoubleGiteaPull) => {
     const repo = repositoryJson(repository);
@@ -158,6 +165,30 @@ export async function startGiteaDouble(options: GiteaDoubleOptions): Promise<Git
           body: text,
           user: { id: 7, login: 'agentjobs-bot' },
         },
+      };
+    }
+
+    const permission = /^\/api\/v1\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/permission$/.exec(
+      url.pathname,
+    );
+    if (permission && method === 'GET') {
+      const target = repositories.get(
+        `${decodeURIComponent(permission[1] ?? '')}/${decodeURIComponent(permission[2] ?? '')}`.toLowerCase(),
+      );
+      if (!target) return notFound();
+      if (!target.admin)
+        return error(
+          403,
+          'Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own',
+        );
+      const login = decodeURIComponent(permission[3] ?? '');
+      const mode =
+        login.toLowerCase() === target.owner.toLowerCase()
+          ? 'owner'
+          : (target.collaborators[login.toLowerCase()] ?? 'none');
+      return {
+        status: 200,
+        json: { permission: mode, role_name: mode, user: { id: 5000 + login.length, login } },
       };
     }
 
@@ -234,6 +265,10 @@ export async function startGiteaDouble(options: GiteaDoubleOptions): Promise<Git
   return {
     ...double,
     ...hookSender('gitea', webBase),
-    repository: (owner, name, settings = {}) => doubledRepository(repositories, owner, name, settings),
+    repository(owner, name, settings = {}) {
+      const repository = doubledRepository(repositories, owner, name, settings, { admin: true });
+      if (settings.admin !== undefined) repository.admin = settings.admin;
+      return repository;
+    },
   };
 }

@@ -11,6 +11,11 @@
  * - "REST API endpoints for repositories" (docs.github.com/en/rest/repos/repos#get-a-repository):
  *   `GET /repos/{owner}/{repo}` → 200 with `archived` and, for the authenticated caller,
  *   `permissions {admin, maintain, push, triage, pull}`; 403; 404.
+ * - "REST API endpoints for collaborators" (…/rest/collaborators/collaborators#get-repository-permissions-for-a-user):
+ *   `GET /repos/{owner}/{repo}/collaborators/{username}/permission` → 200 `{ permission, role_name,
+ *   user }`, `permission` the base role (maintain reads as `write`, triage as `read`; `none` for a
+ *   user without access to a private repository); 403 "Must have push access to view collaborator
+ *   permission." to a caller that may not push.
  * - "REST API endpoints for GitHub Apps" (…/rest/apps/apps#create-an-installation-access-token-for-an-app):
  *   `POST /app/installations/{installation_id}/access_tokens` with the App's JWT → 201 {token, expires_at}.
  * - "Rate limits for the REST API" and "Troubleshooting the REST API": `x-ratelimit-*` headers on
@@ -62,7 +67,21 @@ export interface DoubleRepository {
   comments: { number: number; body: string }[];
   /** When set, commenting answers 500 (an outage that hits only the service's replies). */
   refuseComments?: boolean;
+  /** Users' roles on it by login, lower case (the owner is `admin` besides); anyone else has none. */
+  collaborators: Record<string, GithubRole>;
 }
+
+/** A repository role of GitHub's (custom roles aside). */
+export type GithubRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read';
+
+/** The base role the permission endpoint's `permission` says for each role. */
+const BASE_ROLE: Record<GithubRole, string> = {
+  admin: 'admin',
+  maintain: 'write',
+  write: 'write',
+  triage: 'read',
+  read: 'read',
+};
 
 /** `url` is the API base URL, as Octokit's `baseUrl` or a project's `apiUrl`. */
 export interface GithubDouble extends DoubleServer<GithubFault>, HookSender {
@@ -182,6 +201,25 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
         html_url: `${htmlBase}/${full}/issues/${number}#issuecomment-${5000 + target.comments.length}`,
         body: text,
         user: { login: 'agentjobs-bot' },
+      });
+    }
+
+    const permission = /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/permission$/.exec(
+      request.url.pathname,
+    );
+    if (permission && method === 'GET') {
+      const target = repositories.get(`${permission[1]}/${permission[2]}`.toLowerCase());
+      if (!target) return error(404, 'Not Found');
+      if (!target.push) return error(403, 'Must have push access to view collaborator permission.');
+      const login = decodeURIComponent(permission[3] ?? '');
+      const role =
+        login.toLowerCase() === target.owner.toLowerCase()
+          ? 'admin'
+          : target.collaborators[login.toLowerCase()];
+      return reply(200, {
+        permission: role ? BASE_ROLE[role] : 'none',
+        role_name: role ?? 'none',
+        user: { login, id: 4000 + login.length, type: 'User', site_admin: false },
       });
     }
 

@@ -29,7 +29,7 @@ import {
   type DoubleServer,
   startDoubleServer,
 } from './double-server.js';
-import { type HookSender, hookSender } from './host-hooks.js';
+import { doubleUserId, type HookSender, hookSender } from './host-hooks.js';
 
 /** A failure the next requests answer with, before any other check. */
 export type GitlabFault = 'server_error' | 'bad_gateway' | 'too_many_requests' | 'not_found' | 'forbidden';
@@ -53,6 +53,8 @@ export interface DoubleProject {
   mergeRequests: DoubleMergeRequest[];
   /** Notes posted on its merge requests' (`merge_requests`) and issues' (`issues`) threads, oldest first. */
   notes: { on: 'merge_requests' | 'issues'; iid: number; body: string }[];
+  /** Its members by user name (their ids are `doubleUserId`'s, as in the double's hooks) and access level. */
+  members: Record<string, number>;
 }
 
 export interface GitlabDouble extends Omit<DoubleServer<GitlabFault>, 'url'>, HookSender {
@@ -168,6 +170,23 @@ export async function startGitlabDouble(options: GitlabDoubleOptions): Promise<G
         system: false,
       });
     }
+    const member = /^\/api\/v4\/projects\/([^/]+)\/members\/all\/(\d+)$/.exec(url.pathname);
+    if (member && method === 'GET') {
+      const target = projects.get(decodeURIComponent(member[1] ?? ''));
+      if (!target) return json(404, { message: '404 Project Not Found' });
+      const found = Object.entries(target.members).find(([name]) => doubleUserId(name) === Number(member[2]));
+      if (!found) return json(404, { message: '404 Not found' });
+      const [username, level] = found;
+      return json(200, {
+        id: doubleUserId(username),
+        username,
+        name: username,
+        state: 'active',
+        access_level: level,
+        created_at: '2026-01-01T00:00:00.000Z',
+        expires_at: null,
+      });
+    }
     // The raw path keeps `%2F` inside the project's id: split first, then decode.
     const match = /^\/api\/v4\/projects\/([^/]+)(\/merge_requests(?:\/(\d+))?)?$/.exec(url.pathname);
     const project = match ? projects.get(decodeURIComponent(match[1] ?? '')) : undefined;
@@ -275,6 +294,7 @@ export async function startGitlabDouble(options: GitlabDoubleOptions): Promise<G
         accessLevel: 40,
         mergeRequests: [],
         notes: [],
+        members: {},
       };
       if (settings.archived !== undefined) project.archived = settings.archived;
       if (settings.accessLevel !== undefined) project.accessLevel = settings.accessLevel;

@@ -58,8 +58,8 @@ export interface HookMessage {
 export interface SendOptions {
   deliveryId?: string;
   signature?: 'valid' | 'missing' | { secret: string };
-  /** Sent instead of the payload's JSON (malformed or oversized bodies); signed all the same. */
-  rawBody?: string;
+  /** Sent instead of the payload's JSON (malformed, oversized or not UTF-8 bodies); signed all the same, byte for byte. */
+  rawBody?: string | Buffer;
 }
 
 export interface SentHook {
@@ -76,6 +76,12 @@ export interface HookSender {
 
 /** The next comment id a message gets: each comment a host delivers is one of its own. */
 let nextCommentId = 100;
+/** A user's numeric id as the doubles give it: the same for a login in their hooks and their APIs. */
+export function doubleUserId(login: string): number {
+  let id = 7;
+  for (const char of login.toLowerCase()) id = (id * 31 + char.charCodeAt(0)) % 1_000_000;
+  return 1000 + id;
+}
 
 const SHA_A = 'a'.repeat(40);
 const SHA_B = 'b'.repeat(40);
@@ -223,11 +229,8 @@ function githubOrGitea(
 
 function gitlabMessage(webBase: string, fullName: string, spec: HookSpec): HookMessage {
   const project = repositoryOf('gitlab', webBase, fullName);
-  const user = {
-    id: 1,
-    username: spec.kind === 'comment' ? (spec.author ?? 'reviewer') : 'root',
-    name: 'Reviewer',
-  };
+  const username = spec.kind === 'comment' ? (spec.author ?? 'reviewer') : 'root';
+  const user = { id: doubleUserId(username), username, name: 'Reviewer' };
   if (spec.kind === 'push')
     return {
       event: 'Push Hook',
@@ -304,7 +307,8 @@ function gitlabMessage(webBase: string, fullName: string, spec: HookSpec): HookM
   return { event: 'Tag Push Hook', payload: { object_kind: 'tag_push', ref: 'refs/tags/v1.0', project } };
 }
 
-const hmac = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
+const hmac = (secret: string, body: string | Buffer) =>
+  createHmac('sha256', secret).update(body).digest('hex');
 
 /** The sending half of the doubles, for `host` whose pages live under `webBase`. */
 export function hookSender(host: HookHostName, webBase: string): HookSender {
@@ -351,7 +355,11 @@ export function hookSender(host: HookHostName, webBase: string): HookSender {
           headers['x-gogs-signature'] = hmac(key, body);
         }
       }
-      const response = await fetch(url, { method: 'POST', headers, body });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: typeof body === 'string' ? body : new Uint8Array(body),
+      });
       const text = await response.text();
       let parsed: Record<string, unknown> = {};
       try {

@@ -25,6 +25,7 @@ export function hostProject(
     closePrOnArchive: true,
     mention: '@agentjobs',
     setupReview: null,
+    quoteContext: false,
     createdAt: now,
     updatedAt: now,
   };

@@ -53,6 +53,8 @@ export interface CheckOptions {
   agentCommands?: string;
   /** The word that calls the service in a comment (`@agentjobs` by default). */
   mention?: string;
+  /** `yes` or `no`: whether a pull request quotes what an automation rendered from a context repository. */
+  quoteContext?: string;
 }
 
 export interface UpdateOptions extends CheckOptions, OutputOptions {
@@ -187,6 +189,10 @@ export function withCheckOptions(command: Command): Command {
       'whether archiving a job closes its open pull request (default yes)',
     )
     .option(
+      '--quote-context <yes|no>',
+      "whether a pull request's description quotes what an automation rendered from a context repository (its diff, commits, comments), which may be private (default no: it names what triggered the run)",
+    )
+    .option(
       '--mention <word>',
       `what calls the service in a comment on the code host, @ and a user name (default ${DEFAULT_PROJECT_MENTION})`,
     );
@@ -204,6 +210,12 @@ export function mentionOf(options: CheckOptions): { mention?: string } {
 export function closePrOnArchiveOf(options: CheckOptions): { closePrOnArchive?: boolean } {
   if (options.closePrOnArchive === undefined) return {};
   return { closePrOnArchive: yesOrNo('--close-pr-on-archive', options.closePrOnArchive) };
+}
+
+/** `--quote-context`, as a project setting. */
+export function quoteContextOf(options: CheckOptions): { quoteContext?: boolean } {
+  if (options.quoteContext === undefined) return {};
+  return { quoteContext: yesOrNo('--quote-context', options.quoteContext) };
 }
 
 /** A `yes|no` flag's value. */
@@ -224,6 +236,7 @@ export const describe = (project: Project) =>
     ['built-in checks', project.builtInChecks ? 'on' : 'off'],
     ['close PR on archive', project.closePrOnArchive ? 'yes' : 'no'],
     ['mention', project.mention],
+    ['quote context in PRs', project.quoteContext ? 'yes' : 'no'],
     [
       'check command',
       project.checkCommand ? `${project.checkCommand} (limit ${project.checkTimeoutSeconds} s)` : 'none',

@@ -15,6 +15,7 @@ import {
   dailyBudgetOf,
   describe,
   mentionOf,
+  quoteContextOf,
   readToken,
   sandboxCheck,
   settingsOf,
@@ -100,6 +101,7 @@ export function registerProjectCommands(program: Command) {
           ...(Object.keys(hostSettings).length ? { hostSettings } : {}),
           ...checks,
           ...closePrOnArchiveOf(options),
+          ...quoteContextOf(options),
           ...mention,
           dailyBudgetUsd,
         });
@@ -140,6 +142,7 @@ export function registerProjectCommands(program: Command) {
             ...(options.publish !== undefined ? { publish: options.publish as PublishMode } : {}),
             ...checks,
             ...closePrOnArchiveOf(options),
+            ...quoteContextOf(options),
             ...mentionOf(options),
           })) ?? found
         );

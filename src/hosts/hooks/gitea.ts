@@ -1,9 +1,8 @@
 /**
  * Gitea's and Forgejo's webhook payloads (docs.gitea.com/usage/webhooks, forgejo.org/docs/latest/user/webhooks):
  * `push`, `pull_request` (closed and merged), and `issue_comment` or `pull_request_comment`
- * (created). Their payloads carry no permission of a comment's author, so `authorCanWrite` is
- * false: the automation lets such a comment start work only for an author in `allowedAuthors` (or
- * once it asks the host's collaborators API), never on the payload's word.
+ * (created). Their payloads carry no permission of a comment's author: the automations ask the
+ * host's collaborator permission API, never take the payload's word.
  */
 import { z } from 'zod';
 import type { RepositoryIdentifiers } from '../../domain/repository-match.js';
@@ -128,7 +127,6 @@ export const readGiteaHook: HookReader = (input) => {
         target,
         body: body.comment.body,
         author: body.comment.user.login,
-        authorCanWrite: false,
         url: body.comment.html_url,
       }),
     };

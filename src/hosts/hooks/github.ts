@@ -1,8 +1,8 @@
 /**
  * GitHub's webhook payloads ("Webhook events and payloads", docs.github.com/en/webhooks): `push`,
  * `pull_request` (closed and merged), `issue_comment` and `pull_request_review_comment` (created).
- * Write access is what GitHub says of the comment's author: `author_association` OWNER, MEMBER or
- * COLLABORATOR.
+ * A comment's `author_association` is not read: MEMBER or COLLABORATOR does not prove write access,
+ * so the automations ask GitHub for the author's permission on the repository.
  */
 import { z } from 'zod';
 import type { RepositoryIdentifiers } from '../../domain/repository-match.js';
@@ -58,7 +58,6 @@ const comment = z.object({
   body: z.string(),
   html_url: z.string(),
   user: z.object({ login: z.string() }),
-  author_association: z.string().nullish(),
 });
 
 const issueComment = z.object({
@@ -79,8 +78,6 @@ const reviewComment = z.object({
   comment,
   repository,
 });
-
-const WRITERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
 export const readGithubHook: HookReader = (input) => {
   const { eventName, deliveryId, payload } = input;
@@ -156,7 +153,6 @@ export const readGithubHook: HookReader = (input) => {
         target,
         body: body.comment.body,
         author: body.comment.user.login,
-        authorCanWrite: WRITERS.has(body.comment.author_association ?? ''),
         url: body.comment.html_url,
       }),
     };

@@ -1,9 +1,8 @@
 /**
  * GitLab's webhook payloads ("Webhook events", docs.gitlab.com/user/project/integrations/webhook_events):
  * `Push Hook`, `Merge Request Hook` (the `merge` action) and `Note Hook` (on a merge request or an
- * issue). The Note Hook carries no access level of its author, so `authorCanWrite` is false: such
- * a comment starts work only when its author is in the automation's `allowedAuthors` (or once the
- * automation asks GitLab's members API), never on the payload's word.
+ * issue). The Note Hook carries no access level of its author, only their id: the automations ask
+ * GitLab's members API with it, never take the payload's word.
  */
 import { z } from 'zod';
 import type { RepositoryIdentifiers } from '../../domain/repository-match.js';
@@ -61,7 +60,7 @@ const note = z.object({
     url: z.string(),
     action: z.string().nullish(),
   }),
-  user: z.object({ username: z.string() }),
+  user: z.object({ username: z.string(), id: z.number().int().nullish() }),
   merge_request: noteable.nullish(),
   issue: noteable.nullish(),
   project,
@@ -138,7 +137,7 @@ export const readGitlabHook: HookReader = (input) => {
         target,
         body: attributes.note,
         author: body.user.username,
-        authorCanWrite: false,
+        authorId: body.user.id ?? null,
         url: attributes.url,
       }),
     };
