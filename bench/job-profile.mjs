@@ -72,8 +72,11 @@ export async function profileJobs({ tree, temp, modelLog, serve, count, steps })
       const { id } = await api(server.address, project, 'POST', '/job', {
         prompt: `Add a page for this benchmark job. [bench ${name}]`,
       });
-      let completedAt;
-      while (!(completedAt = done.get(id)?.completed_at)) await sleep(20);
+      let completedAt = null;
+      while (!completedAt) {
+        completedAt = done.get(id)?.completed_at;
+        if (!completedAt) await sleep(20);
+      }
       await sleep(AFTER_MS);
       if (n >= tree.projects.length)
         jobs.push({ name, project, id, postedAt, completedAt: Date.parse(completedAt) });
