@@ -267,3 +267,5 @@ if (profiles.length) {
   profileTable(profiles);
   if (process.env.BENCH_PROFILE_SQL === '1') statementTable(profiles);
 }
+// The scripted model would keep this process alive: the exit handler stops it and removes the temp folder.
+process.exit(0);

@@ -3,7 +3,8 @@
 //
 // BENCH_STATEMENTS_TREE: the tree whose better-sqlite3 the service loads (each tree has its own copy).
 // BENCH_STATEMENTS_FILE: rewritten every 200 ms and at exit with `{ count, at: [[epoch ms, sql]…] }`;
-// `at` only with BENCH_STATEMENTS_TIMES=1 (for the per-phase profile).
+// `at` only with BENCH_STATEMENTS_TIMES=1 (for the per-phase profile; rewriting it costs the service
+// CPU that grows with the run, so that run's CPU figures are not the service's own).
 const fs = require('node:fs');
 
 const file = process.env.BENCH_STATEMENTS_FILE;
