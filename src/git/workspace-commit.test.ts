@@ -244,7 +244,9 @@ describe('Workspace on a large repository', () => {
       await workspace.close();
     }
   });
+});
 
+describe('Workspace base merge', () => {
   it('merges nothing into a branch it made from the base, and a moved base into a branch it continues', async () => {
     // A first run's branch starts at the base as the run found it: no merge, and no git to learn so.
     const fresh = await openWorkspace('agentjobs/made-at-base');
