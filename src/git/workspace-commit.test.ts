@@ -247,3 +247,35 @@ describe('Workspace on a large repository', () => {
     }
   });
 });
+
+describe('Workspace base merge', () => {
+  it('merges nothing into a branch it made from the base, and a moved base into a branch it continues', async () => {
+    // A first run's branch starts at the base as the run found it: no merge, and no git to learn so.
+    const fresh = await openWorkspace('agentjobs/made-at-base');
+    const continued = 'agentjobs/continued';
+    await git(fx.mirrorPath, 'update-ref', `refs/heads/${continued}`, fx.baseSha);
+    const followUp = await openWorkspace(continued, { startFrom: 'branch' });
+    const moved = await git(
+      fx.mirrorPath,
+      'commit-tree',
+      `${fx.baseSha}^{tree}`,
+      '-p',
+      fx.baseSha,
+      '-m',
+      'Moved on',
+    );
+    await git(fx.mirrorPath, 'update-ref', 'refs/heads/main', moved);
+    try {
+      expect(await fresh.mergeBase('main', bot)).toMatchObject({ status: 'up-to-date', commit: null });
+      expect(fresh.headCommit).toBe(fx.baseSha);
+      // A follow-up's branch still gets what the base has now.
+      const merged = await followUp.mergeBase('main', bot);
+      expect(merged.status).toBe('merged');
+      expect(await git(fx.mirrorPath, 'rev-parse', `${merged.commit}^2`)).toBe(moved);
+    } finally {
+      await git(fx.mirrorPath, 'update-ref', 'refs/heads/main', fx.baseSha);
+      await fresh.close();
+      await followUp.close();
+    }
+  });
+});

@@ -60,12 +60,14 @@ export class Workspace {
   private readonly objects: MirrorReader;
   private readonly catFile: CatFile;
   private readonly trees: TreeReader;
+  /** The branch the job branch was made from here (the base, or the job branch itself) and its commit. */
+  private readonly madeFrom: { ref: string; commit: string };
   private closed = false;
 
   private constructor(
     options: WorkspaceOptions,
     dir: string,
-    start: { head: string; tree: string },
+    start: { head: string; tree: string; from: string },
     objects: MirrorReader,
   ) {
     this.mirrorPath = options.mirrorPath;
@@ -77,6 +79,7 @@ export class Workspace {
     this.objects = objects;
     this.catFile = objects.reader;
     this.trees = new TreeReader(this.catFile);
+    this.madeFrom = { ref: start.from, commit: start.head };
   }
 
   /** Adds the worktree (`--no-checkout`) on the job branch; no file is written and no index is filled. */
@@ -287,6 +290,10 @@ export class Workspace {
   async mergeBase(baseRef: string, identity: Omit<CommitOptions, 'message'>): Promise<BaseMerge> {
     this.assertOpen();
     if (this.changedPaths().length > 0) throw new Error('The base is merged before any change.');
+    // A branch made from the base here holds the base as this run found it: nothing to merge, and
+    // no git process to learn so (every new job's first run).
+    if (this.madeFrom.ref === baseRef && this.head === this.madeFrom.commit)
+      return { status: 'up-to-date', commit: null, tree: null, conflicts: [] };
     const merged = await mergeBase({
       dir: this.dir,
       head: this.head,

@@ -16,6 +16,8 @@ import { runGit } from './run.js';
 export interface WorktreeStart {
   head: string;
   tree: string;
+  /** The name in `start` the branch was made from. */
+  from: string;
 }
 
 /**
@@ -45,8 +47,10 @@ export async function addWorktree(options: {
     mirrorPath,
     async () => {
       let start: CommitAndTree | null = null;
+      let from = '';
       for (const name of starts) {
         start = /[\s~^:?*[\\]|@\{|\.\./.test(name) ? null : await reader.resolveCommit(`refs/heads/${name}`);
+        from = name;
         if (start) break;
       }
       if (!start) {
@@ -82,7 +86,7 @@ export async function addWorktree(options: {
           throw error;
         });
       }
-      return { head: start.commit, tree: start.tree };
+      return { head: start.commit, tree: start.tree, from };
     },
     { batch: true },
   );
