@@ -43,6 +43,21 @@ export class WorkspaceError extends JobFailure<'repository_error'> {
     return new WorkspaceError('is_directory', `"${path || '.'}" is a folder, not a file.`);
   }
 
+  static exists(path: string): WorkspaceError {
+    return new WorkspaceError('already_exists', `"${path}" already exists. Delete it first to replace it.`);
+  }
+
+  static linkMove(path: string): WorkspaceError {
+    return new WorkspaceError('unsupported', `"${path}" is a symbolic link; moving links is not supported.`);
+  }
+
+  static submodule(path: string): WorkspaceError {
+    return new WorkspaceError(
+      'unsupported',
+      `"${path}" is a git submodule, another repository; it cannot be read or changed here.`,
+    );
+  }
+
   static tooLarge(path: string, size: number, maxBytes: number): WorkspaceError {
     return new WorkspaceError(
       'too_large',

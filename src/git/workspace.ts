@@ -2,13 +2,12 @@
  * The lazy workspace of one job (DESIGN §4): a worktree of the project's mirror on the job branch,
  * made without a checkout or an index, so its cost barely grows with the repository; reads come
  * from the object store through the mirror's `git cat-file --batch`, shared by every workspace on
- * that mirror; what the agent writes is stored as a
- * blob at once (git is asked then whether it would commit the path) and kept in an overlay (and on
- * disk in the worktree, for later steps that need real files); and the commit stages exactly the
- * paths the agent wrote, moved or deleted, by blob id.
+ * that mirror; what the agent writes is stored as a blob at once (git is asked then whether it
+ * would commit the path) and kept in an overlay (and on disk in the worktree, for later steps that
+ * need real files); and the commit stages exactly the paths the agent wrote, moved or deleted.
  */
-import { mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
-import { dirname, join, posix, resolve as resolvePath } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { type CatFile, type MirrorReader, openMirrorReader } from './cat-file.js';
 import { checkoutTree } from './checkout.js';
 import { commitChanges } from './commit.js';
@@ -25,16 +24,17 @@ import {
   type SearchOptions,
   type WorkspaceOptions,
 } from './workspace-options.js';
-import { addWorktree, assertCommittable, hashBlob, removeWorktree, type WrittenFile } from './worktree.js';
+import {
+  addWorktree,
+  assertCommittable,
+  hashBlob,
+  readRecordedBlobs,
+  removeWorktree,
+  removeWrittenFile,
+  type WrittenFile,
+} from './worktree.js';
 
-export {
-  type CommitOptions,
-  DEFAULT_MAX_FILE_BYTES,
-  DEFAULT_SEARCH_LIMIT,
-  type PendingChanges,
-  type SearchOptions,
-  type WorkspaceOptions,
-} from './workspace-options.js';
+export * from './workspace-options.js';
 
 /**
  * A job's view of the repository. Paths are the agent's: repository-relative, checked by
@@ -164,10 +164,7 @@ export class Workspace {
     const source = await this.locate(from, false);
     this.assertExists(source);
     if (source.state === 'head' && source.entry?.mode === MODE.symlink) {
-      throw new WorkspaceError(
-        'unsupported',
-        `"${source.path}" is a symbolic link; moving links is not supported.`,
-      );
+      throw WorkspaceError.linkMove(source.path);
     }
     const target = await this.locate(to, true);
     if (target.path === source.path)
@@ -175,10 +172,7 @@ export class Workspace {
     if (target.state === 'written' || target.state === 'head' || this.isNewFolder(target.path)) {
       if (target.entry?.mode === MODE.tree || this.isNewFolder(target.path))
         throw WorkspaceError.folder(target.path);
-      throw new WorkspaceError(
-        'already_exists',
-        `"${target.path}" already exists. Delete it first to replace it.`,
-      );
+      throw WorkspaceError.exists(target.path);
     }
     // Moves are not capped by maxFileBytes: the content never reaches the model.
     const written = this.written.get(source.path);
@@ -232,14 +226,8 @@ export class Workspace {
     if (changes.head !== this.head || this.changedPaths().length > 0) return false;
     if (changes.written.length + changes.deleted.length > maxPaths)
       throw new WorkspaceError('invalid_argument', `The record changes more than ${maxPaths} files.`);
-    const files: { path: string; mode: string; content: Buffer }[] = [];
-    for (const { path, mode, sha } of changes.written) {
-      // An object id only: `cat-file` would also read `branch:path` from the mirror.
-      if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) return false;
-      const object = await this.catFile.read(sha, this.maxFileBytes);
-      if (object?.type !== 'blob' || !object.content) return false;
-      files.push({ path, mode, content: object.content });
-    }
+    const files = await readRecordedBlobs(this.catFile, changes.written, this.maxFileBytes);
+    if (!files) return false;
     try {
       for (const { path, mode, content } of files) {
         if (mode !== MODE.file && mode !== MODE.executable)
@@ -380,15 +368,7 @@ export class Workspace {
   private async remove(where: Resolved): Promise<void> {
     if (where.state === 'written') {
       this.written.delete(where.path);
-      await rm(join(this.dir, where.path), { force: true });
-      // Empty folders left on disk would block writing a file of the same name later.
-      for (let folder = posix.dirname(where.path); folder !== '.'; folder = posix.dirname(folder)) {
-        const removed = await rmdir(join(this.dir, folder)).then(
-          () => true,
-          () => false,
-        );
-        if (!removed) break;
-      }
+      await removeWrittenFile(this.dir, where.path);
     }
     if (where.entry) this.deleted.add(where.path);
   }
@@ -404,12 +384,7 @@ export class Workspace {
 
   private assertFile(where: Resolved): void {
     if (where.entry?.mode === MODE.tree) throw WorkspaceError.folder(where.path);
-    if (where.entry?.mode === MODE.submodule) {
-      throw new WorkspaceError(
-        'unsupported',
-        `"${where.path}" is a git submodule, another repository; it cannot be read or changed here.`,
-      );
-    }
+    if (where.entry?.mode === MODE.submodule) throw WorkspaceError.submodule(where.path);
   }
 
   private assertOpen(): void {

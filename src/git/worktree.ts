@@ -4,9 +4,9 @@
  * Plumbing only: nothing here reads or writes the files of the repository.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm, rmdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve as resolvePath, sep } from 'node:path';
+import { join, posix, resolve as resolvePath, sep } from 'node:path';
 import type { CatFile, CommitAndTree } from './cat-file.js';
 import { assertBranchName, withMirrorLock } from './mirror.js';
 import { WorkspaceError } from './paths.js';
@@ -177,4 +177,36 @@ export async function assertCommittable(dir: string, path: string, file: Written
       `git cannot commit a file at "${path}" (${warnings.split('\n')[0]}). Choose another name.`,
     );
   }
+}
+
+/** Removes a file the agent wrote from the worktree, and the folders it leaves empty. */
+export async function removeWrittenFile(dir: string, path: string): Promise<void> {
+  await rm(join(dir, path), { force: true });
+  // Empty folders left on disk would block writing a file of the same name later.
+  for (let folder = posix.dirname(path); folder !== '.'; folder = posix.dirname(folder)) {
+    const removed = await rmdir(join(dir, folder)).then(
+      () => true,
+      () => false,
+    );
+    if (!removed) break;
+  }
+}
+
+/**
+ * The blobs a saved progress record names, read from the mirror; null when one is not a plain
+ * object id (`cat-file` would also read `branch:path`), not a blob, or too large.
+ */
+export async function readRecordedBlobs(
+  catFile: CatFile,
+  written: readonly { path: string; mode: string; sha: string }[],
+  maxBytes: number,
+): Promise<{ path: string; mode: string; content: Buffer }[] | null> {
+  const files: { path: string; mode: string; content: Buffer }[] = [];
+  for (const { path, mode, sha } of written) {
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) return null;
+    const object = await catFile.read(sha, maxBytes);
+    if (object?.type !== 'blob' || !object.content) return null;
+    files.push({ path, mode, content: object.content });
+  }
+  return files;
 }

@@ -1,4 +1,11 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { AutomationRunsTable, AutomationsTable, HostEventsTable } from './schema-automations.js';
+import type {
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+  WebhookEventsTable,
+} from './schema-webhooks.js';
 
 /**
  * The tables, as Kysely sees them. One schema for SQLite and PostgreSQL: times are ISO 8601 UTC
@@ -279,139 +286,5 @@ export interface SettingsTable {
   updated_at: string;
 }
 
-export interface WebhookEndpointsTable {
-  id: string;
-  project_id: string;
-  url: string;
-  description: string;
-  /** JSON array of event types, or null for all. */
-  events: string | null;
-  enabled: number;
-  disabled_reason: string | null;
-  /** The signing secret sealed with the server's key (store/secrets.ts), bound to the endpoint id. */
-  secret_sealed: string | null;
-  /** The secret before the last rotation, signing too until `previous_secret_expires_at`. */
-  previous_secret_sealed: string | null;
-  previous_secret_expires_at: string | null;
-  /** The first failed attempt since the last success; null while deliveries succeed. */
-  failing_since: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** The outbox: one row per job change that an endpoint subscribed to. */
-export interface WebhookEventsTable {
-  /** `msg_<ulid>`: the `webhook-id` header, the same on every attempt. */
-  id: string;
-  project_id: string;
-  job_id: string;
-  type: string;
-  /** The JSON body sent, byte for byte (it is what the signature covers). */
-  payload: string;
-  created_at: string;
-}
-
-export interface WebhookDeliveriesTable {
-  id: string;
-  event_id: string;
-  endpoint_id: string;
-  /** `pending` | `succeeded` | `failed`. */
-  status: string;
-  /** Failed attempts in the current schedule (a redeliver starts a new one). */
-  failures: Generated<number>;
-  /** Raised by every claim; fences the claim's result like a job's `attempt`. */
-  attempts: Generated<number>;
-  next_attempt_at: string | null;
-  lease_owner: string | null;
-  lease_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface WebhookAttemptsTable {
-  delivery_id: string;
-  /** The claim (`webhook_deliveries.attempts`) this attempt was made under. */
-  attempt: number;
-  at: string;
-  response_status: number | null;
-  duration_ms: number;
-  error: string | null;
-  response_excerpt: string | null;
-}
-
-export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
-export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
-export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
-
-/** A code host's webhook delivery, recorded before it is answered (`store.hostEvents`). */
-export interface HostEventsTable {
-  id: string;
-  project_id: string;
-  /** `github` | `gitlab` | `gitea` | `poll`. */
-  host: string;
-  /** The host's delivery id; unique per project and host. */
-  delivery_id: string;
-  /** JSON of the `HostEvent`. */
-  event: string;
-  received_at: string;
-  /** A dispatcher holds the row until then; null: nobody does. */
-  claimed_until: string | null;
-  processed_at: string | null;
-  /** How many times a dispatcher took the event: an event is tried a bounded number of times. */
-  attempts: number;
-  /** Why the latest try failed; null when none did. */
-  last_error: string | null;
-  /** What the event is whatever its delivery id (a comment's URL); unique per project when set. */
-  event_key: string | null;
-}
-
-export type HostEventRow = Selectable<HostEventsTable>;
-/** A project's automations (DESIGN section 3, automations). */
-export interface AutomationsTable {
-  id: string;
-  project_id: string;
-  name: string;
-  enabled: number;
-  /** JSON: the trigger object. */
-  trigger: string;
-  prompt: string;
-  /** 1: runs while its latest job's pull request is open are follow-ups on that job. */
-  group_runs: number;
-  draft: number;
-  model: string | null;
-  base_ref: string | null;
-  /** JSON array of author names. */
-  allowed_authors: string;
-  /** The latest job a run created or grouped into: what grouping follows up on. */
-  last_job_id: string | null;
-  /** The watched branch's head last seen (code and content changes); null before any. */
-  last_head: string | null;
-  created_at: string;
-  updated_at: string;
-  last_run_at: string | null;
-  /** A schedule's next time while enabled; null otherwise. */
-  next_run_at: string | null;
-}
-
-/** Every event an automation saw, and what came of it. */
-export interface AutomationRunsTable {
-  id: string;
-  automation_id: string;
-  project_id: string;
-  at: string;
-  trigger_type: string;
-  source: string;
-  /** `created` | `grouped` | `skipped`. */
-  outcome: string;
-  reason: string | null;
-  job_id: string | null;
-  /** For a schedule's run: the time it was for (unique per automation). */
-  scheduled_for: string | null;
-  /** For a code-host event's run: the event (unique per automation: one event, one run). */
-  host_event_id: string | null;
-  /** What went wrong, in words, for a run refused as `invalid` or `failed`. */
-  detail: string | null;
-}
-
-export type AutomationRow = Selectable<AutomationsTable>;
-export type AutomationRunRow = Selectable<AutomationRunsTable>;
+export * from './schema-automations.js';
+export * from './schema-webhooks.js';
