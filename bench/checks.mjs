@@ -1,4 +1,4 @@
-// What the checks add to a job (DESIGN section 5).
+// What the checks add to a job (docs/architecture.md#the-runs-phases).
 //
 //   npm run build --silent && node bench/checks.mjs      (BENCH_RUNS=15 runs per case)
 //

@@ -1,4 +1,4 @@
-// What a run pays for its context repositories (DESIGN section 5): fetching each into its mirror
+// What a run pays for its context repositories (docs/architecture.md#the-runs-phases): fetching each into its mirror
 // and resolving its branch to a commit, then the first reads (the whole tree listed, one file read),
 // for 1 and for 10 context repositories of a 20,000-file repository.
 //

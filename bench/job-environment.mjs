@@ -1,5 +1,5 @@
-// What a project's environment costs a whole job (DESIGN section 5, "The sandbox, the environment
-// and commands"), through the built `agentjobs serve` with a scripted model, on SQLite.
+// What a project's environment costs a whole job (docs/checks.md#the-environment-and-the-agents-commands),
+// through the built `agentjobs serve` with a scripted model, on SQLite.
 //
 //   npm run build --silent && node bench/job-environment.mjs      (BENCH_RUNS=5 jobs per case)
 //

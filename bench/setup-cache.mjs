@@ -1,5 +1,4 @@
-// What a project's environment costs a job (DESIGN section 5, "The sandbox, the environment and
-// commands").
+// What a project's environment costs a job (docs/checks.md#the-environment-and-the-agents-commands).
 //
 //   npm run build --silent && node bench/setup-cache.mjs      (BENCH_RUNS=5 runs per case)
 //

@@ -5,7 +5,7 @@ import { renderOpenApiDocument } from '../scripts/openapi.js';
 // biome-ignore lint/suspicious/noExplicitAny: the document is arbitrary JSON read freely here
 type Json = any;
 
-/** The job fields of DESIGN section 3's contract; docs/api.md must explain every other one. */
+/** The job fields of docs/api.md's contract; docs/api.md must explain every other one. */
 const CONTRACT_FIELDS = ['id', 'status', 'source', 'model', 'prLink', 'createdAt', 'archivedAt'];
 
 /** Every property name of an object schema, nested objects' included (`usage.steps` as `steps`). */

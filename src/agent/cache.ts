@@ -1,5 +1,5 @@
 /**
- * Anthropic prompt caching (DESIGN §5): every step of a run resends the tools, the system prompt
+ * Anthropic prompt caching (docs/architecture.md#the-runs-phases): every step of a run resends the tools, the system prompt
  * and the conversation so far, and Anthropic bills what it can read from its cache at a tenth of
  * the input price. It caches only up to marked breakpoints, so each request marks two: the system
  * prompt (which, in Anthropic's order tools → system → messages, covers the tools too) and the

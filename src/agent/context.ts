@@ -1,5 +1,5 @@
 /**
- * Keeping a long run inside the model's context window (DESIGN §5, context and cost).
+ * Keeping a long run inside the model's context window (docs/costs.md).
  *
  * Before each step the loop estimates the tokens it is about to send. Once that nears the window,
  * older tool results are replaced by short notes of what they held ("docs/guide.md, lines 1-400,

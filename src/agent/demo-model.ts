@@ -1,5 +1,5 @@
 /**
- * The built-in demo model (`AGENTJOBS_MODEL=demo`, `agentjobs quickstart --demo`; DESIGN §5): an AI
+ * The built-in demo model (`AGENTJOBS_MODEL=demo`, `agentjobs quickstart --demo`; docs/architecture.md#the-runs-phases): an AI
  * SDK language model that needs no account and costs nothing, so a newcomer sees a whole job (its
  * events, checks and pull request) before choosing a provider. It goes through the real tools like
  * any model: it lists the repository, reads the file that will link its page, writes one page titled

@@ -1,5 +1,5 @@
 /**
- * The agent's tool loop (DESIGN §5): the AI SDK's multi-step call with the workspace tools, run
+ * The agent's tool loop (docs/architecture.md#the-runs-phases): the AI SDK's multi-step call with the workspace tools, run
  * until the model answers without calling a tool, within the job's limits.
  *
  * - The model's answers are streamed (`streamText`) unless `stream: false` asks for whole answers

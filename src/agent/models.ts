@@ -1,5 +1,5 @@
 /**
- * The model registry: turns a `provider:model` id (DESIGN §5) into an AI SDK language model. Keys
+ * The model registry: turns a `provider:model` id (docs/architecture.md#the-runs-phases) into an AI SDK language model. Keys
  * and the OpenAI-compatible base URL come only from `config`, never from `process.env`, and each
  * call builds its own provider instance, so there is no global state to leak between tests or jobs.
  */

@@ -9,7 +9,7 @@ import type { Workspace } from '../git/workspace.js';
 import type { ModelPrice } from './prices.js';
 import type { RunUsage } from './usage.js';
 
-/** Per-run limits (DESIGN §4, limits per job). */
+/** Per-run limits (docs/configuration.md#workers-and-jobs). */
 export interface AgentLimits {
   maxSteps: number;
   maxWallMs: number;
@@ -29,7 +29,7 @@ export interface AgentLimits {
 export type AgentEventSink = <Type extends EventType>(type: Type, data: EventData[Type]) => Promise<void>;
 
 /** What `runAgent` needs for one run of a job. */
-/** A context repository as one run reads it (DESIGN section 5, context repositories). */
+/** A context repository as one run reads it (docs/context-repositories.md). */
 export interface ContextSource {
   name: string;
   /** The branch fetched. */

@@ -1,6 +1,6 @@
 /**
  * What models cost, so that a job's `usage.costUsd` can grow with each step and budgets can stop
- * a run (DESIGN §5, context and cost). USD per million tokens: fresh input, input read from the
+ * a run (docs/costs.md). USD per million tokens: fresh input, input read from the
  * provider's prompt cache, input written to it (Anthropic charges a premium; OpenAI caches for
  * free), and output. Matched by the longest prefix of the model's name, as dated snapshots share
  * their family's price. `AGENTJOBS_MODEL_PRICES` adds models or overrides these, by whole model id.

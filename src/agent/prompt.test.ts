@@ -69,7 +69,7 @@ describe('buildSystemPrompt', () => {
     expect(await buildSystemPrompt(workspace)).not.toContain('Context repositories');
   });
 
-  it('tells the model the rules DESIGN §5 asks for', () => {
+  it('tells the model the rules it works by', () => {
     for (const phrase of [
       'read a file',
       'conventions',

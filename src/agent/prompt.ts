@@ -1,5 +1,5 @@
 /**
- * The agent's system prompt (DESIGN §5): the rules, the run's context repositories when it has
+ * The agent's system prompt (docs/architecture.md#the-runs-phases): the rules, the run's context repositories when it has
  * some, and the content repository's own `AGENTS.md` (at its root, or `.mintlify/AGENTS.md` where
  * the hosted peer reads it). AGENTS.md is repository content: it may say how the docs are written,
  * never widen what the agent may do, so it is framed as conventions below the rules, not as rules

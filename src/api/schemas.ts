@@ -98,7 +98,7 @@ const checkStatus = z.enum(['passed', 'failed', 'error']);
 
 const checkProblemSchema = z.object({ path: z.string(), line: z.number().nullable(), message: z.string() });
 
-/** The latest run of a job's checks (DESIGN section 5). */
+/** The latest run of a job's checks (docs/architecture.md#the-runs-phases). */
 export const checkRunSchema = z
   .object({
     status: checkStatus,

@@ -1,5 +1,5 @@
 /**
- * The zod schemas of the webhook routes (DESIGN section 3, webhooks): they validate requests and,
+ * The zod schemas of the webhook routes (docs/webhooks.md): they validate requests and,
  * through `@fastify/swagger`, describe the routes in the OpenAPI document.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * The one background loop (DESIGN section 4) that every background task runs on: the job
+ * The one background loop (docs/architecture.md#the-background-loop) that every background task runs on: the job
  * worker's claims, webhook delivery, pull-request closing, and what comes after them. A pass runs
  * when a notification arrives on the task's channel (LISTEN/NOTIFY on PostgreSQL, an in-process
  * event on SQLite), when the task itself asks (`wake`), and at the slow fallback poll, since a

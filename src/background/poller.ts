@@ -1,7 +1,6 @@
 /**
- * The poller (DESIGN section 3, code and content triggers): every `AGENTJOBS_REPOSITORY_POLL_SECONDS` (DESIGN
- * says `AGENTJOBS_POLL_SECONDS`, a name the worker's queue poll had already) it
- * fetches each branch an enabled `code_change` or `content_change` automation watches and, when the
+ * The poller (docs/automations.md): every `AGENTJOBS_REPOSITORY_POLL_SECONDS` (a name of its own:
+ * `AGENTJOBS_POLL_SECONDS` is the worker's queue poll) it fetches each branch an enabled `code_change` or `content_change` automation watches and, when the
  * branch's head moved past the head an automation last saw, records a push as host `poll`: the
  * fallback for a missed webhook, and the only way a local repository is heard from. The dispatcher
  * then runs it like a hook's push; a hook and a poll of the same head make one run, because each

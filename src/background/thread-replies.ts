@@ -1,5 +1,5 @@
 /**
- * The service and a comment's thread (DESIGN section 3, automations): its answer on a comment that
+ * The service and a comment's thread (docs/automations.md): its answer on a comment that
  * called it ("the service answers on the thread with the job's link"), and the question it asks
  * the host before such a comment starts work (does the author have write access?). Both go to the
  * thread's own repository: the content repository through the project's host and token, a context

@@ -1,5 +1,5 @@
 /**
- * The worker (DESIGN section 4): on the background loop (`loop.ts`), woken by `JOBS_CHANNEL`, a
+ * The worker (docs/architecture.md#the-queue-and-its-fencing): on the background loop (`loop.ts`), woken by `JOBS_CHANNEL`, a
  * run ending, or the slow fallback poll, it claims jobs up to its free slots (`claims.ts`, bounded
  * by `capacity.ts`) and runs each (`worker/run.ts`), renewing their leases (`heartbeat.ts`).
  * `stop` stops claiming, lets running jobs finish within the grace period, then stops them and

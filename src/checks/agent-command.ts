@@ -1,5 +1,5 @@
 /**
- * The agent's `run_command` (DESIGN section 5): a command line the model wrote, run in the offline
+ * The agent's `run_command` (docs/architecture.md#the-runs-phases): a command line the model wrote, run in the offline
  * sandbox on a fresh checkout of the work so far with the project's environment laid in, like the
  * check command. The model reads the exit code and the last 16 KiB of the output, redacted.
  */

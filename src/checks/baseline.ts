@@ -1,5 +1,5 @@
 /**
- * Only the problems a change makes gate it (DESIGN section 5), the way code scanning reports only
+ * Only the problems a change makes gate it (docs/architecture.md#the-runs-phases), the way code scanning reports only
  * new alerts: the built-in checks also run on the base version of the files the job modified, and
  * a problem found there too (same check, same file, same message, lines aside) becomes a note.
  * A one-word fix in a page that already held a broken anchor elsewhere then passes, and the agent

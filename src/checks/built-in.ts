@@ -1,5 +1,5 @@
 /**
- * The built-in checks (DESIGN section 5): `markdown`, `frontmatter`, `links`, `navigation`,
+ * The built-in checks (docs/architecture.md#the-runs-phases): `markdown`, `frontmatter`, `links`, `navigation`,
  * `syntax` and `conflicts`, run on what the job changed and on what points at it, so their cost
  * follows the size of the change, not of the repository:
  * - the pages the job added or changed are parsed (MDX compiled) and their front matter and links

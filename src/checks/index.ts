@@ -1,5 +1,5 @@
 /**
- * A run of a job's checks (DESIGN section 5): the built-in checks on what the job changed (what
+ * A run of a job's checks (docs/architecture.md#the-runs-phases): the built-in checks on what the job changed (what
  * was already wrong in the base version of those files is a note, see baseline.ts), then the
  * project's own command in the sandbox, into one `CheckRun`. The worker runs it before
  * publishing; the agent's `run_checks` tool runs the same.

@@ -1,6 +1,6 @@
 /**
  * The `conflicts` check: a file the job changed must not hold the markers git writes into a file
- * whose merge conflicted (DESIGN section 3, States: a follow-up merges the base first and hands the
+ * whose merge conflicted (docs/api.md: a follow-up merges the base first and hands the
  * conflicting files to the agent with their markers). Only a whole set in git's order counts, each
  * marker at the start of its line: `<<<<<<< label`, optionally `||||||| label`, then `=======`
  * alone, then `>>>>>>> label`; so a Markdown setext heading (`=======` under a title) or a lone

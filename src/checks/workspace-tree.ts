@@ -1,5 +1,5 @@
 /**
- * The built-in checks over a job's lazy workspace (DESIGN section 4): files are listed from the
+ * The built-in checks over a job's lazy workspace (docs/architecture.md#the-queue-and-its-fencing): files are listed from the
  * committed tree with the agent's changes, read through `git cat-file`, and searched with
  * `git grep`, so nothing is checked out for them.
  */

@@ -3,7 +3,7 @@ import type { CallOptions, Job } from './types.js';
 import type { Requester } from './webhooks.js';
 
 /*
- * The automation calls (DESIGN section 3, automations), typed from the OpenAPI document.
+ * The automation calls (docs/automations.md), typed from the OpenAPI document.
  */
 
 /** An automation: a job that starts itself. */

@@ -1,6 +1,6 @@
 import type { components, operations } from './schema.js';
 
-/** A job (DESIGN section 3): every field is always present, null where it does not apply. */
+/** A job (docs/api.md): every field is always present, null where it does not apply. */
 export type Job = components['schemas']['Job'];
 export type JobStatus = Job['status'];
 /** Why a failed job failed (`job.error.code`): switch on it; a later server may add codes. */

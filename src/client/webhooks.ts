@@ -3,7 +3,7 @@ import type { components } from './schema.js';
 import type { CallOptions, Job } from './types.js';
 
 /*
- * The webhook calls (DESIGN section 3, webhooks). Their types are written by hand from the
+ * The webhook calls (docs/webhooks.md). Their types are written by hand from the
  * contract until the webhook routes are part of docs/openapi.json; then they come from there.
  */
 

@@ -53,9 +53,9 @@ export interface Config {
     /** Live event streams one API key may hold open at once on one API process. */
     streamsPerKey: number;
   };
-  /** How workers claim and run jobs (DESIGN section 4). */
+  /** How workers claim and run jobs (docs/architecture.md#the-queue-and-its-fencing). */
   worker: WorkerConfig;
-  /** What one run of the agent may spend before it is stopped (DESIGN section 4, limits per job). */
+  /** What one run of the agent may spend before it is stopped (docs/configuration.md#workers-and-jobs). */
   jobLimits: JobLimits;
   /** How the agent talks to its model. */
   agent: AgentConfig;
@@ -63,15 +63,15 @@ export interface Config {
   modelPrices: PriceOverrides;
   /** The `/ui` dashboard: how long a sign-in lasts. */
   dashboard: { sessionMs: number };
-  /** How webhook events reach their receivers (DESIGN section 3, webhooks). */
+  /** How webhook events reach their receivers (docs/webhooks.md). */
   webhooks: WebhookConfig;
-  /** `GET /metrics` (DESIGN section 3, "Metrics"). */
+  /** `GET /metrics` (docs/operating.md#metrics). */
   metrics: MetricsConfig;
   /** Probes and stopping (docs/operating.md, "Probes, draining and stopping"). */
   lifecycle: LifecycleConfig;
-  /** Checks before publishing (DESIGN section 5). */
+  /** Checks before publishing (docs/architecture.md#the-runs-phases). */
   checks: ChecksConfig;
-  /** Automations (DESIGN section 3): jobs that start themselves. */
+  /** Automations (docs/api.md): jobs that start themselves. */
   automations: AutomationConfig;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Rendering an automation's prompt template (DESIGN section 3, automations): the placeholders are
+ * Rendering an automation's prompt template (docs/automations.md): the placeholders are
  * filled from what started the run; text that comes from outside (diffs, commit messages,
  * pull-request bodies, comments, file names) goes into fenced blocks labelled as data, which the
  * agent's system prompt tells it never to follow as instructions. The job's prompt is the result.

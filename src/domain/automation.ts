@@ -1,5 +1,5 @@
 /**
- * Automations (DESIGN section 3, "Automations: jobs that start themselves"): the resource, its
+ * Automations (docs/automations.md): the resource, its
  * triggers, the rules a saved automation keeps, and its runs. Pure: the schedule's next time is
  * computed here (croner), the template's placeholders are read here (mustache's parser); nothing
  * here reads the database or the clock but through its arguments.

@@ -1,5 +1,5 @@
 /**
- * Checks of a job's work (DESIGN section 5, "Checks"): what a run of them found, as the job's
+ * Checks of a job's work (docs/checks.md): what a run of them found, as the job's
  * `checks` field, the `check` event and the pull request's summary show it.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Context repositories (DESIGN section 5): other repositories, usually the product's source, that a
+ * Context repositories (docs/architecture.md#the-runs-phases): other repositories, usually the product's source, that a
  * project's agent reads and never writes. Set only by an admin.
  */
 import type { CodeHostKind } from './project.js';

@@ -1,5 +1,5 @@
 /**
- * A job's activity as the API, the dashboard and webhooks show it (DESIGN section 3, events): one
+ * A job's activity as the API, the dashboard and webhooks show it (docs/webhooks.md): one
  * union by `type`, so that every producer and every reader of an event is checked by the compiler.
  */
 import type { CheckRun } from './checks.js';

@@ -1,5 +1,5 @@
 /**
- * The code hosts' webhooks into the service (DESIGN section 3, automations): the hosts that can
+ * The code hosts' webhooks into the service (docs/automations.md): the hosts that can
  * send them, the secret a project's hooks are signed or carry, where each host sends them, and
  * what to tick on each host. Pure: the receiver (`api/routes/hooks.ts`), the CLI and the dashboard
  * read these.

@@ -1,5 +1,5 @@
 /**
- * What a code host told us (DESIGN section 3, automations): a push, a merged pull request or a
+ * What a code host told us (docs/automations.md): a push, a merged pull request or a
  * comment, read from the host's webhook or found by polling, in one shape whatever the host. The
  * receiver records these; the automations read them.
  */

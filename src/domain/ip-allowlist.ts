@@ -1,4 +1,4 @@
-/** IP allowlists of API keys: addresses and CIDR ranges, IPv4 and IPv6 (DESIGN section 3). */
+/** IP allowlists of API keys: addresses and CIDR ranges, IPv4 and IPv6 (docs/api.md). */
 import { isIP } from 'node:net';
 
 /** One allowlist entry, ready for `BlockList.addSubnet`. */

@@ -26,7 +26,7 @@ export interface JobTransition {
 }
 
 /**
- * The job state machine of DESIGN section 3, as data: the one place that says which status follows
+ * The job state machine of docs/api.md, as data: the one place that says which status follows
  * which. The API's archive and follow-up ask `transition`; the queue's writes set `to` and fence
  * their statement with `from`. A transition that is not listed is refused with a typed error;
  * nothing is ever silently ignored. Archived is final.
@@ -59,7 +59,7 @@ export interface JobError {
   message: string;
 }
 
-/** A job's usage over all its runs (DESIGN section 3). */
+/** A job's usage over all its runs (docs/api.md). */
 export interface JobUsage {
   inputTokens: number;
   outputTokens: number;
@@ -95,7 +95,7 @@ export function formatUsd(costUsd: number | null): string {
  */
 export const DEFAULT_MODEL_ID = 'anthropic:claude-sonnet-4-5';
 
-/** The job as the API shows it (DESIGN section 3): every field present, `null` where it does not apply. */
+/** The job as the API shows it (docs/api.md): every field present, `null` where it does not apply. */
 export interface Job {
   id: string;
   status: JobStatus;

@@ -1,5 +1,5 @@
 /**
- * What a model id (`provider:model`, DESIGN §5) names, and which one a job gets. The one rule for
+ * What a model id (`provider:model`, docs/architecture.md#the-runs-phases) names, and which one a job gets. The one rule for
  * model ids: the configuration, the API, the dashboard, the CLI and MCP all read ids through
  * `parseModelId`, so an id one of them takes is an id the agent can run. The registry
  * (`agent/models.ts`) builds the providers.

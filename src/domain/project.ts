@@ -9,7 +9,7 @@ export const PUBLISH_MODES = ['pull_request', 'push'] as const;
 export type PublishMode = (typeof PUBLISH_MODES)[number];
 
 /**
- * What checks a project's jobs pass before publishing (DESIGN section 5). Set by an admin only
+ * What checks a project's jobs pass before publishing (docs/architecture.md#the-runs-phases). Set by an admin only
  * (CLI or dashboard), never through the job API, a prompt or the repository.
  */
 export interface ProjectChecks {

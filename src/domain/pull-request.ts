@@ -1,5 +1,5 @@
 /**
- * The local code host's pull requests (DESIGN section 6): numbered per project, one per head
+ * The local code host's pull requests (docs/code-hosts.md): numbered per project, one per head
  * branch, so a retried run or a follow-up updates the one its branch has.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Which of a project's repositories a code host's event is about (DESIGN section 3, the code
+ * Which of a project's repositories a code host's event is about (docs/api.md, the code
  * host's webhook): the payload names its repository by clone URLs and a full name, the project
  * by the URLs or paths it was given. Pure, so the receiver and the tests share it.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhooks (DESIGN section 3): a project's endpoints, the events they get, the deliveries and their
+ * Webhooks (docs/api.md): a project's endpoints, the events they get, the deliveries and their
  * attempts, and the rules a receiver's URL must keep (the address ranges are in `webhook-address.ts`).
  * Pure: resolving a host name is I/O and lives in `webhooks/address.ts`, which applies
  * `addressRefusal` to what the name resolves to.

@@ -1,6 +1,6 @@
 /**
- * The `checks: passed` expectation: the service's own built-in checks (`src/checks/`, DESIGN
- * section 5) on the task's result, over what the run changed, exactly as a job's run is checked
+ * The `checks: passed` expectation: the service's own built-in checks (`src/checks/`,
+ * docs/checks.md) on the task's result, over what the run changed, exactly as a job's run is checked
  * before it is published.
  */
 import { runBuiltInChecks } from '../checks/index.js';

@@ -1,5 +1,5 @@
 /**
- * The project's own tools in an eval task (DESIGN sections 5 and 9): the task's `setup` makes an
+ * The project's own tools in an eval task (docs/checks.md and docs/evaluation.md): the task's `setup` makes an
  * environment, its check `command` must pass on the result, and with `agentCommands` the agent has
  * `run_command`. Each runs through the same sandbox, environment and runners the worker uses
  * (src/checks/), so a task measures what a job would do. Where the sandbox is not available, the

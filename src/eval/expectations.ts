@@ -1,5 +1,5 @@
 /**
- * The deterministic checks of a task's result (DESIGN §9). Each expectation looks at the result
+ * The deterministic checks of a task's result (docs/evaluation.md). Each expectation looks at the result
  * as files in a folder plus the paths the run changed, and returns null when it holds or one line
  * saying what is wrong; that line is what the eval's table shows as the first failure.
  */

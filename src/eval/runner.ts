@@ -1,5 +1,5 @@
 /**
- * Runs eval tasks with the real agent and workspace, in process, without a server (DESIGN §9):
+ * Runs eval tasks with the real agent and workspace, in process, without a server (docs/evaluation.md):
  * each task's site is copied (`copySite`) and made a git repository with one commit, the agent
  * works on a job branch of its mirror as it would for a job (the prompt, then each follow-up on the
  * same conversation and branch), the result is checked out into a folder and the task's

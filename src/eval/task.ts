@@ -1,14 +1,14 @@
 /**
- * Eval task files (DESIGN §9): YAML, one task each, so users write their own. A task names a
+ * Eval task files (docs/evaluation.md): YAML, one task each, so users write their own. A task names a
  * fixture site (a folder of files, relative to the task file), a prompt, optional follow-ups, and
  * what the result must look like. Parsed with the `yaml` package and checked with zod, so a typo in
  * a task file is reported with its path rather than passing silently.
  *
- * A task may also name context repositories (DESIGN §5): folders of the suite, each made a git
+ * A task may also name context repositories (docs/architecture.md#the-runs-phases): folders of the suite, each made a git
  * repository that the agent reads by name and never changes, for tasks that need the code the docs
  * describe.
  *
- * A task may run the project's own tools as a job would (DESIGN section 5): a `setup` command, a
+ * A task may run the project's own tools as a job would (docs/architecture.md#the-runs-phases): a `setup` command, a
  * check `command` that must pass on the result, and `agentCommands` for the agent's `run_command`,
  * all in the real sandbox.
  *
@@ -62,7 +62,7 @@ export type Expectation = z.infer<typeof expectation>;
 
 const lowerWords = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case words joined by "-"');
 
-/** As many as a project may have (DESIGN §5). */
+/** As many as a project may have (docs/architecture.md#the-runs-phases). */
 const MAX_CONTEXT_REPOSITORIES = 10;
 
 const taskSchema = z.strictObject({
@@ -103,7 +103,7 @@ export interface EvalTask {
   context: EvalContext[];
   prompt: string;
   followUps: string[];
-  /** The setup command (DESIGN section 5), run in the sandbox with network before the agent. */
+  /** The setup command (docs/architecture.md#the-runs-phases), run in the sandbox with network before the agent. */
   setup?: string | undefined;
   /** The check command, run offline in the sandbox on the result; the task fails when it does. */
   command?: string | undefined;

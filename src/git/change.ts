@@ -1,5 +1,5 @@
 /**
- * What changed on a branch between two commits of a mirror, for the automations (DESIGN section 3,
+ * What changed on a branch between two commits of a mirror, for the automations (docs/api.md,
  * code and content triggers): the commits in between with their files, and the unified diff. Read
  * from a local mirror only: no network, no credentials.
  */

@@ -1,6 +1,6 @@
 /**
  * A real checkout of a workspace's tree, made only when a step needs files on disk (a project's
- * check command, DESIGN section 4): an index of its own is filled from the head commit plus the
+ * check command, docs/architecture.md#the-queue-and-its-fencing): an index of its own is filled from the head commit plus the
  * agent's unsaved changes, and `checkout-index` writes every file under a fresh folder. No `.git`
  * is written there, so whatever runs in it cannot reach the repository.
  */

@@ -1,5 +1,5 @@
 /**
- * A context repository's mirror (DESIGN section 5): a bare mirror like the project's own
+ * A context repository's mirror (docs/architecture.md#the-runs-phases): a bare mirror like the project's own
  * (`mirror.ts`, whose fetch, lock and credential rules it uses), read at the commit its branch named
  * when a run fetched it. Mirrors live at `<mirrors>/context/<projectId>/<name>.git`: one per project
  * and name, never shared between projects, because a mirror fetched with one project's token would

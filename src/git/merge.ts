@@ -1,5 +1,5 @@
 /**
- * Bringing a job branch up to date with its base before a follow-up (DESIGN section 3, States),
+ * Bringing a job branch up to date with its base before a follow-up (docs/api.md),
  * without a checkout: `git merge-tree --write-tree` computes the merged tree, with conflict
  * markers in the files that conflict, and `commit-tree` records it as a merge commit with the
  * branch and the base as parents. A clean merge is simply committed. A merge with conflicts is

@@ -1,5 +1,5 @@
 /**
- * One bare mirror per project in the data directory (DESIGN §4). Upstream branches are fetched
+ * One bare mirror per project in the data directory (docs/architecture.md#the-queue-and-its-fencing). Upstream branches are fetched
  * onto the mirror's own `refs/heads/*`, and job branches live beside them, so a worktree can be
  * made from `refs/heads/<base>` and a job branch pushed as `refs/heads/<branch>`.
  *

@@ -4,7 +4,7 @@
  * normalized, repository-relative POSIX paths that cannot leave the repository or touch `.git`.
  *
  * Messages are written for the model: they say what was wrong and what a valid path looks like,
- * because a tool error is shown to the model so it can correct itself (DESIGN §5).
+ * because a tool error is shown to the model so it can correct itself (docs/architecture.md#the-runs-phases).
  */
 import { posix } from 'node:path';
 import { JobFailure } from '../domain/errors.js';

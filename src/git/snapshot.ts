@@ -1,6 +1,6 @@
 /**
  * A read-only view of a bare repository at one commit: how the agent reads a context repository
- * (DESIGN §5, context repositories). Nothing is checked out and no worktree is made; reads go
+ * (docs/context-repositories.md). Nothing is checked out and no worktree is made; reads go
  * through the mirror's shared `git cat-file --batch` (cat-file.ts), listings through the tree
  * walk or `git ls-tree`, search through `git grep <commit>`, the same readers the workspace uses
  * for its committed tree. Paths obey the workspace's rules: `resolveRepoPath` refuses `..`,

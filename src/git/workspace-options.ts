@@ -1,6 +1,6 @@
 /** The options and shapes `Workspace` (workspace.ts) takes and gives, and its defaults. */
 
-/** Default limit on the size of a file the agent may read or write (DESIGN §4, limits per job). */
+/** Default limit on the size of a file the agent may read or write (docs/configuration.md#workers-and-jobs). */
 export const DEFAULT_MAX_FILE_BYTES = 512 * 1024;
 /** Default cap on search results. */
 export const DEFAULT_SEARCH_LIMIT = 200;

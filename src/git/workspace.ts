@@ -1,5 +1,5 @@
 /**
- * The lazy workspace of one job (DESIGN §4): a worktree of the project's mirror on the job branch,
+ * The lazy workspace of one job (docs/architecture.md#the-queue-and-its-fencing): a worktree of the project's mirror on the job branch,
  * made without a checkout or an index, so its cost barely grows with the repository; reads come
  * from the object store through the mirror's `git cat-file --batch`, shared by every workspace on
  * that mirror; what the agent writes is stored as a blob at once (git is asked then whether it

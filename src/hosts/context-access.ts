@@ -1,5 +1,5 @@
 /**
- * How git reaches a context repository (DESIGN section 5): with its own token, answered through
+ * How git reaches a context repository (docs/architecture.md#the-runs-phases): with its own token, answered through
  * askpass under the user name its host expects (as the project's hosts do), and the check that
  * `agentjobs project check` runs on it.
  */

@@ -1,5 +1,5 @@
 /**
- * The `gitea` code host (DESIGN section 6): Gitea and Forgejo (which keeps Gitea's API), through an
+ * The `gitea` code host (docs/code-hosts.md): Gitea and Forgejo (which keeps Gitea's API), through an
  * access token. git pushes over HTTPS with the token as the password in its environment
  * (`askpassEnv`); pull requests go through the REST API (`/api/v1/repos/{owner}/{repo}/pulls`).
  *

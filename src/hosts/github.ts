@@ -1,5 +1,5 @@
 /**
- * The `github` code host (DESIGN section 6): github.com and GitHub Enterprise Server, through a
+ * The `github` code host (docs/code-hosts.md): github.com and GitHub Enterprise Server, through a
  * personal or fine-grained token, or a GitHub App installation. git pushes over HTTPS with the
  * token in its environment (`askpassEnv`); pull requests go through the REST API with Octokit.
  *

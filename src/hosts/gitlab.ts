@@ -1,5 +1,5 @@
 /**
- * The `gitlab` code host (DESIGN section 6): gitlab.com and self-managed GitLab, through a personal,
+ * The `gitlab` code host (docs/code-hosts.md): gitlab.com and self-managed GitLab, through a personal,
  * project or group access token. git pushes over HTTPS with the token in its environment
  * (`askpassEnv`, user name `oauth2`); merge requests go through the REST API (v4) with gitbeaker.
  *

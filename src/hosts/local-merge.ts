@@ -1,5 +1,5 @@
 /**
- * Merging a local pull request into its base, in the project's repository itself (DESIGN section 6).
+ * Merging a local pull request into its base, in the project's repository itself (docs/code-hosts.md).
  * The new head of the base is built without a checkout: the head itself when the base has not moved
  * (a fast-forward), else a merge commit built by `git merge-tree --write-tree` (git 2.38+) and
  * `commit-tree`. Conflicts are refused. Either way the new head descends from the base as it was

@@ -1,5 +1,5 @@
 /**
- * Local pull requests notice what was done to their branches outside agentjobs (DESIGN section 6):
+ * Local pull requests notice what was done to their branches outside agentjobs (docs/code-hosts.md):
  * a head branch merged into its base with git by hand shows merged, a deleted head branch shows
  * closed. Checked when a pull request is read (the dashboard's pages), not by a background scan:
  * two git commands per open pull request, and nothing to keep in step.

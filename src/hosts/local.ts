@@ -1,5 +1,5 @@
 /**
- * The `local` code host (DESIGN section 6): the project's repository is a git repository on this
+ * The `local` code host (docs/code-hosts.md): the project's repository is a git repository on this
  * machine (bare or a working copy), the job branch is pushed into it like into any remote, and the
  * pull request is a record in the database that the dashboard shows at
  * `{publicUrl}/ui/projects/{projectId}/pulls/{number}`.

@@ -1,5 +1,5 @@
 /**
- * One interface for every code host (DESIGN section 6): `local`, `github`, `gitlab` and `gitea`.
+ * One interface for every code host (docs/code-hosts.md): `local`, `github`, `gitlab` and `gitea`.
  * The worker pushes with git itself; a host supplies the credentials for that push and opens (or
  * reuses) the pull request (a GitLab merge request is one too).
  */
@@ -101,7 +101,7 @@ export interface CodeHost {
   closePullRequest(input: ClosePullRequestInput): Promise<PullRequestLink | null>;
   /**
    * Whether pull request `number` is open, merged or closed, and its head branch; null when the
-   * host has no such pull request. A follow-up reads it (DESIGN section 3, States): after a merge
+   * host has no such pull request. A follow-up reads it (docs/api.md): after a merge
    * or a close, it starts a new branch and a new pull request.
    */
   pullRequestState(input: PullRequestQuery): Promise<PullRequestStatus | null>;

@@ -1,5 +1,5 @@
 /**
- * One run of an automation (DESIGN section 3, automations): whatever started it (the trigger
+ * One run of an automation (docs/automations.md): whatever started it (the trigger
  * endpoint, the scheduler, a code host's event), the run goes through here. It is recorded with
  * its outcome whatever happens: `created` (a new job, through `createJob`, the one create path),
  * `grouped` (a follow-up on the job whose pull request is still open, through `followUp`) or

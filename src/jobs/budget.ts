@@ -1,5 +1,5 @@
 /**
- * The per-project hourly budget of creates and follow-ups (DESIGN §3, 429 `rate_limited`). Counted
+ * The per-project hourly budget of creates and follow-ups (docs/api.md, 429 `rate_limited`). Counted
  * in the database, so it holds across every API process; spent by the operations themselves, so a
  * job started from the dashboard, MCP or the API counts the same, one call at a time.
  */

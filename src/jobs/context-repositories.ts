@@ -1,5 +1,5 @@
 /**
- * Adding and removing a project's context repositories (DESIGN section 5), checked the same way
+ * Adding and removing a project's context repositories (docs/architecture.md#the-runs-phases), checked the same way
  * whoever asks: `agentjobs project context` and the dashboard's settings page. A refusal is an
  * `invalid_request` whose detail names the field (`name`, `repository`, `ref`, `host`, `token`);
  * nothing is stored then.

@@ -1,5 +1,5 @@
 /**
- * A follow-up prompt on a job (DESIGN §3, `POST …/job/{jobId}/message`), the same for every entry
+ * A follow-up prompt on a job (docs/api.md, `POST …/job/{jobId}/message`), the same for every entry
  * point, an automation's grouped run included: the prompt is checked, the hourly budget spent (not
  * by an automation, which has its runs per day instead), the store refuses an archived job,
  * and a draining process takes none.

@@ -1,5 +1,5 @@
 /**
- * What a code host's event does to a project's automations (DESIGN section 3, automations): the
+ * What a code host's event does to a project's automations (docs/automations.md): the
  * receiver (`POST /v2/hooks/…`) and the poller record a `ReceivedHostEvent`, then hand it here.
  * - A push (or a merged pull request) on a context repository's branch runs its `code_change`
  *   automations, once per new head (a head seen already, by a push and the merge it came from, or

@@ -1,5 +1,5 @@
 /**
- * The agentjobs MCP tools (DESIGN section 3, "MCP"): the job API, for editors and chat assistants.
+ * The agentjobs MCP tools (docs/mcp.md): the job API, for editors and chat assistants.
  * Each tool is one job operation (`src/jobs/`), the very ones the API's routes call, so a tool
  * does exactly what the API does (validation, the hourly budget, the active-job cap, idempotency,
  * the same errors), and the caller's key is checked for the tool's project and scope on every

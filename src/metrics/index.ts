@@ -1,5 +1,5 @@
 /**
- * The Prometheus metrics of one process (DESIGN section 3, "Metrics"), on a registry of its own.
+ * The Prometheus metrics of one process (docs/operating.md#metrics), on a registry of its own.
  * A leaf module: it imports prom-client and nothing of ours, so every layer may record into it.
  * The worker, the API and the code hosts are handed a `Metrics` (or one narrow method of it) by
  * `server.ts`; nothing reaches for a global.

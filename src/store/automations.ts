@@ -1,5 +1,5 @@
 /**
- * A project's automations (DESIGN section 3, automations); their runs are in `automation-runs.ts`.
+ * A project's automations (docs/automations.md); their runs are in `automation-runs.ts`.
  * The scheduler's claim is here too: a schedule's time is taken by moving `next_run_at` on with a
  * conditional update, which one process wins whatever the number racing for it (on PostgreSQL as
  * on SQLite).

@@ -1,5 +1,5 @@
 /**
- * A project's context repositories (DESIGN section 5): up to `MAX_CONTEXT_REPOSITORIES` per project,
+ * A project's context repositories (docs/architecture.md#the-runs-phases): up to `MAX_CONTEXT_REPOSITORIES` per project,
  * each under a name unique in it. A token is sealed with the server's key exactly as the project's
  * own (`projects.ts`), bound to the project and the name, so a copied ciphertext opens nowhere else.
  */

@@ -1,5 +1,5 @@
 /**
- * The code hosts' events (DESIGN section 3, the code host's webhook): each delivery recorded
+ * The code hosts' events (docs/api.md#code-host-webhooks): each delivery recorded
  * before the receiver answers, so a crash loses none, and once only: a delivery id seen for the
  * project and host in the last 7 days is a duplicate, recorded nowhere new. The automations'
  * dispatcher claims unprocessed events under a lease (one process at a time holds one) and marks

@@ -1,5 +1,5 @@
 /**
- * Wake-ups between processes and inside one (DESIGN section 4): PostgreSQL `LISTEN/NOTIFY` on one
+ * Wake-ups between processes and inside one (docs/architecture.md#the-queue-and-its-fencing): PostgreSQL `LISTEN/NOTIFY` on one
  * dedicated connection (`postgres/listener.ts`), and an in-process event for SQLite
  * (`sqlite/bus.ts`). Notifications are hints ("something changed, look"), never data: a listener
  * may miss one across a reconnect, so every listener is also called once after a reconnect, and

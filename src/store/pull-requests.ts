@@ -1,5 +1,5 @@
 /**
- * The local code host's pull requests (DESIGN section 6): records numbered per project, one per
+ * The local code host's pull requests (docs/code-hosts.md): records numbered per project, one per
  * head branch. Opening one for a branch that has one updates and reuses it, so a retried run or a
  * follow-up never makes a second.
  */

@@ -24,7 +24,7 @@ export interface HostEventsTable {
 }
 
 export type HostEventRow = Selectable<HostEventsTable>;
-/** A project's automations (DESIGN section 3, automations). */
+/** A project's automations (docs/automations.md). */
 export interface AutomationsTable {
   id: string;
   project_id: string;

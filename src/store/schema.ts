@@ -78,7 +78,7 @@ export interface ProjectsTable {
   daily_budget_usd: number | null;
 }
 
-/** A project's context repository (DESIGN section 5): read by its agent, never written. */
+/** A project's context repository (docs/architecture.md#the-runs-phases): read by its agent, never written. */
 export interface ContextRepositoriesTable {
   project_id: string;
   /** `CONTEXT_REPOSITORY_NAME`, unique in the project. */

@@ -1,5 +1,5 @@
 /**
- * Secrets at rest (DESIGN section 4, credentials): code-host tokens are sealed with AES-256-GCM
+ * Secrets at rest (docs/architecture.md#secrets): code-host tokens are sealed with AES-256-GCM
  * under a key derived from the server's secret key, and bound to the row they belong to, so a
  * ciphertext copied onto another project does not open there. Only the code hosts open them.
  *

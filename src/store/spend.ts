@@ -1,5 +1,5 @@
 /**
- * What jobs spend, and the per-project daily budget (DESIGN §5, context and cost). A run's usage
+ * What jobs spend, and the per-project daily budget (docs/costs.md). A run's usage
  * reaches its job step by step (`queue.recordUsage`) and when it ends (complete, fail); each time,
  * its cost is added to the project's spend of the day (UTC) in the same transaction. New runs of a
  * project past its budget are refused, inside the transaction that would start them, until the

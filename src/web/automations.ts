@@ -1,5 +1,5 @@
 /**
- * The Automations tab of a project (DESIGN section 3, automations; section 8): the list with each
+ * The Automations tab of a project (docs/automations.md; section 8): the list with each
  * trigger in words, a new automation from one of the shipped templates or from scratch, and an
  * automation's page with its settings, enable and disable, Run now and its runs. Saving and running
  * go through `jobs/automations.ts`, the operations the API's routes call, so the rules, the day's

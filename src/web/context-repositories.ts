@@ -1,5 +1,5 @@
 /**
- * The "Context repositories" section of a project's settings page (DESIGN section 5): the other
+ * The "Context repositories" section of a project's settings page (docs/architecture.md#the-runs-phases): the other
  * repositories its agent reads, listed with a form to add one and a button to remove each. The
  * checks are the CLI's (`jobs/context-repositories.ts`); a refusal is shown next to its field.
  */

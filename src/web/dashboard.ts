@@ -57,7 +57,7 @@ function errorPage(
 }
 
 /**
- * The dashboard under `/ui` (DESIGN section 8): server-rendered pages behind the admin sign-in.
+ * The dashboard under `/ui` (docs/dashboard.md): server-rendered pages behind the admin sign-in.
  * Everything here is encapsulated: its cookies, form parsing, CSRF checks, security headers and
  * HTML errors do not touch the JSON API next to it.
  */

@@ -1,5 +1,5 @@
 /**
- * The "Code-host webhooks" section of a project's settings (DESIGN section 3, the code host's
+ * The "Code-host webhooks" section of a project's settings (docs/api.md#code-host-webhooks
  * webhook): the URL each host sends its hooks to, what to tick on each host, and the button that
  * makes or rotates the hook secret, which the page after it shows once (the answer to that POST
  * itself, never a cookie or a later page).

@@ -65,7 +65,7 @@ const NOTICES: Record<string, { kind: 'ok' | 'error'; text: string }> = {
 };
 
 /**
- * The local code host's pull requests (DESIGN section 6): a job's `prLink` points at the page of
+ * The local code host's pull requests (docs/code-hosts.md): a job's `prLink` points at the page of
  * one; it shows the title, description, commits and diff, and merges into the base or closes.
  */
 export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store }) => {

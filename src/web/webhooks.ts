@@ -1,5 +1,5 @@
 /**
- * The Webhooks tab of a project (DESIGN section 8): endpoints with the secret shown once, enable and
+ * The Webhooks tab of a project (docs/dashboard.md): endpoints with the secret shown once, enable and
  * disable, rotate the secret, delete; an endpoint's deliveries with each attempt, and redeliver.
  * Every form posts its CSRF token (checked in `dashboard.ts`) and redirects (post/redirect/get).
  */

@@ -1,5 +1,5 @@
 /**
- * Checks before publishing (DESIGN section 5): after the agent's answer, the worker runs the
+ * Checks before publishing (docs/architecture.md#the-runs-phases): after the agent's answer, the worker runs the
  * project's checks on the job's tree; when they fail, the agent is given every problem in one
  * message and another round, up to `AGENTJOBS_CHECK_REPAIR_ROUNDS` times, within what is left of
  * the run's limits. Every run of the checks (the agent's own `run_checks` included) becomes the

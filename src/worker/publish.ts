@@ -1,5 +1,5 @@
 /**
- * Publishing a run (DESIGN section 4): commit what the agent changed as the bot identity, then
+ * Publishing a run (docs/architecture.md#the-queue-and-its-fencing): commit what the agent changed as the bot identity, then
  * - `pull_request` (default): push the job branch and open the pull request, or reuse the one the
  *   branch has; a branch with no commit over its base publishes nothing (`prLink` null);
  * - `push`: push the new commit straight onto the base branch, fast-forward only (a base that moved

@@ -1,5 +1,5 @@
 /**
- * What a run may spend and what it has spent (DESIGN §5, context and cost):
+ * What a run may spend and what it has spent (docs/costs.md):
  * - its price and cost limit, `AGENTJOBS_MAX_JOB_COST_USD`;
  * - before each model call, a reservation of the call's worst case against the project's daily
  *   budget (`store.queue.reserveSpend`), shared with the project's other runs, so that runs going

@@ -1,5 +1,5 @@
 /**
- * The repositories automations watch, read from the service's own mirrors (DESIGN section 3,
+ * The repositories automations watch, read from the service's own mirrors (docs/api.md,
  * code and content triggers): a context repository's mirror, or the project's content mirror,
  * fetched with the credentials a worker would use (askpass; never a token in an argument, a URL or
  * a log line). The poller asks where a branch stands; the dispatcher asks what changed between two

@@ -1,5 +1,5 @@
 /**
- * The poller (DESIGN section 3, code and content triggers): a branch an automation watches is
+ * The poller (docs/automations.md): a branch an automation watches is
  * fetched into the service's mirror, and a head that moved becomes a `poll` push the dispatcher
  * runs, with the diff read from the mirror in the prompt. Real git repositories, real mirrors, the
  * real store on both databases; a remote one served over smart HTTP with a token.

@@ -1,5 +1,5 @@
 /**
- * The sandbox's totals (DESIGN section 5, "The sandbox"): processes and memory over all that a
+ * The sandbox's totals (docs/architecture.md#the-sandbox): processes and memory over all that a
  * command starts, what it writes to the checkout and /tmp, and an unprivileged user inside. Small
  * limits, so that each is reached in a moment. Skipped where the sandbox cannot run, unless
  * AGENTJOBS_REQUIRE_SANDBOX=1 (CI) makes that a failure.

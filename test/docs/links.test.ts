@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import GithubSlugger from 'github-slugger';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeParsePool, runBuiltInChecks } from '../../src/checks/index.js';
 import type { SiteTree } from '../../src/checks/tree.js';
@@ -81,5 +82,46 @@ describe("the project's documentation", () => {
     expect(guides.length).toBeGreaterThan(15);
     expect(guides.filter((guide) => !readme.includes(`](docs/${guide}`))).toEqual([]);
     expect(readme).toContain('](CONTRIBUTING.md)');
+  });
+
+  it('has the code point only to documents in the repository, at headings they have', () => {
+    const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+      cwd: root,
+      encoding: 'utf8',
+    })
+      .split('\0')
+      .filter((file) => /^(src|test|bench|scripts)\/.*\.(ts|mjs|cjs|js)$/.test(file));
+    // The contract this project was first built to lives outside it; the code must not send a reader there.
+    const outside = new RegExp(`\\b${'DESI'}GN\\b`);
+    const anchorsOf = (file: string) => {
+      const slugger = new GithubSlugger();
+      const text = fs.readFileSync(path.join(root, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+      return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((match) => slugger.slug(match[1] ?? '')));
+    };
+    const problems: string[] = [];
+    let pointers = 0;
+    for (const file of tracked) {
+      const text = fs.readFileSync(path.join(root, file), 'utf8');
+      if (outside.test(text)) problems.push(`${file} cites a document outside the repository`);
+      // Comments only: tests name pages of their own fixture repositories (`docs/index.md`) in strings.
+      const comments = text
+        .split('\n')
+        .filter((line) => /^\s*(\/\/|\/\*|\*)/.test(line))
+        .join('\n');
+      // A pointer is in parentheses, or carries an anchor; a path in quotes or prose is an example.
+      for (const match of comments.matchAll(
+        /\((docs\/[a-z-]+\.md|CONTRIBUTING\.md)(?:#([a-z0-9-]+))?|\b(docs\/[a-z-]+\.md)#([a-z0-9-]+)/g,
+      )) {
+        const target = match[1] ?? match[3];
+        const anchor = match[2] ?? match[4];
+        pointers++;
+        if (!target || !fs.existsSync(path.join(root, target)))
+          problems.push(`${file}: ${target} does not exist`);
+        else if (anchor && !anchorsOf(target).has(anchor))
+          problems.push(`${file}: ${target} has no #${anchor}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(pointers).toBeGreaterThan(100);
   });
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/processes.js';
 import { makeRepo, tempDir } from '../support/worker.js';
 
-// The project's mention on the command line (DESIGN section 3, the `comment` trigger):
+// The project's mention on the command line (docs/automations.md):
 // `project create|update --mention @word`, shown by `project get`.
 describe('agentjobs project --mention', () => {
   let dir: string;

@@ -6,7 +6,7 @@ import { answer, callTools, type ModelTurn, mockModel, scriptedModel } from '../
 import { evalOptions, shippedTasks } from '../support/eval-fixture.js';
 
 // The eval tasks that pass only when the agent runs the project's own checker (`run_command`) and
-// fixes what it reports (DESIGN sections 5 and 9), in the real sandbox: the task's check command
+// fixes what it reports (docs/checks.md and docs/evaluation.md), in the real sandbox: the task's check command
 // must pass on the result, and a setup installs a checker from a file: dependency, offline.
 
 const MiB = 1024 * 1024;

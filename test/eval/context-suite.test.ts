@@ -7,7 +7,7 @@ import { findTasks } from '../../src/eval/task.js';
 import { answer, callsOf, callTools, type ModelTurn, scriptedModel } from '../support/agent-fixture.js';
 import { evalOptions, shippedTasks } from '../support/eval-fixture.js';
 
-// Eval tasks that name context repositories (DESIGN §9 and §5): the shipped tasks that need the
+// Eval tasks that name context repositories (docs/evaluation.md and §5): the shipped tasks that need the
 // code, run with a scripted model, and task files whose context folders are refused.
 
 const options = (turns: ModelTurn[]) => evalOptions(scriptedModel(turns));

@@ -1,5 +1,5 @@
 /**
- * The code-host webhook receiver over real HTTP (DESIGN section 3, the code host's webhook): the
+ * The code-host webhook receiver over real HTTP (docs/api.md#code-host-webhooks): the
  * GitHub, GitLab and Gitea doubles send their hooks, signed as the hosts sign them, to the app
  * listening on loopback, on each database.
  */

@@ -10,7 +10,7 @@ import { git, makeRepo, tempDir } from '../support/worker.js';
 
 const TOKEN = 'ghs_test-token-0123456789abcdef';
 
-// git over HTTP with the token only in git's environment (DESIGN section 4, credentials).
+// git over HTTP with the token only in git's environment (docs/architecture.md#secrets).
 describe('git over smart HTTP with a token', () => {
   let dir: string;
   let server: GitHttpServer;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../src/store/secrets.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 
-// Code-host tokens at rest (DESIGN section 4): sealed in the row, opened only with the key.
+// Code-host tokens at rest (docs/architecture.md#the-queue-and-its-fencing): sealed in the row, opened only with the key.
 describe.each(testDialects())('host tokens on %s', (dialect) => {
   let t: TestStore;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Automations end to end against a code host's double (DESIGN section 3, automations): the built
+ * Automations end to end against a code host's double (docs/automations.md): the built
  * server over real HTTP (receiver, dispatcher, worker), the docs repository `org/repo` and the
  * product repository `acme/product` served over authenticated git HTTP, the host's REST double
  * whose pages live at the git server's address (so the hooks it sends name the served

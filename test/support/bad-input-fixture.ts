@@ -41,7 +41,7 @@ export const get = (t: TestApp, url: string, key = t.key): InjectOptions => ({
  * The `bad input on <dialect>` tests of one file: each row is sent to an app of its own for the file,
  * and must get its status and the error shape, without a stack trace or a row written, and leave the
  * service fine for a good request afterwards. The rows of all the bad-input test files together are
- * every row of the DESIGN errors table, and the extra cases the service-core issue names.
+ * every row of the errors table (docs/api.md#errors), and the extra cases the service-core issue names.
  * `more` adds tests of the same app, which `app()` returns once it is running.
  */
 export function describeBadInput(rows: Row[], more?: (app: () => TestApp) => void): void {

@@ -1,5 +1,5 @@
 /**
- * The contract every code host keeps (DESIGN section 6), run against each implementation: a
+ * The contract every code host keeps (docs/code-hosts.md), run against each implementation: a
  * pull request opens and links to the host's own page; opening again for the same branch (a
  * retried run, a follow-up) updates and returns the same pull request, never a second one; another
  * branch gets a pull request of its own; closing a branch's pull request closes that one only, and

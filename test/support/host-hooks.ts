@@ -1,5 +1,5 @@
 /**
- * The code hosts' webhooks as the doubles send them (DESIGN section 3, the code host's webhook):
+ * The code hosts' webhooks as the doubles send them (docs/api.md#code-host-webhooks):
  * payloads shaped as each host documents them, the headers each host sends (event name, delivery
  * id, user agent) and each host's proof of the secret, computed here with node:crypto on the
  * exact bytes sent:

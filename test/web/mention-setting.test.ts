@@ -3,7 +3,7 @@ import { testDialects } from '../support/db.js';
 import { createProjectByForm, useSignedInDashboard } from '../support/web-session.js';
 import { useRepository } from '../support/worker.js';
 
-// The project's mention in the dashboard's project settings (DESIGN section 3, the `comment` trigger).
+// The project's mention in the dashboard's project settings (docs/automations.md).
 describe.each(testDialects())('the mention setting in the dashboard on %s', (dialect) => {
   const { t, browser } = useSignedInDashboard(dialect);
   const repository = useRepository({ name: 'mention-setting' });

@@ -1,5 +1,5 @@
 /**
- * A job's run fetches the project's context repositories (DESIGN section 5) and records the
+ * A job's run fetches the project's context repositories (docs/architecture.md#the-runs-phases) and records the
  * commits it read on the job: a local one on a named branch, and a remote one served over
  * authenticated git HTTP whose token appears nowhere (events, the job, any table but sealed, the
  * data directory with the mirrors' git config and the askpass script, the worker's log). One that

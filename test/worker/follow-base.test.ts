@@ -10,7 +10,7 @@ import { git, waitFor } from '../support/worker.js';
 
 const upstream = ['-c', 'user.name=Upstream', '-c', 'user.email=up@example.com'];
 
-// A follow-up works on what main is now (DESIGN section 3, States; issue 29): the story of the
+// A follow-up works on what main is now (docs/api.md; issue 29): the story of the
 // issue with the local code host, the real agent and the scripted model, real git and a real database.
 describe.each(testDialects())('follow-ups on what the base is now, on %s', (dialect) => {
   const scripted = useScriptedWorker({ name: 'follow-base', dialect });

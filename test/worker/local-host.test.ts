@@ -23,7 +23,7 @@ function commitOn(bare: string, from: string, branch: string, files: Record<stri
   return git(bare, 'rev-parse', branch);
 }
 
-// The local code host (DESIGN section 6) on every dialect.
+// The local code host (docs/code-hosts.md) on every dialect.
 describe.each(testDialects())('local code host on %s', (dialect) => {
   let t: TestStore;
   let project: Project;

@@ -8,7 +8,7 @@ import { git, useRepository } from '../support/worker.js';
 
 const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
 
-// The local host with a working copy as its repository (DESIGN section 6): `main` checked out, as a
+// The local host with a working copy as its repository (docs/code-hosts.md): `main` checked out, as a
 // newcomer's `git init` makes it. Merges keep that working copy consistent; git done by hand shows.
 describe.each(testDialects())('local host on a working copy, %s', (dialect) => {
   let t: TestStore;

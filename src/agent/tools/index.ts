@@ -1,5 +1,5 @@
 /**
- * The agent's nine tools (DESIGN §5), one file each. Their names and input shapes are a contract:
+ * The agent's nine tools (docs/architecture.md#the-runs-phases), one file each. Their names and input shapes are a contract:
  * other systems drive them, so they are spelled exactly as the design says.
  *
  * A refused call (a path outside the repository, a binary or oversized file, text that does not

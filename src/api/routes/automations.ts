@@ -1,5 +1,5 @@
 /**
- * The automation routes (DESIGN section 3, automations): create, list, read, change, delete, run
+ * The automation routes (docs/automations.md): create, list, read, change, delete, run
  * now, and the runs. Keys of the project: `read` to list, `write` to change or trigger (the v2
  * hook's rule by method). The rules live in `jobs/automations.ts`; a route only says them in HTTP.
  */

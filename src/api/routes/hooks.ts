@@ -1,5 +1,5 @@
 /**
- * The code hosts' webhooks (DESIGN section 3, the code host's webhook):
+ * The code hosts' webhooks (docs/api.md#code-host-webhooks):
  * `POST /v2/hooks/{projectId}/{github|gitlab|gitea}`, with no API key: the host's own proof of the
  * project's hook secret instead, checked on the raw body in constant time. A delivery is recorded
  * in the database before it is answered (202), once per delivery id; the automations take it from

@@ -1,5 +1,5 @@
 /**
- * The webhook routes (DESIGN section 3, webhooks): a project's endpoints, their delivery log, and
+ * The webhook routes (docs/webhooks.md): a project's endpoints, their delivery log, and
  * redelivery. Authentication and scopes are the v2 hook's (`read` to list, `write` to change); an
  * endpoint of another project is 404 like one that does not exist.
  */

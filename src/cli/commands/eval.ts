@@ -17,8 +17,8 @@ interface EvalOptions {
 }
 
 /**
- * `agentjobs eval [PATH…]`: runs task files with the real agent, in process, no server (DESIGN
- * §9). It measures and does not judge: the exit code is 0 whatever the pass rate, and non-zero only
+ * `agentjobs eval [PATH…]`: runs task files with the real agent, in process, no server
+ * (docs/evaluation.md). It measures and does not judge: the exit code is 0 whatever the pass rate, and non-zero only
  * when the eval could not run (no model, a bad task file).
  */
 export function registerEvalCommand(program: Command) {

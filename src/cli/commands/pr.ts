@@ -1,6 +1,6 @@
 /**
  * `agentjobs pr list | merge | close`: a local project's pull requests from the command line, as
- * the dashboard has them (DESIGN section 6). Works on the local database and the repository, like
+ * the dashboard has them (docs/code-hosts.md). Works on the local database and the repository, like
  * the other admin commands; a merge is the dashboard's merge.
  */
 import type { Command } from 'commander';

@@ -1,5 +1,5 @@
 /**
- * `agentjobs project context add|list|remove`: a project's context repositories (DESIGN section 5),
+ * `agentjobs project context add|list|remove`: a project's context repositories (docs/architecture.md#the-runs-phases),
  * the other repositories its agent reads. On the local database, as the other project commands;
  * checked by the same rules as the dashboard's (`jobs/context-repositories.ts`).
  */

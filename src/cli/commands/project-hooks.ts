@@ -1,5 +1,5 @@
 /**
- * `agentjobs project hook-secret PROJECT_ID [--rotate]` (DESIGN section 3, the code host's webhook):
+ * `agentjobs project hook-secret PROJECT_ID [--rotate]` (docs/api.md#code-host-webhooks):
  * makes the project's hook secret and shows it once, with the URL each code host sends its hooks
  * to. A project that has one keeps it unless `--rotate` is given (the old one stops at once).
  */

@@ -1,5 +1,5 @@
 /**
- * What the receiver makes of one code host's webhook (DESIGN section 3, the code host's webhook):
+ * What the receiver makes of one code host's webhook (docs/api.md#code-host-webhooks):
  * the delivery id, the repository the payload names, and the event in the one shape every host
  * shares (`HostEvent`), or why it is ignored. The payload parts read are checked with zod; a
  * payload that lacks them is a `HookPayloadError` (400), never a half-read event.

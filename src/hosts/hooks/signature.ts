@@ -1,5 +1,5 @@
 /**
- * Each code host's way of proving a webhook came from it (DESIGN section 3, the code host's
+ * Each code host's way of proving a webhook came from it (docs/api.md#code-host-webhooks
  * webhook), checked in constant time against the project's hook secret:
  * - GitHub: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>`;
  * - GitLab: `X-Gitlab-Token: <the secret itself>` (GitLab signs nothing);

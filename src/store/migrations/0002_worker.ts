@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
  * - `job_worker_state`: one row per job that has run; the conversation a follow-up continues, how
  *   far the job's messages are covered by it, the pushed head, and the count of lost leases in the
  *   current run. Kept out of `jobs` so that the API's reads of a job never drag a conversation along.
- * - `pull_requests`: the local code host's pull requests (DESIGN section 6); numbered per project,
+ * - `pull_requests`: the local code host's pull requests (docs/code-hosts.md); numbered per project,
  *   one per head branch, so a retried run can never open a second one.
  * - an index for finding expired leases.
  */

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { newId } from '../../domain/ids.js';
 
 /**
- * Webhooks (DESIGN section 3):
+ * Webhooks (docs/api.md):
  * - `webhook_endpoints`: a project's receivers. Secrets are sealed with the server's secret key
  *   (like code-host tokens), bound to the endpoint's id; the one before a rotation is kept, with
  *   the time until which it still signs.

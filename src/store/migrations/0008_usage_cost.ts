@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * What jobs cost (DESIGN §5, context and cost):
+ * What jobs cost (docs/costs.md):
  * - `jobs.cached_input_tokens`: input tokens the provider read from its prompt cache (part of
  *   `input_tokens`); `jobs.cost_usd`: what the job's runs cost, null while the model's price is
  *   unknown. Both grow with every step of a run, not only when it ends.

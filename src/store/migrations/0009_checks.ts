@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Checks (DESIGN section 5):
+ * Checks (docs/architecture.md#the-runs-phases):
  * - on `projects`, the check settings an admin sets (CLI or dashboard, never the job API):
  *   `built_in_checks` (1 on, 0 off), `check_command` (a shell command line run in the sandbox, or
  *   null), `check_timeout_seconds` (null for the default) and `on_check_failure`

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Reservations against a project's daily budget (DESIGN §5, context and cost), so that runs going
+ * Reservations against a project's daily budget (docs/costs.md), so that runs going
  * at once cannot together spend past it:
  * - `project_daily_spend.reserved_usd`: the worst cases of the steps of the project's runs that are
  *   under way on that day; a step may start only while `cost_usd + reserved_usd` is under the budget.

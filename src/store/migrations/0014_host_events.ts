@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * The code hosts' webhooks (DESIGN section 3, the code host's webhook):
+ * The code hosts' webhooks (docs/api.md#code-host-webhooks):
  * - `projects.hook_secret_sealed`: the project's hook secret, sealed like its host token;
  * - `host_events`: each delivery recorded before it is answered, unique per project, host and
  *   delivery id (a repeat within the 7 days rows are kept is found here), and claimed by the

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Context repositories (DESIGN section 5): the other repositories a project's agent reads.
+ * Context repositories (docs/architecture.md#the-runs-phases): the other repositories a project's agent reads.
  * - `context_repositories`: one row per project and name; its token sealed like the project's
  *   (`store/secrets.ts`), bound to the project and the name.
  * - `jobs.context_repositories`: JSON `[{ name, ref, commit }]`, what the job's latest run read;

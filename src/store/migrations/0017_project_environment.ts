@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 
 /**
- * A project's environment and commands (DESIGN section 5, "The sandbox, the environment and
- * commands"), set by an admin only (CLI or dashboard):
+ * A project's environment and commands (docs/checks.md#the-environment-and-the-agents-commands),
+ * set by an admin only (CLI or dashboard):
  * - `setup_command`: a shell command line run in the sandbox, with network, on the base tree before
  *   the agent writes anything (e.g. `npm ci`); what it leaves is cached per project; null for none;
  * - `agent_commands`: 1 when the agent has the `run_command` tool, 0 (the default) when not.

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Automations (DESIGN section 3): the automations of a project, every run they made or skipped,
+ * Automations (docs/api.md): the automations of a project, every run they made or skipped,
  * and the job field `trigger` (what started a job an automation made; null for API jobs).
  * - `automations.next_run_at`: a schedule's next time; the scheduler claims a time by moving it on
  *   with a conditional update, so only one process runs each time.

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * A project's mention (DESIGN section 3, automations, the `comment` trigger): the word that calls
+ * A project's mention (docs/automations.md): the word that calls
  * the service in a comment on the project's code host, set by an admin; `@agentjobs` by default.
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations describe the schema as it was then

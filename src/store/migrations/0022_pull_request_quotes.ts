@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * What a pull request's description quotes of an automation's prompt (DESIGN section 3,
+ * What a pull request's description quotes of an automation's prompt (docs/api.md,
  * automations): text rendered from a context repository (a diff, commit messages, pull requests, a
  * comment) may be private to it, and the content repository's pull request may be public.
  * - `projects.quote_context`: 1 quotes the prompt as rendered; 0 (the default) quotes the

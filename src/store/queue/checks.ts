@@ -1,5 +1,5 @@
 /**
- * A run's check results (DESIGN section 5): the job's `checks` field takes the latest run and a
+ * A run's check results (docs/architecture.md#the-runs-phases): the job's `checks` field takes the latest run and a
  * `check` event records it, in one fenced transaction. Beside them, the commits of the context
  * repositories the run read (the job's `contextRepositories`), what the run worked from.
  */

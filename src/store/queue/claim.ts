@@ -1,5 +1,5 @@
 /**
- * The claim (DESIGN section 4): up to `limit` queued jobs, oldest first, whose project runs fewer
+ * The claim (docs/architecture.md#the-queue-and-its-fencing): up to `limit` queued jobs, oldest first, whose project runs fewer
  * than `perProject` jobs, become `preparing` under a lease of this worker, with `attempt` raised.
  * One statement for each kind of database, the one place where they really differ:
  * - where writes run side by side (PostgreSQL): `with … for update skip locked … update …

@@ -1,5 +1,5 @@
 /**
- * Leases and fencing (DESIGN section 4). A claim raises `attempt` and names the worker in
+ * Leases and fencing (docs/architecture.md#the-queue-and-its-fencing). A claim raises `attempt` and names the worker in
  * `lease_owner`; every later write of that run is fenced with both, and with `status = 'active'`,
  * so a worker whose lease was taken over, or whose job was archived, changes nothing and learns
  * that it must stop.
@@ -158,7 +158,7 @@ export function leaseQueries(db: Db) {
 
     /**
      * Moves the job to a new branch (`source.ref`): a follow-up whose pull request was merged or
-     * closed starts one from the base as it is now (DESIGN section 3, States).
+     * closed starts one from the base as it is now (docs/api.md).
      */
     async moveBranch(lease: Lease, ref: string): Promise<void> {
       await db.write(async (trx) => {

@@ -1,5 +1,5 @@
 /**
- * Leases whose worker is gone (DESIGN section 4): a job held by a worker that stopped renewing goes
+ * Leases whose worker is gone (docs/architecture.md#the-queue-and-its-fencing): a job held by a worker that stopped renewing goes
  * back to the queue, counting a lost attempt; the third lost attempt of a run fails the job with
  * `worker_lost` instead of handing it to yet another worker that may die the same way. Two ways
  * find such a job: its lease expired (`reclaimExpired`, any worker), or a worker of the same data

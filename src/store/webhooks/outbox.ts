@@ -1,5 +1,5 @@
 /**
- * The webhook outbox (DESIGN section 3): a job change writes its event, and one delivery per
+ * The webhook outbox (docs/api.md): a job change writes its event, and one delivery per
  * endpoint that wants it, inside the change's own transaction. Either both commit or neither, so an
  * event cannot be lost to a crash between the change and the send: whichever process delivers
  * (any API or worker process) finds it in the table. A project without endpoints costs one indexed

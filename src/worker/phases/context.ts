@@ -1,5 +1,5 @@
 /**
- * Part of the prepare phase: fetch the project's context repositories (DESIGN section 5), each
+ * Part of the prepare phase: fetch the project's context repositories (docs/architecture.md#the-runs-phases), each
  * once per run into its own mirror, and resolve each branch to the commit the run reads. The job's
  * `contextRepositories` records them. One that cannot be fetched fails the job with
  * `context_repository_unavailable` naming it (never its token): a run without the code it was

@@ -1,5 +1,5 @@
 /**
- * A follow-up works on what the base branch is now, not on what it was (DESIGN section 3, States):
+ * A follow-up works on what the base branch is now, not on what it was (docs/api.md):
  * - when the job's pull request was merged or closed, the run starts a new branch from the base
  *   (`nextJobBranch`) and publishing opens a new pull request on it; the job's `source.ref` moves
  *   to it, and the earlier pull request stays in the job's events;
