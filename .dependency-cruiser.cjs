@@ -111,11 +111,11 @@ module.exports = {
       name: 'background-runs-on-store-domain-worker-webhooks-hosts',
       severity: 'error',
       comment:
-        'background/ (the loop and what runs on it) reaches the store, the domain, a job run, webhook sending, the code hosts, metrics and config, and the job operations (an automation run creates its job through jobs/, the one create path); nothing of the servers.',
+        'background/ (the loop and what runs on it) reaches the store, the domain, a job run, git (the watched repositories, the worker registry), webhook sending, the code hosts, metrics and config, and the job operations (an automation run creates its job through jobs/, the one create path); nothing of the servers.',
       from: { path: '^src/background/' },
       to: {
         path: '^src/',
-        pathNot: '^src/(background|store|domain|worker|webhooks|hosts|metrics|config|jobs)/|^src/log\\.ts$',
+        pathNot: '^src/(background|store|domain|worker|git|webhooks|hosts|metrics|config|jobs)/|^src/log\\.ts$',
       },
     },
     {

@@ -5,11 +5,11 @@
  */
 import type { Config } from '../config/config.js';
 import type { CodeHosts } from '../hosts/types.js';
-import { type WatchedRepositoryOptions, watchedRepositories } from '../worker/watched-repositories.js';
 import { createHostEventDispatcher, type HostEventDispatcherOptions } from './host-events.js';
 import { createPoller } from './poller.js';
 import { createScheduler } from './scheduler.js';
 import { commentAuthorChecker, threadReplier } from './thread-replies.js';
+import { type WatchedRepositoryOptions, watchedRepositories } from './watched-repositories.js';
 
 /** The automation loops of one process. */
 export interface AutomationLoops {

@@ -17,8 +17,8 @@ import type { Logger } from '../log.js';
 import { HOST_EVENTS_CHANNEL } from '../store/channels.js';
 import type { ClaimedHostEvent } from '../store/host-events.js';
 import type { Store } from '../store/store.js';
-import type { WatchedRepositories } from '../worker/watched-repositories.js';
 import { type BackgroundLoop, backgroundLoop, type PassResult } from './loop.js';
+import type { WatchedRepositories } from './watched-repositories.js';
 
 /** Events one pass claims at most; a full batch runs another pass at once. */
 const BATCH = 20;

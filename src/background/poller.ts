@@ -15,8 +15,8 @@ import type { Automation } from '../domain/automation.js';
 import type { PushEvent, RepositoryMatch } from '../domain/host-event.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
-import type { WatchedRepositories } from '../worker/watched-repositories.js';
 import { type BackgroundLoop, backgroundLoop } from './loop.js';
+import type { WatchedRepositories } from './watched-repositories.js';
 
 /** What the poller needs. */
 export interface PollerOptions {

@@ -4,19 +4,19 @@
  * by `capacity.ts`) and runs each (`worker/run.ts`), renewing their leases (`heartbeat.ts`).
  * `stop` stops claiming, lets running jobs finish within the grace period, then stops them and
  * hands their jobs back to the queue. At start it names itself in the data directory and takes back
- * at once the jobs of workers of that directory whose process died (worker/registry.ts).
+ * at once the jobs of workers of that directory whose process died (background/registry.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../log.js';
 import { JOBS_CHANNEL } from '../store/channels.js';
-import { goneWorkers, registerWorker, type WorkerEntry } from '../worker/registry.js';
 import type { ActiveRun } from '../worker/run.js';
 import type { RunDependencies } from '../worker/run-context.js';
 import { runCapacity } from './capacity.js';
 import { claimPass } from './claims.js';
 import { createHeartbeat } from './heartbeat.js';
 import { backgroundLoop } from './loop.js';
+import { goneWorkers, registerWorker, type WorkerEntry } from './registry.js';
 
 /** What each run gets (`RunDependencies`), but the worker's id, which is made here unless given. */
 export interface WorkerOptions extends Omit<RunDependencies, 'workerId'> {
@@ -150,7 +150,7 @@ export function createWorker(options: WorkerOptions): Worker {
 
 /**
  * Returns to the queue the jobs of the workers of this data directory whose process is gone
- * (worker/registry.ts), counting a lost attempt each unless a person stopped the worker at once
+ * (background/registry.ts), counting a lost attempt each unless a person stopped the worker at once
  * (store/queue/reclaim.ts). When the database cannot be reached, their leases expire as they
  * would have; their files stay for the next start.
  */

@@ -3,7 +3,7 @@
  * back to the queue, counting a lost attempt; the third lost attempt of a run fails the job with
  * `worker_lost` instead of handing it to yet another worker that may die the same way. Two ways
  * find such a job: its lease expired (`reclaimExpired`, any worker), or a worker of the same data
- * directory saw the holder's process gone (`reclaimFromGone`, at its start: worker/registry.ts),
+ * directory saw the holder's process gone (`reclaimFromGone`, at its start: background/registry.ts),
  * which counts no lost attempt when a person stopped that process at once (a second Ctrl-C).
  */
 
