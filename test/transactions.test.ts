@@ -56,8 +56,11 @@ describe.each(testDialects())('transactions on %s', (dialect) => {
 
   it('still allows the root handle and writes once the write is over', async () => {
     await db.write(async (trx) => trx.selectFrom('projects').select('id').execute());
-    await sql`select 1`.execute(db.kysely);
-    await db.write(async (trx) => trx.selectFrom('projects').select('id').execute());
+    const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db.kysely);
+    expect(rows.map((row) => Number(row.one))).toEqual([1]);
+    await expect(
+      db.write(async (trx) => trx.selectFrom('projects').select('id').execute()),
+    ).resolves.toBeInstanceOf(Array);
   });
 
   it("reads inside a write see the write's own changes, and others see them after its commit", async () => {

@@ -192,6 +192,8 @@ describe.skipIf(!bin && !required)('an API and a worker process through a Postgr
       await waitFor(() => heard.includes(''));
       await notifying.notify('restart_test', 'after');
       await waitFor(() => heard.includes('after'));
+      // Heard before, the reconnect's wake-up (an empty payload), and after.
+      expect(heard).toEqual(expect.arrayContaining(['before', '', 'after']));
     } finally {
       await listening.close();
       await notifying.close();
