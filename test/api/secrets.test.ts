@@ -89,8 +89,8 @@ describe.each(testDialects())('API keys stay secret on %s', (dialect) => {
     expect(leaks(stored)).toEqual([]);
   });
 
-  it('keeps a used key out of the database file and its WAL', async () => {
-    if (dialect !== 'sqlite') return;
+  // A file and its WAL are SQLite's; PostgreSQL keeps its pages where the test cannot read them.
+  it.runIf(dialect === 'sqlite')('keeps a used key out of the database file and its WAL', async () => {
     const key = await t.makeKey();
     const url = `/v2/agent/${t.project.id}/job`;
     const created = await t.app.inject({
