@@ -149,10 +149,18 @@ describe('built-in checks on hostile files at the size limit', () => {
       checks: ['markdown'],
       budget: { fileMs: 60_000, runMs: 1_000 },
     });
-    expect(results[0]?.problems).toEqual([
-      { path: 'docs/a.md', line: null, message: expect.stringContaining('docs/a.md was not checked') },
-      { path: 'docs/b.md', line: null, message: expect.stringContaining('docs/b.md was not checked') },
-    ]);
+    // A run's files take turns in the pool: how far the first gets inside the budget depends on the
+    // machine (a faster Node parses it whole), but the second is always left, and each file left is
+    // named as not checked, never a stall or a failed run.
+    const problems = results[0]?.problems ?? [];
+    expect(problems.map((problem) => problem.path)).toContain('docs/b.md');
+    for (const problem of problems) {
+      expect(['docs/a.md', 'docs/b.md']).toContain(problem.path);
+      expect(problem).toMatchObject({
+        line: null,
+        message: expect.stringContaining(`${problem.path} was not checked`),
+      });
+    }
   });
 
   it('still checks an ordinary page after a worker was stopped for a slow one', async () => {
