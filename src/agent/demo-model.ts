@@ -6,9 +6,10 @@
  * from the prompt and labelled as the demo's (`demo-change.ts`), links it, and ends with a summary
  * that says a demo model made it.
  *
- * It keeps no state: each call reads what to do next from the conversation it is sent, the prompt
- * and the tools' answers since the last user message, so follow-ups, retries and restarts of a job
- * work as they do with any model.
+ * It keeps no state: each call reads what to do next from the conversation it is sent, the user's
+ * latest words and the tools' answers since then, so follow-ups, retries and restarts of a job work
+ * as they do with any model. The notes the service adds (`service-notes.ts`) are never taken for
+ * the request: a restart continues the round it interrupted.
  */
 import type { LanguageModel } from 'ai';
 import { DEMO_MODEL_ID } from '../domain/model-id.js';
@@ -27,6 +28,7 @@ import {
   slugOf,
   titleFrom,
 } from './demo-change.js';
+import { RESUMED_WITHOUT_FILES, splitNotes } from './service-notes.js';
 
 type LanguageModelV3 = Extract<LanguageModel, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<LanguageModelV3['doGenerate']>[0];
@@ -55,7 +57,10 @@ interface Answer {
 /** What the demo has learned in this round: the request and the tools' answers. */
 interface Round {
   number: number;
+  /** The user's latest words, without the notes the service put before them. */
   request: string;
+  /** The service's notes in this round (a follow-up's word on its branch, a restart's). */
+  notes: string[];
   answers: Map<string, Answer>;
 }
 
@@ -125,21 +130,42 @@ function toolCall(options: CallOptions) {
   });
 }
 
-const countUserMessages = (prompt: CallOptions['prompt']) =>
-  prompt.filter((message) => message.role === 'user').length;
+/** A user message's text. */
+function textOf(message: CallOptions['prompt'][number]): string {
+  if (message.role !== 'user') return '';
+  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
 
-/** The last user message and the answers to the demo's calls since then. */
+/**
+ * The user messages that carry the user's own words. A message that is only the service's notes
+ * (a resumed run's word on the restart) starts no round: the demo continues the one it was in.
+ */
+const userRounds = (prompt: CallOptions['prompt']) =>
+  prompt.flatMap((message, index) =>
+    message.role === 'user' && splitNotes(textOf(message)).words !== '' ? [index] : [],
+  );
+
+const countUserMessages = (prompt: CallOptions['prompt']) => userRounds(prompt).length;
+
+/** Calls whose work on files a restart may have lost: made again when the service says so. */
+const WRITES = /^(write|link|resolve-)/;
+
+/** The user's latest words, the service's notes, and the answers to the demo's calls since then. */
 function readRound(prompt: CallOptions['prompt']): Round {
-  const number = countUserMessages(prompt);
-  const last = prompt.findLastIndex((message) => message.role === 'user');
-  const user = prompt[last];
-  const request =
-    user?.role === 'user'
-      ? user.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n')
-      : '';
+  const rounds = userRounds(prompt);
+  const number = rounds.length;
+  const last = rounds.at(-1) ?? -1;
+  const { notes, words: request } =
+    last < 0 ? { notes: [], words: '' } : splitNotes(textOf(prompt[last] as CallOptions['prompt'][number]));
   const answers = new Map<string, Answer>();
   const prefix = `demo-${number}-`;
   for (const message of prompt.slice(last + 1)) {
+    if (message.role === 'user') {
+      notes.push(...splitNotes(textOf(message)).notes);
+      // The files written before the restart are gone: those calls are made again.
+      if (textOf(message).includes(RESUMED_WITHOUT_FILES))
+        for (const purpose of [...answers.keys()]) if (WRITES.test(purpose)) answers.delete(purpose);
+    }
     if (message.role !== 'tool') continue;
     for (const part of message.content) {
       if (part.type !== 'tool-result' || !part.toolCallId.startsWith(prefix)) continue;
@@ -156,7 +182,7 @@ function readRound(prompt: CallOptions['prompt']): Round {
       });
     }
   }
-  return { number, request, answers };
+  return { number, request, notes, answers };
 }
 
 /** What the plan shows, with the first `done` items completed. */
