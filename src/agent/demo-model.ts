@@ -28,6 +28,7 @@ import {
   slugOf,
   titleFrom,
 } from './demo-change.js';
+import { conflictedFiles, resolveBothSides } from './demo-conflicts.js';
 import { RESUMED_WITHOUT_FILES, splitNotes } from './service-notes.js';
 
 type LanguageModelV3 = Extract<LanguageModel, { specificationVersion: 'v3' }>;
@@ -209,6 +210,10 @@ export function nextMove(round: Round): Move {
     return {
       text: `Demo: checks found problems\n\nThe agentjobs demo model cannot fix problems the checks report; no AI model was used. To have them fixed, ${REAL_MODEL_HINT}.`,
     };
+  const resolved = resolveConflicts(conflictedFiles(round.notes), answers);
+  if (resolved && 'calls' in resolved) return resolved;
+  if (resolved && (isAboutConflicts(request) || request === ''))
+    return { text: `Demo: resolve the conflicts\n\n${resolved.said}\n\n${DEMO_LABEL}` };
   const listing = answers.get('list');
   if (!listing) return { calls: [plan(0), { purpose: 'list', toolName: 'list_files', input: {} }] };
   const files = listing.failed ? [] : listedPaths(listing.text);
@@ -259,9 +264,52 @@ export function nextMove(round: Round): Move {
     if (edit) calls.push({ purpose: 'link', toolName: 'edit_file', input: { ...edit } });
     return { calls };
   }
-  return {
-    text: summary({ title, page, files: files.length, site, write, link: answers.get('link') ?? null }),
-  };
+  const said = summary({ title, page, files: files.length, site, write, link: answers.get('link') ?? null });
+  return { text: resolved ? said.replace('\n\n', `\n\n${resolved.said}\n\n`) : said };
+}
+
+const isAboutConflicts = (request: string) => /\b(conflict|resolve|merge)/i.test(request);
+
+/**
+ * The conflicts the service's note names, resolved by keeping both sides (demo-conflicts.ts): the
+ * calls still to make, or what was done. Null when the note names none.
+ */
+function resolveConflicts(
+  files: string[],
+  answers: Map<string, Answer>,
+): { calls: Call[] } | { said: string } | null {
+  if (files.length === 0) return null;
+  const reads = files.map((path, index) => ({
+    purpose: `conflict-${index}`,
+    toolName: 'read_file',
+    input: { path, limit: 2000 },
+  }));
+  if (reads.some((call) => !answers.has(call.purpose))) return { calls: reads };
+  const resolutions = files.map((path, index) => {
+    const answer = answers.get(`conflict-${index}`) as Answer;
+    return { path, index, resolved: answer.failed ? null : resolveBothSides(answer.text) };
+  });
+  const writes: Call[] = resolutions.flatMap(({ path, index, resolved }) =>
+    resolved
+      ? [{ purpose: `resolve-${index}`, toolName: 'write_file', input: { path, content: resolved.content } }]
+      : [],
+  );
+  if (writes.some((call) => !answers.has(call.purpose))) return { calls: writes };
+  const done = resolutions.flatMap(({ path, index, resolved }) =>
+    resolved && !answers.get(`resolve-${index}`)?.failed
+      ? [`${path} (the lines of ${resolved.ours} first, then those of ${resolved.theirs})`]
+      : [],
+  );
+  const left = resolutions.filter(({ path }) => !done.some((each) => each.startsWith(`${path} (`)));
+  const kept =
+    done.length > 0
+      ? `The demo model resolved the merge conflicts plainly, keeping both sides of each, in ${done.join(', ')}: read the result before merging, as a real model would weigh what each side meant instead.`
+      : '';
+  const notDone =
+    left.length > 0
+      ? ` It could not resolve ${left.map(({ path }) => path).join(', ')}, which keep their conflict markers.`
+      : '';
+  return { said: `${kept}${notDone}`.trim() };
 }
 
 /** A read's text, or null when it failed or never happened. */
@@ -280,7 +328,7 @@ function summary(done: {
 }): string {
   const { title, page, site } = done;
   const heading = `Demo: add the page “${title}”`;
-  const label = `The agentjobs demo model made this change; no AI model was used. To have a real model do the work, ${REAL_MODEL_HINT}.`;
+  const label = DEMO_LABEL;
   if (done.write.failed)
     return `${heading}\n\nThe demo model could not write ${page}: ${firstLine(done.write.text)}\n\n${label}`;
   const linked = !done.link
@@ -292,5 +340,8 @@ function summary(done: {
       : ` It linked the page from ${site.linkFrom}.`;
   return `${heading}\n\n${label}\n\nIt looked at the repository's ${done.files} files and wrote ${page}, a page titled “${title}” that quotes the request and says: “${DEMO_NOTE}”${linked}`;
 }
+
+/** What every summary of the demo's says about who made the change. */
+const DEMO_LABEL = `The agentjobs demo model made this change; no AI model was used. To have a real model do the work, ${REAL_MODEL_HINT}.`;
 
 const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
