@@ -177,9 +177,13 @@ describe('the demo model', () => {
 
   it('answers a repair round after failed checks instead of writing another page', () => {
     const request = `docs/faq.md: a problem\n\nFix every problem above (they were found by the project's checks on your changes), then answer with your summary again.`;
-    const move = nextMove({ number: 2, request, notes: [], answers: new Map() });
+    const earlier = 'Demo: add the page “FAQ”\n\nThe agentjobs demo model made this change.';
+    const move = nextMove({ number: 2, request, notes: [], answers: new Map(), earlier });
+    // The answer keeps the work's title: it names the pull request.
     expect(move).toEqual({
-      text: expect.stringMatching(/^Demo: checks found problems\n\nThe agentjobs demo model cannot fix/),
+      text: expect.stringMatching(
+        /^Demo: add the page “FAQ”\n\nThe checks found problems in this change, and the agentjobs demo model cannot fix/,
+      ),
     });
   });
 

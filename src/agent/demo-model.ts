@@ -62,6 +62,8 @@ interface Round {
   request: string;
   /** The service's notes in this round (a follow-up's word on its branch, a restart's). */
   notes: string[];
+  /** The demo's last answer before this round, or '' (a repair round keeps its title). */
+  earlier?: string;
   answers: Map<string, Answer>;
 }
 
@@ -183,7 +185,18 @@ function readRound(prompt: CallOptions['prompt']): Round {
       });
     }
   }
-  return { number, request, notes, answers };
+  const earlier = prompt
+    .slice(0, Math.max(last, 0))
+    .findLast(
+      (message) =>
+        message.role === 'assistant' &&
+        message.content.some((part) => typeof part !== 'string' && part.type === 'text'),
+    );
+  const earlierText =
+    earlier?.role === 'assistant' && typeof earlier.content !== 'string'
+      ? earlier.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+      : '';
+  return { number, request, notes, answers, earlier: earlierText };
 }
 
 /** What the plan shows, with the first `done` items completed. */
@@ -206,10 +219,14 @@ export function nextMove(round: Round): Move {
   const { answers, request } = round;
   // The worker's repair prompt after failed checks: the demo's changes are built to pass them, and
   // it cannot fix anything else, so it says so instead of writing another page.
-  if (/found by the project's checks/.test(request))
-    return {
-      text: `Demo: checks found problems\n\nThe agentjobs demo model cannot fix problems the checks report; no AI model was used. To have them fixed, ${REAL_MODEL_HINT}.`,
-    };
+  // Its answer keeps the title of the work it did: the pull request is still that work.
+  if (/found by the project's checks/.test(request)) {
+    const note = `The checks found problems in this change, and the agentjobs demo model cannot fix problems the checks report; no AI model was used. To have them fixed, ${REAL_MODEL_HINT}.`;
+    const earlier = round.earlier?.trim() ?? '';
+    if (!earlier) return { text: `Demo: the change\n\n${note}` };
+    const [title, ...rest] = earlier.split('\n\n');
+    return { text: [title, note, ...rest].join('\n\n') };
+  }
   const resolved = resolveConflicts(conflictedFiles(round.notes), answers);
   if (resolved && 'calls' in resolved) return resolved;
   if (resolved && (isAboutConflicts(request) || request === ''))
