@@ -23,7 +23,7 @@ import {
   type UpdateOptions,
   withCheckOptions,
 } from './project-options.js';
-import { registerProjectSetupCommands } from './project-setup.js';
+import { lockfileChecks, registerProjectSetupCommands } from './project-setup.js';
 export function registerProjectCommands(program: Command) {
   const project = program.command('project').description('Manage projects (works on the local database)');
 
@@ -225,6 +225,7 @@ ${describeContextRepositories(shown.contextRepositories)}`,
         );
         if (found.checkCommand || found.setupCommand || found.agentCommands)
           checks.push(await sandboxCheck(config.checks.sandbox));
+        checks.push(...(await lockfileChecks(found, config.dataDir)));
         const { checkContextRepositories } = await import('../../jobs/context-repositories.js');
         checks.push(
           ...(await checkContextRepositories(
