@@ -82,6 +82,8 @@ export interface AutomationConfig {
   diffChars: number;
   /** How often the watched branches (context and content repositories) are fetched for new commits. */
   pollMs: number;
+  /** How often the watched branches of local repositories are looked at, in ms. */
+  localPollMs: number;
 }
 
 export interface ChecksConfig {
@@ -268,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       runsPerDay: e.AGENTJOBS_AUTOMATION_RUNS_PER_DAY,
       diffChars: e.AGENTJOBS_TRIGGER_DIFF_CHARS,
       pollMs: e.AGENTJOBS_REPOSITORY_POLL_SECONDS * 1000,
+      localPollMs: e.AGENTJOBS_LOCAL_REPOSITORY_POLL_SECONDS * 1000,
     },
     metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },
     lifecycle: {

@@ -7,6 +7,7 @@
  * `dashboard.ts`) and redirects after a success (post/redirect/get).
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AutomationConfig } from '../config/config.js';
 import type { Automation, AutomationRun } from '../domain/automation.js';
 import {
   AUTOMATION_TEMPLATES,
@@ -63,8 +64,15 @@ const outcomeBadge = (run: AutomationRun) =>
   html`<span class="badge ${run.outcome === 'skipped' ? 'soon' : run.outcome === 'failed' ? 'revoked' : 'active'}">${run.outcome}</span>`;
 
 /** Where the hook URL, the secret and the setup steps are: the settings page, not repeated here. */
-const hookNote = (project: Project) =>
-  html`<p class="hint">Code changes and comments reach automations at once when the code host sends its webhooks: the hook URL, the secret and the setup steps for each host are in <a href="/ui/projects/${project.id}/settings#code-host-webhooks">Settings, Code-host webhooks</a>. Without them, code changes are found by polling.</p>`;
+const hookNote = (project: Project, polls: Pick<AutomationConfig, 'pollMs' | 'localPollMs'>) =>
+  html`<p class="hint" id="polling-note">Commits to a local repository are found by looking at it every ${seconds(polls.localPollMs)}. Code changes and comments on a code host reach automations at once when it sends its webhooks: the hook URL, the secret and the setup steps for each host are in <a href="/ui/projects/${project.id}/settings#code-host-webhooks">Settings, Code-host webhooks</a>. Without them, code changes there are found by polling every ${seconds(polls.pollMs)}.</p>`;
+
+/** 3000 → "3 seconds", 300000 → "5 minutes". */
+const seconds = (ms: number) => {
+  const count = Math.round(ms / 1000);
+  if (count % 60 === 0 && count >= 120) return `${count / 60} minutes`;
+  return count === 1 ? 'second' : `${count} seconds`;
+};
 
 /** An error the operations answer with, as the API would say it; anything unexpected goes on. */
 function known(thrown: unknown, isTransient: (error: unknown) => boolean): AppError {
@@ -128,7 +136,7 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (
                   <td>${time(automation.nextRunAt, '-')}</td><td>${lastRun(automation, latest.get(automation.id))}</td></tr>`,
               )}</tbody></table></div>`
           }
-          <div class="pad">${hookNote(project)}</div></section>
+          <div class="pad">${hookNote(project, config.automations)}</div></section>
         <section><h2>New automation</h2><div class="pad"><ul>
           ${AUTOMATION_TEMPLATES.map(
             (template) =>
@@ -154,7 +162,7 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (
       reply,
       `${project.name} new automation`,
       (csrf) => html`${projectHeader(project, 'automations')}
-      <section><h2>New automation${template ? html` from the template ${template.name}` : ''}</h2><div class="pad">${template ? html`<p>${template.description}. Change anything before creating it.</p>` : ''}${hookNote(project)}
+      <section><h2>New automation${template ? html` from the template ${template.name}` : ''}</h2><div class="pad">${template ? html`<p>${template.description}. Change anything before creating it.</p>` : ''}${hookNote(project, config.automations)}
         ${automationForm({ action: tabPath(project), csrf, values, errors, submit: 'Create automation' })}</div></section>`,
       Object.keys(errors).length
         ? { status, flash: { kind: 'error', text: 'The automation was not created; see below.' } }
@@ -244,7 +252,7 @@ export const automationPages: FastifyPluginAsync<DashboardOptions> = async (
               <p>The automation and its runs are deleted; its jobs stay.</p>
               <button class="danger" type="submit">Yes, delete</button></form></details>
           <a href="${tabPath(project)}">All automations</a></div>
-        ${hookNote(project)}</div></section>
+        ${hookNote(project, config.automations)}</div></section>
       <section><h2>Runs</h2>
         ${
           page.runs.length === 0

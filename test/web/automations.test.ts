@@ -31,6 +31,9 @@ describe.each(testDialects())('the Automations tab on %s', (dialect) => {
     expect(page.body).toContain(`href="${tab()}" aria-current="page">Automations</a>`);
     expect(page.body).toContain(`href="${tab()}/new?template=update-docs-from-code"`);
     expect(page.body).toContain(`/ui/projects/${t.project.id}/settings#code-host-webhooks`);
+    // How often a repository is looked at, where the triggers are described.
+    expect(page.body).toContain('Commits to a local repository are found by looking at it every 3 seconds.');
+    expect(page.body).toContain('found by polling every 5 minutes.');
     expect((await browser.get(`/ui/projects/${t.project.id}/jobs`)).body).toContain('>Automations</a>');
   });
 
