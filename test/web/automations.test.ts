@@ -272,5 +272,14 @@ describe.each(testDialects())('Run now with variables on %s', (dialect) => {
     expect(ran.status).toBe(303);
     const jobId = /job=([\w-]+)/.exec(ran.location ?? '')?.[1] ?? '';
     expect((await t.store.jobs.get(t.project.id, jobId))?.prompt).toBe('Write the notes of <v2.0>.');
+    expect((await browser.get(ran.location ?? '')).body).toContain('<p id="ran-job">Run now started job');
+
+    // The second run is grouped into the job the first made: the page says so, not "started".
+    const again = await browser.post(`${base}/run`, { 'variables.version': '<v2.1>' });
+    expect(again.status).toBe(303);
+    expect(/job=([\w-]+)/.exec(again.location ?? '')?.[1]).toBe(jobId);
+    expect((await browser.get(again.location ?? '')).body).toContain(
+      `<p id="ran-job">Run now added to the existing job <a href="/ui/projects/${t.project.id}/jobs/${jobId}">`,
+    );
   });
 });
