@@ -106,6 +106,20 @@ describe.skipIf(!hasChromium)('conflicts with the demo model, in Chromium', () =
     await expect(changes.textContent()).resolves.not.toContain('cannot be read');
     await expect(changes.textContent()).resolves.toContain('README.md');
     await expect(page.locator('#job-status').textContent()).resolves.toContain('failed');
+    // A job that is over has no step running "now" in its plan.
+    expect(await page.locator('ul.plan li').count()).toBeGreaterThan(0);
+    expect(await page.locator('ul.plan .badge').count()).toBe(0);
+    // The long line of the diff wraps: nothing of it is cut at the right or needs a scroll.
+    const cut = await page.$$eval('pre.diff span', (spans) =>
+      spans
+        .filter((span) => span.scrollWidth > span.clientWidth + 1)
+        .map((span) => span.textContent?.slice(0, 40)),
+    );
+    expect(cut).toEqual([]);
+    const diff = await page
+      .locator('pre.diff')
+      .evaluate((pre) => ({ scroll: pre.scrollWidth, client: pre.clientWidth }));
+    expect(diff.scroll).toBeLessThanOrEqual(diff.client + 1);
     await screenshot(page, 'demo-conflict-failed-job');
   });
 });
