@@ -8,9 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxStatus } from '../../src/checks/sandbox.js';
+import { cliWithoutGroups } from '../support/cli-without-groups.js';
 import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
 import { committedRepo } from '../support/e2e.js';
-import { CLI, type CliResult, runCli, spawnInGroup } from '../support/processes.js';
+import { runCli } from '../support/processes.js';
 
 const sandbox = await sandboxStatus({ unlimited: false });
 
@@ -91,7 +92,7 @@ describe.each(testDialects())('environment settings on the command line (%s)', (
         ['--setup-command', 'npm ci'],
         ['--agent-commands', 'yes'],
       ]) {
-        const refused = await withoutGroups(
+        const refused = await cliWithoutGroups(
           ['project', 'create', '--name', 'Docs', '--repo', repo, ...flags],
           env,
         );
@@ -105,34 +106,3 @@ describe.each(testDialects())('environment settings on the command line (%s)', (
     },
   );
 });
-
-/** The CLI in its own mount namespace with an empty tmpfs over /sys/fs/cgroup (as cli.test.ts). */
-function withoutGroups(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawnInGroup(
-      'unshare',
-      [
-        '--mount',
-        '--propagation',
-        'private',
-        'sh',
-        '-c',
-        'mount -t tmpfs none /sys/fs/cgroup && exec "$@"',
-        'sh',
-        process.execPath,
-        CLI,
-        ...args,
-      ],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr?.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
