@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { Worker } from '../../src/background/worker.js';
 import type { Job } from '../../src/domain/job.js';
 import { RESUMED_WITH_FILES, RESUMED_WITHOUT_FILES } from '../../src/worker/progress.js';
-import { testDialects } from '../support/db.js';
+import { testDialects, testJobInput } from '../support/db.js';
 import { realAgentConfig, startRealWorker } from '../support/real-agent.js';
 import { heldUntil } from '../support/scripted-model.js';
 import { type ScriptedWorker, scriptedWorker } from '../support/scripted-worker.js';
-import { git, waitFor } from '../support/worker.js';
+import { git, settledJob, waitFor } from '../support/worker.js';
 
 /** What the handed-back job's progress records of one file it wrote. */
 interface WrittenFile {
@@ -25,14 +25,11 @@ describe.each(testDialects())('a run continued by the next worker, on %s', (dial
       { toolCalls: [{ name: 'write_file', input: { path: 'notes.md', content: 'first attempt\n' } }] },
       heldUntil(new Promise<void>(() => {}), { text: 'never' }),
     ]);
-    const job = await t.store.jobs.create({
-      projectId: project.id,
-      prompt: 'Write notes.md',
-      model: 'openai-compatible:scripted',
-      baseRef: 'main',
-      repository: repo,
-      draft: false,
-    });
+    const job = await t.store.jobs.create(
+      testJobInput({ id: project.id, repository: repo }, 'Write notes.md', {
+        model: 'openai-compatible:scripted',
+      }),
+    );
     await waitFor(
       async () => model.requests.length,
       (count) => count >= 2,
@@ -55,11 +52,7 @@ describe.each(testDialects())('a run continued by the next worker, on %s', (dial
     const finish = async (jobId: string) => {
       const config = realAgentConfig(path.join(scripted.dir, 'data'), scripted.model.url);
       next.push((await startRealWorker(config, scripted.t.store, 'next')).worker);
-      return (await waitFor(
-        () => scripted.t.store.jobs.get(scripted.project.id, jobId),
-        (current) => current?.status !== 'active',
-        { timeoutMs: 60_000, everyMs: 50 },
-      )) as Job;
+      return settledJob(scripted.t.store, scripted.project.id, jobId);
     };
     try {
       await test(scripted, finish);
