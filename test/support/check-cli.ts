@@ -1,4 +1,16 @@
+/** What the tests of check settings on the command line share. */
 import { CLI, type CliResult, runToEnd } from './processes.js';
+
+/** The arguments of `project create` of `repo` as "Docs", with `options`. */
+export const createDocsArgs = (repo: string, ...options: string[]): string[] => [
+  'project',
+  'create',
+  '--name',
+  'Docs',
+  '--repo',
+  repo,
+  ...options,
+];
 
 /**
  * Runs the built CLI where control groups cannot be made: in its own mount namespace, with an
