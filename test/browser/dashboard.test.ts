@@ -5,6 +5,7 @@ import { openDb } from '../../src/store/db.js';
 import { hasChromium, screenshot } from '../support/chromium.js';
 import { mergeIntoMain, useChromiumServer } from '../support/chromium-server.js';
 import { git, jobApi } from '../support/e2e.js';
+import { makeGate } from '../support/gate.js';
 import { heldUntil } from '../support/scripted-model.js';
 import { partsOf } from '../support/use-fixture.js';
 
@@ -73,10 +74,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
   });
 
   it('watches a job created with the key reach completed without reloading', async () => {
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { opened: gate, open: release } = makeGate();
     model.setScript([
       {
         toolCalls: [

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, screenshot } from '../support/chromium.js';
 import { mergeIntoMain, useChromiumServer } from '../support/chromium-server.js';
 import { git } from '../support/e2e.js';
+import { makeGate } from '../support/gate.js';
 import { heldUntil } from '../support/scripted-model.js';
 import { partsOf } from '../support/use-fixture.js';
 
@@ -52,10 +53,7 @@ describe.skipIf(!hasChromium)('starting a job from the dashboard in Chromium', (
   });
 
   it('starts a job from the jobs page, watches it complete and merges its pull request', async () => {
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { opened: gate, open: release } = makeGate();
     model.setScript([
       heldUntil(gate, {
         toolCalls: [
