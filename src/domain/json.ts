@@ -23,9 +23,22 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
   }
   try {
     return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-  } catch (error) {
-    const reason =
-      error instanceof SyntaxError ? 'is not valid JSON' : 'has a forbidden key (__proto__ or constructor)';
-    throw new AppError('invalid_json', `The request body ${reason}.`);
+  } catch {
+    // secure-json-parse throws a SyntaxError for both; only a refused body is parsed again, to say which.
+    throw new AppError(
+      'invalid_json',
+      `The request body ${isJson(text) ? FORBIDDEN_KEY : 'is not valid JSON'}.`,
+    );
+  }
+}
+
+const FORBIDDEN_KEY = 'has a forbidden key (__proto__ or constructor)';
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
