@@ -34,6 +34,7 @@ describe.each(testDialects())('the API and the dashboard on the same endpoint in
     ['a metadata address', 'http://169.254.169.254/latest/meta-data/'],
     ['a URL with credentials', 'http://user:secret@127.0.0.1:9/hook'],
     ['a URL of blanks', '   '],
+    ['an empty URL', ''],
   ])('refuses %s with the same status and words', async (_name, url) => {
     const before = await t.store.webhooks.list(t.project.id);
     const { api, page } = await bothFronts(t, browser, { url });
