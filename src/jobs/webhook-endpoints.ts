@@ -60,7 +60,7 @@ export const webhookNotFound = (webhookId: string) =>
 
 const projectNotFound = (projectId: string) => new AppError('project_not_found', `No project ${projectId}.`);
 
-async function requireProject(deps: WebhookEndpointDeps, projectId: string): Promise<void> {
+async function requireProject(deps: Pick<WebhookEndpointDeps, 'store'>, projectId: string): Promise<void> {
   if (!(await deps.store.projects.get(projectId))) throw projectNotFound(projectId);
 }
 
@@ -123,7 +123,7 @@ export async function listWebhookEndpoints(
   deps: Pick<WebhookEndpointDeps, 'store'>,
   projectId: string,
 ): Promise<WebhookEndpoint[]> {
-  if (!(await deps.store.projects.get(projectId))) throw projectNotFound(projectId);
+  await requireProject(deps, projectId);
   return deps.store.webhooks.list(projectId);
 }
 
