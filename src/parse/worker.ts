@@ -13,7 +13,7 @@ import {
 } from '../checks/site-config.js';
 import { checkSyntax } from '../checks/syntax.js';
 import type { CheckProblem } from '../domain/checks.js';
-import { renderMarkdown } from '../web/markdown-render.js';
+import { renderMarkdown } from './markdown-render.js';
 
 /** One file to parse, named by its repository path. */
 export type ParseTask =
