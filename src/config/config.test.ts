@@ -1,5 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, redactorFor } from './config.js';
+
+describe('redactorFor', () => {
+  it('blanks every secret setting, and key shapes', () => {
+    const secrets = {
+      ANTHROPIC_API_KEY: 'anthropic-value-0001',
+      OPENAI_API_KEY: 'openai-value-0002',
+      OPENAI_COMPATIBLE_API_KEY: 'compatible-value-0003',
+      AGENTJOBS_SECRET_KEY: 'server-secret-key-value-0004-0123456789abcdef',
+      AGENTJOBS_ADMIN_PASSWORD: 'admin-password-0005',
+    };
+    const redact = redactorFor(loadConfig(secrets));
+    const text = `${Object.values(secrets).join(' ')} ajs_0123456789abcdef`;
+    expect(redact(text)).toBe('[redacted] [redacted] [redacted] [redacted] [redacted] ajs_[redacted]');
+  });
+});
 
 describe('AGENTJOBS_TRUST_PROXY', () => {
   const trust = (value: string) => loadConfig({ AGENTJOBS_TRUST_PROXY: value }).trustProxy;

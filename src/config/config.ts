@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { DEFAULT_MODEL_ID } from '../domain/job.js';
+import { createRedactor, type Redactor } from '../domain/redact.js';
 import { WEBHOOK_DISABLE_AFTER_MS } from '../domain/webhook.js';
 import { chooseDataDir, type DataDirSource } from './data-dir.js';
 import { type Environment, environmentSchema } from './schema.js';
@@ -289,6 +290,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     },
   };
   return deepFreeze(config);
+}
+
+/**
+ * The redactor of what a run hands out (`domain/redact.ts`): key shapes, and every setting that is
+ * a secret the run's process holds (the provider keys, the server's secret key, the admin password).
+ */
+export function redactorFor(config: Pick<Config, 'providerKeys' | 'secretKey' | 'adminPassword'>): Redactor {
+  const { anthropic, openai, openaiCompatible } = config.providerKeys;
+  return createRedactor([anthropic, openai, openaiCompatible, config.secretKey, config.adminPassword]);
 }
 
 /** With no AGENTJOBS_MODEL, the first provider whose key is present decides; with none, the documented default. */

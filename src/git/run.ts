@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JobFailure } from '../domain/errors.js';
+import { createRedactor } from '../domain/redact.js';
 
 /** Default limit for one git command; a fetch of a big repository over a slow link can take a while. */
 export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
@@ -199,15 +200,6 @@ export function subcommandOf(args: readonly string[]): string {
   return 'git';
 }
 
-function redact(text: string, env: Record<string, string> | undefined): string {
-  let result = text;
-  for (const value of Object.values(env ?? {})) {
-    // Short values (`0`, `C`, a name) are not secrets and would shred the message.
-    if (value.length >= 8) result = result.split(value).join('[redacted]');
-  }
-  return result;
-}
-
 /**
  * Runs `git <args>` and resolves with its output, or rejects with a `GitError`.
  * git runs in its own process group so a timeout or abort also kills its helpers
@@ -217,6 +209,8 @@ export function runGit(args: string[], options: RunGitOptions = {}): Promise<Run
   const subcommand = subcommandOf(args);
   const { signal, input, maxStdoutBytes } = options;
   if (signal?.aborted) return Promise.reject(new GitError(subcommand, 'aborted', null, ''));
+  // Credentials travel in `options.env`: none of its values may come back in what git says.
+  const redact = createRedactor(Object.values(options.env ?? {}));
 
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
@@ -244,13 +238,10 @@ export function runGit(args: string[], options: RunGitOptions = {}): Promise<Run
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       if (error) reject(error);
-      else
-        resolve({ stdout: Buffer.concat(stdout), stderr: redact(stderr, options.env), truncated, exitCode });
+      else resolve({ stdout: Buffer.concat(stdout), stderr: redact(stderr), truncated, exitCode });
     };
     const fail = (reason: GitFailure, exitCode: number | null) =>
-      finish(
-        new GitError(subcommand, reason, exitCode, redact(stderr.trim(), options.env).slice(-STDERR_LIMIT)),
-      );
+      finish(new GitError(subcommand, reason, exitCode, redact(stderr.trim()).slice(-STDERR_LIMIT)));
     const onAbort = () => {
       killGroup();
       fail('aborted', null);

@@ -10,6 +10,7 @@
  * "already exists" and reused.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createRedactor } from '../domain/redact.js';
 
 /** How hard a client tries before giving up; the defaults suit real hosts, tests shrink the waits. */
 export interface HostRetryOptions {
@@ -114,7 +115,7 @@ export async function failureOf(response: Response, secrets: string[]): Promise<
   } catch {
     said = text.trim();
   }
-  for (const secret of secrets) if (secret) said = said.split(secret).join('[redacted]');
+  said = createRedactor(secrets)(said);
   if (said.length > 500) said = `${said.slice(0, 499)}…`;
   return new HostHttpError(response.status, said, retryAfterSeconds(response.headers.get('retry-after')));
 }
