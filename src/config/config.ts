@@ -196,9 +196,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     const issue = parsed.error.issues[0];
     const variable = String(issue?.path[0] ?? 'environment');
     const value = env[variable];
-    // Never echo a secret's value back; for the rest the value helps.
+    // Never echo a secret's value back; for the rest the value helps, its start is enough.
     const shown =
-      value === undefined || /KEY|PASSWORD|SECRET|_TOKEN$/.test(variable) ? '' : ` (got "${value}")`;
+      value === undefined || /KEY|PASSWORD|SECRET|_TOKEN$/.test(variable)
+        ? ''
+        : ` (got "${value.length > 100 ? `${value.slice(0, 100)}…` : value}")`;
     throw new ConfigError(`${variable}: ${issue?.message ?? 'invalid'}${shown}`);
   }
   const e = parsed.data;
