@@ -1,7 +1,7 @@
 /**
  * The `gitlab` code host (docs/code-hosts.md): gitlab.com and self-managed GitLab, through a personal,
  * project or group access token. git pushes over HTTPS with the token in its environment
- * (`askpassEnv`, user name `oauth2`); merge requests go through the REST API (v4) with gitbeaker.
+ * (`askpassEnv`, user name `oauth2`); merge requests go through the REST API (v4, `gitlab-client.ts`).
  *
  * Project settings (`hostSettings`, none of them secret):
  * - `apiUrl`: the instance's base URL (`https://gitlab.example.com`, or with the relative path it
@@ -130,7 +130,7 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
     const target = gitlabTarget(project);
     const { token } = await credentialsOf(project);
     const api = createGitlabClient(target.baseUrl, token, options.retry, signal);
-    return { api, target, name: target.projectPath };
+    return { api, target, path: projectApiPath(target), name: target.projectPath };
   };
   /** The client for a thread's repository: the project's own, or a context repository's with its token. */
   const threadClient = async (project: Project, repository: ThreadRepository) => {
@@ -140,6 +140,7 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
     return {
       api: createGitlabClient(target.baseUrl, token, options.retry),
       target,
+      path: projectApiPath(target),
       name: target.projectPath,
     };
   };
@@ -152,15 +153,16 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
     },
 
     async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink> {
-      const { api, target, name } = await client(input.project, input.signal);
+      const { api, target, path, name } = await client(input.project, input.signal);
       try {
-        const created = (await api.MergeRequests.create(
-          target.projectPath,
-          input.branch,
-          input.base,
-          gitlabDraftTitle(input.title, input.draft),
-          { description: input.body },
-        )) as unknown as MergeRequest;
+        const created = await api<MergeRequest>('POST', `${path}/merge_requests`, {
+          body: {
+            source_branch: input.branch,
+            target_branch: input.base,
+            title: gitlabDraftTitle(input.title, input.draft),
+            description: input.body,
+          },
+        });
         return { url: created.web_url, number: created.iid };
       } catch (error) {
         // A retried run or a follow-up: the branch has its merge request already (GitLab answers
@@ -170,13 +172,7 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
           throw await explainRefusal(api, target, error, 'opening the merge request');
       }
       try {
-        const open = (await api.MergeRequests.all({
-          projectId: target.projectPath,
-          sourceBranch: input.branch,
-          state: 'opened',
-          maxPages: 1,
-        })) as unknown as MergeRequest[];
-        const existing = open[0];
+        const existing = await openMergeRequest(api, path, input.branch);
         if (!existing) {
           throw new CodeHostError(
             `GitLab says ${input.branch} has a merge request on ${name}, but none is open; try again.`,
@@ -184,10 +180,9 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
           );
         }
         const draft = existing.draft === true || existing.work_in_progress === true;
-        const updated = (await api.MergeRequests.edit(target.projectPath, existing.iid, {
-          title: gitlabDraftTitle(input.title, draft),
-          description: input.body,
-        })) as unknown as MergeRequest;
+        const updated = await api<MergeRequest>('PUT', `${path}/merge_requests/${existing.iid}`, {
+          body: { title: gitlabDraftTitle(input.title, draft), description: input.body },
+        });
         return { url: updated.web_url, number: updated.iid };
       } catch (error) {
         throw await explainRefusal(api, target, error, 'updating the merge request');
@@ -195,19 +190,13 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
     },
 
     async closePullRequest(input) {
-      const { api, target } = await client(input.project, input.signal);
+      const { api, target, path } = await client(input.project, input.signal);
       try {
-        const open = (await api.MergeRequests.all({
-          projectId: target.projectPath,
-          sourceBranch: input.branch,
-          state: 'opened',
-          maxPages: 1,
-        })) as unknown as MergeRequest[];
-        const existing = open[0];
+        const existing = await openMergeRequest(api, path, input.branch);
         if (!existing) return null;
-        const closed = (await api.MergeRequests.edit(target.projectPath, existing.iid, {
-          stateEvent: 'close',
-        })) as unknown as MergeRequest;
+        const closed = await api<MergeRequest>('PUT', `${path}/merge_requests/${existing.iid}`, {
+          body: { state_event: 'close' },
+        });
         return { url: closed.web_url, number: closed.iid };
       } catch (error) {
         throw await explainRefusal(api, target, error, 'closing the merge request');
@@ -215,12 +204,9 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
     },
 
     async pullRequestState(input) {
-      const { api, target } = await client(input.project, input.signal);
+      const { api, target, path } = await client(input.project, input.signal);
       try {
-        const found = (await api.MergeRequests.show(
-          target.projectPath,
-          input.number,
-        )) as unknown as MergeRequest;
+        const found = await api<MergeRequest>('GET', `${path}/merge_requests/${input.number}`);
         // `locked` is a merge request being merged: still open until GitLab says `merged`.
         const state = found.state === 'merged' ? 'merged' : found.state === 'closed' ? 'closed' : 'open';
         return { number: found.iid, state, branch: found.source_branch ?? '' };
@@ -231,11 +217,10 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
     },
 
     async commentOnThread(project, thread, body) {
-      const { api, target } = await threadClient(project, thread.repository);
+      const { api, target, path } = await threadClient(project, thread.repository);
       try {
-        if (thread.type === 'pull_request')
-          await api.MergeRequestNotes.create(target.projectPath, thread.number, body);
-        else await api.IssueNotes.create(target.projectPath, thread.number, body);
+        const kind = thread.type === 'pull_request' ? 'merge_requests' : 'issues';
+        await api('POST', `${path}/${kind}/${thread.number}/notes`, { body: { body } });
       } catch (error) {
         throw await explainRefusal(api, target, error, 'commenting on the thread');
       }
@@ -245,13 +230,14 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
       // The members API takes a user id; a Note Hook names its author's (`user.id`).
       if (typeof author.id !== 'number')
         return { canWrite: false, role: 'unknown (the event gave no user id)' };
-      const { api, target, name } = await threadClient(project, repository);
+      const { api, path, name } = await threadClient(project, repository);
       try {
         // "Get a member of a project, including inherited and invited members": the user's
         // effective role, their group's included.
-        const member = (await api.ProjectMembers.show(target.projectPath, author.id, {
-          includeInherited: true,
-        })) as unknown as { access_level?: number; state?: string };
+        const member = await api<{ access_level?: number; state?: string }>(
+          'GET',
+          `${path}/members/all/${author.id}`,
+        );
         const level = member.access_level ?? 0;
         const active = member.state === undefined || member.state === 'active';
         return { canWrite: active && level >= DEVELOPER, role: active ? roleOf(level) : `${member.state}` };
@@ -262,11 +248,11 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
     },
 
     async check(project): Promise<HostCheck[]> {
-      const { api, target, name } = await client(project);
+      const { api, target, path, name } = await client(project);
       const checks: HostCheck[] = [];
       let found: GitlabProject | null = null;
       try {
-        found = (await api.Projects.show(target.projectPath)) as unknown as GitlabProject;
+        found = await api<GitlabProject>('GET', path);
         checks.push({ name: 'read', ok: true, detail: `The token can read ${name} on ${target.baseUrl}.` });
       } catch (error) {
         const explained = explainGitlabError(error, 'reading the project', name);
@@ -288,6 +274,21 @@ function accessLevel(project: GitlabProject | null): number | null {
   return levels.length ? Math.max(...levels) : null;
 }
 
+/** The API path of the project (`/projects/group%2Fdocs`): GitLab takes its full path, encoded, as its id. */
+const projectApiPath = (target: GitlabTarget) => `/projects/${encodeURIComponent(target.projectPath)}`;
+
+/** The branch's open merge request, or null. */
+async function openMergeRequest(
+  api: GitlabClient,
+  path: string,
+  branch: string,
+): Promise<MergeRequest | null> {
+  const open = await api<MergeRequest[]>('GET', `${path}/merge_requests`, {
+    query: { source_branch: branch, state: 'opened' },
+  });
+  return open[0] ?? null;
+}
+
 const roleOf = (level: number | null) =>
   level === null ? 'no member' : (GITLAB_ROLES[level] ?? `access level ${level}`);
 
@@ -303,7 +304,7 @@ async function explainRefusal(
 ): Promise<unknown> {
   const name = target.projectPath;
   if (gitlabStatus(error) === 403) {
-    const found = (await api.Projects.show(target.projectPath).catch(() => null)) as GitlabProject | null;
+    const found = await api<GitlabProject>('GET', projectApiPath(target)).catch(() => null);
     if (found?.archived) {
       return new CodeHostError(
         `The GitLab project ${name} is archived, so it is read-only: unarchive it (Settings → General → Advanced), or point the project at another repository.`,
@@ -323,8 +324,8 @@ async function explainRefusal(
 async function writeChecks(api: GitlabClient, project: GitlabProject, name: string): Promise<HostCheck[]> {
   // GET /personal_access_tokens/self (GitLab 15.5+) names the token's scopes, for personal, project
   // and group access tokens; an older GitLab or an OAuth token cannot say, and the role must do.
-  const scopes = await api.PersonalAccessTokens.show()
-    .then((token) => ((token as { scopes?: unknown }).scopes as string[] | undefined) ?? null)
+  const scopes = await api<{ scopes?: string[] }>('GET', '/personal_access_tokens/self')
+    .then((token) => token.scopes ?? null)
     .catch(() => null);
   const level = accessLevel(project);
   const developer = level !== null && level >= DEVELOPER;
