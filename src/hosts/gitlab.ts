@@ -25,14 +25,13 @@ import {
 } from './gitlab-client.js';
 import type { HostRetryOptions } from './http.js';
 import {
+  contextAccess,
   gitReadCheck,
   instanceBase,
   repositorySegments,
   repositoryUrl,
-  requireContextSecret,
   requireSecret,
   settingsError,
-  threadLocation,
 } from './shared.js';
 import {
   type CodeHost,
@@ -119,6 +118,22 @@ interface GitlabProject {
 
 const DEVELOPER = 30;
 
+/** A client of one GitLab project: its API, where it is, and its path under `/api/v4`. */
+interface GitlabSession {
+  api: GitlabClient;
+  target: GitlabTarget;
+  /** `/projects/group%2Fdocs`: GitLab takes the project's full path, encoded, as its id. */
+  path: string;
+  name: string;
+}
+
+const session = (target: GitlabTarget, api: GitlabClient): GitlabSession => ({
+  api,
+  target,
+  path: `/projects/${encodeURIComponent(target.projectPath)}`,
+  name: target.projectPath,
+});
+
 export function createGitlabHost(options: GitlabHostOptions): CodeHost {
   // GitLab takes any user name with a personal or project access token as the password; `oauth2`
   // is the one it documents, and the only one an OAuth token works with.
@@ -129,20 +144,19 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
   const client = async (project: Project, signal?: AbortSignal) => {
     const target = gitlabTarget(project);
     const { token } = await credentialsOf(project);
-    const api = createGitlabClient(target.baseUrl, token, options.retry, signal);
-    return { api, target, path: projectApiPath(target), name: target.projectPath };
+    return session(target, createGitlabClient(target.baseUrl, token, options.retry, signal));
   };
   /** The client for a thread's repository: the project's own, or a context repository's with its token. */
   const threadClient = async (project: Project, repository: ThreadRepository) => {
     if (repository.kind === 'content') return client(project);
-    const target = gitlabTarget(threadLocation('gitlab', project, repository));
-    const token = await requireContextSecret(options.contextSecret, project, repository.name, 'GitLab');
-    return {
-      api: createGitlabClient(target.baseUrl, token, options.retry),
-      target,
-      path: projectApiPath(target),
-      name: target.projectPath,
-    };
+    const { target, token } = await contextAccess(
+      'gitlab',
+      project,
+      repository,
+      options.contextSecret,
+      gitlabTarget,
+    );
+    return session(target, createGitlabClient(target.baseUrl, token, options.retry));
   };
 
   return {
@@ -152,41 +166,8 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
       return askpassEnv(options.askpassDir, await credentialsOf(project));
     },
 
-    async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink> {
-      const { api, target, path, name } = await client(input.project, input.signal);
-      try {
-        const created = await api<MergeRequest>('POST', `${path}/merge_requests`, {
-          body: {
-            source_branch: input.branch,
-            target_branch: input.base,
-            title: gitlabDraftTitle(input.title, input.draft),
-            description: input.body,
-          },
-        });
-        return { url: created.web_url, number: created.iid };
-      } catch (error) {
-        // A retried run or a follow-up: the branch has its merge request already (GitLab answers
-        // 409 "Another open merge request already exists for this source branch: !N"); update and
-        // reuse it. Other 409s (a missing target branch) are refusals.
-        if (!(gitlabStatus(error) === 409 && /already exists/i.test(gitlabMessage(error))))
-          throw await explainRefusal(api, target, error, 'opening the merge request');
-      }
-      try {
-        const existing = await openMergeRequest(api, path, input.branch);
-        if (!existing) {
-          throw new CodeHostError(
-            `GitLab says ${input.branch} has a merge request on ${name}, but none is open; try again.`,
-            { isRetryable: true },
-          );
-        }
-        const draft = existing.draft === true || existing.work_in_progress === true;
-        const updated = await api<MergeRequest>('PUT', `${path}/merge_requests/${existing.iid}`, {
-          body: { title: gitlabDraftTitle(input.title, draft), description: input.body },
-        });
-        return { url: updated.web_url, number: updated.iid };
-      } catch (error) {
-        throw await explainRefusal(api, target, error, 'updating the merge request');
-      }
+    async openOrUpdatePullRequest(input) {
+      return openOrUpdateMergeRequest(await client(input.project, input.signal), input);
     },
 
     async closePullRequest(input) {
@@ -230,39 +211,82 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
       // The members API takes a user id; a Note Hook names its author's (`user.id`).
       if (typeof author.id !== 'number')
         return { canWrite: false, role: 'unknown (the event gave no user id)' };
-      const { api, path, name } = await threadClient(project, repository);
-      try {
-        // "Get a member of a project, including inherited and invited members": the user's
-        // effective role, their group's included.
-        const member = await api<{ access_level?: number; state?: string }>(
-          'GET',
-          `${path}/members/all/${author.id}`,
-        );
-        const level = member.access_level ?? 0;
-        const active = member.state === undefined || member.state === 'active';
-        return { canWrite: active && level >= DEVELOPER, role: active ? roleOf(level) : `${member.state}` };
-      } catch (error) {
-        if (gitlabStatus(error) === 404) return { canWrite: false, role: roleOf(null) };
-        throw explainGitlabError(error, `reading ${author.username}'s membership`, name);
-      }
+      return memberPermission(await threadClient(project, repository), author.id, author.username);
     },
 
     async check(project): Promise<HostCheck[]> {
-      const { api, target, path, name } = await client(project);
-      const checks: HostCheck[] = [];
-      let found: GitlabProject | null = null;
-      try {
-        found = await api<GitlabProject>('GET', path);
-        checks.push({ name: 'read', ok: true, detail: `The token can read ${name} on ${target.baseUrl}.` });
-      } catch (error) {
-        const explained = explainGitlabError(error, 'reading the project', name);
-        checks.push({ name: 'read', ok: false, detail: (explained as Error).message });
-      }
-      checks.push(await gitReadCheck(project, options.askpassDir, () => credentialsOf(project)));
-      if (found) checks.push(...(await writeChecks(api, found, name)));
+      const checks = await projectChecks(await client(project));
+      checks.splice(1, 0, await gitReadCheck(project, options.askpassDir, () => credentialsOf(project)));
       return checks;
     },
   };
+}
+
+/** Opens the branch's merge request, or updates the one it has (a retried run, a follow-up). */
+async function openOrUpdateMergeRequest(
+  { api, target, path, name }: GitlabSession,
+  input: PullRequestInput,
+): Promise<PullRequestLink> {
+  try {
+    const created = await api<MergeRequest>('POST', `${path}/merge_requests`, {
+      body: {
+        source_branch: input.branch,
+        target_branch: input.base,
+        title: gitlabDraftTitle(input.title, input.draft),
+        description: input.body,
+      },
+    });
+    return { url: created.web_url, number: created.iid };
+  } catch (error) {
+    // A retried run or a follow-up: the branch has its merge request already (GitLab answers
+    // 409 "Another open merge request already exists for this source branch: !N"); update and
+    // reuse it. Other 409s (a missing target branch) are refusals.
+    if (!(gitlabStatus(error) === 409 && /already exists/i.test(gitlabMessage(error))))
+      throw await explainRefusal(api, target, error, 'opening the merge request');
+  }
+  try {
+    const existing = await openMergeRequest(api, path, input.branch);
+    if (!existing) {
+      throw new CodeHostError(
+        `GitLab says ${input.branch} has a merge request on ${name}, but none is open; try again.`,
+        { isRetryable: true },
+      );
+    }
+    const draft = existing.draft === true || existing.work_in_progress === true;
+    const updated = await api<MergeRequest>('PUT', `${path}/merge_requests/${existing.iid}`, {
+      body: { title: gitlabDraftTitle(input.title, draft), description: input.body },
+    });
+    return { url: updated.web_url, number: updated.iid };
+  } catch (error) {
+    throw await explainRefusal(api, target, error, 'updating the merge request');
+  }
+}
+
+/** Whether user `id` may write to the project: their effective role, their group's included. */
+async function memberPermission({ api, path, name }: GitlabSession, id: number, username: string) {
+  try {
+    // "Get a member of a project, including inherited and invited members".
+    const member = await api<{ access_level?: number; state?: string }>('GET', `${path}/members/all/${id}`);
+    const level = member.access_level ?? 0;
+    const active = member.state === undefined || member.state === 'active';
+    return { canWrite: active && level >= DEVELOPER, role: active ? roleOf(level) : `${member.state}` };
+  } catch (error) {
+    if (gitlabStatus(error) === 404) return { canWrite: false, role: roleOf(null) };
+    throw explainGitlabError(error, `reading ${username}'s membership`, name);
+  }
+}
+
+/** The API's checks of `agentjobs project check`: reading the project, then pushing and merge requests. */
+async function projectChecks({ api, target, path, name }: GitlabSession): Promise<HostCheck[]> {
+  let found: GitlabProject;
+  try {
+    found = await api<GitlabProject>('GET', path);
+  } catch (error) {
+    const explained = explainGitlabError(error, 'reading the project', name);
+    return [{ name: 'read', ok: false, detail: (explained as Error).message }];
+  }
+  const read = { name: 'read', ok: true, detail: `The token can read ${name} on ${target.baseUrl}.` };
+  return [read, ...(await writeChecks(api, found, name))];
 }
 
 /** The token's user's role on the project: the higher of its project and group membership. */
@@ -273,9 +297,6 @@ function accessLevel(project: GitlabProject | null): number | null {
   ].filter((level): level is number => typeof level === 'number');
   return levels.length ? Math.max(...levels) : null;
 }
-
-/** The API path of the project (`/projects/group%2Fdocs`): GitLab takes its full path, encoded, as its id. */
-const projectApiPath = (target: GitlabTarget) => `/projects/${encodeURIComponent(target.projectPath)}`;
 
 /** The branch's open merge request, or null. */
 async function openMergeRequest(
@@ -304,7 +325,7 @@ async function explainRefusal(
 ): Promise<unknown> {
   const name = target.projectPath;
   if (gitlabStatus(error) === 403) {
-    const found = await api<GitlabProject>('GET', projectApiPath(target)).catch(() => null);
+    const found = await api<GitlabProject>('GET', session(target, api).path).catch(() => null);
     if (found?.archived) {
       return new CodeHostError(
         `The GitLab project ${name} is archived, so it is read-only: unarchive it (Settings → General → Advanced), or point the project at another repository.`,
