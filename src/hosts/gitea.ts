@@ -183,15 +183,7 @@ export function createGiteaHost(options: GiteaHostOptions): CodeHost {
     },
 
     async pullRequestState(input) {
-      const { request, path, name } = await client(input.project, input.signal);
-      try {
-        const pull = await request<GiteaPull>('GET', `${path}/pulls/${input.number}`);
-        const state = pull.merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed';
-        return { number: pull.number, state, branch: pull.head?.ref ?? '' };
-      } catch (error) {
-        if (giteaStatus(error) === 404) return null;
-        throw explainGiteaError(error, 'reading the pull request', name);
-      }
+      return pullState(await client(input.project, input.signal), input.number);
     },
 
     async commentOnThread(project, thread, body) {
@@ -254,6 +246,18 @@ async function openOrUpdatePull(
     return { url: updated.html_url, number: updated.number };
   } catch (error) {
     throw explainGiteaError(error, 'updating the pull request', name);
+  }
+}
+
+/** Pull request `number`'s state and branch; null when there is none. */
+async function pullState({ request, path, name }: GiteaSession, number: number) {
+  try {
+    const pull = await request<GiteaPull>('GET', `${path}/pulls/${number}`);
+    const state = pull.merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed';
+    return { number: pull.number, state, branch: pull.head?.ref ?? '' } as const;
+  } catch (error) {
+    if (giteaStatus(error) === 404) return null;
+    throw explainGiteaError(error, 'reading the pull request', name);
   }
 }
 

@@ -185,16 +185,7 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
     },
 
     async pullRequestState(input) {
-      const { api, target, path } = await client(input.project, input.signal);
-      try {
-        const found = await api<MergeRequest>('GET', `${path}/merge_requests/${input.number}`);
-        // `locked` is a merge request being merged: still open until GitLab says `merged`.
-        const state = found.state === 'merged' ? 'merged' : found.state === 'closed' ? 'closed' : 'open';
-        return { number: found.iid, state, branch: found.source_branch ?? '' };
-      } catch (error) {
-        if (gitlabStatus(error) === 404) return null;
-        throw await explainRefusal(api, target, error, 'reading the merge request');
-      }
+      return mergeRequestState(await client(input.project, input.signal), input.number);
     },
 
     async commentOnThread(project, thread, body) {
@@ -259,6 +250,19 @@ async function openOrUpdateMergeRequest(
     return { url: updated.web_url, number: updated.iid };
   } catch (error) {
     throw await explainRefusal(api, target, error, 'updating the merge request');
+  }
+}
+
+/** Merge request `number`'s state and branch; null when there is none. */
+async function mergeRequestState({ api, target, path }: GitlabSession, number: number) {
+  try {
+    const found = await api<MergeRequest>('GET', `${path}/merge_requests/${number}`);
+    // `locked` is a merge request being merged: still open until GitLab says `merged`.
+    const state = found.state === 'merged' ? 'merged' : found.state === 'closed' ? 'closed' : 'open';
+    return { number: found.iid, state, branch: found.source_branch ?? '' } as const;
+  } catch (error) {
+    if (gitlabStatus(error) === 404) return null;
+    throw await explainRefusal(api, target, error, 'reading the merge request');
   }
 }
 
