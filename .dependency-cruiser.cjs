@@ -68,7 +68,7 @@ module.exports = {
       from: { path: '^src/parse/' },
       to: {
         path: '^src/',
-        pathNot: '^src/(parse/|domain/|checks/(page|site-config|syntax|frontmatter)\\.ts|web/markdown-render\\.ts)',
+        pathNot: '^src/(parse/|domain/|checks/(page|site-config|syntax|frontmatter)\\.ts)',
       },
     },
     {

@@ -358,13 +358,3 @@ export const environmentSchema = z.object({
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
-
-/**
- * The variables the `agentjobs` command reads as a client of a running server (`job`,
- * `automation`, `webhook`, `mcp`): not the server's settings, but in the same reference.
- */
-export const CLIENT_VARIABLES: Record<string, string> = {
-  AGENTJOBS_URL: 'The server the client commands talk to (default `http://127.0.0.1:8080`).',
-  AGENTJOBS_API_KEY: 'The API key the client commands send (`ajs_…`).',
-  AGENTJOBS_PROJECT: 'The project the client commands act on when `--project` is not given.',
-};

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Automation, CreateAutomationInput, UpdateAutomationInput } from '../../client/index.js';
 import { AUTOMATION_TEMPLATES, automationTemplate } from '../../domain/automation-templates.js';
-import { clientFromEnv } from '../client.js';
+import { clientFromEnv, projectFromEnv } from '../client.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 
 interface AutomationOptions extends OutputOptions {
@@ -29,9 +29,7 @@ interface AutomationOptions extends OutputOptions {
 type Trigger = CreateAutomationInput['trigger'];
 
 function projectOf(options: { project?: string }): string {
-  const project = options.project ?? process.env.AGENTJOBS_PROJECT;
-  if (!project) throw new CliError('Pass --project ID (or set AGENTJOBS_PROJECT).');
-  return project;
+  return projectFromEnv(options.project);
 }
 
 const list = (text: string | undefined) =>
