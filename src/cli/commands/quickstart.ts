@@ -18,10 +18,10 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { ModelStatus } from '../../api/plugins/health.js';
 import { type Config, loadConfig } from '../../config/config.js';
-import { generateKey } from '../../domain/keys.js';
 import { DEMO_MODEL_ID } from '../../domain/model-id.js';
 import type { Project } from '../../domain/project.js';
 import { runGit } from '../../git/run.js';
+import { createKey } from '../../jobs/keys.js';
 import { withStore } from '../local.js';
 import { CliError, type OutputOptions, print } from '../output.js';
 
@@ -197,15 +197,11 @@ export function registerQuickstartCommand(program: Command) {
           });
         else if (options.demo !== (project.defaultModel === DEMO_MODEL_ID))
           project = (await store.projects.update(project.id, { defaultModel: model })) ?? project;
-        const key = generateKey();
-        await store.apiKeys.create({
-          projectId: project.id,
-          key,
-          name: 'quickstart',
-          scopes: ['read', 'write'],
-          ipAllowlist: null,
-          expiresAt: null,
-        });
+        // A key like any other (`jobs/keys.ts`): it expires after the default 90 days.
+        const { key } = await createKey(
+          { store },
+          { projectId: project.id, name: 'quickstart', scopes: ['read', 'write'] },
+        );
         return { project, projectState: existing ? 'exists' : 'made', key };
       }, config);
       const url = config.publicUrl;
