@@ -25,9 +25,9 @@ export function cliErrorOf(error: unknown, flags: Readonly<Record<string, string
     const { field, problems } = error;
     const message = problems[0]?.message ?? error.message;
     const flag = flags[field];
-    // A message in lower case reads after its field's name ("is required"); the others are whole
-    // sentences already.
-    const sentence = flag && /^[a-z]/.test(message) ? `${flag} ${message}` : message;
+    // A message in lower case reads after its field's name (`--name is required.`); a whole
+    // sentence follows its flag after a colon, as the dashboard shows it next to the field.
+    const sentence = !flag ? message : /^[a-z]/.test(message) ? `${flag} ${message}` : `${flag}: ${message}`;
     return new CliError(/[.!?)]$/.test(sentence) ? sentence : `${sentence}.`, error.code);
   }
   if (error instanceof AppError && error.expected) {

@@ -22,8 +22,10 @@ import { DEMO_MODEL_ID } from '../../domain/model-id.js';
 import type { Project } from '../../domain/project.js';
 import { runGit } from '../../git/run.js';
 import { createKey } from '../../jobs/keys.js';
+import { lazySecretBox } from '../../store/secrets.js';
 import { withStore } from '../local.js';
 import { CliError, type OutputOptions, print } from '../output.js';
+import { asCommand } from './operation-error.js';
 
 interface QuickstartOptions extends OutputOptions {
   dir?: string;
@@ -186,17 +188,24 @@ export function registerQuickstartCommand(program: Command) {
         );
         // --demo sets the demo model; a run without it undoes that, and leaves any other model be.
         const model = options.demo ? DEMO_MODEL_ID : null;
+        // The project operations, as `project create` has them (loaded here: they bring the hosts).
+        const { createProject, updateProject } = await import('../../jobs/projects.js');
+        const deps = { store, secrets: lazySecretBox(config), sandbox: config.checks.sandbox };
         let project = existing;
         if (!project)
-          project = await store.projects.create({
-            name: options.name,
-            repository: dir,
-            host: 'local',
-            baseBranch: 'main',
-            defaultModel: model,
-          });
+          project = await asCommand(
+            () =>
+              createProject(deps, {
+                name: options.name,
+                repository: dir,
+                host: 'local',
+                baseBranch: 'main',
+                defaultModel: model,
+              }),
+            { name: '--name', repository: '--dir' },
+          );
         else if (options.demo !== (project.defaultModel === DEMO_MODEL_ID))
-          project = (await store.projects.update(project.id, { defaultModel: model })) ?? project;
+          project = await updateProject(deps, project.id, { defaultModel: model });
         // A key like any other (`jobs/keys.ts`): it expires after the default 90 days.
         const { key } = await createKey(
           { store },
