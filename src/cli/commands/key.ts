@@ -42,9 +42,7 @@ const ownerText = (projectId: string | null) =>
 
 const FLAGS = { name: '--name', scopes: '--scopes', expires: '--expires', ipAllowlist: '--ip' };
 
-export function registerKeyCommands(program: Command) {
-  const key = program.command('key').description('Manage admin API keys (works on the local database)');
-
+function registerCreate(key: Command) {
   key
     .command('create')
     .description('Create an API key; it is printed once and cannot be shown again')
@@ -80,7 +78,9 @@ export function registerKeyCommands(program: Command) {
         ].join('\n'),
       );
     });
+}
 
+function registerList(key: Command) {
   key
     .command('list')
     .description(
@@ -111,7 +111,9 @@ export function registerKeyCommands(program: Command) {
         ]),
       );
     });
+}
 
+function registerRevoke(key: Command) {
   key
     .command('revoke')
     .description('Revoke a key; requests with it get 401 at once')
@@ -132,4 +134,11 @@ export function registerKeyCommands(program: Command) {
       });
       print(options, { id: keyId, revoked: true }, () => `Revoked key ${keyId}.`);
     });
+}
+
+export function registerKeyCommands(program: Command) {
+  const key = program.command('key').description('Manage admin API keys (works on the local database)');
+  registerCreate(key);
+  registerList(key);
+  registerRevoke(key);
 }
