@@ -8,6 +8,7 @@ import {
   checkContextRepositories,
   removeContextRepository,
 } from '../jobs/context-repositories.js';
+import { makeHookSecret } from '../jobs/hook-secrets.js';
 import { InputError } from '../jobs/input.js';
 import { createProject, updateProject } from '../jobs/projects.js';
 import { acceptSetupReview } from '../jobs/setup-review.js';
@@ -159,11 +160,11 @@ async function save(options: DashboardOptions, request: FastifyRequest, reply: F
   return reply.redirect(`/ui/projects/${project.id}/settings?notice=saved`, 303);
 }
 
+/** The settings page's "make the hook secret" button: it always makes a new one (`jobs/hook-secrets.ts`). */
 async function rotateHookSecret(options: DashboardOptions, request: FastifyRequest, reply: FastifyReply) {
   const { store, secrets } = options;
   const project = await projectOf(store, request);
-  const rotated = await store.projects.hasHookSecret(project.id);
-  const secret = await store.projects.rotateHookSecret(project.id, secrets());
+  const { secret, rotated } = await makeHookSecret({ store, secrets }, project.id, { rotate: true });
   if (!secret) return reply.redirect('/ui/projects', 303);
   request.log.info({ projectId: project.id, rotated }, 'hook secret made in the dashboard');
   return settingsPage(options, request, reply, project, { hookSecret: { secret, rotated } });

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeHookSecret } from '../../src/jobs/hook-secrets.js';
 import { InputError } from '../../src/jobs/input.js';
 import { createProject, setProjectToken, updateProject } from '../../src/jobs/projects.js';
 import { createSecretBox } from '../../src/store/secrets.js';
@@ -114,6 +115,22 @@ describe.each(testDialects())('project operations on %s', (dialect) => {
     const local = await createProject(deps(), { name: 'Local', repository: repo });
     expect(await refusal(setProjectToken(deps(), local.id, TOKEN))).toEqual(['token:invalid']);
     await expect(updateProject(deps(), 'nope', { name: 'x' })).rejects.toMatchObject({
+      code: 'project_not_found',
+    });
+  });
+
+  it('makes a hook secret once, and a new one only when asked to rotate', async () => {
+    const project = await createProject(deps(), { name: 'Hooks', repository: repo });
+    const first = await makeHookSecret(deps(), project.id, { rotate: false });
+    expect(first).toMatchObject({ rotated: false, secret: expect.any(String) });
+    expect(await makeHookSecret(deps(), project.id, { rotate: false })).toEqual({
+      secret: null,
+      rotated: false,
+    });
+    const second = await makeHookSecret(deps(), project.id, { rotate: true });
+    expect(second.rotated).toBe(true);
+    expect(second.secret).not.toBe(first.secret);
+    await expect(makeHookSecret(deps(), 'nope', { rotate: true })).rejects.toMatchObject({
       code: 'project_not_found',
     });
   });
