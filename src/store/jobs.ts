@@ -15,6 +15,7 @@ import { JOBS_CHANNEL, PR_CLOSES_CHANNEL } from './channels.js';
 import type { Db, Transaction } from './db.js';
 import { appendFirstEvent, eventAppender } from './events.js';
 import { type Claim, completeReservation } from './idempotency.js';
+import { deleteProgressMessages } from './queue/progress.js';
 import type { JobRow } from './schema.js';
 import { refuseOverDailyBudget, releaseReservation } from './spend.js';
 import { webhookOutbox } from './webhooks/outbox.js';
@@ -353,8 +354,9 @@ async function archive(
       })
       .where('id', '=', jobId)
       .execute();
-    // Its run stops without writing anything more, so its reservation is given back here.
+    // Its run stops without writing anything more, so its reservation and progress go here.
     await releaseReservation(trx, jobId);
+    await deleteProgressMessages(trx, jobId);
     await appendEvent(trx, jobId, 'status', { status }, now);
     // Wakes a closer at once (after the commit) rather than at its next poll.
     if (closePr) await db.notify(PR_CLOSES_CHANNEL, jobId);
