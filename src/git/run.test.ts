@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,15 +153,6 @@ describe('runGit', () => {
     );
     expect(answers.map((answer) => answer.stdout.toString())).toEqual(expected.map(String));
     expect(new Set(answers.map((answer) => answer.stdout.toString())).size).toBe(inputs.length);
-  });
-
-  it('keeps no process open once its commands are done', () => {
-    // The spawner's threads hold the process only while they run something: a CLI command exits.
-    const built = new URL('../../dist/git/run.js', import.meta.url).href;
-    const script = `const { runGit } = await import(${JSON.stringify(built)}); await runGit(['version']);`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 });
-    expect(child.signal).toBeNull();
-    expect(child.status).toBe(0);
   });
 
   it('stops reading at maxStdoutBytes', async () => {

@@ -53,10 +53,9 @@ function leastBusy(): Thread {
 }
 
 function startThread(index: number): Thread {
-  // Plain JavaScript that needs none of the flags the service was started with (some, such as
-  // `--input-type`, would stop the thread).
-  const worker = new Worker(workerFile(), { execArgv: [] });
+  const worker = new Worker(workerFile());
   const thread: Thread = { worker, pending: new Map() };
+  worker.unref();
   worker.on('message', ({ id, outcome }: { id: number; outcome: GitExecOutcome }) => {
     const settle = thread.pending.get(id);
     thread.pending.delete(id);
@@ -70,8 +69,6 @@ function startThread(index: number): Thread {
   };
   worker.on('error', lost);
   worker.on('exit', lost);
-  // After the listeners: adding a `message` listener refs the thread again.
-  worker.unref();
   threads[index] = thread;
   return thread;
 }
