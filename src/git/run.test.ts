@@ -144,17 +144,6 @@ describe('runGit', () => {
     });
   });
 
-  it('runs many at once, each answered with its own output', async () => {
-    // They start in the threads of spawner.ts, several in flight in each.
-    const inputs = Array.from({ length: 40 }, (_, index) => `file ${index}\n`);
-    const answers = await Promise.all(inputs.map((input) => runGit(['hash-object', '--stdin'], { input })));
-    const expected = await Promise.all(
-      inputs.map(async (input) => (await runGit(['hash-object', '--stdin'], { input })).stdout),
-    );
-    expect(answers.map((answer) => answer.stdout.toString())).toEqual(expected.map(String));
-    expect(new Set(answers.map((answer) => answer.stdout.toString())).size).toBe(inputs.length);
-  });
-
   it('stops reading at maxStdoutBytes', async () => {
     const result = await runGit(['-c', 'alias.yes=!yes', 'yes'], { maxStdoutBytes: 10_000 });
     expect(result.truncated).toBe(true);
