@@ -5,11 +5,10 @@
  * no system config, no hooks, C locale (stable messages to match on), literal pathspecs. git is
  * spawned directly, never through a shell, so arguments are never re-parsed.
  */
+import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JobFailure } from '../domain/errors.js';
-import type { GitFailure } from './exec.js';
-import { execInThread } from './spawner.js';
 
 /** Default limit for one git command; a fetch of a big repository over a slow link can take a while. */
 export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
@@ -97,7 +96,8 @@ function configVariables(extra: Record<string, string>): Record<string, string> 
   return variables;
 }
 
-export type { GitFailure } from './exec.js';
+/** Why a git command failed: it exited non-zero, ran out of time, was aborted, or could not start. */
+export type GitFailure = 'exit' | 'timeout' | 'aborted' | 'spawn';
 
 /** Transient transport failures worth retrying (the network, not the request, was at fault). */
 const RETRYABLE_STDERR =
@@ -209,37 +209,84 @@ function redact(text: string, env: Record<string, string> | undefined): string {
 }
 
 /**
- * Runs `git <args>` and resolves with its output, or rejects with a `GitError`. git starts in a
- * thread of spawner.ts, never on the main thread, and runs in its own process group so a timeout
- * or abort also kills its helpers (exec.ts).
+ * Runs `git <args>` and resolves with its output, or rejects with a `GitError`.
+ * git runs in its own process group so a timeout or abort also kills its helpers
+ * (`git-remote-https`, `upload-pack`), which would otherwise keep our pipes open.
  */
-export async function runGit(args: string[], options: RunGitOptions = {}): Promise<RunGitResult> {
+export function runGit(args: string[], options: RunGitOptions = {}): Promise<RunGitResult> {
   const subcommand = subcommandOf(args);
-  const { signal } = options;
-  if (signal?.aborted) throw new GitError(subcommand, 'aborted', null, '');
-  const outcome = await execInThread(
-    {
-      args,
+  const { signal, input, maxStdoutBytes } = options;
+  if (signal?.aborted) return Promise.reject(new GitError(subcommand, 'aborted', null, ''));
+
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
       cwd: options.cwd,
       env: gitEnvironment(options.env),
-      input: options.input,
-      timeoutMs: options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS,
-      maxStdoutBytes: options.maxStdoutBytes,
-      acceptExitCodes: options.acceptExitCodes,
-    },
-    signal,
-  );
-  if (outcome.status === 'failed') {
-    const stderr = redact(outcome.stderr.trim(), options.env).slice(-STDERR_LIMIT);
-    throw new GitError(subcommand, outcome.reason, outcome.exitCode, stderr);
-  }
-  const { stdout, truncated, exitCode } = outcome;
-  return {
-    stdout: Buffer.from(stdout.buffer, stdout.byteOffset, stdout.byteLength),
-    stderr: redact(outcome.stderr, options.env),
-    truncated,
-    exitCode,
-  };
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderr = '';
+    let truncated = false;
+    let settled = false;
+
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    const finish = (error: GitError | null, exitCode: number | null = null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (error) reject(error);
+      else
+        resolve({ stdout: Buffer.concat(stdout), stderr: redact(stderr, options.env), truncated, exitCode });
+    };
+    const fail = (reason: GitFailure, exitCode: number | null) =>
+      finish(
+        new GitError(subcommand, reason, exitCode, redact(stderr.trim(), options.env).slice(-STDERR_LIMIT)),
+      );
+    const onAbort = () => {
+      killGroup();
+      fail('aborted', null);
+    };
+
+    const timer = setTimeout(() => {
+      killGroup();
+      fail('timeout', null);
+    }, options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS);
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (truncated) return;
+      stdout.push(chunk);
+      stdoutBytes += chunk.length;
+      if (maxStdoutBytes !== undefined && stdoutBytes >= maxStdoutBytes) {
+        truncated = true;
+        killGroup();
+        finish(null);
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      // Keep the tail: git's final `fatal:` line is the informative one.
+      stderr = (stderr + chunk.toString('utf8')).slice(-4 * STDERR_LIMIT);
+    });
+    child.on('error', () => fail('spawn', null));
+    child.on('close', (code) => {
+      if (code === 0 || (code !== null && options.acceptExitCodes?.includes(code))) finish(null, code);
+      else fail('exit', code);
+    });
+    if (child.stdin) {
+      // git may exit before reading all of its input (EPIPE); its exit code tells what happened.
+      child.stdin.on('error', () => {});
+      child.stdin.end(input);
+    }
+  });
 }
 
 const ASKPASS_SCRIPT = `#!/bin/sh
