@@ -192,6 +192,27 @@ describe.each(testDialects())('reclaiming from gone workers and run progress on 
     expect(await rows()).toBe(0);
   });
 
+  it('removes the progress messages of a job archived while it runs', async () => {
+    await drain();
+    const job = await newJob();
+    const lease = await claimOne('w6');
+    expect(lease.jobId).toBe(job.id);
+    const message = JSON.stringify({ role: 'user', content: 'x' });
+    await t.store.queue.saveProgress(lease, {
+      from: 0,
+      messages: [message],
+      deliveredThrough: null,
+      changes: null,
+    });
+    await t.store.jobs.archive(project.id, job.id);
+    const rows = await t.db.kysely
+      .selectFrom('job_progress_messages')
+      .select('seq')
+      .where('job_id', '=', job.id)
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
   it('reads a record an older version saved with its conversation in it', async () => {
     await drain();
     const job = await newJob();
