@@ -21,6 +21,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   rate_limits: RateLimitsTable;
   job_worker_state: JobWorkerStateTable;
+  job_progress_messages: JobProgressMessagesTable;
   pull_requests: PullRequestsTable;
   admin_sessions: AdminSessionsTable;
   settings: SettingsTable;
@@ -234,11 +235,19 @@ export interface JobWorkerStateTable {
    */
   published: string | null;
   /**
-   * JSON `RunProgress` (store/queue/progress.ts): the current run's conversation and written files
-   * after its last finished step, for the attempt that follows a lost one; null when the run ended.
+   * JSON (store/queue/progress.ts): the current run's written files and how many of its
+   * `job_progress_messages` make its conversation after its last finished step, for the attempt that follows a lost one; null when the run ended.
    */
   progress: string | null;
   updated_at: string;
+}
+
+/** One message of a run's saved progress (`job_worker_state.progress`), in order by `seq` from 0. */
+export interface JobProgressMessagesTable {
+  job_id: string;
+  seq: number;
+  /** JSON of one AI SDK `ModelMessage`. */
+  message: string;
 }
 
 export interface PullRequestsTable {

@@ -18,6 +18,7 @@ import { readJob } from '../jobs.js';
 import { releaseReservation } from '../spend.js';
 import { type EmitWebhookEvent, webhookOutbox } from '../webhooks/outbox.js';
 import { HELD_PHASES, resetLostAttempts } from './lease.js';
+import { deleteProgressMessages } from './progress.js';
 
 /** Lost attempts after which a job fails. */
 export const MAX_LOST_ATTEMPTS = 3;
@@ -110,6 +111,7 @@ async function failLost(
     .set({ published: null, progress: null })
     .where('job_id', '=', id)
     .execute();
+  await deleteProgressMessages(trx, id);
   await appendEvent(trx, id, 'error', error, at);
   await appendEvent(trx, id, 'status', { status: change.to, error }, at);
   await emitWebhook(trx, 'job.failed', await readJob(trx, id));
