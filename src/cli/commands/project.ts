@@ -24,6 +24,7 @@ import {
   withCheckOptions,
 } from './project-options.js';
 import { registerProjectSetupCommands } from './project-setup.js';
+import { registerProjectSlackCommands } from './project-slack.js';
 export function registerProjectCommands(program: Command) {
   const project = program.command('project').description('Manage projects (works on the local database)');
 
@@ -247,4 +248,5 @@ ${describeContextRepositories(shown.contextRepositories)}`,
 
   registerProjectHookCommands(project);
   registerProjectSetupCommands(project);
+  registerProjectSlackCommands(project);
 }
