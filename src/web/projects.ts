@@ -22,6 +22,7 @@ import { type FieldErrors, type ProjectFormValues, parseProjectForm } from './pr
 import { NOTICES, projectHeader, projectOf } from './project-header.js';
 import { hookSection } from './project-hooks.js';
 import { setupReviewSection } from './project-setup.js';
+import { slackSection } from './project-slack.js';
 
 const valuesOf = (project: Project): ProjectFormValues => ({
   name: project.name,
@@ -213,6 +214,7 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (
     const failed = Object.keys(errors).length > 0 || Object.keys(state.context?.errors ?? {}).length > 0;
     const sandbox = await sandboxStatus(config.checks.sandbox);
     const repositories = await store.contextRepositories.list(project.id);
+    const slack = await store.slack.mapping(project.id);
     return sendPage(
       request,
       reply,
@@ -226,7 +228,8 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (
           <p>Tests what the worker will do: read the repository, push a branch, open a pull request.</p>
           <button type="submit">Check access</button></form></section>
         ${contextSection(project.id, repositories, csrf, state.context ?? {})}
-        ${hookSection({ project, csrf, publicUrl: config.publicUrl, hasSecret: hasHookSecret, ...(state.hookSecret ? { newSecret: state.hookSecret.secret } : {}) })}`,
+        ${hookSection({ project, csrf, publicUrl: config.publicUrl, hasSecret: hasHookSecret, ...(state.hookSecret ? { newSecret: state.hookSecret.secret } : {}) })}
+        ${slackSection(project.id, slack, csrf)}`,
       failed
         ? { status: 400, flash: { kind: 'error', text: 'Some fields need attention.' } }
         : { flash: state.notice ? { kind: 'ok', text: state.notice } : null },
