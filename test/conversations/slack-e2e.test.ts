@@ -20,6 +20,9 @@ import { makeRepo, tempDir } from '../support/worker.js';
 const DOCS = 'CDOCS0001';
 const RANDOM = 'CRANDOM01';
 const ALICE = 'UALICE001';
+const BOB = 'UBOB00001';
+const ALICE_DM = 'DALICE001';
+const BOB_DM = 'DBOB00001';
 
 describe.each(testDialects())('Slack on a running server, on %s', (dialect) => {
   let dir: string;
@@ -30,6 +33,7 @@ describe.each(testDialects())('Slack on a running server, on %s', (dialect) => {
   let projectId = '';
   let key = '';
   let events = '';
+  let env: Record<string, string> = {};
   /** The thread the first job was asked in. */
   let thread = '';
 
@@ -40,8 +44,10 @@ describe.each(testDialects())('Slack on a running server, on %s', (dialect) => {
     model = await startScriptedModel();
     slack = await startSlackDouble();
     slack.addChannel(DOCS, [ALICE]);
-    slack.addChannel(RANDOM, [ALICE]);
-    const env = {
+    slack.addChannel(RANDOM, [ALICE, BOB]);
+    slack.addChannel(ALICE_DM, [ALICE]);
+    slack.addChannel(BOB_DM, [BOB]);
+    env = {
       AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
       DATABASE_URL: database.url,
       HOME: dir,
@@ -205,6 +211,47 @@ describe.each(testDialects())('Slack on a running server, on %s', (dialect) => {
         .every((call) => call.token === slack.appToken),
     ).toBe(true);
     expect(slack.violations).toEqual([]);
+  });
+
+  it('takes a direct message naming the project from a member of its channel, and none from others', {
+    timeout: 60_000,
+  }, async () => {
+    const before = (await jobs()).length;
+    model.setScript([{ text: 'Nothing to change.' }]);
+    const dm = (channel: string, user: string) =>
+      slack.say({ channel, user, text: 'Docs: add a changelog page', type: 'message', channelType: 'im' });
+    // Bob is in no channel of the project: his message is handled first, and starts nothing.
+    const bobs = dm(BOB_DM, BOB);
+    expect((await slack.send(events, bobs.envelope)).body).toEqual({ ok: true, outcome: 'recorded' });
+    const alices = dm(ALICE_DM, ALICE);
+    expect((await slack.send(events, alices.envelope)).body).toEqual({ ok: true, outcome: 'recorded' });
+    await posted(ALICE_DM, alices.ts, 2);
+    expect(slack.posted(ALICE_DM, alices.ts)[0]).toMatch(/^On it: /);
+    expect(slack.posted(BOB_DM, bobs.ts)).toEqual([]);
+    const made = await jobs();
+    expect(made).toHaveLength(before + 1);
+    expect(made[0]?.prompt).toBe('add a changelog page');
+  });
+
+  it('lets only the listed users ask, once the project lists any', { timeout: 60_000 }, async () => {
+    const listed = await runCli(['project', 'slack', 'add', projectId, '--user', BOB], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const before = (await jobs()).length;
+    model.setScript([{ text: 'Nothing to change.' }]);
+    const alices = slack.say({ channel: DOCS, user: ALICE, text: `<@${slack.botUserId}> tidy the guide` });
+    await slack.send(events, alices.envelope);
+    const bobs = slack.say({
+      channel: BOB_DM,
+      user: BOB,
+      text: 'docs tidy the guide',
+      type: 'message',
+      channelType: 'im',
+    });
+    await slack.send(events, bobs.envelope);
+    await posted(BOB_DM, bobs.ts, 2);
+    expect(slack.posted(DOCS, alices.ts)).toEqual([]);
+    expect(await jobs()).toHaveLength(before + 1);
+    await runCli(['project', 'slack', 'remove', projectId, '--user', BOB], env);
   });
 
   it('never logs the app’s secrets', () => {

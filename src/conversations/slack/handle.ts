@@ -86,11 +86,23 @@ async function target(
   };
 }
 
+/**
+ * Posts an answer in the thread. A failed post is logged, not thrown: the work it reports is done,
+ * and trying the event again would ask for it twice (the job's finish is still posted later).
+ */
+async function say(deps: SlackHandlerDeps, message: SlackMessage, text: string): Promise<void> {
+  try {
+    await deps.api.post(message.channelId, threadOf(message), text);
+  } catch (error) {
+    deps.log?.warn({ err: error, channel: message.channelId }, 'could not answer in a Slack thread');
+  }
+}
+
 export async function handleSlackMessage(deps: SlackHandlerDeps, eventId: string, message: SlackMessage) {
   const threadTs = threadOf(message);
   const found = await target(deps, message);
   if ('none' in found) {
-    if (found.hint) await deps.api.post(message.channelId, threadTs, found.hint);
+    if (found.hint) await say(deps, message, found.hint);
     return found.none;
   }
   if (!(await mayAsk(deps, found.projectId, message))) {
@@ -101,7 +113,7 @@ export async function handleSlackMessage(deps: SlackHandlerDeps, eventId: string
     return `${message.userId} may not ask project ${found.projectId}`;
   }
   if (!found.text) {
-    await deps.api.post(message.channelId, threadTs, 'What should I do? Say it after the mention.');
+    await say(deps, message, 'What should I do? Say it after the mention.');
     return 'an empty request';
   }
   try {
@@ -121,9 +133,9 @@ export async function handleSlackMessage(deps: SlackHandlerDeps, eventId: string
         jobId: answer.job.id,
       });
     const page = jobPage(deps.publicUrl(), found.projectId, answer.job.id);
-    await deps.api.post(
-      message.channelId,
-      threadTs,
+    await say(
+      deps,
+      message,
       answer.kind === 'created' ? `On it: ${page}` : `On it, as a follow-up of the job: ${page}`,
     );
     return `${answer.kind} job ${answer.job.id}`;
@@ -132,7 +144,7 @@ export async function handleSlackMessage(deps: SlackHandlerDeps, eventId: string
     if (!ServiceError.isInstance(error) || error.code === 'unavailable' || !error.expected) throw error;
     const refusal = error;
     const todo = WHAT_TO_DO[refusal.code] ?? '';
-    await deps.api.post(message.channelId, threadTs, `Nothing started: ${refusal.message} ${todo}`.trim());
+    await say(deps, message, `Nothing started: ${refusal.message} ${todo}`.trim());
     return `refused: ${refusal.code}`;
   }
 }
