@@ -32,14 +32,16 @@ const WHAT_TO_DO: Partial<Record<string, string>> = {
   model_not_allowed: "Fix the project's model in its settings, then ask again.",
 };
 
-/** The project a direct message names with its first word (its id or its name), and what it asks. */
+/** The project a direct message names with its first word (its id, or a name no other project has), and what it asks. */
 async function namedProject(store: Store, text: string): Promise<{ project: Project; rest: string } | null> {
   const match = /^\s*([^\s:,]+)[:,]?\s+([\s\S]+)$/.exec(text);
   if (!match?.[1] || !match[2]) return null;
   const word = match[1].toLowerCase();
-  const project = (await store.projects.list()).find(
-    (candidate) => candidate.id.toLowerCase() === word || candidate.name.toLowerCase() === word,
-  );
+  const projects = await store.projects.list();
+  // An id names one project; a name, only when no other project has it.
+  const byId = projects.filter((candidate) => candidate.id.toLowerCase() === word);
+  const byName = projects.filter((candidate) => candidate.name.toLowerCase() === word);
+  const [project] = byId.length === 1 ? byId : byName.length === 1 ? byName : [];
   return project ? { project, rest: match[2] } : null;
 }
 
@@ -75,7 +77,7 @@ async function target(
     if (named) return { projectId: named.project.id, text: named.rest, jobId: null };
     return {
       none: 'a direct message that names no project',
-      hint: 'Start with the project you ask, its name or id, then what to do: `docs: fix the typo on the install page`.',
+      hint: 'Start with the project you ask, its id or its one-word name, then what to do: `docs: fix the typo on the install page`.',
     };
   }
   const projectId = await deps.store.slack.channelProject(message.channelId);
