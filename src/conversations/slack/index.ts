@@ -89,10 +89,7 @@ export function slackPart(options: SlackOptions) {
           logger,
         });
         running.push(socket);
-        // Not awaited: Slack's client keeps trying while Slack is away, and the service runs meanwhile.
-        socket
-          .start()
-          .catch((error: unknown) => logger.error({ err: error }, 'Socket Mode could not connect to Slack'));
+        socket.start();
       }
       logger.info({ socketMode: Boolean(credentials.appToken) }, 'Slack is on');
     },
