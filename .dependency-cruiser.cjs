@@ -99,7 +99,7 @@ module.exports = {
       severity: 'error',
       comment: 'The job operations know the store and the domain, never who calls them.',
       from: { path: '^src/jobs/' },
-      to: { path: '^src/(api|web|mcp|cli|http|worker|server(-startup)?\\.ts)' },
+      to: { path: '^src/((api|web|mcp|cli|http|worker)/|server(-startup)?\\.ts)' },
     },
     {
       name: 'api-and-worker-meet-only-in-store-and-domain',

@@ -2,7 +2,13 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 import type { Config } from '../config/config.js';
 import { redactSecrets } from '../domain/redact.js';
 import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
@@ -64,82 +70,9 @@ function errorPage(
  */
 export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   const { store } = options;
-  await app.register(cookie, { secret: cookieKey(options.config) });
-  // A follow-up of the longest allowed prompt, URL-encoded: up to 4 UTF-8 bytes a character, each
-  // written as %XX. Form fields besides it are small.
-  await app.register(formbody, { bodyLimit: options.config.limits.maxPromptChars * 12 + 64 * 1024 });
-  await app.register(helmet, {
-    // Only files from this origin: no inline script or style anywhere, so an injected tag is inert.
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-      },
-    },
-    // The job page links to the pull request on the code host; the URL itself is no secret.
-    referrerPolicy: { policy: 'same-origin' },
-  });
-  await app.register(csrf, {
-    cookieKey: CSRF_COOKIE,
-    // Lax like the session: a page opened from a link elsewhere (a prLink in chat) must not get a
-    // new secret, which would invalidate the forms open in other tabs. Tokens are session-bound.
-    cookieOpts: cookieOptions,
-    getUserInfo: (request) => request.adminSession?.id ?? SIGNED_OUT,
-    csrfOpts: { hmacKey: csrfKey(options.config) },
-  });
-
-  app.decorateRequest('adminSession', null);
-  app.addHook('onRequest', async (request, reply) => {
-    const route = request.routeOptions.url ?? '';
-    if (route === ASSETS_ROUTE) return;
-    const token = request.cookies[SESSION_COOKIE];
-    const found = token ? await store.admin.findSession(token) : undefined;
-    if (found && !found.expired) request.adminSession = found.session;
-    if (route === '/ui/sign-in' || request.adminSession) return;
-    if (token) {
-      if (found) await store.admin.deleteSession(token);
-      reply.clearCookie(SESSION_COOKIE, { path: cookieOptions.path });
-    }
-    if (FRAGMENT.test(route)) return reply.code(401).type('text/plain; charset=utf-8').send('Signed out.');
-    const query = new URLSearchParams();
-    if (request.method === 'GET' && !request.url.startsWith('/ui/sign-in')) query.set('next', request.url);
-    if (found?.expired) query.set('expired', '1');
-    return reply.redirect(`/ui/sign-in${query.size ? `?${query}` : ''}`, 303);
-  });
-  // Every form posts its token; a post without a valid one never reaches a handler.
-  app.addHook('preHandler', (request, reply, done) => {
-    if (request.method === 'POST') return app.csrfProtection(request, reply, done);
-    done();
-  });
-
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
-      return errorPage(
-        request,
-        reply,
-        403,
-        'This form has expired',
-        'The form was not sent with a valid security token (it is older than your session, or it came from another site). Go back, reload the page and try again.',
-      );
-    }
-    const appError = toAppError(error, store.isTransient);
-    if (appError.code === 'internal_error') request.log.error({ err: error }, 'dashboard request failed');
-    reply.headers(errorHeaders(appError));
-    const status = statusOf(appError.code);
-    const title =
-      status === 404 ? 'Not found' : status === 429 ? 'Too many attempts' : 'Something went wrong';
-    return errorPage(request, reply, status, title, redactSecrets(appError.message));
-  });
-  app.setNotFoundHandler((request, reply) =>
-    errorPage(request, reply, 404, 'Not found', 'There is no such page in the dashboard.'),
-  );
+  await registerPlugins(app, options.config);
+  sessionHooks(app, store);
+  errorHandlers(app, store);
 
   // Registered with the prefix `/ui`: paths below are relative to it.
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/ui/projects', 303));
@@ -164,3 +97,91 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
   ])
     await app.register(plugin, pages);
 };
+
+type Store = DashboardOptions['store'];
+
+/** Cookies, form bodies, security headers and CSRF tokens, for the dashboard only. */
+async function registerPlugins(app: FastifyInstance, config: DashboardOptions['config']): Promise<void> {
+  await app.register(cookie, { secret: cookieKey(config) });
+  // A follow-up of the longest allowed prompt, URL-encoded: up to 4 UTF-8 bytes a character, each
+  // written as %XX. Form fields besides it are small.
+  await app.register(formbody, { bodyLimit: config.limits.maxPromptChars * 12 + 64 * 1024 });
+  await app.register(helmet, {
+    // Only files from this origin: no inline script or style anywhere, so an injected tag is inert.
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+    },
+    // The job page links to the pull request on the code host; the URL itself is no secret.
+    referrerPolicy: { policy: 'same-origin' },
+  });
+  await app.register(csrf, {
+    cookieKey: CSRF_COOKIE,
+    // Lax like the session: a page opened from a link elsewhere (a prLink in chat) must not get a
+    // new secret, which would invalidate the forms open in other tabs. Tokens are session-bound.
+    cookieOpts: cookieOptions,
+    getUserInfo: (request) => request.adminSession?.id ?? SIGNED_OUT,
+    csrfOpts: { hmacKey: csrfKey(config) },
+  });
+}
+
+/** The admin session on every request, and a CSRF check on every post. */
+function sessionHooks(app: FastifyInstance, store: Store): void {
+  app.decorateRequest('adminSession', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const route = request.routeOptions.url ?? '';
+    if (route === ASSETS_ROUTE) return;
+    const token = request.cookies[SESSION_COOKIE];
+    const found = token ? await store.admin.findSession(token) : undefined;
+    if (found && !found.expired) request.adminSession = found.session;
+    if (route === '/ui/sign-in' || request.adminSession) return;
+    if (token) {
+      if (found) await store.admin.deleteSession(token);
+      reply.clearCookie(SESSION_COOKIE, { path: cookieOptions.path });
+    }
+    if (FRAGMENT.test(route)) return reply.code(401).type('text/plain; charset=utf-8').send('Signed out.');
+    const query = new URLSearchParams();
+    if (request.method === 'GET' && !request.url.startsWith('/ui/sign-in')) query.set('next', request.url);
+    if (found?.expired) query.set('expired', '1');
+    return reply.redirect(`/ui/sign-in${query.size ? `?${query}` : ''}`, 303);
+  });
+  // Every form posts its token; a post without a valid one never reaches a handler.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method === 'POST') return app.csrfProtection(request, reply, done);
+    done();
+  });
+}
+
+/** HTML error pages: an expired form, a failure, a page that does not exist. */
+function errorHandlers(app: FastifyInstance, store: Store): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
+      return errorPage(
+        request,
+        reply,
+        403,
+        'This form has expired',
+        'The form was not sent with a valid security token (it is older than your session, or it came from another site). Go back, reload the page and try again.',
+      );
+    }
+    const appError = toAppError(error, store.isTransient);
+    if (appError.code === 'internal_error') request.log.error({ err: error }, 'dashboard request failed');
+    reply.headers(errorHeaders(appError));
+    const status = statusOf(appError.code);
+    const title =
+      status === 404 ? 'Not found' : status === 429 ? 'Too many attempts' : 'Something went wrong';
+    return errorPage(request, reply, status, title, redactSecrets(appError.message));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    errorPage(request, reply, 404, 'Not found', 'There is no such page in the dashboard.'),
+  );
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { isLeaseLost, type Lease, MAX_LOST_ATTEMPTS } from '../../src/store/queue/index.js';
-import { endActiveJobs, openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { endActiveJobs, makeTestJob, openTestStore, type TestStore, testDialects } from '../support/db.js';
 
 // The store's side of taking back a dead worker's jobs and continuing their runs, on every dialect.
 describe.each(testDialects())('reclaiming from gone workers and run progress on %s', (dialect) => {
@@ -15,15 +15,7 @@ describe.each(testDialects())('reclaiming from gone workers and run progress on 
   });
   afterAll(() => t.close());
 
-  const newJob = (prompt = 'Fix the typo') =>
-    t.store.jobs.create({
-      projectId: project.id,
-      prompt,
-      model: 'openai:gpt-5',
-      baseRef: 'main',
-      repository: '/tmp/docs',
-      draft: false,
-    });
+  const newJob = (prompt = 'Fix the typo') => makeTestJob(t.store, project, prompt);
   const claimOne = async (owner: string): Promise<Lease> => {
     const [claimed] = await t.store.queue.claim({ owner, limit: 1, perProject: 10, leaseMs });
     if (!claimed) throw new Error('nothing claimed');
