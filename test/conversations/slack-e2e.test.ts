@@ -157,6 +157,8 @@ describe.each(testDialects())('Slack on a running server, on %s', (dialect) => {
     const stale = Math.floor(Date.now() / 1000) - 6 * 60;
     expect((await slack.send(events, asked.envelope, { timestamp: stale })).status).toBe(401);
     expect((await slack.send(events, asked.envelope, { secret: 'not the signing secret' })).status).toBe(401);
+    // Signed, but no envelope: refused as such, recorded nowhere.
+    expect((await slack.send(events, 'not an envelope')).status).toBe(400);
     const bot = slack.say({
       channel: DOCS,
       user: 'UOTHERBOT',

@@ -6,8 +6,8 @@
  * signing secret the endpoint answers 404: Slack is not set up here.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import secureJson from 'secure-json-parse';
 import { AppError } from '../../domain/errors.js';
+import { parseJsonBytes } from '../../domain/json.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/store.js';
 import { SlackPayloadError } from './events.js';
@@ -22,17 +22,6 @@ export interface SlackRouteOptions {
   logger: Logger;
   /** The app's signing secret, or null when Slack is not set up. */
   signingSecret: () => Promise<string | null>;
-}
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return secureJson.parse(body.toString('utf8'), undefined, {
-      protoAction: 'error',
-      constructorAction: 'error',
-    });
-  } catch {
-    throw new AppError('invalid_json', 'The request body is not valid JSON.');
-  }
 }
 
 export const slackRoutes: FastifyPluginAsync<SlackRouteOptions> = async (app, options) => {
@@ -61,7 +50,7 @@ export const slackRoutes: FastifyPluginAsync<SlackRouteOptions> = async (app, op
         );
       }
       try {
-        const receipt = await receiveEnvelope(options.store, options.logger, parseJson(body), 'http');
+        const receipt = await receiveEnvelope(options.store, options.logger, parseJsonBytes(body), 'http');
         if (receipt.outcome === 'url_verification')
           return reply.code(200).send({ challenge: receipt.challenge });
         return reply.code(200).send({ ok: true, outcome: receipt.outcome });
