@@ -119,6 +119,21 @@ module.exports = {
       },
     },
     {
+      name: 'conversations-ask-through-jobs',
+      severity: 'error',
+      comment:
+        'conversations/ (Slack, and the intakes to come) turns a message into work through the job operations (jobs/), on the store and the domain, with the background loop; it knows no other entry point and no run.',
+      from: { path: '^src/conversations/' },
+      to: { path: '^src/((api|web|mcp|cli|http|worker|hosts|git|agent|checks)/|server(-startup)?\\.ts)' },
+    },
+    {
+      name: 'only-server-and-cli-reach-conversations',
+      severity: 'error',
+      comment: 'server.ts wires the conversations in; the CLI stores their secrets. No other part reaches them.',
+      from: { path: '^src/', pathNot: '^src/(conversations/|cli/|server\\.ts$)' },
+      to: { path: '^src/conversations/' },
+    },
+    {
       name: 'only-server-and-cli-start-background-work',
       severity: 'error',
       comment:

@@ -58,6 +58,8 @@ export interface Config {
   worker: WorkerConfig;
   /** What one run of the agent may spend before it is stopped (docs/configuration.md#workers-and-jobs). */
   jobLimits: JobLimits;
+  /** The Slack app (docs/slack.md); its tokens may also be stored sealed (`agentjobs slack connect`). */
+  slack: SlackConfig;
   /** How the agent talks to its model. */
   agent: AgentConfig;
   /** Prices added to or overriding the agent's table (`agent/prices.ts`), by model id. */
@@ -184,6 +186,16 @@ export interface AgentConfig {
   contextTokens: number | null;
 }
 
+/** The Slack app's settings from the environment; a token not set here may be stored sealed in the database. */
+export interface SlackConfig {
+  signingSecret: string | null;
+  botToken: string | null;
+  /** An app-level token: events come over Socket Mode. */
+  appToken: string | null;
+  /** Where Slack's Web API is, with a trailing slash. */
+  apiUrl: string;
+}
+
 /** A configuration problem, phrased as one line that names the variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -237,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       diffChars: e.AGENTJOBS_TRIGGER_DIFF_CHARS,
       pollMs: e.AGENTJOBS_REPOSITORY_POLL_SECONDS * 1000,
     },
+    slack: slackConfig(e),
     metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },
     lifecycle: {
       healthPort: e.AGENTJOBS_HEALTH_PORT ?? e.AGENTJOBS_METRICS_PORT ?? null,
@@ -316,6 +329,15 @@ function checksSettings(e: Environment): ChecksConfig {
 export function redactorFor(config: Pick<Config, 'providerKeys' | 'secretKey' | 'adminPassword'>): Redactor {
   const { anthropic, openai, openaiCompatible } = config.providerKeys;
   return createRedactor([anthropic, openai, openaiCompatible, config.secretKey, config.adminPassword]);
+}
+
+function slackConfig(e: Environment): SlackConfig {
+  return {
+    signingSecret: e.AGENTJOBS_SLACK_SIGNING_SECRET ?? null,
+    botToken: e.AGENTJOBS_SLACK_BOT_TOKEN ?? null,
+    appToken: e.AGENTJOBS_SLACK_APP_TOKEN ?? null,
+    apiUrl: e.AGENTJOBS_SLACK_API_URL.replace(/\/*$/, '/'),
+  };
 }
 
 /** With no AGENTJOBS_MODEL, the first provider whose key is present decides; with none, the documented default. */

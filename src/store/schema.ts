@@ -1,6 +1,12 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { AutomationRunsTable, AutomationsTable, HostEventsTable } from './schema-automations.js';
 import type {
+  SlackChannelsTable,
+  SlackEventsTable,
+  SlackThreadsTable,
+  SlackUsersTable,
+} from './schema-slack.js';
+import type {
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
@@ -35,6 +41,10 @@ export interface Database {
   context_repositories: ContextRepositoriesTable;
   automations: AutomationsTable;
   automation_runs: AutomationRunsTable;
+  slack_channels: SlackChannelsTable;
+  slack_users: SlackUsersTable;
+  slack_events: SlackEventsTable;
+  slack_threads: SlackThreadsTable;
 }
 
 export interface ProjectsTable {
@@ -296,4 +306,5 @@ export interface SettingsTable {
 }
 
 export * from './schema-automations.js';
+export * from './schema-slack.js';
 export * from './schema-webhooks.js';

@@ -32,6 +32,7 @@ import {
 import { NOTICES, projectHeader, projectOf } from './project-header.js';
 import { hookSection } from './project-hooks.js';
 import { setupReviewSection } from './project-setup.js';
+import { slackSection } from './project-slack.js';
 
 function checkResults(checks: HostCheck[]): Html {
   const ok = checks.every((c) => c.ok);
@@ -106,6 +107,7 @@ async function settingsPage(
   const failed = Object.keys(errors).length > 0 || Object.keys(state.context?.errors ?? {}).length > 0;
   const sandbox = await sandboxStatus(config.checks.sandbox);
   const repositories = await store.contextRepositories.list(project.id);
+  const slack = await store.slack.mapping(project.id);
   return sendPage(
     request,
     reply,
@@ -119,7 +121,8 @@ async function settingsPage(
           <p>Tests what the worker will do: read the repository, push a branch, open a pull request.</p>
           <button type="submit">Check access</button></form></section>
         ${contextSection(project.id, repositories, csrf, state.context ?? {})}
-        ${hookSection({ project, csrf, publicUrl: config.publicUrl, hasSecret: hasHookSecret, ...(state.hookSecret ? { newSecret: state.hookSecret.secret } : {}) })}`,
+        ${hookSection({ project, csrf, publicUrl: config.publicUrl, hasSecret: hasHookSecret, ...(state.hookSecret ? { newSecret: state.hookSecret.secret } : {}) })}
+        ${slackSection(project.id, slack, csrf)}`,
     failed
       ? { status: 400, flash: { kind: 'error', text: 'Some fields need attention.' } }
       : { flash: state.notice ? { kind: 'ok', text: state.notice } : null },

@@ -24,6 +24,7 @@ import {
   withCheckOptions,
 } from './project-options.js';
 import { registerProjectSetupCommands } from './project-setup.js';
+import { registerProjectSlackCommands } from './project-slack.js';
 
 /**
  * The project operations (`jobs/projects.ts`), loaded only by the commands that change a project:
@@ -238,4 +239,5 @@ export function registerProjectCommands(program: Command) {
     .action(checkAction);
   registerProjectHookCommands(project);
   registerProjectSetupCommands(project);
+  registerProjectSlackCommands(project);
 }
