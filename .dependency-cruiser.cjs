@@ -68,7 +68,7 @@ module.exports = {
       from: { path: '^src/parse/' },
       to: {
         path: '^src/',
-        pathNot: '^src/(parse/|domain/|checks/(page|site-config|syntax|frontmatter)\\.ts|web/markdown-render\\.ts)',
+        pathNot: '^src/(parse/|domain/|checks/(page|site-config|syntax|frontmatter)\\.ts)',
       },
     },
     {
@@ -99,7 +99,7 @@ module.exports = {
       severity: 'error',
       comment: 'The job operations know the store and the domain, never who calls them.',
       from: { path: '^src/jobs/' },
-      to: { path: '^src/(api|web|mcp|cli|http|worker|server(-startup)?\\.ts)' },
+      to: { path: '^src/((api|web|mcp|cli|http|worker)/|server(-startup)?\\.ts)' },
     },
     {
       name: 'api-and-worker-meet-only-in-store-and-domain',
@@ -117,6 +117,21 @@ module.exports = {
         path: '^src/',
         pathNot: '^src/(background|store|domain|worker|git|webhooks|hosts|metrics|config|jobs)/|^src/log\\.ts$',
       },
+    },
+    {
+      name: 'conversations-ask-through-jobs',
+      severity: 'error',
+      comment:
+        'conversations/ (Slack, and the intakes to come) turns a message into work through the job operations (jobs/), on the store and the domain, with the background loop; it knows no other entry point and no run.',
+      from: { path: '^src/conversations/' },
+      to: { path: '^src/((api|web|mcp|cli|http|worker|hosts|git|agent|checks)/|server(-startup)?\\.ts)' },
+    },
+    {
+      name: 'only-server-and-cli-reach-conversations',
+      severity: 'error',
+      comment: 'server.ts wires the conversations in; the CLI stores their secrets. No other part reaches them.',
+      from: { path: '^src/', pathNot: '^src/(conversations/|cli/|server\\.ts$)' },
+      to: { path: '^src/conversations/' },
     },
     {
       name: 'only-server-and-cli-start-background-work',

@@ -7,7 +7,11 @@
 // CPU that grows with the run, so that run's CPU figures are not the service's own).
 const fs = require('node:fs');
 
-const file = process.env.BENCH_STATEMENTS_FILE;
+const { isMainThread } = require('node:worker_threads');
+
+// Worker threads (the parse pool's) that inherit `--require` run no statement: only the main
+// thread counts and writes the file, else a thread's empty count would overwrite it.
+const file = isMainThread ? process.env.BENCH_STATEMENTS_FILE : undefined;
 if (file) {
   const Database = require(require.resolve('better-sqlite3', { paths: [process.env.BENCH_STATEMENTS_TREE] }));
   const keepTimes = process.env.BENCH_STATEMENTS_TIMES === '1';
@@ -31,7 +35,11 @@ if (file) {
     if (keepTimes) at.push([Date.now(), String(args[0])]);
     return exec.apply(this, args);
   };
-  const write = () => fs.writeFileSync(file, JSON.stringify({ count, at }));
+  // Written aside and renamed, so that a reader never finds it half written.
+  const write = () => {
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ count, at }));
+    fs.renameSync(`${file}.tmp`, file);
+  };
   setInterval(write, 200).unref();
   process.on('exit', write);
 }

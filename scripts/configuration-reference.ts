@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
+import { CLIENT_VARIABLES } from '../src/cli/client.js';
 import {
-  CLIENT_VARIABLES,
   environmentSchema,
   SETTING_GROUPS,
   type SettingDoc,

@@ -17,6 +17,7 @@ import { type Part, startParts } from './background/parts.js';
 import { createWorker, type Worker } from './background/worker.js';
 import { closeParsePool } from './checks/index.js';
 import type { Config } from './config/config.js';
+import { slackPart, slackRouteOptions, slackRoutes } from './conversations/slack/index.js';
 import type { Lifecycle } from './domain/lifecycle.js';
 import type { Project } from './domain/project.js';
 import { CodeHostError, type CodeHosts, createCodeHosts } from './hosts/index.js';
@@ -165,6 +166,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     secrets: options.secrets,
     lifecycle,
   });
+  await app.register(slackRoutes, slackRouteOptions(options));
   return app;
 }
 
@@ -325,7 +327,8 @@ function workerPart({ config, store, logger, hosts, metrics, made }: Assembly, o
  * What every role runs beside its work: webhook delivery, the automations, the closing of archived
  * jobs' pull requests; their claims make each run once across processes.
  */
-function backgroundParts({ config, store, logger, hosts, metrics, secrets, made }: Assembly): Part[] {
+function backgroundParts(assembly: Assembly): Part[] {
+  const { config, store, logger, hosts, metrics, secrets, made } = assembly;
   const closer: { stop(): Promise<void> }[] = [];
   const automations = createAutomationLoops({
     store,
@@ -345,6 +348,7 @@ function backgroundParts({ config, store, logger, hosts, metrics, secrets, made 
       },
       stop: () => Promise.all(closer.map((each) => each.stop())),
     },
+    slackPart({ ...assembly, publicUrl: () => made.publicUrl }),
   ];
 }
 

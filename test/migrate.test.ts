@@ -65,6 +65,8 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0020_setup_review',
         '0021_one_event_one_run',
         '0022_pull_request_quotes',
+        '0023_progress_messages',
+        '0025_slack',
       ]);
 
       const db = openDb({ url: database.url });

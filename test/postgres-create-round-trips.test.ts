@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../src/domain/project.js';
 import { JOBS_CHANNEL } from '../src/store/channels.js';
-import { openTestStore, type TestStore, testDialects } from './support/db.js';
+import { makeTestJob, openTestStore, type TestStore, testDialects } from './support/db.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -29,15 +29,7 @@ describe.skipIf(!testDialects().includes('postgres'))('a job create on PostgreSQ
     await t.close();
   });
 
-  const create = () =>
-    t.store.jobs.create({
-      projectId: project.id,
-      prompt: 'Fix the typo',
-      model: 'openai:gpt-5',
-      baseRef: 'main',
-      repository: project.repository,
-      draft: false,
-    });
+  const create = () => makeTestJob(t.store, project, 'Fix the typo');
 
   it('takes 8 statements, its notifications in one of them', async () => {
     await create();

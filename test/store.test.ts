@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, hashKey } from '../src/domain/keys.js';
 import type { Project } from '../src/domain/project.js';
-import { openTestStore, type TestStore, testDialects } from './support/db.js';
+import { makeTestJob, openTestStore, type TestStore, testDialects, testJobInput } from './support/db.js';
 
 // One suite, every dialect: the store must behave the same on SQLite and PostgreSQL.
 describe.each(testDialects())('store on %s', (dialect) => {
@@ -14,15 +14,7 @@ describe.each(testDialects())('store on %s', (dialect) => {
   });
   afterAll(() => t.close());
 
-  const newJob = (prompt = 'Fix the typo on the home page') =>
-    t.store.jobs.create({
-      projectId: project.id,
-      prompt,
-      model: 'openai:gpt-5',
-      baseRef: 'main',
-      repository: project.repository,
-      draft: false,
-    });
+  const newJob = (prompt = 'Fix the typo on the home page') => makeTestJob(t.store, project, prompt);
 
   it('creates a project with defaults', async () => {
     expect(project).toMatchObject({
@@ -74,14 +66,7 @@ describe.each(testDialects())('store on %s', (dialect) => {
     const fresh = await t.store.projects.create({ name: 'Paging', repository: '/tmp/p' });
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) {
-      const job = await t.store.jobs.create({
-        projectId: fresh.id,
-        prompt: `job ${i}`,
-        model: 'anthropic:claude-sonnet-4-5',
-        baseRef: 'main',
-        repository: '/tmp/p',
-        draft: false,
-      });
+      const job = await makeTestJob(t.store, fresh, `job ${i}`);
       ids.unshift(job.id);
     }
     const seen: string[] = [];
@@ -98,15 +83,7 @@ describe.each(testDialects())('store on %s', (dialect) => {
   it('refuses a create at the cap of active jobs, and only there', async () => {
     const fresh = await t.store.projects.create({ name: 'Counting', repository: '/tmp/c' });
     const create = (prompt: string, maxActive: number) =>
-      t.store.jobs.create({
-        projectId: fresh.id,
-        prompt,
-        model: 'anthropic:claude-sonnet-4-5',
-        baseRef: 'main',
-        repository: '/tmp/c',
-        draft: false,
-        maxActive,
-      });
+      t.store.jobs.create(testJobInput(fresh, prompt, { maxActive }));
     for (let i = 0; i < 4; i++) await create(`c${i}`, 10);
     const active = await t.store.jobs.list(fresh.id, { status: 'active', limit: 10 });
     expect(active.jobs).toHaveLength(4);
@@ -184,25 +161,9 @@ describe.each(testDialects())('store on %s', (dialect) => {
     expect(await t.store.idempotency.reserve(claim('d'), 'h1')).toEqual({ state: 'in_flight' });
     // A create under a claim that does not hold the key makes nothing.
     await expect(
-      t.store.jobs.create({
-        projectId: project.id,
-        prompt: 'x',
-        model: 'anthropic:claude-sonnet-4-5',
-        baseRef: 'main',
-        repository: '/tmp/docs',
-        draft: false,
-        idempotency: claim('b'),
-      }),
+      t.store.jobs.create(testJobInput(project, 'x', { idempotency: claim('b') })),
     ).rejects.toMatchObject({ code: 'idempotency_in_flight' });
-    const job = await t.store.jobs.create({
-      projectId: project.id,
-      prompt: 'x',
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: '/tmp/docs',
-      draft: false,
-      idempotency: claim('a'),
-    });
+    const job = await t.store.jobs.create(testJobInput(project, 'x', { idempotency: claim('a') }));
     expect(await t.store.idempotency.reserve(claim('e'), 'h1')).toEqual({
       state: 'done',
       jobId: job.id,

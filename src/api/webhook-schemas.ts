@@ -4,16 +4,20 @@
  */
 import { z } from 'zod';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../domain/webhook.js';
+import { MAX_WEBHOOK_DESCRIPTION_CHARS } from '../jobs/webhook-endpoints.js';
 
-// URLs are checked by the webhook rules (422 webhook_url_not_allowed, with the reason); here only
-// that it is text of a size no URL rule needs to look further at.
-const url = z.string().min(1, 'must not be empty').max(65_536).describe('The receiver, http(s)');
+// URLs are checked by the endpoint operations (`jobs/webhook-endpoints.ts`: an empty one is
+// 400 `invalid_request`, a refused one 422 webhook_url_not_allowed with the reason), the same
+// for the dashboard; here only that it is text of a size no URL rule needs to look further at.
+const url = z.string().max(65_536).describe('The receiver, http(s)');
 const events = z
   .array(z.enum(WEBHOOK_EVENT_TYPES))
   .max(WEBHOOK_EVENT_TYPES.length * 2)
   .nullable()
   .describe('Event types to send; absent, null or empty: all of them');
-const description = z.string().max(500, 'must be at most 500 characters');
+const description = z
+  .string()
+  .max(MAX_WEBHOOK_DESCRIPTION_CHARS, `must be at most ${MAX_WEBHOOK_DESCRIPTION_CHARS} characters`);
 
 export const createWebhookBody = z.strictObject({
   url,

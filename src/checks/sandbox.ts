@@ -25,7 +25,7 @@
  * Where a limit cannot be enforced the sandbox is not available, unless the deployment says
  * otherwise (`AGENTJOBS_SANDBOX_UNLIMITED`), and then it says so as unsafe.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -240,13 +240,13 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxRun>
   }
 }
 
-function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRun> {
-  const started = Date.now();
+/** The command line that runs `options.command` in the sandbox, in `group` when there is one. */
+function sandboxArguments(options: SandboxOptions, group: RunGroup | null): string[] {
   const { limits } = options;
   const rlimits = [`--fsize=${limits.diskBytes}`, '--core=0'];
   // Without a control group, a cap per process is what is left.
   if (!group) rlimits.push(`--data=${limits.memoryBytes}`);
-  const args = [
+  return [
     ...(group?.procsFiles ?? []),
     '--',
     'prlimit',
@@ -264,16 +264,25 @@ function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRu
     'sh',
     options.command,
   ];
+}
+
+/** Starts the sandbox in its own process group, so that a kill reaches prlimit, bwrap and its monitor at once. */
+function spawnSandbox(options: SandboxOptions, args: string[]): ChildProcess {
+  const stdio: ('ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe', options.capture ? 'pipe' : 'ignore'];
+  if (options.network) stdio.push(...Array(NETWORK_FDS.resolver - 3).fill('pipe'));
+  return spawn('/bin/sh', ['-c', JOIN_GROUPS, 'sh', ...args], {
+    detached: true,
+    stdio,
+    // Only the search path: the service's environment holds its secrets.
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  });
+}
+
+function run(options: SandboxOptions, group: RunGroup | null): Promise<SandboxRun> {
+  const started = Date.now();
+  const args = sandboxArguments(options, group);
   return new Promise((resolve, reject) => {
-    // Its own process group, so that a kill reaches prlimit, bwrap and its monitor at once.
-    const stdio: ('ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe', options.capture ? 'pipe' : 'ignore'];
-    if (options.network) stdio.push(...Array(NETWORK_FDS.resolver - 3).fill('pipe'));
-    const child = spawn('/bin/sh', ['-c', JOIN_GROUPS, 'sh', ...args], {
-      detached: true,
-      stdio,
-      // Only the search path: the service's environment holds its secrets.
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    });
+    const child = spawnSandbox(options, args);
     const tail = new OutputTail(options.maxOutputBytes);
     (child.stdout as Readable).on('data', (chunk: Buffer) => tail.push(chunk));
     (child.stderr as Readable).on('data', (chunk: Buffer) => tail.push(chunk));

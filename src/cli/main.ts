@@ -12,6 +12,7 @@ import { registerPullRequestCommands } from './commands/pr.js';
 import { registerProjectCommands } from './commands/project.js';
 import { registerQuickstartCommand } from './commands/quickstart.js';
 import { registerServerCommands } from './commands/server.js';
+import { registerSlackCommands } from './commands/slack.js';
 import { registerWebhookCommands } from './commands/webhook.js';
 import { CliError } from './output.js';
 
@@ -31,6 +32,7 @@ registerPullRequestCommands(program);
 registerWebhookCommands(program);
 registerAutomationCommands(program);
 registerAdminCommands(program);
+registerSlackCommands(program);
 registerMcpCommand(program);
 registerEvalCommand(program);
 

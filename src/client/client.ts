@@ -1,4 +1,4 @@
-import createFetchClient from 'openapi-fetch';
+import createFetchClient, { type Client } from 'openapi-fetch';
 import { automationCalls } from './automations.js';
 import { AgentJobsError, errorFromResponse, unreachable } from './errors.js';
 import { type EventStreamOptions, streamJobEvents } from './events.js';
@@ -52,6 +52,16 @@ const changed = (before: Job | undefined, after: Job) =>
   before.phase !== after.phase ||
   before.updatedAt !== after.updatedAt;
 
+/** How every call reaches the server: where, with which key, and the fetch with and without retries. */
+interface Transport {
+  baseUrl: string;
+  authorization: string;
+  plain: FetchFunction;
+  retrying: FetchFunction;
+  api: Client<paths>;
+  projectOf: (call: CallOptions) => string;
+}
+
 /**
  * A typed client of the agentjobs v2 API. Reads, archive and createJob (with its idempotency key)
  * retry on 429 and 503, honouring Retry-After; other writes do not, since repeating them is not safe.
@@ -60,196 +70,37 @@ const changed = (before: Job | undefined, after: Job) =>
 export function createClient(options: ClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const plain: FetchFunction = options.fetch ?? ((request) => globalThis.fetch(request));
-  const retrying = retryingFetch(plain, options.retry);
   const authorization = `Bearer ${options.apiKey}`;
-  const api = createFetchClient<paths>({ baseUrl, headers: { authorization }, fetch: plain });
-
-  const projectOf = (call: CallOptions): string => {
-    const projectId = call.projectId ?? options.projectId;
-    if (!projectId) throw new TypeError('agentjobs client: pass projectId to createClient or to the call');
-    return projectId;
+  const transport: Transport = {
+    baseUrl,
+    authorization,
+    plain,
+    retrying: retryingFetch(plain, options.retry),
+    api: createFetchClient<paths>({ baseUrl, headers: { authorization }, fetch: plain }),
+    projectOf: (call) => {
+      const projectId = call.projectId ?? options.projectId;
+      if (!projectId) throw new TypeError('agentjobs client: pass projectId to createClient or to the call');
+      return projectId;
+    },
   };
-
-  /** Turns openapi-fetch's answer into the data, or throws the API's error. */
-  async function settle<T>(
-    pending: Promise<{ data?: T; error?: unknown; response: Response }>,
-    signal: AbortSignal | undefined,
-  ): Promise<T> {
-    let result: { data?: T; error?: unknown; response: Response };
-    try {
-      result = await pending;
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw unreachable(baseUrl, error);
-    }
-    if (!result.response.ok) throw errorFromResponse(result.response, result.error);
-    return result.data as T;
-  }
-
-  /** A request by path, answering its status and parsed body (the webhook and automation calls). */
-  const send = async (
-    method: Parameters<Requester>[0],
-    path: string,
-    init: Parameters<Requester>[2] = {},
-  ) => {
-    const url = new URL(`${baseUrl}${path}`);
-    for (const [name, value] of Object.entries(init.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, String(value));
-    }
-    const outgoing = new Request(url, {
-      method,
-      headers: {
-        authorization,
-        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-      ...(init.signal ? { signal: init.signal } : {}),
-    });
-    let response: Response;
-    try {
-      response = await (init.retry ? retrying : plain)(outgoing);
-    } catch (error) {
-      if (init.signal?.aborted) throw init.signal.reason;
-      throw unreachable(baseUrl, error);
-    }
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    if (!response.ok) throw errorFromResponse(response, body);
-    return { status: response.status, body: body as never };
-  };
+  const send: Sender = (method, path, init) => sendRequest(transport, method, path, init);
   const request: Requester = async (method, path, init) => (await send(method, path, init)).body;
-
-  const jobPath = (call: CallOptions, jobId: string) => ({ path: { projectId: projectOf(call), jobId } });
-
-  async function getJob(jobId: string, call: CallOptions = {}): Promise<Job> {
-    const { signal } = call;
-    return settle(
-      api.GET('/v2/agent/{projectId}/job/{jobId}', { params: jobPath(call, jobId), signal, fetch: retrying }),
-      signal,
-    );
-  }
-
-  async function getEvents(
-    jobId: string,
-    call: CallOptions & { after?: number; limit?: number } = {},
-  ): Promise<EventPage> {
-    const { signal, after, limit } = call;
-    // Without Accept: text/event-stream the answer is the JSON page, never the stream.
-    return settle<EventPage | string>(
-      api.GET('/v2/agent/{projectId}/job/{jobId}/events', {
-        params: { ...jobPath(call, jobId), query: { after, limit } },
-        signal,
-        fetch: retrying,
-      }),
-      signal,
-    ) as Promise<EventPage>;
-  }
+  const reads = jobReads(transport);
 
   return {
     /** The project calls use unless they name another. */
     projectId: options.projectId,
-
-    /** Creates a job. Safe to retry: the same idempotency key is sent on every attempt. */
-    async createJob(input: CreateJobInput, call: CreateJobOptions = {}): Promise<Job> {
-      const { signal } = call;
-      const idempotencyKey = call.idempotencyKey ?? globalThis.crypto.randomUUID();
-      return settle(
-        api.POST('/v2/agent/{projectId}/job', {
-          params: { path: { projectId: projectOf(call) }, header: { 'idempotency-key': idempotencyKey } },
-          body: input,
-          signal,
-          fetch: retrying,
-        }),
-        signal,
-      );
-    },
-
-    getJob,
+    ...reads,
+    ...jobWrites(transport),
 
     /**
      * Polls a job until it is no longer active and returns it as it ended. Waits grow while nothing
      * changes; a 429 or 503 (or a lost connection) is waited out, for as long as the server asks.
      * Stop it with `signal` (e.g. `AbortSignal.timeout(ms)`).
      */
-    async waitForJob(jobId: string, wait: WaitOptions = {}): Promise<Job> {
-      const first = wait.pollIntervalMs ?? 1000;
-      const longest = wait.maxPollIntervalMs ?? 10_000;
-      let delay = first;
-      let last: Job | undefined;
-      for (;;) {
-        let job: Job;
-        try {
-          job = await getJob(jobId, wait);
-        } catch (error) {
-          if (!(error instanceof AgentJobsError) || !error.retryable) throw error;
-          await sleep(error.retryAfter === null ? delay : error.retryAfter * 1000, wait.signal);
-          delay = Math.min(longest, delay * 1.5);
-          continue;
-        }
-        if (changed(last, job)) {
-          wait.onProgress?.(job);
-          delay = first;
-        } else {
-          delay = Math.min(longest, delay * 1.5);
-        }
-        last = job;
-        if (isDone(job)) return job;
-        await sleep(delay, wait.signal);
-      }
+    waitForJob(jobId: string, wait: WaitOptions = {}): Promise<Job> {
+      return pollUntilDone(() => reads.getJob(jobId, wait), wait);
     },
-
-    /** Pages of jobs, newest first: `for await (const page of client.listJobs()) …`. */
-    async *listJobs(list: ListJobsOptions = {}): AsyncGenerator<JobPage, void, undefined> {
-      const { signal, status, limit } = list;
-      const path = { projectId: projectOf(list) };
-      let cursor = list.cursor;
-      do {
-        const page: JobPage = await settle(
-          api.GET('/v2/agent/{projectId}/job', {
-            params: { path, query: { status, limit, cursor } },
-            signal,
-            fetch: retrying,
-          }),
-          signal,
-        );
-        yield page;
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor);
-    },
-
-    /** Sends a follow-up prompt; the job becomes active again. Not retried: it is not idempotent. */
-    async sendMessage(jobId: string, prompt: string, call: CallOptions = {}): Promise<Job> {
-      const { signal } = call;
-      return settle(
-        api.POST('/v2/agent/{projectId}/job/{jobId}/message', {
-          params: jobPath(call, jobId),
-          body: { prompt },
-          signal,
-        }),
-        signal,
-      );
-    },
-
-    /** Archives a job (stopping it first when active). Archiving twice is harmless, so it retries. */
-    async archiveJob(jobId: string, call: CallOptions = {}): Promise<Job> {
-      const { signal } = call;
-      return settle(
-        api.POST('/v2/agent/{projectId}/job/{jobId}/archive', {
-          params: jobPath(call, jobId),
-          signal,
-          fetch: retrying,
-        }),
-        signal,
-      );
-    },
-
-    /** One page of a job's events after `after` (a seq; 0 for the start). */
-    getEvents,
 
     /**
      * A job's events as they happen, over Server-Sent Events: `for await (const event of
@@ -257,22 +108,194 @@ export function createClient(options: ClientOptions) {
      * (Last-Event-ID), so no event is lost or repeated; it ends once the job is no longer active.
      */
     streamEvents(jobId: string, stream: EventStreamOptions = {}): AsyncGenerator<JobEvent, void, undefined> {
-      const projectId = projectOf(stream);
+      const projectId = transport.projectOf(stream);
       return streamJobEvents({
         url: `${baseUrl}/v2/agent/${encodeURIComponent(projectId)}/job/${encodeURIComponent(jobId)}/events`,
         authorization,
         fetch: plain,
         baseUrl,
-        stillActive: async (signal) => !isDone(await getJob(jobId, { projectId, signal })),
-        eventsAfter: (after, signal) => getEvents(jobId, { projectId, after, signal }),
+        stillActive: async (signal) => !isDone(await reads.getJob(jobId, { projectId, signal })),
+        eventsAfter: (after, signal) => reads.getEvents(jobId, { projectId, after, signal }),
         options: stream,
       });
     },
 
-    ...webhookCalls(request, projectOf),
-    ...automationCalls(request, send, projectOf),
+    ...webhookCalls(request, transport.projectOf),
+    ...automationCalls(request, send, transport.projectOf),
   };
 }
 
 /** The client `createClient` makes. */
 export type AgentJobsClient = ReturnType<typeof createClient>;
+
+/** Turns openapi-fetch's answer into the data, or throws the API's error. */
+async function settle<T>(
+  baseUrl: string,
+  pending: Promise<{ data?: T; error?: unknown; response: Response }>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  let result: { data?: T; error?: unknown; response: Response };
+  try {
+    result = await pending;
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw unreachable(baseUrl, error);
+  }
+  if (!result.response.ok) throw errorFromResponse(result.response, result.error);
+  return result.data as T;
+}
+
+/** A request by path, answering its status and parsed body (the webhook and automation calls). */
+type Sender = (
+  method: Parameters<Requester>[0],
+  path: string,
+  init?: Parameters<Requester>[2],
+) => Promise<{ status: number; body: never }>;
+
+async function sendRequest(
+  { baseUrl, authorization, plain, retrying }: Transport,
+  ...[method, path, init = {}]: Parameters<Sender>
+): Promise<{ status: number; body: never }> {
+  const url = new URL(`${baseUrl}${path}`);
+  for (const [name, value] of Object.entries(init.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, String(value));
+  }
+  const outgoing = new Request(url, {
+    method,
+    headers: {
+      authorization,
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    ...(init.signal ? { signal: init.signal } : {}),
+  });
+  let response: Response;
+  try {
+    response = await (init.retry ? retrying : plain)(outgoing);
+  } catch (error) {
+    if (init.signal?.aborted) throw init.signal.reason;
+    throw unreachable(baseUrl, error);
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok) throw errorFromResponse(response, body);
+  return { status: response.status, body: body as never };
+}
+
+const jobPath = (transport: Transport, call: CallOptions, jobId: string) => ({
+  path: { projectId: transport.projectOf(call), jobId },
+});
+
+/** The job reads; all of them retry. */
+function jobReads(transport: Transport) {
+  const { api, baseUrl, retrying: fetch } = transport;
+  return {
+    async getJob(jobId: string, call: CallOptions = {}): Promise<Job> {
+      const { signal } = call;
+      const params = jobPath(transport, call, jobId);
+      return settle(baseUrl, api.GET('/v2/agent/{projectId}/job/{jobId}', { params, signal, fetch }), signal);
+    },
+
+    /** One page of a job's events after `after` (a seq; 0 for the start). */
+    async getEvents(
+      jobId: string,
+      call: CallOptions & { after?: number; limit?: number } = {},
+    ): Promise<EventPage> {
+      const { signal, after, limit } = call;
+      const params = { ...jobPath(transport, call, jobId), query: { after, limit } };
+      // Without Accept: text/event-stream the answer is the JSON page, never the stream.
+      const pending = api.GET('/v2/agent/{projectId}/job/{jobId}/events', { params, signal, fetch });
+      return settle<EventPage | string>(baseUrl, pending, signal) as Promise<EventPage>;
+    },
+
+    /** Pages of jobs, newest first: `for await (const page of client.listJobs()) …`. */
+    async *listJobs(list: ListJobsOptions = {}): AsyncGenerator<JobPage, void, undefined> {
+      const { signal, status, limit } = list;
+      const path = { projectId: transport.projectOf(list) };
+      let cursor = list.cursor;
+      do {
+        const params = { path, query: { status, limit, cursor } };
+        const page: JobPage = await settle(
+          baseUrl,
+          api.GET('/v2/agent/{projectId}/job', { params, signal, fetch }),
+          signal,
+        );
+        yield page;
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+    },
+  };
+}
+
+/** The job writes: a create (with its idempotency key) and an archive retry, a message does not. */
+function jobWrites(transport: Transport) {
+  const { api, baseUrl, retrying } = transport;
+  return {
+    /** Creates a job. Safe to retry: the same idempotency key is sent on every attempt. */
+    async createJob(input: CreateJobInput, call: CreateJobOptions = {}): Promise<Job> {
+      const { signal } = call;
+      const idempotencyKey = call.idempotencyKey ?? globalThis.crypto.randomUUID();
+      const path = { projectId: transport.projectOf(call) };
+      const params = { path, header: { 'idempotency-key': idempotencyKey } };
+      const pending = api.POST('/v2/agent/{projectId}/job', { params, body: input, signal, fetch: retrying });
+      return settle(baseUrl, pending, signal);
+    },
+
+    /** Sends a follow-up prompt; the job becomes active again. Not retried: it is not idempotent. */
+    async sendMessage(jobId: string, prompt: string, call: CallOptions = {}): Promise<Job> {
+      const { signal } = call;
+      const params = jobPath(transport, call, jobId);
+      const pending = api.POST('/v2/agent/{projectId}/job/{jobId}/message', {
+        params,
+        body: { prompt },
+        signal,
+      });
+      return settle(baseUrl, pending, signal);
+    },
+
+    /** Archives a job (stopping it first when active). Archiving twice is harmless, so it retries. */
+    async archiveJob(jobId: string, call: CallOptions = {}): Promise<Job> {
+      const { signal } = call;
+      const params = jobPath(transport, call, jobId);
+      const pending = api.POST('/v2/agent/{projectId}/job/{jobId}/archive', {
+        params,
+        signal,
+        fetch: retrying,
+      });
+      return settle(baseUrl, pending, signal);
+    },
+  };
+}
+
+/** Reads the job until it is no longer active (`waitForJob`). */
+async function pollUntilDone(read: () => Promise<Job>, wait: WaitOptions): Promise<Job> {
+  const first = wait.pollIntervalMs ?? 1000;
+  const longest = wait.maxPollIntervalMs ?? 10_000;
+  let delay = first;
+  let last: Job | undefined;
+  for (;;) {
+    let job: Job;
+    try {
+      job = await read();
+    } catch (error) {
+      if (!(error instanceof AgentJobsError) || !error.retryable) throw error;
+      await sleep(error.retryAfter === null ? delay : error.retryAfter * 1000, wait.signal);
+      delay = Math.min(longest, delay * 1.5);
+      continue;
+    }
+    if (changed(last, job)) {
+      wait.onProgress?.(job);
+      delay = first;
+    } else {
+      delay = Math.min(longest, delay * 1.5);
+    }
+    last = job;
+    if (isDone(job)) return job;
+    await sleep(delay, wait.signal);
+  }
+}

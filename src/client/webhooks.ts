@@ -1,12 +1,29 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import type { components } from './schema.js';
+import type { components, operations } from './schema.js';
 import type { CallOptions, Job } from './types.js';
 
-/*
- * The webhook calls (docs/webhooks.md). Their types are written by hand from the
- * contract until the webhook routes are part of docs/openapi.json; then they come from there.
- */
+/* The webhook calls (docs/webhooks.md); their types are the OpenAPI document's (schema.ts). */
 
+type WebhookBody<Name extends 'createWebhook' | 'updateWebhook'> = NonNullable<
+  operations[Name]['requestBody']
+>['content']['application/json'];
+
+/** A webhook endpoint of a project. Its secret is shown only when it is made or rotated. */
+export type Webhook = components['schemas']['Webhook'];
+/** An endpoint as made or rotated: `secret` (`whsec_…`) is not shown again. */
+export type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
+/** One event sent to one endpoint, with every attempt. */
+export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type WebhookDeliveryAttempt = WebhookDelivery['attempts'][number];
+export type WebhookEventType = WebhookDelivery['event']['type'];
+/** A page of `listDeliveries`. */
+export type DeliveryPage =
+  operations['listWebhookDeliveries']['responses'][200]['content']['application/json'];
+type WebhookList = operations['listWebhooks']['responses'][200]['content']['application/json'];
+export type CreateWebhookInput = WebhookBody<'createWebhook'>;
+export type UpdateWebhookInput = WebhookBody<'updateWebhook'>;
+
+/** Every event type, in the document's order; the check below fails to compile when one is missing. */
 export const WEBHOOK_EVENT_TYPES = [
   'job.created',
   'job.completed',
@@ -14,72 +31,17 @@ export const WEBHOOK_EVENT_TYPES = [
   'job.archived',
   'job.resumed',
   'automation.run',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+] as const satisfies readonly WebhookEventType[];
+const everyEventType: Exclude<WebhookEventType, (typeof WEBHOOK_EVENT_TYPES)[number]> extends never
+  ? true
+  : never = true;
+void everyEventType;
 
-/** A webhook endpoint of a project. Its secret is shown only when it is made or rotated. */
-export interface Webhook {
-  id: string;
-  projectId: string;
-  url: string;
-  description: string;
-  /** The event types it gets; null: all of them. */
-  events: WebhookEventType[] | null;
-  enabled: boolean;
-  /** Why the server disabled it (after failing for days), or null. */
-  disabledReason: string | null;
-  failingSince: string | null;
-  /** Until when the secret before the last rotation still signs, or null. */
-  previousSecretExpiresAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface WebhookWithSecret extends Webhook {
-  /** `whsec_…`: keep it; it is not shown again. */
-  secret: string;
-}
-
-export interface WebhookDeliveryAttempt {
-  at: string;
-  /** The receiver's HTTP status, or null when it did not answer. */
-  responseStatus: number | null;
-  durationMs: number;
-  error: string | null;
-  responseExcerpt?: string | null;
-}
-
-/** One event sent to one endpoint, with every attempt. */
-export interface WebhookDelivery {
-  id: string;
-  webhookId: string;
-  event: { id: string; type: WebhookEventType; timestamp: string; data: Record<string, unknown> };
-  status: 'pending' | 'succeeded' | 'failed';
-  nextAttemptAt: string | null;
-  attempts: WebhookDeliveryAttempt[];
-  createdAt?: string;
-  updatedAt?: string;
-}
-
-export interface DeliveryPage {
-  deliveries: WebhookDelivery[];
-  nextCursor: string | null;
-}
-
-export interface CreateWebhookInput {
-  url: string;
-  events?: WebhookEventType[] | null;
-  description?: string;
-}
-
-export interface UpdateWebhookInput {
-  url?: string;
-  events?: WebhookEventType[] | null;
-  enabled?: boolean;
-  description?: string;
-}
-
-/** What a webhook request's body holds (the Standard Webhooks shape); narrow on `type`. */
+/**
+ * What a webhook request's body holds (the Standard Webhooks shape); narrow on `type`. The API sends
+ * it rather than serves it, so the document has no operation for it: it is made of the document's
+ * `Job` and `AutomationRun`.
+ */
 export type WebhookPayload =
   | { type: Exclude<WebhookEventType, 'automation.run'>; timestamp: string; data: { job: Job } }
   | {
@@ -117,7 +79,7 @@ export function webhookCalls(request: Requester, projectOf: (call: CallOptions) 
       return request('POST', base(call), { body: input, signal: call.signal });
     },
     async listWebhooks(call: CallOptions = {}): Promise<Webhook[]> {
-      const page: { webhooks: Webhook[] } = await request('GET', base(call), {
+      const page: WebhookList = await request('GET', base(call), {
         signal: call.signal,
         retry: true,
       });

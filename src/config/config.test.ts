@@ -1,5 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, redactorFor } from './config.js';
+
+describe('redactorFor', () => {
+  it('blanks every secret setting, and key shapes', () => {
+    const secrets = {
+      ANTHROPIC_API_KEY: 'anthropic-value-0001',
+      OPENAI_API_KEY: 'openai-value-0002',
+      OPENAI_COMPATIBLE_API_KEY: 'compatible-value-0003',
+      AGENTJOBS_SECRET_KEY: 'server-secret-key-value-0004-0123456789abcdef',
+      AGENTJOBS_ADMIN_PASSWORD: 'admin-password-0005',
+    };
+    const redact = redactorFor(loadConfig(secrets));
+    const text = `${Object.values(secrets).join(' ')} ajs_0123456789abcdef`;
+    expect(redact(text)).toBe('[redacted] [redacted] [redacted] [redacted] [redacted] ajs_[redacted]');
+  });
+});
 
 describe('AGENTJOBS_TRUST_PROXY', () => {
   const trust = (value: string) => loadConfig({ AGENTJOBS_TRUST_PROXY: value }).trustProxy;
@@ -15,12 +30,58 @@ describe('AGENTJOBS_TRUST_PROXY', () => {
     expect(trust(' 10.0.0.0/8, fd00::/8 ,::1')).toEqual(['10.0.0.0/8', 'fd00::/8', '::1']);
   });
 
-  it('refuses anything else with one line naming the variable', () => {
+  it('refuses anything else with one line naming the variable and the entry at fault', () => {
     for (const value of ['2', 'maybe', '10.0.0.0/33', '300.1.1.1', 'fd00::/129', '10.0.0.1/8/9'])
       expect(() => trust(value), value).toThrow(ConfigError);
     expect(() => trust('proxy.internal')).toThrow(
       /^AGENTJOBS_TRUST_PROXY: must be true, false, or the proxies/,
     );
+    expect(() => trust('10.0.0.0/8, 10.0.0.0/33')).toThrow(/\("10\.0\.0\.0\/33" is neither\)/);
+  });
+
+  it('refuses hostile ranges: forms ipaddr.js reads loosely, broken and overlong prefixes', () => {
+    const hostile = [
+      '10.1', // ipaddr.js reads it as 10.0.0.1
+      '0x0a.0.0.1',
+      '010.0.0.1/8',
+      '10.0.0.0/',
+      '/8',
+      '10.0.0.0/-1',
+      '10.0.0.0/8x',
+      '10.0.0.0/ 8',
+      '10.0.0.0/1e1',
+      '::1/1e2',
+      ':::/8',
+      `10.0.0.0/${'9'.repeat(400)}`,
+    ];
+    for (const value of hostile) {
+      // A list hides the bad entry behind a good one.
+      const error = (() => {
+        try {
+          trust(`127.0.0.1,${value}`);
+        } catch (caught) {
+          return caught as Error;
+        }
+      })();
+      expect(error, JSON.stringify(value)).toBeInstanceOf(ConfigError);
+      expect(error?.message.split('\n')[0]).toMatch(
+        /^AGENTJOBS_TRUST_PROXY: must be true, false, or the proxies/,
+      );
+    }
+  });
+
+  it('keeps its error to one short line for a huge value', () => {
+    const huge = Array.from({ length: 5_000 }, (_, index) => `10.0.${index}.0/24`).join(',');
+    const error = (() => {
+      try {
+        trust(huge);
+      } catch (caught) {
+        return caught as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error?.message).toMatch(/"10\.0\.256\.0\/24" is neither/);
+    expect(error?.message.length).toBeLessThan(500);
   });
 });
 

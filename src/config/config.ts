@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { DEFAULT_MODEL_ID } from '../domain/job.js';
+import { createRedactor, type Redactor } from '../domain/redact.js';
 import { WEBHOOK_DISABLE_AFTER_MS } from '../domain/webhook.js';
 import { chooseDataDir, type DataDirSource } from './data-dir.js';
 import { type Environment, environmentSchema } from './schema.js';
@@ -57,6 +58,8 @@ export interface Config {
   worker: WorkerConfig;
   /** What one run of the agent may spend before it is stopped (docs/configuration.md#workers-and-jobs). */
   jobLimits: JobLimits;
+  /** The Slack app (docs/slack.md); its tokens may also be stored sealed (`agentjobs slack connect`). */
+  slack: SlackConfig;
   /** How the agent talks to its model. */
   agent: AgentConfig;
   /** Prices added to or overriding the agent's table (`agent/prices.ts`), by model id. */
@@ -185,6 +188,16 @@ export interface AgentConfig {
   contextTokens: number | null;
 }
 
+/** The Slack app's settings from the environment; a token not set here may be stored sealed in the database. */
+export interface SlackConfig {
+  signingSecret: string | null;
+  botToken: string | null;
+  /** An app-level token: events come over Socket Mode. */
+  appToken: string | null;
+  /** Where Slack's Web API is, with a trailing slash. */
+  apiUrl: string;
+}
+
 /** A configuration problem, phrased as one line that names the variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -192,17 +205,7 @@ export class ConfigError extends Error {
 
 /** Reads and validates the environment. Throws `ConfigError` naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
-  const parsed = environmentSchema.safeParse(env);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const variable = String(issue?.path[0] ?? 'environment');
-    const value = env[variable];
-    // Never echo a secret's value back; for the rest the value helps.
-    const shown =
-      value === undefined || /KEY|PASSWORD|SECRET|_TOKEN$/.test(variable) ? '' : ` (got "${value}")`;
-    throw new ConfigError(`${variable}: ${issue?.message ?? 'invalid'}${shown}`);
-  }
-  const e = parsed.data;
+  const e = parseEnvironment(env);
   const { dir: dataDir, source: dataDirSource } = chooseDataDir(e.AGENTJOBS_DATA_DIR, cwd);
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const config: Config = {
@@ -234,6 +237,50 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       maxConnections: e.AGENTJOBS_MAX_CONNECTIONS,
       streamsPerKey: e.AGENTJOBS_MAX_STREAMS_PER_KEY,
     },
+    ...runSettings(e),
+    dashboard: { sessionMs: e.AGENTJOBS_SESSION_HOURS * 3_600_000 },
+    webhooks: {
+      retryDelaysMs: e.AGENTJOBS_WEBHOOK_RETRY_DELAYS,
+      timeoutMs: e.AGENTJOBS_WEBHOOK_TIMEOUT,
+      allowPrivate: e.AGENTJOBS_WEBHOOK_ALLOW_PRIVATE,
+      concurrency: e.AGENTJOBS_WEBHOOK_CONCURRENCY,
+      disableAfterMs: WEBHOOK_DISABLE_AFTER_MS,
+    },
+    automations: {
+      runsPerDay: e.AGENTJOBS_AUTOMATION_RUNS_PER_DAY,
+      diffChars: e.AGENTJOBS_TRIGGER_DIFF_CHARS,
+      pollMs: e.AGENTJOBS_REPOSITORY_POLL_SECONDS * 1000,
+      localPollMs: e.AGENTJOBS_LOCAL_REPOSITORY_POLL_SECONDS * 1000,
+    },
+    slack: slackConfig(e),
+    metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },
+    lifecycle: {
+      healthPort: e.AGENTJOBS_HEALTH_PORT ?? e.AGENTJOBS_METRICS_PORT ?? null,
+      drainMs: e.AGENTJOBS_DRAIN_SECONDS * 1000,
+    },
+    checks: checksSettings(e),
+  };
+  return deepFreeze(config);
+}
+
+/** Reads and validates the environment; throws `ConfigError` naming the first bad variable. */
+function parseEnvironment(env: NodeJS.ProcessEnv): Environment {
+  const parsed = environmentSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const variable = String(issue?.path[0] ?? 'environment');
+  const value = env[variable];
+  // Never echo a secret's value back; for the rest the value helps, its start is enough.
+  const shown =
+    value === undefined || /KEY|PASSWORD|SECRET|_TOKEN$/.test(variable)
+      ? ''
+      : ` (got "${value.length > 100 ? `${value.slice(0, 100)}…` : value}")`;
+  throw new ConfigError(`${variable}: ${issue?.message ?? 'invalid'}${shown}`);
+}
+
+/** How workers claim and run jobs, and what one run may spend. */
+function runSettings(e: Environment): Pick<Config, 'worker' | 'jobLimits' | 'modelPrices' | 'agent'> {
+  return {
     worker: {
       concurrency: e.AGENTJOBS_WORKER_CONCURRENCY,
       projectConcurrency: e.AGENTJOBS_PROJECT_CONCURRENCY,
@@ -258,40 +305,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       modelOutageWaitMs: e.AGENTJOBS_MODEL_OUTAGE_SECONDS * 1000,
       contextTokens: e.AGENTJOBS_CONTEXT_TOKENS ?? null,
     },
-    dashboard: { sessionMs: e.AGENTJOBS_SESSION_HOURS * 3_600_000 },
-    webhooks: {
-      retryDelaysMs: e.AGENTJOBS_WEBHOOK_RETRY_DELAYS,
-      timeoutMs: e.AGENTJOBS_WEBHOOK_TIMEOUT,
-      allowPrivate: e.AGENTJOBS_WEBHOOK_ALLOW_PRIVATE,
-      concurrency: e.AGENTJOBS_WEBHOOK_CONCURRENCY,
-      disableAfterMs: WEBHOOK_DISABLE_AFTER_MS,
-    },
-    automations: {
-      runsPerDay: e.AGENTJOBS_AUTOMATION_RUNS_PER_DAY,
-      diffChars: e.AGENTJOBS_TRIGGER_DIFF_CHARS,
-      pollMs: e.AGENTJOBS_REPOSITORY_POLL_SECONDS * 1000,
-      localPollMs: e.AGENTJOBS_LOCAL_REPOSITORY_POLL_SECONDS * 1000,
-    },
-    metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },
-    lifecycle: {
-      healthPort: e.AGENTJOBS_HEALTH_PORT ?? e.AGENTJOBS_METRICS_PORT ?? null,
-      drainMs: e.AGENTJOBS_DRAIN_SECONDS * 1000,
-    },
-    checks: {
-      repairRounds: e.AGENTJOBS_CHECK_REPAIR_ROUNDS,
-      sandbox: {
-        processes: e.AGENTJOBS_CHECK_PROCESSES,
-        memoryBytes: e.AGENTJOBS_CHECK_MEMORY_MB * 1024 * 1024,
-        diskBytes: e.AGENTJOBS_CHECK_DISK_MB * 1024 * 1024,
-        unlimited: e.AGENTJOBS_SANDBOX_UNLIMITED,
-      },
-      parseSeconds: e.AGENTJOBS_CHECK_PARSE_SECONDS,
-      parseRunSeconds: e.AGENTJOBS_CHECK_PARSE_RUN_SECONDS,
-      setupCacheBytes: (e.AGENTJOBS_SETUP_CACHE_MB ?? e.AGENTJOBS_CHECK_DISK_MB) * 1024 * 1024,
-      maxCommands: e.AGENTJOBS_MAX_COMMANDS,
-    },
   };
-  return deepFreeze(config);
+}
+
+/** Checks before publishing. */
+function checksSettings(e: Environment): ChecksConfig {
+  return {
+    repairRounds: e.AGENTJOBS_CHECK_REPAIR_ROUNDS,
+    sandbox: {
+      processes: e.AGENTJOBS_CHECK_PROCESSES,
+      memoryBytes: e.AGENTJOBS_CHECK_MEMORY_MB * 1024 * 1024,
+      diskBytes: e.AGENTJOBS_CHECK_DISK_MB * 1024 * 1024,
+      unlimited: e.AGENTJOBS_SANDBOX_UNLIMITED,
+    },
+    parseSeconds: e.AGENTJOBS_CHECK_PARSE_SECONDS,
+    parseRunSeconds: e.AGENTJOBS_CHECK_PARSE_RUN_SECONDS,
+    setupCacheBytes: (e.AGENTJOBS_SETUP_CACHE_MB ?? e.AGENTJOBS_CHECK_DISK_MB) * 1024 * 1024,
+    maxCommands: e.AGENTJOBS_MAX_COMMANDS,
+  };
+}
+
+/**
+ * The redactor of what a run hands out (`domain/redact.ts`): key shapes, and every setting that is
+ * a secret the run's process holds (the provider keys, the server's secret key, the admin password).
+ */
+export function redactorFor(config: Pick<Config, 'providerKeys' | 'secretKey' | 'adminPassword'>): Redactor {
+  const { anthropic, openai, openaiCompatible } = config.providerKeys;
+  return createRedactor([anthropic, openai, openaiCompatible, config.secretKey, config.adminPassword]);
+}
+
+function slackConfig(e: Environment): SlackConfig {
+  return {
+    signingSecret: e.AGENTJOBS_SLACK_SIGNING_SECRET ?? null,
+    botToken: e.AGENTJOBS_SLACK_BOT_TOKEN ?? null,
+    appToken: e.AGENTJOBS_SLACK_APP_TOKEN ?? null,
+    apiUrl: e.AGENTJOBS_SLACK_API_URL.replace(/\/*$/, '/'),
+  };
 }
 
 /** With no AGENTJOBS_MODEL, the first provider whose key is present decides; with none, the documented default. */

@@ -33,6 +33,7 @@ export const SETTING_GROUPS = {
   automations: 'Automations',
   webhooks: 'Webhooks',
   observability: 'Logs and metrics',
+  slack: 'Slack',
 } as const;
 export type SettingGroup = keyof typeof SETTING_GROUPS;
 
@@ -360,16 +361,44 @@ export const environmentSchema = z.object({
     description:
       "Time one check run's files may spend parsing in the parse threads; time spent waiting for a thread (other jobs' files) is not counted.",
   }),
+  AGENTJOBS_SLACK_SIGNING_SECRET: documented(optionalString, {
+    group: 'slack',
+    description:
+      "The Slack app's signing secret: `POST /v2/slack/events` accepts only requests it signed (v0 signature, at most 5 minutes old). See [Slack](slack.md).",
+    shownDefault: 'the one `agentjobs slack connect` stored, else none (the events endpoint answers 404)',
+  }),
+  AGENTJOBS_SLACK_BOT_TOKEN: documented(
+    optionalString.pipe(
+      z
+        .string()
+        .regex(/^xoxb-\S+$/, 'must be a bot token (xoxb-…)')
+        .optional(),
+    ),
+    {
+      group: 'slack',
+      description: "The Slack app's bot token (`xoxb-…`), which the service answers in threads with.",
+      shownDefault: 'the one `agentjobs slack connect` stored, else none (Slack is off)',
+    },
+  ),
+  AGENTJOBS_SLACK_APP_TOKEN: documented(
+    optionalString.pipe(
+      z
+        .string()
+        .regex(/^xapp-\S+$/, 'must be an app-level token (xapp-…)')
+        .optional(),
+    ),
+    {
+      group: 'slack',
+      description:
+        "An app-level token (`xapp-…`, scope `connections:write`): the service receives Slack's events over Socket Mode, an outbound WebSocket, for an install with no public URL.",
+      shownDefault: 'the one `agentjobs slack connect` stored, else none (events come over HTTP)',
+    },
+  ),
+  AGENTJOBS_SLACK_API_URL: documented(httpUrl.default('https://slack.com/api/'), {
+    group: 'slack',
+    description:
+      "Where Slack's Web API calls go (a proxy, or a test's double); Socket Mode asks it for its WebSocket's address too.",
+  }),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
-
-/**
- * The variables the `agentjobs` command reads as a client of a running server (`job`,
- * `automation`, `webhook`, `mcp`): not the server's settings, but in the same reference.
- */
-export const CLIENT_VARIABLES: Record<string, string> = {
-  AGENTJOBS_URL: 'The server the client commands talk to (default `http://127.0.0.1:8080`).',
-  AGENTJOBS_API_KEY: 'The API key the client commands send (`ajs_…`).',
-  AGENTJOBS_PROJECT: 'The project the client commands act on when `--project` is not given.',
-};

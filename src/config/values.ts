@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { isModelId } from '../domain/model-id.js';
 
@@ -18,13 +18,17 @@ export const boolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
-/** A proxy address or CIDR range: 10.0.0.1, 10.0.0.0/8, ::1, fd00::/8. */
+/**
+ * A proxy address or CIDR range: 10.0.0.1, 10.0.0.0/8, ::1, fd00::/8. An IPv4 address is written
+ * in four decimal parts: ipaddr.js also reads `10.1` and `0x0a.0.0.1`, which no one means here.
+ */
 function isAddressOrRange(entry: string): boolean {
-  const [address = '', prefix, ...rest] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  if (prefix === undefined) return true;
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+  return (
+    ipaddr.IPv4.isValidFourPartDecimal(entry) ||
+    ipaddr.IPv4.isValidCIDRFourPartDecimal(entry) ||
+    ipaddr.IPv6.isValid(entry) ||
+    ipaddr.IPv6.isValidCIDR(entry)
+  );
 }
 
 /**
@@ -40,10 +44,14 @@ export const trustProxy = z.string().transform((value, context) => {
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean);
-  if (entries.length > 0 && entries.every(isAddressOrRange)) return entries;
+  const wrong = entries.find((entry) => !isAddressOrRange(entry));
+  if (entries.length > 0 && wrong === undefined) return entries;
+  // The entry at fault, cut short: the value may be anything, of any length.
+  const named =
+    wrong === undefined ? '' : ` ("${wrong.slice(0, 60)}${wrong.length > 60 ? '…' : ''}" is neither)`;
   context.addIssue({
     code: 'custom',
-    message: 'must be true, false, or the proxies’ addresses or CIDR ranges, comma-separated',
+    message: `must be true, false, or the proxies’ addresses or CIDR ranges, comma-separated${named}`,
   });
   return z.NEVER;
 });

@@ -10,8 +10,7 @@
  * `<object> missing\n` (`ambiguous` for a short sha). Answers come in request order, so pending
  * requests are a FIFO queue.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { GitError, gitEnvironment } from './run.js';
+import { GitError, type GitProcess, spawnGit } from './run.js';
 
 /** An object read from the repository. */
 export interface GitObject {
@@ -44,24 +43,34 @@ export interface CommitAndTree {
 
 /** Reads objects of the repository at `cwd` through a single `git cat-file --batch`. */
 export class CatFile {
-  private child: ChildProcessWithoutNullStreams | null = null;
+  private git: GitProcess | null = null;
   private readonly pending: Request[] = [];
   private buffer: Buffer = Buffer.alloc(0);
   private body: Body | null = null;
   private stderr = '';
   private closed = false;
 
-  constructor(private readonly cwd: string) {}
+  /**
+   * `signal` ends the reader for good: its git (and anything git started) is killed and pending
+   * reads fail. A reader shared by several jobs (`openMirrorReader`) has none; each job's release ends it.
+   */
+  constructor(
+    private readonly cwd: string,
+    private readonly signal?: AbortSignal,
+  ) {
+    signal?.addEventListener('abort', () => this.abort(), { once: true });
+  }
 
   /**
    * Reads `object` (a sha, `<rev>:<path>`, `<rev>^{tree}`, …). Resolves null when it does not exist.
    * Content over `maxBytes` is streamed past and not kept, so a huge blob cannot fill memory.
    */
   read(object: string, maxBytes = Number.POSITIVE_INFINITY): Promise<GitObject | null> {
-    if (this.closed) return Promise.reject(new GitError('cat-file', 'aborted', null, 'reader is closed'));
+    if (this.closed || this.signal?.aborted)
+      return Promise.reject(new GitError('cat-file', 'aborted', null, 'reader is closed'));
     // A line break would desynchronize the protocol for every later request.
     if (/[\r\n]/.test(object)) return Promise.resolve(null);
-    const child = this.start();
+    const { child } = this.start();
     return new Promise((resolve, reject) => {
       this.pending.push({ maxBytes, resolve, reject });
       child.stdin.write(`${object}\n`);
@@ -79,26 +88,41 @@ export class CatFile {
     return { commit: object.sha, tree: tree[1] as string };
   }
 
-  /** Ends the process (closing its stdin is how cat-file is told to stop) and waits for it. */
+  /**
+   * Ends the process (closing its stdin is how cat-file is told to stop) and waits for it; one that
+   * does not stop within 5 s is killed with its process group.
+   */
   async close(): Promise<void> {
     this.closed = true;
-    const child = this.child;
-    if (!child) return;
+    const git = this.git;
+    if (!git) return;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      child.once('close', () => {
+      const timer = setTimeout(git.kill, 5_000);
+      git.child.once('close', () => {
         clearTimeout(timer);
         resolve();
       });
-      child.stdin.end();
+      git.child.stdin.end();
     });
   }
 
+  /** Kills the process group at once and fails what is pending (the reader's signal aborted). */
+  private abort(): void {
+    this.closed = true;
+    const git = this.git;
+    if (!git) return;
+    this.git = null;
+    git.kill();
+    const error = new GitError('cat-file', 'aborted', null, '');
+    for (const request of this.pending.splice(0)) request.reject(error);
+  }
+
   /** Starts cat-file on first use, and again after a crash, so one failure does not end the workspace. */
-  private start(): ChildProcessWithoutNullStreams {
-    if (this.child) return this.child;
-    const child = spawn('git', ['cat-file', '--batch'], { cwd: this.cwd, env: gitEnvironment() });
-    this.child = child;
+  private start(): GitProcess {
+    if (this.git) return this.git;
+    const git = spawnGit(['cat-file', '--batch'], { cwd: this.cwd });
+    const { child } = git;
+    this.git = git;
     this.buffer = Buffer.alloc(0);
     this.body = null;
     this.stderr = '';
@@ -106,16 +130,15 @@ export class CatFile {
     child.stderr.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-2_000);
     });
-    child.stdin.on('error', () => {});
     const onEnd = (code: number | null) => {
-      if (this.child !== child) return;
-      this.child = null;
+      if (this.git !== git) return;
+      this.git = null;
       const error = new GitError('cat-file', 'exit', code, this.stderr.trim());
       for (const request of this.pending.splice(0)) request.reject(error);
     };
     child.on('error', () => onEnd(null));
     child.on('close', onEnd);
-    return child;
+    return git;
   }
 
   private onData(chunk: Buffer): void {

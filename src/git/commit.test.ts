@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForGits } from '../../test/support/live-git.js';
 import { CatFile } from './cat-file.js';
 import { commitChanges } from './commit.js';
 import { runGit } from './run.js';
@@ -33,7 +34,7 @@ async function treeByIndex(written: Map<string, WrittenFile>, deleted: Set<strin
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'agentjobs-commit-'));
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'agentjobs-commit-')));
   await runGit(['init', '--quiet', '--initial-branch=main', root]);
   const blob = await hashBlob(root, Buffer.from('text\n'));
   // HEAD: nested folders, a folder with one file, an executable, a symlink, and a name that is not UTF-8.
@@ -177,6 +178,48 @@ describe('commitChanges builds the tree git would build from an index', () => {
     });
     await expect(commit).rejects.toThrow();
     expect(await git(['rev-parse', 'HEAD'])).toBe(head);
+  });
+});
+
+describe('commitChanges on abort', () => {
+  it('kills its git and leaves the branch where it was', async () => {
+    // A reader that holds the first tree read until the test lets it go: mktree is running then.
+    let entered = () => {};
+    const reading = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let letGo = () => {};
+    const gate = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    class HeldReader extends CatFile {
+      override async read(object: string, maxBytes?: number) {
+        entered();
+        await gate;
+        return super.read(object, maxBytes);
+      }
+    }
+    const held = new HeldReader(root);
+    const controller = new AbortController();
+    const commit = commitChanges({
+      dir: root,
+      head,
+      headTree,
+      written: new Map([['docs/new.md', await file('new\n')]]),
+      deleted: new Set(),
+      objects: held,
+      pathsChecked: true,
+      signal: controller.signal,
+      ...bot,
+    });
+    await reading;
+    expect(await waitForGits(root, 'mktree', 1)).toHaveLength(1);
+    controller.abort();
+    expect(await waitForGits(root, 'mktree', 0)).toEqual([]);
+    letGo();
+    await expect(commit).rejects.toMatchObject({ subcommand: 'mktree', reason: 'aborted' });
+    expect(await git(['rev-parse', 'HEAD'])).toBe(head);
+    await held.close();
   });
 });
 

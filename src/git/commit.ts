@@ -9,9 +9,8 @@
  * Entry names are kept as the bytes HEAD's trees hold (keys are those bytes as latin1, one
  * character per byte), so an untouched entry is written back exactly, whatever its encoding.
  */
-import { spawn } from 'node:child_process';
 import type { CatFile } from './cat-file.js';
-import { GitError, gitEnvironment, runGit } from './run.js';
+import { GitError, runGit, spawnGit } from './run.js';
 import { MODE } from './tree.js';
 import { type WrittenFile, withScratchIndex } from './worktree.js';
 
@@ -30,6 +29,8 @@ export interface Changes {
   objects: CatFile;
   /** Every written path already passed `assertCommittable` (the workspace asks git at each write). */
   pathsChecked?: boolean;
+  /** Stops the commit: every git it started is killed, and the branch does not move. */
+  signal?: AbortSignal | undefined;
 }
 
 /** One entry of a tree: the name's bytes as latin1 → mode and object id. */
@@ -78,7 +79,8 @@ export async function commitChanges(changes: Changes): Promise<{ commit: string;
     if (warnings !== '') throw new Error(`git left changes out of the commit: ${warnings.slice(0, 300)}`);
   }
 
-  const tree = await withTreeWriter(cwd, async (write) => {
+  const { signal } = changes;
+  const tree = await withTreeWriter(cwd, signal, async (write) => {
     const build = async (sha: string | null, node: Node, path: string): Promise<string | null> => {
       const entries: Entries = sha ? await readTree(changes.objects, sha) : new Map();
       for (const [name, child] of node.children) {
@@ -119,9 +121,10 @@ export async function commitChanges(changes: Changes): Promise<{ commit: string;
     cwd,
     env: identity,
     input: message,
+    signal,
   });
   const commit = stdout.toString('utf8').trim();
-  await runGit(['update-ref', '-m', 'agentjobs: commit', 'HEAD', commit, changes.head], { cwd });
+  await runGit(['update-ref', '-m', 'agentjobs: commit', 'HEAD', commit, changes.head], { cwd, signal });
   return { commit, tree };
 }
 
@@ -159,13 +162,12 @@ function typeOf(mode: string): string {
  */
 async function withTreeWriter<T>(
   cwd: string,
+  signal: AbortSignal | undefined,
   use: (write: (entries: Entries) => Promise<string>) => Promise<T>,
 ): Promise<T> {
-  const child = spawn('git', ['mktree', '-z', '--batch'], {
-    cwd,
-    env: gitEnvironment(),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  if (signal?.aborted) throw new GitError('mktree', 'aborted', null, '');
+  const git = spawnGit(['mktree', '-z', '--batch'], { cwd, signal });
+  const { child } = git;
   const waiting: { resolve: (sha: string) => void; reject: (error: Error) => void }[] = [];
   let stdout = '';
   let stderr = '';
@@ -175,7 +177,8 @@ async function withTreeWriter<T>(
     child.on('close', (code) => resolveExit(code));
   });
   void exited.then((code) => {
-    failure = new GitError('mktree', code === null ? 'spawn' : 'exit', code, stderr.trim().slice(-2000));
+    const reason = signal?.aborted ? 'aborted' : code === null ? 'spawn' : 'exit';
+    failure = new GitError('mktree', reason, code, stderr.trim().slice(-2000));
     for (const entry of waiting.splice(0)) entry.reject(failure);
   });
   child.stdout.on('data', (chunk: Buffer) => {
@@ -189,7 +192,6 @@ async function withTreeWriter<T>(
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-8000);
   });
-  child.stdin.on('error', () => {});
   const write = (entries: Entries): Promise<string> => {
     if (failure) return Promise.reject(failure);
     const records: Buffer[] = [];
@@ -210,7 +212,7 @@ async function withTreeWriter<T>(
     if (code !== 0) throw failure ?? new GitError('mktree', 'exit', code, stderr.trim());
     return result;
   } catch (error) {
-    child.kill('SIGKILL');
+    git.kill();
     await exited;
     throw error;
   }

@@ -127,6 +127,19 @@ describe('runGit', () => {
     expect(`${error.message} ${error.stderr}`).not.toContain(secret);
   });
 
+  it('blanks a value of its environment that git echoes in stderr', async () => {
+    const repository = join(root, 'echo');
+    await runGit(['init', '--quiet', repository]);
+    const secret = 'glpat-echoed-token-0123456789';
+    const error = await runGit(['-C', repository, 'rev-parse', secret], {
+      env: { AGENTJOBS_GIT_TOKEN: secret },
+    }).catch((caught) => caught);
+    expect(error).toBeInstanceOf(GitError);
+    // git says "ambiguous argument '<the value>': unknown revision".
+    expect(error.stderr).toContain("ambiguous argument '[redacted]'");
+    expect(`${error.message} ${error.stderr}`).not.toContain(secret);
+  });
+
   it('kills git on timeout and on abort', async () => {
     const slow = ['-c', 'alias.slow=!sleep 60', 'slow'];
     const started = performance.now();

@@ -1,14 +1,15 @@
 /**
- * Running git. Every git process of the service starts here (or, for long-lived ones, with
- * `gitEnvironment`), so they all share the same hardened environment, built from an allow-list:
+ * Running git. Every git process of the service starts here (`spawnGit`; `runGit` for a command
+ * whose output is read whole), so they all share the same hardened environment, built from an allow-list:
  * no secret of the service, no repository leaked in from our own environment, no terminal prompts,
  * no system config, no hooks, C locale (stable messages to match on), literal pathspecs. git is
  * spawned directly, never through a shell, so arguments are never re-parsed.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JobFailure } from '../domain/errors.js';
+import { createRedactor } from '../domain/redact.js';
 
 /** Default limit for one git command; a fetch of a big repository over a slow link can take a while. */
 export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
@@ -199,58 +200,76 @@ export function subcommandOf(args: readonly string[]): string {
   return 'git';
 }
 
-function redact(text: string, env: Record<string, string> | undefined): string {
-  let result = text;
-  for (const value of Object.values(env ?? {})) {
-    // Short values (`0`, `C`, a name) are not secrets and would shred the message.
-    if (value.length >= 8) result = result.split(value).join('[redacted]');
-  }
-  return result;
+/** A git process started by `spawnGit`. */
+export interface GitProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Kills git and every process it started (its process group). Safe to call more than once. */
+  kill(): void;
 }
 
 /**
- * Runs `git <args>` and resolves with its output, or rejects with a `GitError`.
- * git runs in its own process group so a timeout or abort also kills its helpers
- * (`git-remote-https`, `upload-pack`), which would otherwise keep our pipes open.
+ * Starts `git <args>` with the hardened environment (plus `options.env`), in its own process group
+ * so that killing it also kills its helpers (`git-remote-https`, `upload-pack`, a lazy fetch of a
+ * partial clone), which would otherwise keep our pipes open. `signal` kills the group when it aborts.
+ */
+export function spawnGit(
+  args: readonly string[],
+  options: {
+    cwd?: string | undefined;
+    env?: Record<string, string> | undefined;
+    signal?: AbortSignal | undefined;
+  },
+): GitProcess {
+  const child = spawn('git', args, { cwd: options.cwd, env: gitEnvironment(options.env), detached: true });
+  const kill = () => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // The group is gone already (ESRCH); the child itself may still be reaped.
+      child.kill('SIGKILL');
+    }
+  };
+  const { signal } = options;
+  if (signal) {
+    signal.addEventListener('abort', kill, { once: true });
+    const forget = () => signal.removeEventListener('abort', kill);
+    child.once('close', forget).once('error', forget);
+  }
+  // git may exit before reading all of its input (EPIPE); its exit code tells what happened.
+  child.stdin.on('error', () => {});
+  return { child, kill };
+}
+
+/**
+ * Runs `git <args>` and resolves with its output, or rejects with a `GitError`. A timeout or an
+ * abort kills git's whole process group (`spawnGit`).
  */
 export function runGit(args: string[], options: RunGitOptions = {}): Promise<RunGitResult> {
   const subcommand = subcommandOf(args);
   const { signal, input, maxStdoutBytes } = options;
   if (signal?.aborted) return Promise.reject(new GitError(subcommand, 'aborted', null, ''));
+  // Credentials travel in `options.env`: none of its values may come back in what git says.
+  const redact = createRedactor(Object.values(options.env ?? {}));
 
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {
-      cwd: options.cwd,
-      env: gitEnvironment(options.env),
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      detached: true,
-    });
+    // Without `input`, stdin is closed at once: git can never wait on us.
+    const { child, kill: killGroup } = spawnGit(args, { cwd: options.cwd, env: options.env });
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = '';
     let truncated = false;
     let settled = false;
 
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    };
     const finish = (error: GitError | null, exitCode: number | null = null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       if (error) reject(error);
-      else
-        resolve({ stdout: Buffer.concat(stdout), stderr: redact(stderr, options.env), truncated, exitCode });
+      else resolve({ stdout: Buffer.concat(stdout), stderr: redact(stderr), truncated, exitCode });
     };
     const fail = (reason: GitFailure, exitCode: number | null) =>
-      finish(
-        new GitError(subcommand, reason, exitCode, redact(stderr.trim(), options.env).slice(-STDERR_LIMIT)),
-      );
+      finish(new GitError(subcommand, reason, exitCode, redact(stderr.trim()).slice(-STDERR_LIMIT)));
     const onAbort = () => {
       killGroup();
       fail('aborted', null);
@@ -262,7 +281,7 @@ export function runGit(args: string[], options: RunGitOptions = {}): Promise<Run
     }, options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS);
     signal?.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout?.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       if (truncated) return;
       stdout.push(chunk);
       stdoutBytes += chunk.length;
@@ -272,7 +291,7 @@ export function runGit(args: string[], options: RunGitOptions = {}): Promise<Run
         finish(null);
       }
     });
-    child.stderr?.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       // Keep the tail: git's final `fatal:` line is the informative one.
       stderr = (stderr + chunk.toString('utf8')).slice(-4 * STDERR_LIMIT);
     });
@@ -281,11 +300,7 @@ export function runGit(args: string[], options: RunGitOptions = {}): Promise<Run
       if (code === 0 || (code !== null && options.acceptExitCodes?.includes(code))) finish(null, code);
       else fail('exit', code);
     });
-    if (child.stdin) {
-      // git may exit before reading all of its input (EPIPE); its exit code tells what happened.
-      child.stdin.on('error', () => {});
-      child.stdin.end(input);
-    }
+    child.stdin.end(input);
   });
 }
 

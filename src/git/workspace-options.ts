@@ -38,6 +38,8 @@ export interface CommitOptions {
   message: string;
   authorName: string;
   authorEmail: string;
+  /** Stops the commit: its git processes are killed and the branch does not move. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Options of `Workspace.search`. */

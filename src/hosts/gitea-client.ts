@@ -1,18 +1,20 @@
 /**
- * A small client of the Gitea (and Forgejo) REST API, `/api/v1`, over Node's fetch: the host uses
- * four endpoints, which does not warrant a generated SDK of the whole API. Requests authenticate
- * with `Authorization: token …` and retry as `./http.ts` says; failures become `CodeHostError`s
- * here.
+ * A small client of the Gitea (and Forgejo) REST API, `/api/v1`, over Node's fetch
+ * (`createJsonApi`, shared with the GitLab host): requests authenticate with `Authorization: token
+ * …` and retry as `./http.ts` says; failures become `CodeHostError`s here.
  */
-import { failureOf, HostHttpError, type HostRetryOptions, sendWithRetry } from './http.js';
+import {
+  createJsonApi,
+  HostHttpError,
+  type HostRetryOptions,
+  hostSaid,
+  hostStatus,
+  type JsonApi,
+} from './http.js';
 import { CodeHostError } from './types.js';
 
 /** One call: method, path below `/api/v1`, and a query or a JSON body. */
-export type GiteaRequest = <T>(
-  method: 'GET' | 'POST' | 'PATCH',
-  path: string,
-  options?: { query?: Record<string, string | number>; body?: unknown },
-) => Promise<T>;
+export type GiteaRequest = JsonApi;
 
 /**
  * A client of the instance at `baseUrl` (`https://gitea.example.com`, with the sub-path it is
@@ -24,44 +26,18 @@ export function createGiteaClient(
   retry: HostRetryOptions = {},
   signal?: AbortSignal,
 ): GiteaRequest {
-  return async <T>(
-    method: string,
-    path: string,
-    options: { query?: Record<string, string | number>; body?: unknown } = {},
-  ) => {
-    const url = new URL(`${baseUrl}/api/v1${path}`);
-    for (const [name, value] of Object.entries(options.query ?? {}))
-      url.searchParams.set(name, String(value));
-    const response = await sendWithRetry(
-      url,
-      {
-        method,
-        headers: {
-          authorization: `token ${token}`,
-          accept: 'application/json',
-          'user-agent': 'agentjobs',
-          ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-        signal,
-        secrets: [token],
-      },
-      retry,
-    );
-    if (!response.ok) throw await failureOf(response, [token]);
-    return (await response.json()) as T;
-  };
+  return createJsonApi(
+    `${baseUrl}/api/v1`,
+    { headers: { authorization: `token ${token}` }, token },
+    retry,
+    signal,
+  );
 }
 
 /** Gitea's HTTP status of a failed request, or undefined for anything else. */
-export function giteaStatus(error: unknown): number | undefined {
-  return error instanceof HostHttpError && error.status !== null ? error.status : undefined;
-}
-
+export const giteaStatus = hostStatus;
 /** Gitea's own words about a failed request ('' when it said nothing). */
-export function giteaMessage(error: unknown): string {
-  return error instanceof HostHttpError ? error.said : '';
-}
+export const giteaMessage = hostSaid;
 
 /**
  * Turns a failed Gitea request into a job error a user can act on. `what` says what was being done

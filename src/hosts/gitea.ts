@@ -23,14 +23,13 @@ import {
 } from './gitea-client.js';
 import type { HostRetryOptions } from './http.js';
 import {
+  contextAccess,
   gitReadCheck,
   instanceBase,
   repositorySegments,
   repositoryUrl,
-  requireContextSecret,
   requireSecret,
   settingsError,
-  threadLocation,
 } from './shared.js';
 import {
   type CodeHost,
@@ -117,6 +116,21 @@ const PAGE = 50;
 /** …for at most this many pages: a repository with over 1,000 open pull requests is not expected. */
 const PAGES = 20;
 
+/** A client of one Gitea repository: its API, where it is, and its path under `/api/v1`. */
+interface GiteaSession {
+  request: GiteaRequest;
+  target: GiteaTarget;
+  path: string;
+  name: string;
+}
+
+const session = (target: GiteaTarget, request: GiteaRequest): GiteaSession => ({
+  request,
+  target,
+  path: `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}`,
+  name: `${target.owner}/${target.repo}`,
+});
+
 export function createGiteaHost(options: GiteaHostOptions): CodeHost {
   // Gitea reads a token from the password of HTTP basic authentication whatever the user name
   // (services/auth/basic.go; the token as the user name works too, but user names end up in access
@@ -128,18 +142,19 @@ export function createGiteaHost(options: GiteaHostOptions): CodeHost {
   const client = async (project: Project, signal?: AbortSignal) => {
     const target = giteaTarget(project);
     const { token } = await credentialsOf(project);
-    const request = createGiteaClient(target.baseUrl, token, options.retry, signal);
-    const path = `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}`;
-    return { request, target, path, name: `${target.owner}/${target.repo}` };
+    return session(target, createGiteaClient(target.baseUrl, token, options.retry, signal));
   };
   /** The client for a thread's repository: the project's own, or a context repository's with its token. */
   const threadClient = async (project: Project, repository: ThreadRepository) => {
     if (repository.kind === 'content') return client(project);
-    const target = giteaTarget(threadLocation('gitea', project, repository));
-    const token = await requireContextSecret(options.contextSecret, project, repository.name, 'Gitea');
-    const request = createGiteaClient(target.baseUrl, token, options.retry);
-    const path = `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}`;
-    return { request, target, path, name: `${target.owner}/${target.repo}` };
+    const { target, token } = await contextAccess(
+      'gitea',
+      project,
+      repository,
+      options.contextSecret,
+      giteaTarget,
+    );
+    return session(target, createGiteaClient(target.baseUrl, token, options.retry));
   };
 
   return {
@@ -149,42 +164,8 @@ export function createGiteaHost(options: GiteaHostOptions): CodeHost {
       return askpassEnv(options.askpassDir, await credentialsOf(project));
     },
 
-    async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink> {
-      const { request, path, name } = await client(input.project, input.signal);
-      try {
-        const created = await request<GiteaPull>('POST', `${path}/pulls`, {
-          body: {
-            title: giteaDraftTitle(input.title, input.draft),
-            body: input.body,
-            head: input.branch,
-            base: input.base,
-          },
-        });
-        return { url: created.html_url, number: created.number };
-      } catch (error) {
-        // A retried run or a follow-up: the branch has its pull request already (Gitea answers 409
-        // "pull request already exists for these targets [...]"; some versions 422); update and
-        // reuse it.
-        const status = giteaStatus(error);
-        if (!((status === 409 || status === 422) && /already exists/i.test(giteaMessage(error))))
-          throw explainGiteaError(error, 'opening the pull request', name);
-      }
-      try {
-        const existing = await findOpenPull(request, path, name, input.branch);
-        if (!existing) {
-          throw new CodeHostError(
-            `Gitea says ${input.branch} has a pull request on ${name}, but none is open; try again.`,
-            { isRetryable: true },
-          );
-        }
-        const draft = existing.draft === true || WIP.test(existing.title);
-        const updated = await request<GiteaPull>('PATCH', `${path}/pulls/${existing.number}`, {
-          body: { title: giteaDraftTitle(input.title, draft), body: input.body },
-        });
-        return { url: updated.html_url, number: updated.number };
-      } catch (error) {
-        throw explainGiteaError(error, 'updating the pull request', name);
-      }
+    async openOrUpdatePullRequest(input) {
+      return openOrUpdatePull(await client(input.project, input.signal), input);
     },
 
     async closePullRequest(input) {
@@ -202,15 +183,7 @@ export function createGiteaHost(options: GiteaHostOptions): CodeHost {
     },
 
     async pullRequestState(input) {
-      const { request, path, name } = await client(input.project, input.signal);
-      try {
-        const pull = await request<GiteaPull>('GET', `${path}/pulls/${input.number}`);
-        const state = pull.merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed';
-        return { number: pull.number, state, branch: pull.head?.ref ?? '' };
-      } catch (error) {
-        if (giteaStatus(error) === 404) return null;
-        throw explainGiteaError(error, 'reading the pull request', name);
-      }
+      return pullState(await client(input.project, input.signal), input.number);
     },
 
     async commentOnThread(project, thread, body) {
@@ -224,40 +197,100 @@ export function createGiteaHost(options: GiteaHostOptions): CodeHost {
     },
 
     async authorPermission(project, repository, author) {
-      const { request, path, name } = await threadClient(project, repository);
-      try {
-        // `repoGetRepoPermissions`: the user's access mode on the repository (`none`, `read`,
-        // `write`, `admin`, `owner`). Gitea answers it only to a site admin or a repository admin
-        // (403 to anyone else), so the project's token must belong to one.
-        const found = await request<{ permission?: string; role_name?: string }>(
-          'GET',
-          `${path}/collaborators/${encodeURIComponent(author.username)}/permission`,
-        );
-        const permission = found.permission ?? 'none';
-        return { canWrite: ['write', 'admin', 'owner'].includes(permission), role: permission };
-      } catch (error) {
-        // No such user.
-        if (giteaStatus(error) === 404) return { canWrite: false, role: 'none' };
-        throw explainGiteaError(error, `reading ${author.username}'s permission`, name);
-      }
+      return collaboratorPermission(await threadClient(project, repository), author.username);
     },
 
     async check(project): Promise<HostCheck[]> {
-      const { request, target, path, name } = await client(project);
-      const checks: HostCheck[] = [];
-      let repository: GiteaRepository | null = null;
-      try {
-        repository = await request<GiteaRepository>('GET', path);
-        checks.push({ name: 'read', ok: true, detail: `The token can read ${name} on ${target.baseUrl}.` });
-      } catch (error) {
-        const explained = explainGiteaError(error, 'reading the repository', name);
-        checks.push({ name: 'read', ok: false, detail: (explained as Error).message });
-      }
-      checks.push(await gitReadCheck(project, options.askpassDir, () => credentialsOf(project)));
-      if (repository) checks.push(...writeChecks(repository, name));
+      const checks = await repositoryChecks(await client(project));
+      checks.splice(1, 0, await gitReadCheck(project, options.askpassDir, () => credentialsOf(project)));
       return checks;
     },
   };
+}
+
+/** Opens the branch's pull request, or updates the one it has (a retried run, a follow-up). */
+async function openOrUpdatePull(
+  { request, path, name }: GiteaSession,
+  input: PullRequestInput,
+): Promise<PullRequestLink> {
+  try {
+    const created = await request<GiteaPull>('POST', `${path}/pulls`, {
+      body: {
+        title: giteaDraftTitle(input.title, input.draft),
+        body: input.body,
+        head: input.branch,
+        base: input.base,
+      },
+    });
+    return { url: created.html_url, number: created.number };
+  } catch (error) {
+    // A retried run or a follow-up: the branch has its pull request already (Gitea answers 409
+    // "pull request already exists for these targets [...]"; some versions 422); update and
+    // reuse it.
+    const status = giteaStatus(error);
+    if (!((status === 409 || status === 422) && /already exists/i.test(giteaMessage(error))))
+      throw explainGiteaError(error, 'opening the pull request', name);
+  }
+  try {
+    const existing = await findOpenPull(request, path, name, input.branch);
+    if (!existing) {
+      throw new CodeHostError(
+        `Gitea says ${input.branch} has a pull request on ${name}, but none is open; try again.`,
+        { isRetryable: true },
+      );
+    }
+    const draft = existing.draft === true || WIP.test(existing.title);
+    const updated = await request<GiteaPull>('PATCH', `${path}/pulls/${existing.number}`, {
+      body: { title: giteaDraftTitle(input.title, draft), body: input.body },
+    });
+    return { url: updated.html_url, number: updated.number };
+  } catch (error) {
+    throw explainGiteaError(error, 'updating the pull request', name);
+  }
+}
+
+/** Pull request `number`'s state and branch; null when there is none. */
+async function pullState({ request, path, name }: GiteaSession, number: number) {
+  try {
+    const pull = await request<GiteaPull>('GET', `${path}/pulls/${number}`);
+    const state = pull.merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed';
+    return { number: pull.number, state, branch: pull.head?.ref ?? '' } as const;
+  } catch (error) {
+    if (giteaStatus(error) === 404) return null;
+    throw explainGiteaError(error, 'reading the pull request', name);
+  }
+}
+
+/** Whether `username` may write to the repository, from their access mode on it. */
+async function collaboratorPermission({ request, path, name }: GiteaSession, username: string) {
+  try {
+    // `repoGetRepoPermissions`: the user's access mode on the repository (`none`, `read`,
+    // `write`, `admin`, `owner`). Gitea answers it only to a site admin or a repository admin
+    // (403 to anyone else), so the project's token must belong to one.
+    const found = await request<{ permission?: string; role_name?: string }>(
+      'GET',
+      `${path}/collaborators/${encodeURIComponent(username)}/permission`,
+    );
+    const permission = found.permission ?? 'none';
+    return { canWrite: ['write', 'admin', 'owner'].includes(permission), role: permission };
+  } catch (error) {
+    // No such user.
+    if (giteaStatus(error) === 404) return { canWrite: false, role: 'none' };
+    throw explainGiteaError(error, `reading ${username}'s permission`, name);
+  }
+}
+
+/** The API's checks of `agentjobs project check`: reading the repository, then pushing and pull requests. */
+async function repositoryChecks({ request, target, path, name }: GiteaSession): Promise<HostCheck[]> {
+  let repository: GiteaRepository;
+  try {
+    repository = await request<GiteaRepository>('GET', path);
+  } catch (error) {
+    const explained = explainGiteaError(error, 'reading the repository', name);
+    return [{ name: 'read', ok: false, detail: (explained as Error).message }];
+  }
+  const read = { name: 'read', ok: true, detail: `The token can read ${name} on ${target.baseUrl}.` };
+  return [read, ...writeChecks(repository, name)];
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The `gitlab` code host (docs/code-hosts.md): gitlab.com and self-managed GitLab, through a personal,
  * project or group access token. git pushes over HTTPS with the token in its environment
- * (`askpassEnv`, user name `oauth2`); merge requests go through the REST API (v4) with gitbeaker.
+ * (`askpassEnv`, user name `oauth2`); merge requests go through the REST API (v4, `gitlab-client.ts`).
  *
  * Project settings (`hostSettings`, none of them secret):
  * - `apiUrl`: the instance's base URL (`https://gitlab.example.com`, or with the relative path it
@@ -25,14 +25,13 @@ import {
 } from './gitlab-client.js';
 import type { HostRetryOptions } from './http.js';
 import {
+  contextAccess,
   gitReadCheck,
   instanceBase,
   repositorySegments,
   repositoryUrl,
-  requireContextSecret,
   requireSecret,
   settingsError,
-  threadLocation,
 } from './shared.js';
 import {
   type CodeHost,
@@ -119,6 +118,22 @@ interface GitlabProject {
 
 const DEVELOPER = 30;
 
+/** A client of one GitLab project: its API, where it is, and its path under `/api/v4`. */
+interface GitlabSession {
+  api: GitlabClient;
+  target: GitlabTarget;
+  /** `/projects/group%2Fdocs`: GitLab takes the project's full path, encoded, as its id. */
+  path: string;
+  name: string;
+}
+
+const session = (target: GitlabTarget, api: GitlabClient): GitlabSession => ({
+  api,
+  target,
+  path: `/projects/${encodeURIComponent(target.projectPath)}`,
+  name: target.projectPath,
+});
+
 export function createGitlabHost(options: GitlabHostOptions): CodeHost {
   // GitLab takes any user name with a personal or project access token as the password; `oauth2`
   // is the one it documents, and the only one an OAuth token works with.
@@ -129,19 +144,19 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
   const client = async (project: Project, signal?: AbortSignal) => {
     const target = gitlabTarget(project);
     const { token } = await credentialsOf(project);
-    const api = createGitlabClient(target.baseUrl, token, options.retry, signal);
-    return { api, target, name: target.projectPath };
+    return session(target, createGitlabClient(target.baseUrl, token, options.retry, signal));
   };
   /** The client for a thread's repository: the project's own, or a context repository's with its token. */
   const threadClient = async (project: Project, repository: ThreadRepository) => {
     if (repository.kind === 'content') return client(project);
-    const target = gitlabTarget(threadLocation('gitlab', project, repository));
-    const token = await requireContextSecret(options.contextSecret, project, repository.name, 'GitLab');
-    return {
-      api: createGitlabClient(target.baseUrl, token, options.retry),
-      target,
-      name: target.projectPath,
-    };
+    const { target, token } = await contextAccess(
+      'gitlab',
+      project,
+      repository,
+      options.contextSecret,
+      gitlabTarget,
+    );
+    return session(target, createGitlabClient(target.baseUrl, token, options.retry));
   };
 
   return {
@@ -151,63 +166,18 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
       return askpassEnv(options.askpassDir, await credentialsOf(project));
     },
 
-    async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestLink> {
-      const { api, target, name } = await client(input.project, input.signal);
-      try {
-        const created = (await api.MergeRequests.create(
-          target.projectPath,
-          input.branch,
-          input.base,
-          gitlabDraftTitle(input.title, input.draft),
-          { description: input.body },
-        )) as unknown as MergeRequest;
-        return { url: created.web_url, number: created.iid };
-      } catch (error) {
-        // A retried run or a follow-up: the branch has its merge request already (GitLab answers
-        // 409 "Another open merge request already exists for this source branch: !N"); update and
-        // reuse it. Other 409s (a missing target branch) are refusals.
-        if (!(gitlabStatus(error) === 409 && /already exists/i.test(gitlabMessage(error))))
-          throw await explainRefusal(api, target, error, 'opening the merge request');
-      }
-      try {
-        const open = (await api.MergeRequests.all({
-          projectId: target.projectPath,
-          sourceBranch: input.branch,
-          state: 'opened',
-          maxPages: 1,
-        })) as unknown as MergeRequest[];
-        const existing = open[0];
-        if (!existing) {
-          throw new CodeHostError(
-            `GitLab says ${input.branch} has a merge request on ${name}, but none is open; try again.`,
-            { isRetryable: true },
-          );
-        }
-        const draft = existing.draft === true || existing.work_in_progress === true;
-        const updated = (await api.MergeRequests.edit(target.projectPath, existing.iid, {
-          title: gitlabDraftTitle(input.title, draft),
-          description: input.body,
-        })) as unknown as MergeRequest;
-        return { url: updated.web_url, number: updated.iid };
-      } catch (error) {
-        throw await explainRefusal(api, target, error, 'updating the merge request');
-      }
+    async openOrUpdatePullRequest(input) {
+      return openOrUpdateMergeRequest(await client(input.project, input.signal), input);
     },
 
     async closePullRequest(input) {
-      const { api, target } = await client(input.project, input.signal);
+      const { api, target, path } = await client(input.project, input.signal);
       try {
-        const open = (await api.MergeRequests.all({
-          projectId: target.projectPath,
-          sourceBranch: input.branch,
-          state: 'opened',
-          maxPages: 1,
-        })) as unknown as MergeRequest[];
-        const existing = open[0];
+        const existing = await openMergeRequest(api, path, input.branch);
         if (!existing) return null;
-        const closed = (await api.MergeRequests.edit(target.projectPath, existing.iid, {
-          stateEvent: 'close',
-        })) as unknown as MergeRequest;
+        const closed = await api<MergeRequest>('PUT', `${path}/merge_requests/${existing.iid}`, {
+          body: { state_event: 'close' },
+        });
         return { url: closed.web_url, number: closed.iid };
       } catch (error) {
         throw await explainRefusal(api, target, error, 'closing the merge request');
@@ -215,27 +185,14 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
     },
 
     async pullRequestState(input) {
-      const { api, target } = await client(input.project, input.signal);
-      try {
-        const found = (await api.MergeRequests.show(
-          target.projectPath,
-          input.number,
-        )) as unknown as MergeRequest;
-        // `locked` is a merge request being merged: still open until GitLab says `merged`.
-        const state = found.state === 'merged' ? 'merged' : found.state === 'closed' ? 'closed' : 'open';
-        return { number: found.iid, state, branch: found.source_branch ?? '' };
-      } catch (error) {
-        if (gitlabStatus(error) === 404) return null;
-        throw await explainRefusal(api, target, error, 'reading the merge request');
-      }
+      return mergeRequestState(await client(input.project, input.signal), input.number);
     },
 
     async commentOnThread(project, thread, body) {
-      const { api, target } = await threadClient(project, thread.repository);
+      const { api, target, path } = await threadClient(project, thread.repository);
       try {
-        if (thread.type === 'pull_request')
-          await api.MergeRequestNotes.create(target.projectPath, thread.number, body);
-        else await api.IssueNotes.create(target.projectPath, thread.number, body);
+        const kind = thread.type === 'pull_request' ? 'merge_requests' : 'issues';
+        await api('POST', `${path}/${kind}/${thread.number}/notes`, { body: { body } });
       } catch (error) {
         throw await explainRefusal(api, target, error, 'commenting on the thread');
       }
@@ -245,38 +202,95 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
       // The members API takes a user id; a Note Hook names its author's (`user.id`).
       if (typeof author.id !== 'number')
         return { canWrite: false, role: 'unknown (the event gave no user id)' };
-      const { api, target, name } = await threadClient(project, repository);
-      try {
-        // "Get a member of a project, including inherited and invited members": the user's
-        // effective role, their group's included.
-        const member = (await api.ProjectMembers.show(target.projectPath, author.id, {
-          includeInherited: true,
-        })) as unknown as { access_level?: number; state?: string };
-        const level = member.access_level ?? 0;
-        const active = member.state === undefined || member.state === 'active';
-        return { canWrite: active && level >= DEVELOPER, role: active ? roleOf(level) : `${member.state}` };
-      } catch (error) {
-        if (gitlabStatus(error) === 404) return { canWrite: false, role: roleOf(null) };
-        throw explainGitlabError(error, `reading ${author.username}'s membership`, name);
-      }
+      return memberPermission(await threadClient(project, repository), author.id, author.username);
     },
 
     async check(project): Promise<HostCheck[]> {
-      const { api, target, name } = await client(project);
-      const checks: HostCheck[] = [];
-      let found: GitlabProject | null = null;
-      try {
-        found = (await api.Projects.show(target.projectPath)) as unknown as GitlabProject;
-        checks.push({ name: 'read', ok: true, detail: `The token can read ${name} on ${target.baseUrl}.` });
-      } catch (error) {
-        const explained = explainGitlabError(error, 'reading the project', name);
-        checks.push({ name: 'read', ok: false, detail: (explained as Error).message });
-      }
-      checks.push(await gitReadCheck(project, options.askpassDir, () => credentialsOf(project)));
-      if (found) checks.push(...(await writeChecks(api, found, name)));
+      const checks = await projectChecks(await client(project));
+      checks.splice(1, 0, await gitReadCheck(project, options.askpassDir, () => credentialsOf(project)));
       return checks;
     },
   };
+}
+
+/** Opens the branch's merge request, or updates the one it has (a retried run, a follow-up). */
+async function openOrUpdateMergeRequest(
+  { api, target, path, name }: GitlabSession,
+  input: PullRequestInput,
+): Promise<PullRequestLink> {
+  try {
+    const created = await api<MergeRequest>('POST', `${path}/merge_requests`, {
+      body: {
+        source_branch: input.branch,
+        target_branch: input.base,
+        title: gitlabDraftTitle(input.title, input.draft),
+        description: input.body,
+      },
+    });
+    return { url: created.web_url, number: created.iid };
+  } catch (error) {
+    // A retried run or a follow-up: the branch has its merge request already (GitLab answers
+    // 409 "Another open merge request already exists for this source branch: !N"); update and
+    // reuse it. Other 409s (a missing target branch) are refusals.
+    if (!(gitlabStatus(error) === 409 && /already exists/i.test(gitlabMessage(error))))
+      throw await explainRefusal(api, target, error, 'opening the merge request');
+  }
+  try {
+    const existing = await openMergeRequest(api, path, input.branch);
+    if (!existing) {
+      throw new CodeHostError(
+        `GitLab says ${input.branch} has a merge request on ${name}, but none is open; try again.`,
+        { isRetryable: true },
+      );
+    }
+    const draft = existing.draft === true || existing.work_in_progress === true;
+    const updated = await api<MergeRequest>('PUT', `${path}/merge_requests/${existing.iid}`, {
+      body: { title: gitlabDraftTitle(input.title, draft), description: input.body },
+    });
+    return { url: updated.web_url, number: updated.iid };
+  } catch (error) {
+    throw await explainRefusal(api, target, error, 'updating the merge request');
+  }
+}
+
+/** Merge request `number`'s state and branch; null when there is none. */
+async function mergeRequestState({ api, target, path }: GitlabSession, number: number) {
+  try {
+    const found = await api<MergeRequest>('GET', `${path}/merge_requests/${number}`);
+    // `locked` is a merge request being merged: still open until GitLab says `merged`.
+    const state = found.state === 'merged' ? 'merged' : found.state === 'closed' ? 'closed' : 'open';
+    return { number: found.iid, state, branch: found.source_branch ?? '' } as const;
+  } catch (error) {
+    if (gitlabStatus(error) === 404) return null;
+    throw await explainRefusal(api, target, error, 'reading the merge request');
+  }
+}
+
+/** Whether user `id` may write to the project: their effective role, their group's included. */
+async function memberPermission({ api, path, name }: GitlabSession, id: number, username: string) {
+  try {
+    // "Get a member of a project, including inherited and invited members".
+    const member = await api<{ access_level?: number; state?: string }>('GET', `${path}/members/all/${id}`);
+    const level = member.access_level ?? 0;
+    const active = member.state === undefined || member.state === 'active';
+    return { canWrite: active && level >= DEVELOPER, role: active ? roleOf(level) : `${member.state}` };
+  } catch (error) {
+    if (gitlabStatus(error) === 404) return { canWrite: false, role: roleOf(null) };
+    throw explainGitlabError(error, `reading ${username}'s membership`, name);
+  }
+}
+
+/** The API's checks of `agentjobs project check`: reading the project, then pushing and merge requests. */
+async function projectChecks({ api, target, path, name }: GitlabSession): Promise<HostCheck[]> {
+  let found: GitlabProject;
+  try {
+    found = await api<GitlabProject>('GET', path);
+  } catch (error) {
+    const explained = explainGitlabError(error, 'reading the project', name);
+    return [{ name: 'read', ok: false, detail: (explained as Error).message }];
+  }
+  const read = { name: 'read', ok: true, detail: `The token can read ${name} on ${target.baseUrl}.` };
+  return [read, ...(await writeChecks(api, found, name))];
 }
 
 /** The token's user's role on the project: the higher of its project and group membership. */
@@ -286,6 +300,18 @@ function accessLevel(project: GitlabProject | null): number | null {
     project?.permissions?.group_access?.access_level,
   ].filter((level): level is number => typeof level === 'number');
   return levels.length ? Math.max(...levels) : null;
+}
+
+/** The branch's open merge request, or null. */
+async function openMergeRequest(
+  api: GitlabClient,
+  path: string,
+  branch: string,
+): Promise<MergeRequest | null> {
+  const open = await api<MergeRequest[]>('GET', `${path}/merge_requests`, {
+    query: { source_branch: branch, state: 'opened' },
+  });
+  return open[0] ?? null;
 }
 
 const roleOf = (level: number | null) =>
@@ -303,7 +329,7 @@ async function explainRefusal(
 ): Promise<unknown> {
   const name = target.projectPath;
   if (gitlabStatus(error) === 403) {
-    const found = (await api.Projects.show(target.projectPath).catch(() => null)) as GitlabProject | null;
+    const found = await api<GitlabProject>('GET', session(target, api).path).catch(() => null);
     if (found?.archived) {
       return new CodeHostError(
         `The GitLab project ${name} is archived, so it is read-only: unarchive it (Settings → General → Advanced), or point the project at another repository.`,
@@ -323,8 +349,8 @@ async function explainRefusal(
 async function writeChecks(api: GitlabClient, project: GitlabProject, name: string): Promise<HostCheck[]> {
   // GET /personal_access_tokens/self (GitLab 15.5+) names the token's scopes, for personal, project
   // and group access tokens; an older GitLab or an OAuth token cannot say, and the role must do.
-  const scopes = await api.PersonalAccessTokens.show()
-    .then((token) => ((token as { scopes?: unknown }).scopes as string[] | undefined) ?? null)
+  const scopes = await api<{ scopes?: string[] }>('GET', '/personal_access_tokens/self')
+    .then((token) => token.scopes ?? null)
     .catch(() => null);
   const level = accessLevel(project);
   const developer = level !== null && level >= DEVELOPER;

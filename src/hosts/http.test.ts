@@ -1,5 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { retryAfterSeconds } from './http.js';
+import { HostHttpError, retryAfterSeconds, sendWithRetry } from './http.js';
 
 describe('retryAfterSeconds', () => {
   it('reads seconds and HTTP dates, and nothing else', () => {
@@ -12,5 +14,29 @@ describe('retryAfterSeconds', () => {
     expect(retryAfterSeconds('soon', now)).toBeNull();
     expect(retryAfterSeconds('', now)).toBeNull();
     expect(retryAfterSeconds(null, now)).toBeNull();
+  });
+});
+
+describe('a host that echoes the token', () => {
+  it('is quoted with the token blanked', async () => {
+    const token = 'glpat-echoed-by-the-host-0123';
+    const server = createServer((request, response) => {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ message: `token ${request.headers['private-token']} is revoked` }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const error = await sendWithRetry(
+        new URL(`http://127.0.0.1:${port}/api/v4/user`),
+        { method: 'GET', headers: { 'private-token': token }, secrets: [token] },
+        { retries: 0 },
+      ).catch((caught) => caught);
+      expect(error).toBeInstanceOf(HostHttpError);
+      expect(error.said).toBe('token [redacted] is revoked');
+      expect(error.message).not.toContain(token);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 /**
- * HTTP for the REST clients of the gitlab and gitea hosts: one request with retries, and one error
- * type that holds the host's answer and nothing of the request.
+ * HTTP for the REST clients of the gitlab and gitea hosts: one request with retries, one JSON client
+ * on it, and one error type that holds the host's answer and nothing of the request.
  *
  * Retries: 429 and 5xx (500, 502, 503, 504) and network failures, a bounded number of times. A
  * response's `Retry-After` (seconds or an HTTP date, RFC 9110 §10.2.3) sets the wait; without one
@@ -10,6 +10,7 @@
  * "already exists" and reused.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createRedactor } from '../domain/redact.js';
 
 /** How hard a client tries before giving up; the defaults suit real hosts, tests shrink the waits. */
 export interface HostRetryOptions {
@@ -105,6 +106,62 @@ export async function sendWithRetry(
   }
 }
 
+/** One call of a host's REST API: method, path below the API's base, and a query or a JSON body. */
+export type JsonApi = <T>(
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+  path: string,
+  options?: { query?: Record<string, string | number | boolean>; body?: unknown },
+) => Promise<T>;
+
+/**
+ * A JSON client of the REST API at `apiBase` (`https://gitlab.example.com/api/v4`), sending
+ * `headers` (the token's) with every request, with the retries above; a failure is a
+ * `HostHttpError` in which `token` is blanked. `signal` stops its requests and their waits. The
+ * gitea and gitlab hosts use a handful of endpoints each, which does not warrant an SDK of either API.
+ */
+export function createJsonApi(
+  apiBase: string,
+  auth: { headers: Record<string, string>; token: string },
+  retry: HostRetryOptions = {},
+  signal?: AbortSignal,
+): JsonApi {
+  return async <T>(method: string, path: string, options: Parameters<JsonApi>[2] = {}) => {
+    const url = new URL(`${apiBase}${path}`);
+    for (const [name, value] of Object.entries(options.query ?? {}))
+      url.searchParams.set(name, String(value));
+    const json = options.body !== undefined;
+    const response = await sendWithRetry(
+      url,
+      {
+        method,
+        headers: {
+          ...auth.headers,
+          accept: 'application/json',
+          'user-agent': 'agentjobs',
+          ...(json ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(json ? { body: JSON.stringify(options.body) } : {}),
+        signal,
+        secrets: [auth.token],
+      },
+      retry,
+    );
+    if (!response.ok) throw await failureOf(response, [auth.token]);
+    const text = await response.text();
+    return (text === '' ? null : JSON.parse(text)) as T;
+  };
+}
+
+/** The HTTP status of a failed host request, or undefined for anything else. */
+export function hostStatus(error: unknown): number | undefined {
+  return error instanceof HostHttpError && error.status !== null ? error.status : undefined;
+}
+
+/** The host's own words about a failed request ('' when it said nothing). */
+export function hostSaid(error: unknown): string {
+  return error instanceof HostHttpError ? error.said : '';
+}
+
 /** The `HostHttpError` of a failed response, with the host's words. */
 export async function failureOf(response: Response, secrets: string[]): Promise<HostHttpError> {
   const text = await response.text().catch(() => '');
@@ -114,7 +171,7 @@ export async function failureOf(response: Response, secrets: string[]): Promise<
   } catch {
     said = text.trim();
   }
-  for (const secret of secrets) if (secret) said = said.split(secret).join('[redacted]');
+  said = createRedactor(secrets)(said);
   if (said.length > 500) said = `${said.slice(0, 499)}…`;
   return new HostHttpError(response.status, said, retryAfterSeconds(response.headers.get('retry-after')));
 }

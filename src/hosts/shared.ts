@@ -102,6 +102,24 @@ export function threadLocation(
   };
 }
 
+/**
+ * Where a context repository's threads are reached, and with which token: its target as the host
+ * reads it (`targetOf`, from `threadLocation`: the project's `apiUrl` only on the same instance) and
+ * its own token. The one place that chooses a context repository's API base for every host.
+ */
+export async function contextAccess<Target>(
+  kind: keyof typeof HOST_NAMES,
+  project: Project,
+  repository: Extract<ThreadRepository, { kind: 'context' }>,
+  secret: ContextSecret | undefined,
+  targetOf: (location: Pick<Project, 'repository' | 'hostSettings'>) => Target,
+): Promise<{ target: Target; token: string }> {
+  const target = targetOf(threadLocation(kind, project, repository));
+  return { target, token: await requireContextSecret(secret, project, repository.name, HOST_NAMES[kind]) };
+}
+
+const HOST_NAMES = { github: 'GitHub', gitlab: 'GitLab', gitea: 'Gitea' } as const;
+
 /** A context repository's token, or a `CodeHostError` that says how to give it one. */
 export async function requireContextSecret(
   secret: ContextSecret | undefined,

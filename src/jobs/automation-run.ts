@@ -85,14 +85,8 @@ export async function runAutomation(deps: AutomationRunDeps, request: RunRequest
     ...(request.scheduledFor ? { scheduledFor: request.scheduledFor } : {}),
     ...(request.hostEventId ? { hostEventId: request.hostEventId } : {}),
   };
-  const skipped = (reason: SkipReason, error: AppError): RunEnd => ({
-    outcome: 'skipped',
-    reason,
-    jobId: null,
-    detail: reason === 'invalid' ? error.message : null,
-  });
   const skip = async (reason: SkipReason, error: AppError) => ({
-    run: await store.automations.recordRun({ ...start, ...skipped(reason, error) }),
+    run: await store.automations.recordRun({ ...start, ...skippedEnd(reason, error) }),
     job: null,
     error,
   });
@@ -100,6 +94,45 @@ export async function runAutomation(deps: AutomationRunDeps, request: RunRequest
   if (!automation.enabled) {
     return skip('disabled', new AppError('automation_disabled', `Automation ${automation.id} is disabled.`));
   }
+  const prepared = prepareRun(deps, request);
+  try {
+    await checkCreateJob(prepared.runDeps, prepared.create);
+  } catch (error) {
+    // Before the run counts: a refusal is the same on every try and spends none of the day's runs.
+    if (isRefusal(error)) return skip('invalid', error);
+    throw error;
+  }
+
+  const begun = await store.automations.beginRun(start);
+  if (!begun.started) {
+    // This event's (or schedule time's) run happened already: a try again makes no second one.
+    if (begun.run) return { run: begun.run, job: null, error: null };
+    const run = await store.automations.recordRun({
+      ...start,
+      outcome: 'failed',
+      reason: 'error',
+      jobId: null,
+      detail: 'An earlier try of this run stopped before it ended; a job it made is not linked to it.',
+    });
+    return { run, job: null, error: null };
+  }
+  return runBegun(deps, request, begun.id, prepared);
+}
+
+/** A skipped run's end; an `invalid` one says what was refused. */
+function skippedEnd(reason: SkipReason, error: AppError): RunEnd {
+  return { outcome: 'skipped', reason, jobId: null, detail: reason === 'invalid' ? error.message : null };
+}
+
+/** What a run's job is made or continued with: the rendered prompt, and the job operations' deps. */
+interface PreparedRun {
+  runDeps: JobOperationDeps;
+  prompt: string;
+  create: Parameters<typeof createJob>[1];
+}
+
+function prepareRun(deps: AutomationRunDeps, request: RunRequest): PreparedRun {
+  const { automation } = request;
   const rendering = { diffChars: deps.automations.diffChars };
   const prompt = renderPrompt(automation.prompt, request.context, rendering);
   // A context repository's text stays out of the content repository's pull request (unless the project says).
@@ -127,30 +160,24 @@ export async function runAutomation(deps: AutomationRunDeps, request: RunRequest
     trigger: { ...request.trigger, automationId: automation.id },
     ...(quoted === null ? {} : { pullRequestPrompt: quoted }),
   };
-  try {
-    await checkCreateJob(runDeps, create);
-  } catch (error) {
-    // Before the run counts: a refusal is the same on every try and spends none of the day's runs.
-    if (isRefusal(error)) return skip('invalid', error);
-    throw error;
-  }
+  return { runDeps, prompt, create };
+}
 
-  const begun = await store.automations.beginRun(start);
-  if (!begun.started) {
-    // This event's (or schedule time's) run happened already: a try again makes no second one.
-    if (begun.run) return { run: begun.run, job: null, error: null };
-    const run = await store.automations.recordRun({
-      ...start,
-      outcome: 'failed',
-      reason: 'error',
-      jobId: null,
-      detail: 'An earlier try of this run stopped before it ended; a job it made is not linked to it.',
-    });
-    return { run, job: null, error: null };
-  }
-  const settle = (end: RunEnd) => store.automations.settleRun(begun.id, end);
+/**
+ * The run, begun: counted against the day's runs, then a follow-up on the job it groups into or a
+ * new job, and settled with what came of it. A failure that is no reason to skip takes the run back.
+ */
+async function runBegun(
+  deps: AutomationRunDeps,
+  request: RunRequest,
+  runId: string,
+  { runDeps, prompt, create }: PreparedRun,
+): Promise<RunResult> {
+  const { store } = deps;
+  const { automation } = request;
+  const settle = (end: RunEnd) => store.automations.settleRun(runId, end);
   const settleSkip = async (reason: SkipReason, error: AppError) => ({
-    run: await settle(skipped(reason, error)),
+    run: await settle(skippedEnd(reason, error)),
     job: null,
     error,
   });
@@ -188,7 +215,7 @@ export async function runAutomation(deps: AutomationRunDeps, request: RunRequest
     if (isRefusal(error)) return settleSkip('invalid', error);
     // Anything else may pass (a database out of reach): the run is taken back so that the event's
     // next try runs it, and the caller decides about trying again.
-    await store.automations.dropRun(begun.id).catch((dropError: unknown) => {
+    await store.automations.dropRun(runId).catch((dropError: unknown) => {
       deps.log?.warn({ err: dropError, automationId: automation.id }, 'could not take back a run begun');
     });
     throw error;

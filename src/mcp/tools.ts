@@ -82,15 +82,42 @@ const WRITES = { readOnlyHint: false, destructiveHint: false, openWorldHint: tru
 
 /** Builds an MCP server with the six job tools and the two automation tools for one caller. */
 export function createMcpServer(options: McpToolsOptions): McpServer {
-  const { deps, projectId, version } = options;
-  const { store } = deps;
   const server = new McpServer(
-    { name: 'agentjobs', version },
+    { name: 'agentjobs', version: options.version },
     {
       instructions:
         'agentjobs runs an AI agent on a documentation repository: create_job with a prompt, poll get_job until its status is completed, failed or archived (prLink is the pull request), send_message to follow up on the same pull request.',
     },
   );
+  const tools = toolsOf(server, options);
+  createJobTool(tools);
+  getJobTool(tools);
+  listJobsTool(tools);
+  sendMessageTool(tools);
+  archiveJobTool(tools);
+  jobEventsTool(tools);
+  listAutomationsTool(tools);
+  triggerAutomationTool(tools);
+  return server;
+}
+
+/** What each tool is registered with. */
+interface Tools {
+  server: McpServer;
+  deps: AutomationRunDeps;
+  store: AutomationRunDeps['store'];
+  /** The tool's input, with a `projectId` argument when the key serves every project. */
+  withProject<Shape extends z.ZodRawShape>(shape: Shape): Shape;
+  /** One call: the key checked for the project and scope, then the operation, in the call's turn. */
+  call(
+    scope: ToolAccess['scope'],
+    args: object,
+    work: (project: string) => Promise<unknown>,
+  ): Promise<CallToolResult>;
+}
+
+function toolsOf(server: McpServer, options: McpToolsOptions): Tools {
+  const { deps, projectId } = options;
   // A project key's tools work on its project; an instance key's take the project as an argument.
   // The argument is not in the handlers' types: `base` reads it when the key has no project.
   const withProject = <Shape extends z.ZodRawShape>(shape: Shape): Shape =>
@@ -101,15 +128,6 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
         }
       : shape;
   const projectOf = (args: object) => projectId ?? (args as { projectId?: string }).projectId ?? '';
-  // One call: the key checked for the project and scope, then the operation, in the call's turn.
-  const call = (scope: ToolAccess['scope'], args: object, work: (project: string) => Promise<unknown>) =>
-    options
-      .schedule(async () => {
-        const project = projectOf(args);
-        await options.admit({ projectId: project, scope });
-        return work(project);
-      })
-      .then(success, (error: unknown) => failure(isAppError(error) ? error : options.toAppError(error)));
   const failure = (error: AppError): CallToolResult => ({
     isError: true,
     content: [
@@ -123,7 +141,19 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
       },
     ],
   });
+  const call: Tools['call'] = (scope, args, work) =>
+    options
+      .schedule(async () => {
+        const project = projectOf(args);
+        await options.admit({ projectId: project, scope });
+        return work(project);
+      })
+      .then(success, (error: unknown) => failure(isAppError(error) ? error : options.toAppError(error)));
+  return { server, deps, store: deps.store, withProject, call };
+}
 
+/** `create_job`: a new job, from a prompt. */
+function createJobTool({ server, withProject, call, deps }: Tools): void {
   server.registerTool(
     'create_job',
     {
@@ -161,7 +191,10 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
       });
     },
   );
+}
 
+/** `get_job`: one job. */
+function getJobTool({ server, withProject, call, store }: Tools): void {
   server.registerTool(
     'get_job',
     {
@@ -174,7 +207,10 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
     },
     async (args) => call('read', args, (project) => getJob(store, project, args.jobId)),
   );
+}
 
+/** `list_jobs`: the project's jobs, a page at a time. */
+function listJobsTool({ server, withProject, call, store }: Tools): void {
   server.registerTool(
     'list_jobs',
     {
@@ -192,7 +228,10 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
     async ({ status, limit, cursor, ...args }) =>
       call('read', args, (project) => listJobs(store, project, { status, limit: limit ?? 20, cursor })),
   );
+}
 
+/** `send_message`: a follow-up on a job. */
+function sendMessageTool({ server, withProject, call, deps }: Tools): void {
   server.registerTool(
     'send_message',
     {
@@ -212,7 +251,10 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
         return job;
       }),
   );
+}
 
+/** `archive_job`: stops a job for good. */
+function archiveJobTool({ server, withProject, call, store }: Tools): void {
   server.registerTool(
     'archive_job',
     {
@@ -225,7 +267,10 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
     },
     async (args) => call('write', args, (project) => store.jobs.archive(project, args.jobId)),
   );
+}
 
+/** `get_job_events`: a job's activity. */
+function jobEventsTool({ server, withProject, call, store }: Tools): void {
   server.registerTool(
     'get_job_events',
     {
@@ -251,7 +296,10 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
         return listEvents(store, args.jobId, { after: after ?? 0, limit: limit ?? 200 });
       }),
   );
+}
 
+/** `list_automations`: the project's automations. */
+function listAutomationsTool({ server, withProject, call, store }: Tools): void {
   server.registerTool(
     'list_automations',
     {
@@ -269,7 +317,10 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
         return { automations: await store.automations.list(project) };
       }),
   );
+}
 
+/** `trigger_automation`: runs an automation now. */
+function triggerAutomationTool({ server, withProject, call, deps }: Tools): void {
   server.registerTool(
     'trigger_automation',
     {
@@ -292,8 +343,6 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
         return { outcome: run.outcome, job };
       }),
   );
-
-  return server;
 }
 
 /** The tool result of what an operation returned: its JSON as structured content and as text. */

@@ -1,7 +1,8 @@
 /**
  * A small pool of worker threads (piscina) for the parsers that read what a model or a repository
- * wrote: the checks' parsers and the dashboard's Markdown rendering. Markdown, MDX and YAML parsers slow down super-linearly on some inputs (deeply nested
- * `>`, bracket and backtick ladders); run on the event loop, such a file froze the whole service. Here
+ * wrote: the checks' parsers, the dashboard's Markdown rendering, glob matching. Markdown, MDX and
+ * YAML parsers slow down super-linearly on some inputs (deeply nested `>`, bracket and backtick
+ * ladders), and so do glob patterns; run on the event loop, such a file froze the service. Here
  * each file has a time budget counted from when a worker starts on it; past it the worker thread is
  * stopped (piscina's per-task `signal`) and the file is reported as too slow to parse. The threads
  * are shared fairly between runs (fair-share.ts), and a run is charged only the time its own files
@@ -82,6 +83,8 @@ export async function parseOffThread<Kind extends ParseTask['kind']>(
     idleTimeout: 30_000,
     // A worker that allocates without end is stopped (and its file reported) before the process is.
     resourceLimits: { maxOldGenerationSizeMb: 1024 },
+    // `path.matchesGlob` (glob.ts) warns that it is experimental, once in every new thread.
+    execArgv: [...process.execArgv, '--disable-warning=ExperimentalWarning'],
   });
   const { port1, port2 } = new MessageChannel();
   const slow = new AbortController();

@@ -1,6 +1,6 @@
 /**
  * The parse worker: what the checks parse of a repository's content (pages, front matter, JSON and
- * YAML files, site configurations) and the dashboard's Markdown rendering run here, in a worker thread of pool.ts, so that a file
+ * YAML files, site configurations), the dashboard's Markdown rendering and glob matching run here, in a worker thread of pool.ts, so that a file
  * that parses slowly or nests deeply costs a thread that can be stopped, never the event loop.
  */
 import type { MessagePort } from 'node:worker_threads';
@@ -13,7 +13,8 @@ import {
 } from '../checks/site-config.js';
 import { checkSyntax } from '../checks/syntax.js';
 import type { CheckProblem } from '../domain/checks.js';
-import { renderMarkdown } from '../web/markdown-render.js';
+import { matchGlob } from './glob.js';
+import { renderMarkdown } from './markdown-render.js';
 
 /** One file to parse, named by its repository path. */
 export type ParseTask =
@@ -21,7 +22,8 @@ export type ParseTask =
   | { kind: 'syntax'; path: string; text: string }
   | { kind: 'mintlify'; path: string; text: string; key?: string | null }
   | { kind: 'mkdocs'; path: string; text: string }
-  | { kind: 'markdown'; path: string; text: string };
+  | { kind: 'markdown'; path: string; text: string }
+  | { kind: 'glob'; path: string; files: string[]; folder: string; pattern: string };
 
 /** What each kind of task answers. */
 export interface ParseResults {
@@ -31,6 +33,8 @@ export interface ParseResults {
   mkdocs: MkdocsConfig;
   /** The dashboard's HTML of a description, null when it is too deep to render. */
   markdown: string | null;
+  /** The files that match the pattern. */
+  glob: string[];
 }
 
 /** A task as the pool posts it: with the port on which the worker says it has started. */
@@ -52,5 +56,7 @@ export default async function parse(task: PostedTask): Promise<ParseResults[Pars
       return readMkdocsConfig(task.text);
     case 'markdown':
       return renderMarkdown(task.text);
+    case 'glob':
+      return matchGlob(task.files, task.folder, task.pattern);
   }
 }

@@ -28,28 +28,12 @@ function toApiKey(row: ApiKeyRow): ApiKeyWithHash {
 const withoutHash = ({ keyHash: _hash, ...key }: ApiKeyWithHash): ApiKey => key;
 
 export function apiKeyQueries(db: Db) {
-  const { kysely } = db;
-  /** When this process last wrote each key's `last_used_at` (ms), so that it writes once a minute. */
-  const touchedAt = new Map<string, number>();
-  return {
-    async create(input: NewApiKey): Promise<ApiKey> {
-      const row: ApiKeyRow = {
-        id: newId(),
-        project_id: input.projectId,
-        name: input.name,
-        prefix: displayPrefix(input.key),
-        key_hash: hashKey(input.key),
-        scopes: input.scopes.join(','),
-        ip_allowlist: input.ipAllowlist?.length ? JSON.stringify(input.ipAllowlist) : null,
-        expires_at: input.expiresAt ?? null,
-        created_at: new Date().toISOString(),
-        last_used_at: null,
-        revoked_at: null,
-      };
-      await kysely.insertInto('api_keys').values(row).execute();
-      return withoutHash(toApiKey(row));
-    },
+  return { ...keyWrites(db), ...keyReads(db) };
+}
 
+/** Looking keys up: by digest (every request), by id, by owner. */
+function keyReads(db: Db) {
+  return {
     /**
      * The key with this digest. Every authenticated request reads its key here, through the
      * unique index on the digest and nothing kept from an earlier read, so a revocation by any
@@ -93,6 +77,32 @@ export function apiKeyQueries(db: Db) {
         .orderBy('id', 'desc')
         .execute();
       return rows.map((row) => withoutHash(toApiKey(row)));
+    },
+  };
+}
+
+/** Creating and revoking keys, and recording their use. */
+function keyWrites(db: Db) {
+  const { kysely } = db;
+  /** When this process last wrote each key's `last_used_at` (ms), so that it writes once a minute. */
+  const touchedAt = new Map<string, number>();
+  return {
+    async create(input: NewApiKey): Promise<ApiKey> {
+      const row: ApiKeyRow = {
+        id: newId(),
+        project_id: input.projectId,
+        name: input.name,
+        prefix: displayPrefix(input.key),
+        key_hash: hashKey(input.key),
+        scopes: input.scopes.join(','),
+        ip_allowlist: input.ipAllowlist?.length ? JSON.stringify(input.ipAllowlist) : null,
+        expires_at: input.expiresAt ?? null,
+        created_at: new Date().toISOString(),
+        last_used_at: null,
+        revoked_at: null,
+      };
+      await kysely.insertInto('api_keys').values(row).execute();
+      return withoutHash(toApiKey(row));
     },
 
     /**

@@ -10,7 +10,7 @@ import { redactSecrets, redactValue } from '../domain/redact.js';
 import type { Db, Transaction } from './db.js';
 import { readJob } from './jobs.js';
 import type { AutomationRunRow } from './schema.js';
-import { outgoingEvents } from './webhooks/outbox.js';
+import { type EmitOutgoingEvent, outgoingEvents } from './webhooks/outbox.js';
 
 /** What a run is for: the automation, what started it, and the key that makes it one of a kind. */
 export interface RunStart {
@@ -108,31 +108,40 @@ async function existingRun(trx: Transaction, start: RunStart): Promise<Automatio
 }
 
 export function automationRunQueries(db: Db) {
-  const emit = outgoingEvents(db);
-  /** A run written with its outcome: the automation's last run and job, and the webhook event. */
-  const settled = async (trx: Transaction, row: AutomationRunRow): Promise<AutomationRun> => {
-    const run = toRun(row);
-    const automation = await trx
-      .updateTable('automations')
-      .set({ last_run_at: row.at, ...(row.job_id ? { last_job_id: row.job_id } : {}) })
-      .where('id', '=', row.automation_id)
-      .returning(['id', 'name'])
-      .executeTakeFirst();
-    const job = row.job_id ? await readJob(trx, row.job_id) : null;
-    await emit(trx, {
-      projectId: row.project_id,
-      jobId: row.job_id,
-      type: 'automation.run',
-      // The job quotes its prompt, and a prompt may hold a key.
-      data: {
-        run,
-        automation: automation ?? { id: row.automation_id, name: '' },
-        job: job && redactValue(job, redactSecrets),
-      },
-    });
-    return run;
-  };
+  return { ...runWrites(db), ...runReads(db) };
+}
 
+/** A run written with its outcome: the automation's last run and job, and the webhook event. */
+async function settled(
+  emit: EmitOutgoingEvent,
+  trx: Transaction,
+  row: AutomationRunRow,
+): Promise<AutomationRun> {
+  const run = toRun(row);
+  const automation = await trx
+    .updateTable('automations')
+    .set({ last_run_at: row.at, ...(row.job_id ? { last_job_id: row.job_id } : {}) })
+    .where('id', '=', row.automation_id)
+    .returning(['id', 'name'])
+    .executeTakeFirst();
+  const job = row.job_id ? await readJob(trx, row.job_id) : null;
+  await emit(trx, {
+    projectId: row.project_id,
+    jobId: row.job_id,
+    type: 'automation.run',
+    // The job quotes its prompt, and a prompt may hold a key.
+    data: {
+      run,
+      automation: automation ?? { id: row.automation_id, name: '' },
+      job: job && redactValue(job, redactSecrets),
+    },
+  });
+  return run;
+}
+
+/** Beginning, settling, dropping and recording runs. */
+function runWrites(db: Db) {
+  const emit = outgoingEvents(db);
   return {
     /**
      * Begins a run: its row is written before its job is made, so a second try of the same event
@@ -157,7 +166,7 @@ export function automationRunQueries(db: Db) {
           .where('id', '=', id)
           .returningAll()
           .executeTakeFirstOrThrow();
-        return settled(trx, row);
+        return settled(emit, trx, row);
       });
     },
 
@@ -177,7 +186,7 @@ export function automationRunQueries(db: Db) {
     async recordRun(input: NewAutomationRun, now = new Date()): Promise<AutomationRun> {
       const row = runRow(input, input, now);
       return db.write(async (trx) => {
-        if (await insertRun(trx, row)) return settled(trx, row);
+        if (await insertRun(trx, row)) return settled(emit, trx, row);
         const existing = await existingRun(trx, input);
         if (!existing) throw new Error('an automation run clashed with no run');
         if (existing.outcome !== PENDING) return toRun(existing);
@@ -187,10 +196,15 @@ export function automationRunQueries(db: Db) {
           .where('id', '=', existing.id)
           .returningAll()
           .executeTakeFirstOrThrow();
-        return settled(trx, updated);
+        return settled(emit, trx, updated);
       });
     },
+  };
+}
 
+/** Reading runs. */
+function runReads(db: Db) {
+  return {
     /** The runs that created or continued `jobId`, oldest first (the pull request lists them). */
     async runsOfJob(jobId: string, limit = 100): Promise<AutomationRun[]> {
       const rows = await db

@@ -48,54 +48,47 @@ export function toAutomation(row: AutomationRow): Automation {
 }
 
 export function automationQueries(db: Db) {
-  const rowOf = (projectId: string, automationId: string) =>
-    db
-      .read()
-      .selectFrom('automations')
-      .selectAll()
-      .where('id', '=', automationId)
-      .where('project_id', '=', projectId)
-      .executeTakeFirst();
-
   return {
     ...automationRunQueries(db),
+    ...automationReads(db),
+    ...automationWrites(db),
+    ...scheduleQueries(db),
+    ...headQueries(db),
+  };
+}
 
-    async create(input: NewAutomation, now = new Date()): Promise<Automation> {
-      const at = now.toISOString();
-      const row: AutomationRow = {
-        id: newId(),
-        project_id: input.projectId,
-        name: input.name,
-        enabled: input.enabled ? 1 : 0,
-        trigger: JSON.stringify(input.trigger),
-        prompt: input.prompt,
-        group_runs: input.group ? 1 : 0,
-        draft: input.draft ? 1 : 0,
-        model: input.model,
-        base_ref: input.baseRef,
-        allowed_authors: JSON.stringify(input.allowedAuthors),
-        last_job_id: null,
-        last_head: null,
-        created_at: at,
-        updated_at: at,
-        last_run_at: null,
-        next_run_at: nextRunAt(input, now),
-      };
-      await db.writeStatement((executor) => executor.insertInto('automations').values(row).execute());
-      return toAutomation(row);
-    },
+function rowOf(db: Db, projectId: string, automationId: string) {
+  return db
+    .read()
+    .selectFrom('automations')
+    .selectAll()
+    .where('id', '=', automationId)
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
+}
 
+/** The automation, or undefined when `automationId` names none in the project. */
+async function findAutomation(
+  db: Db,
+  projectId: string,
+  automationId: string,
+): Promise<Automation | undefined> {
+  if (!ID_PATTERN.test(automationId)) return undefined;
+  const row = await rowOf(db, projectId, automationId);
+  return row ? toAutomation(row) : undefined;
+}
+
+/** Reading automations, and the job a pull request came from. */
+function automationReads(db: Db) {
+  return {
     /** The automation, or undefined when `automationId` names none in the project. */
-    async get(projectId: string, automationId: string): Promise<Automation | undefined> {
-      if (!ID_PATTERN.test(automationId)) return undefined;
-      const row = await rowOf(projectId, automationId);
-      return row ? toAutomation(row) : undefined;
-    },
+    get: (projectId: string, automationId: string): Promise<Automation | undefined> =>
+      findAutomation(db, projectId, automationId),
 
     /** The id of the latest job a run created or grouped into; null before any. */
     async lastJobId(projectId: string, automationId: string): Promise<string | null> {
       if (!ID_PATTERN.test(automationId)) return null;
-      return (await rowOf(projectId, automationId))?.last_job_id ?? null;
+      return (await rowOf(db, projectId, automationId))?.last_job_id ?? null;
     },
 
     async list(projectId: string): Promise<Automation[]> {
@@ -109,6 +102,53 @@ export function automationQueries(db: Db) {
       return rows.map(toAutomation);
     },
 
+    /** The project's job whose pull request is at `url`, if a job opened it. */
+    async jobIdByPullRequest(projectId: string, url: string): Promise<string | undefined> {
+      const row = await db
+        .read()
+        .selectFrom('jobs')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('pr_link', '=', url)
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+      return row?.id;
+    },
+  };
+}
+
+function newRow(input: NewAutomation, now: Date): AutomationRow {
+  const at = now.toISOString();
+  return {
+    id: newId(),
+    project_id: input.projectId,
+    name: input.name,
+    enabled: input.enabled ? 1 : 0,
+    trigger: JSON.stringify(input.trigger),
+    prompt: input.prompt,
+    group_runs: input.group ? 1 : 0,
+    draft: input.draft ? 1 : 0,
+    model: input.model,
+    base_ref: input.baseRef,
+    allowed_authors: JSON.stringify(input.allowedAuthors),
+    last_job_id: null,
+    last_head: null,
+    created_at: at,
+    updated_at: at,
+    last_run_at: null,
+    next_run_at: nextRunAt(input, now),
+  };
+}
+
+/** Creating, changing and deleting automations. */
+function automationWrites(db: Db) {
+  return {
+    async create(input: NewAutomation, now = new Date()): Promise<Automation> {
+      const row = newRow(input, now);
+      await db.writeStatement((executor) => executor.insertInto('automations').values(row).execute());
+      return toAutomation(row);
+    },
+
     /**
      * Changes the fields given; the next run time is worked out again from the new trigger (a
      * schedule enabled again runs at its next time, not for the times it missed while disabled).
@@ -119,7 +159,7 @@ export function automationQueries(db: Db) {
       change: AutomationChange,
       now = new Date(),
     ): Promise<Automation | undefined> {
-      const current = await this.get(projectId, automationId);
+      const current = await findAutomation(db, projectId, automationId);
       if (!current) return undefined;
       const next = { ...current, ...change };
       const scheduleChanged =
@@ -164,7 +204,12 @@ export function automationQueries(db: Db) {
       );
       return Number(result.numDeletedRows) > 0;
     },
+  };
+}
 
+/** The scheduler's queries: what is due, and taking a schedule's time. */
+function scheduleQueries(db: Db) {
+  return {
     /** Enabled schedules whose time has come, oldest first. */
     async due(now: Date, limit: number): Promise<Automation[]> {
       const rows = await db
@@ -206,7 +251,12 @@ export function automationQueries(db: Db) {
       );
       return Number(result.numUpdatedRows) === 1;
     },
+  };
+}
 
+/** The branch heads that automations watching a branch have seen: the poller's queries. */
+function headQueries(db: Db) {
+  return {
     /**
      * Takes `head` as the watched branch's new head; false when it was seen already (another
      * event, or another process, took it). Returns the head seen before it too.
@@ -274,19 +324,6 @@ export function automationQueries(db: Db) {
           .executeTakeFirst(),
       );
       return Number(result.numUpdatedRows) === 1;
-    },
-
-    /** The project's job whose pull request is at `url`, if a job opened it. */
-    async jobIdByPullRequest(projectId: string, url: string): Promise<string | undefined> {
-      const row = await db
-        .read()
-        .selectFrom('jobs')
-        .select('id')
-        .where('project_id', '=', projectId)
-        .where('pr_link', '=', url)
-        .orderBy('id', 'desc')
-        .executeTakeFirst();
-      return row?.id;
     },
   };
 }

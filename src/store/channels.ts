@@ -14,3 +14,6 @@ export const PR_CLOSES_CHANNEL = 'agentjobs_pr_closes';
 
 /** A code host's event was recorded (`hostEvents.record`) and waits for the automations. Payload: its id. */
 export const HOST_EVENTS_CHANNEL = 'agentjobs_host_events';
+
+/** A Slack event was recorded (`slack.recordEvent`) and waits for the Slack dispatcher. Payload: its event id. */
+export const SLACK_EVENTS_CHANNEL = 'agentjobs_slack_events';

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import type { HostEvent, ReceivedHostEvent } from '../domain/host-event.js';
 import { newId } from '../domain/ids.js';
 import { HOST_EVENTS_CHANNEL } from './channels.js';
-import type { Db } from './db.js';
+import type { Db, Transaction } from './db.js';
 import type { HostEventRow } from './schema.js';
 
 /** How long a delivery id is remembered: a repeat within it is a duplicate. */
@@ -58,59 +58,84 @@ export function hostEventQueries(db: Db) {
      * than the retention (not pruned yet), that row goes and the delivery is recorded anew. Wakes
      * the dispatcher's listeners on the commit.
      */
-    async record(input: NewHostEvent, now = new Date()): Promise<RecordResult> {
-      const receivedAt = now.toISOString();
-      const expired = new Date(now.getTime() - HOST_EVENT_RETENTION_MS).toISOString();
-      const key = eventKey(input.event);
-      return db.write(async (trx) => {
-        const insert = async () => {
-          const id = newId();
-          const inserted = await trx
-            .insertInto('host_events')
-            .values({
-              id,
-              project_id: input.projectId,
-              host: input.host,
-              delivery_id: input.deliveryId,
-              event: JSON.stringify(input.event),
-              received_at: receivedAt,
-              claimed_until: null,
-              processed_at: null,
-              attempts: 0,
-              last_error: null,
-              event_key: key,
-            })
-            // Either key clashing: the delivery id, or the comment's own.
-            .onConflict((conflict) => conflict.doNothing())
-            .returning('id')
-            .executeTakeFirst();
-          if (!inserted) return undefined;
-          await db.notify(HOST_EVENTS_CHANNEL, id);
-          return { duplicate: false as const, event: { ...input, id, receivedAt } };
-        };
-        const recorded = await insert();
-        if (recorded) return recorded;
-        const first = () =>
-          trx
-            .selectFrom('host_events')
-            .selectAll()
-            .where('project_id', '=', input.projectId)
-            .where((eb) =>
-              eb.or([
-                eb.and([eb('host', '=', input.host), eb('delivery_id', '=', input.deliveryId)]),
-                ...(key === null ? [] : [eb('event_key', '=', key)]),
-              ]),
-            )
-            .orderBy('received_at')
-            .executeTakeFirstOrThrow();
-        const seen = await first();
-        if (seen.received_at >= expired) return { duplicate: true, event: toHostEvent(seen) };
-        await trx.deleteFrom('host_events').where('id', '=', seen.id).execute();
-        // The other key may still clash with a younger event: then this one is its repeat.
-        return (await insert()) ?? { duplicate: true, event: toHostEvent(await first()) };
-      });
-    },
+    record: (input: NewHostEvent, now = new Date()): Promise<RecordResult> => recordEvent(db, input, now),
+    ...dispatchQueries(db),
+    ...historyQueries(db),
+  };
+}
 
+async function recordEvent(db: Db, input: NewHostEvent, now: Date): Promise<RecordResult> {
+  const receivedAt = now.toISOString();
+  const expired = new Date(now.getTime() - HOST_EVENT_RETENTION_MS).toISOString();
+  const key = eventKey(input.event);
+  return db.write(async (trx) => {
+    const recorded = await insertEvent(db, trx, input, receivedAt, key);
+    if (recorded) return recorded;
+    const seen = await firstRecorded(trx, input, key);
+    if (seen.received_at >= expired) return { duplicate: true, event: toHostEvent(seen) };
+    await trx.deleteFrom('host_events').where('id', '=', seen.id).execute();
+    // The other key may still clash with a younger event: then this one is its repeat.
+    return (
+      (await insertEvent(db, trx, input, receivedAt, key)) ?? {
+        duplicate: true,
+        event: toHostEvent(await firstRecorded(trx, input, key)),
+      }
+    );
+  });
+}
+
+/** Inserts the event and wakes the dispatchers; undefined when either key clashes. */
+async function insertEvent(
+  db: Db,
+  trx: Transaction,
+  input: NewHostEvent,
+  receivedAt: string,
+  key: string | null,
+): Promise<RecordResult | undefined> {
+  const id = newId();
+  const inserted = await trx
+    .insertInto('host_events')
+    .values({
+      id,
+      project_id: input.projectId,
+      host: input.host,
+      delivery_id: input.deliveryId,
+      event: JSON.stringify(input.event),
+      received_at: receivedAt,
+      claimed_until: null,
+      processed_at: null,
+      attempts: 0,
+      last_error: null,
+      event_key: key,
+    })
+    // Either key clashing: the delivery id, or the comment's own.
+    .onConflict((conflict) => conflict.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) return undefined;
+  await db.notify(HOST_EVENTS_CHANNEL, id);
+  return { duplicate: false as const, event: { ...input, id, receivedAt } };
+}
+
+/** The oldest event recorded under the delivery id or the event's own key. */
+function firstRecorded(trx: Transaction, input: NewHostEvent, key: string | null) {
+  return trx
+    .selectFrom('host_events')
+    .selectAll()
+    .where('project_id', '=', input.projectId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('host', '=', input.host), eb('delivery_id', '=', input.deliveryId)]),
+        ...(key === null ? [] : [eb('event_key', '=', key)]),
+      ]),
+    )
+    .orderBy('received_at')
+    .executeTakeFirstOrThrow();
+}
+
+/** The dispatchers' side: claiming events, and marking them done or for a later try. */
+function dispatchQueries(db: Db) {
+  return {
     /**
      * Up to `limit` unprocessed events, oldest first, that no other dispatcher holds, now held by
      * this one for `leaseMs` (default a minute): a dispatcher that dies leaves them to be claimed
@@ -175,7 +200,12 @@ export function hostEventQueries(db: Db) {
           .execute(),
       );
     },
+  };
+}
 
+/** What was recorded, and dropping it after the retention. */
+function historyQueries(db: Db) {
+  return {
     /** The project's events, newest first (the dashboard's and the tests' view). */
     async list(
       projectId: string,

@@ -15,6 +15,7 @@ import { JOBS_CHANNEL, PR_CLOSES_CHANNEL } from './channels.js';
 import type { Db, Transaction } from './db.js';
 import { appendFirstEvent, eventAppender } from './events.js';
 import { type Claim, completeReservation } from './idempotency.js';
+import { deleteProgressMessages } from './queue/progress.js';
 import type { JobRow } from './schema.js';
 import { refuseOverDailyBudget, releaseReservation } from './spend.js';
 import { webhookOutbox } from './webhooks/outbox.js';
@@ -144,53 +145,64 @@ async function getRow(db: Db, trx: Transaction, projectId: string, jobId: string
   return row;
 }
 
+/** What the job's writes record besides the row: its events and its webhooks. */
+interface Writers {
+  appendEvent: ReturnType<typeof eventAppender>;
+  emitWebhook: ReturnType<typeof webhookOutbox>;
+}
+
+/** The row of a new job, queued, as `create` inserts it. */
+function newJobRow(input: NewJob, id: string, now: string): JobRow {
+  return {
+    id,
+    project_id: input.projectId,
+    status: 'active',
+    phase: 'queued',
+    prompt: input.prompt,
+    model: input.model,
+    base_ref: input.baseRef,
+    source_repository: input.repository,
+    source_ref: jobBranch(id, input.prompt),
+    draft: input.draft ? 1 : 0,
+    pr_link: null,
+    title: null,
+    summary: null,
+    error_code: null,
+    error_message: null,
+    input_tokens: 0,
+    output_tokens: 0,
+    cached_input_tokens: 0,
+    cost_usd: null,
+    steps: 0,
+    files_changed: 0,
+    checks: null,
+    // Its first event is written with it (`appendFirstEvent`).
+    event_seq: 1,
+    attempt: 0,
+    lease_owner: null,
+    lease_expires_at: null,
+    available_at: now,
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+    archived_at: null,
+    pr_close_due_at: null,
+    pr_close_attempts: 0,
+    context_repositories: null,
+    trigger: input.trigger ? JSON.stringify(input.trigger) : null,
+    pull_request_prompt: input.pullRequestPrompt ?? null,
+  };
+}
+
 export function jobQueries(db: Db) {
-  const appendEvent = eventAppender(db);
-  const emitWebhook = webhookOutbox(db);
+  const writers = { appendEvent: eventAppender(db), emitWebhook: webhookOutbox(db) };
+  const { emitWebhook } = writers;
   return {
     /** Creates the job, its first message and its first event in one transaction. */
     async create(input: NewJob): Promise<Job> {
       const now = new Date().toISOString();
       const id = newId();
-      const row: JobRow = {
-        id,
-        project_id: input.projectId,
-        status: 'active',
-        phase: 'queued',
-        prompt: input.prompt,
-        model: input.model,
-        base_ref: input.baseRef,
-        source_repository: input.repository,
-        source_ref: jobBranch(id, input.prompt),
-        draft: input.draft ? 1 : 0,
-        pr_link: null,
-        title: null,
-        summary: null,
-        error_code: null,
-        error_message: null,
-        input_tokens: 0,
-        output_tokens: 0,
-        cached_input_tokens: 0,
-        cost_usd: null,
-        steps: 0,
-        files_changed: 0,
-        checks: null,
-        // Its first event is written with it (`appendFirstEvent`).
-        event_seq: 1,
-        attempt: 0,
-        lease_owner: null,
-        lease_expires_at: null,
-        available_at: now,
-        created_at: now,
-        updated_at: now,
-        completed_at: null,
-        archived_at: null,
-        pr_close_due_at: null,
-        pr_close_attempts: 0,
-        context_repositories: null,
-        trigger: input.trigger ? JSON.stringify(input.trigger) : null,
-        pull_request_prompt: input.pullRequestPrompt ?? null,
-      };
+      const row = newJobRow(input, id, now);
       return db.write(async (trx) => {
         if (input.maxActive) await refuseOverCap(db, trx, input.projectId, input.maxActive);
         await refuseOverDailyBudget(trx, input.projectId, new Date(now));
@@ -252,84 +264,106 @@ export function jobQueries(db: Db) {
      * Adds a follow-up prompt. On an active job it waits for the agent's next step; on a completed
      * or failed job it makes the job active again, queued for a worker, on the same branch.
      */
-    async followUp(projectId: string, jobId: string, content: string): Promise<Job> {
-      return db.write(async (trx) => {
-        const row = await getRow(db, trx, projectId, jobId);
-        const status = transition(row.status as JobStatus, 'follow_up');
-        const now = new Date().toISOString();
-        // A follow-up of a finished job starts a run; one for a running job only joins it.
-        if (row.status !== 'active') await refuseOverDailyBudget(trx, projectId, new Date(now));
-        await trx
-          .insertInto('job_messages')
-          .values({ id: newId(), job_id: jobId, content, created_at: now, delivered_at: null })
-          .execute();
-        await appendEvent(trx, jobId, 'message', { role: 'user', text: content }, now);
-        if (row.status !== 'active') {
-          await trx
-            .updateTable('jobs')
-            .set({
-              status,
-              phase: 'queued',
-              error_code: null,
-              error_message: null,
-              completed_at: null,
-              available_at: now,
-              updated_at: now,
-            })
-            .where('id', '=', jobId)
-            .execute();
-          await appendEvent(trx, jobId, 'status', { status, phase: 'queued' }, now);
-          await db.notify(JOBS_CHANNEL, jobId);
-          const job = toJob(await getRow(db, trx, projectId, jobId));
-          await emitWebhook(trx, 'job.resumed', job);
-          return job;
-        }
-        await trx.updateTable('jobs').set({ updated_at: now }).where('id', '=', jobId).execute();
-        return toJob(await getRow(db, trx, projectId, jobId));
-      });
-    },
+    followUp: (projectId: string, jobId: string, content: string): Promise<Job> =>
+      followUp(db, writers, projectId, jobId, content),
 
     /** Archives the job; a second archive returns it unchanged. A running worker sees the status and stops. */
-    async archive(projectId: string, jobId: string): Promise<Job> {
-      return db.write(async (trx) => {
-        const row = await getRow(db, trx, projectId, jobId);
-        if (row.status === 'archived') return toJob(row);
-        const status = transition(row.status as JobStatus, 'archive');
-        const now = new Date().toISOString();
-        // Its pull request is closed on the host later (`pullRequestCloses`), so that the archive
-        // answers at once even when the host is down; noted here, in the same transaction.
-        const closePr =
-          row.pr_link !== null &&
-          (await trx
-            .selectFrom('projects')
-            .select('close_pr_on_archive')
-            .where('id', '=', projectId)
-            .executeTakeFirst()
-            .then((project) => Number(project?.close_pr_on_archive ?? 0) === 1));
-        await trx
-          .updateTable('jobs')
-          .set({
-            status,
-            phase: null,
-            archived_at: now,
-            updated_at: now,
-            lease_owner: null,
-            lease_expires_at: null,
-            ...(closePr ? { pr_close_due_at: now, pr_close_attempts: 0 } : {}),
-          })
-          .where('id', '=', jobId)
-          .execute();
-        // Its run stops without writing anything more, so its reservation is given back here.
-        await releaseReservation(trx, jobId);
-        await appendEvent(trx, jobId, 'status', { status }, now);
-        // Wakes a closer at once (after the commit) rather than at its next poll.
-        if (closePr) await db.notify(PR_CLOSES_CHANNEL, jobId);
-        const job = toJob(await getRow(db, trx, projectId, jobId));
-        await emitWebhook(trx, 'job.archived', job);
-        return job;
-      });
-    },
+    archive: (projectId: string, jobId: string): Promise<Job> => archive(db, writers, projectId, jobId),
   };
+}
+
+/**
+ * Adds a follow-up prompt. On an active job it waits for the agent's next step; on a completed
+ * or failed job it makes the job active again, queued for a worker, on the same branch.
+ */
+async function followUp(
+  db: Db,
+  { appendEvent, emitWebhook }: Writers,
+  projectId: string,
+  jobId: string,
+  content: string,
+): Promise<Job> {
+  return db.write(async (trx) => {
+    const row = await getRow(db, trx, projectId, jobId);
+    const status = transition(row.status as JobStatus, 'follow_up');
+    const now = new Date().toISOString();
+    // A follow-up of a finished job starts a run; one for a running job only joins it.
+    if (row.status !== 'active') await refuseOverDailyBudget(trx, projectId, new Date(now));
+    await trx
+      .insertInto('job_messages')
+      .values({ id: newId(), job_id: jobId, content, created_at: now, delivered_at: null })
+      .execute();
+    await appendEvent(trx, jobId, 'message', { role: 'user', text: content }, now);
+    if (row.status !== 'active') {
+      await trx
+        .updateTable('jobs')
+        .set({
+          status,
+          phase: 'queued',
+          error_code: null,
+          error_message: null,
+          completed_at: null,
+          available_at: now,
+          updated_at: now,
+        })
+        .where('id', '=', jobId)
+        .execute();
+      await appendEvent(trx, jobId, 'status', { status, phase: 'queued' }, now);
+      await db.notify(JOBS_CHANNEL, jobId);
+      const job = toJob(await getRow(db, trx, projectId, jobId));
+      await emitWebhook(trx, 'job.resumed', job);
+      return job;
+    }
+    await trx.updateTable('jobs').set({ updated_at: now }).where('id', '=', jobId).execute();
+    return toJob(await getRow(db, trx, projectId, jobId));
+  });
+}
+
+/** Archives the job; a second archive returns it unchanged. A running worker sees the status and stops. */
+async function archive(
+  db: Db,
+  { appendEvent, emitWebhook }: Writers,
+  projectId: string,
+  jobId: string,
+): Promise<Job> {
+  return db.write(async (trx) => {
+    const row = await getRow(db, trx, projectId, jobId);
+    if (row.status === 'archived') return toJob(row);
+    const status = transition(row.status as JobStatus, 'archive');
+    const now = new Date().toISOString();
+    // Its pull request is closed on the host later (`pullRequestCloses`), so that the archive
+    // answers at once even when the host is down; noted here, in the same transaction.
+    const closePr =
+      row.pr_link !== null &&
+      (await trx
+        .selectFrom('projects')
+        .select('close_pr_on_archive')
+        .where('id', '=', projectId)
+        .executeTakeFirst()
+        .then((project) => Number(project?.close_pr_on_archive ?? 0) === 1));
+    await trx
+      .updateTable('jobs')
+      .set({
+        status,
+        phase: null,
+        archived_at: now,
+        updated_at: now,
+        lease_owner: null,
+        lease_expires_at: null,
+        ...(closePr ? { pr_close_due_at: now, pr_close_attempts: 0 } : {}),
+      })
+      .where('id', '=', jobId)
+      .execute();
+    // Its run stops without writing anything more, so its reservation and progress go here.
+    await releaseReservation(trx, jobId);
+    await deleteProgressMessages(trx, jobId);
+    await appendEvent(trx, jobId, 'status', { status }, now);
+    // Wakes a closer at once (after the commit) rather than at its next poll.
+    if (closePr) await db.notify(PR_CLOSES_CHANNEL, jobId);
+    const job = toJob(await getRow(db, trx, projectId, jobId));
+    await emitWebhook(trx, 'job.archived', job);
+    return job;
+  });
 }
 
 /** A stored failure code, or `internal_error` for one this version no longer makes. */

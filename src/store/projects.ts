@@ -54,48 +54,92 @@ export function toProject(row: ProjectRow): Project {
 }
 
 export function projectQueries(db: Db) {
+  return { ...projectRecords(db), ...setupReviewQueries(db), ...projectSecretQueries(db) };
+}
+
+/** The project, or undefined; a string that is not an id we issue is answered without a query (see jobs.get). */
+async function findProject(db: Db, id: string): Promise<Project | undefined> {
+  if (!ID_PATTERN.test(id)) return undefined;
+  const row = await db.read().selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toProject(row);
+}
+
+function newRow(input: NewProject, hostToken: HostToken | undefined): ProjectRow {
+  const now = new Date().toISOString();
+  const id = newId();
+  return {
+    id,
+    name: input.name,
+    repository: input.repository,
+    host: input.host ?? 'local',
+    base_branch: input.baseBranch ?? 'main',
+    publish: input.publish ?? 'pull_request',
+    allowed_models: input.allowedModels ? JSON.stringify(input.allowedModels) : null,
+    default_model: input.defaultModel ?? null,
+    host_settings: input.hostSettings ? JSON.stringify(input.hostSettings) : null,
+    host_token_encrypted: hostToken ? hostToken.secrets.seal(hostToken.token, id) : null,
+    hook_secret_sealed: null,
+    built_in_checks: input.builtInChecks === false ? 0 : 1,
+    check_command: input.checkCommand ?? null,
+    check_timeout_seconds: input.checkTimeoutSeconds ?? null,
+    on_check_failure: input.onCheckFailure ?? 'draft',
+    setup_command: input.setupCommand ?? null,
+    agent_commands: input.agentCommands ? 1 : 0,
+    daily_budget_usd: input.dailyBudgetUsd ?? null,
+    close_pr_on_archive: input.closePrOnArchive === false ? 0 : 1,
+    mention: input.mention ?? DEFAULT_PROJECT_MENTION,
+    setup_review: null,
+    quote_context: input.quoteContext ? 1 : 0,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** The columns `update` sets: the time, the token when given, and every field of `patch` given. */
+function changedColumns(
+  id: string,
+  patch: Partial<NewProject>,
+  hostToken: { token: string | null; secrets: SecretBox } | undefined,
+): Partial<ProjectRow> {
+  const set: Partial<ProjectRow> = { updated_at: new Date().toISOString() };
+  if (hostToken)
+    set.host_token_encrypted = hostToken.token === null ? null : hostToken.secrets.seal(hostToken.token, id);
+  if (patch.name !== undefined) set.name = patch.name;
+  if (patch.repository !== undefined) set.repository = patch.repository;
+  if (patch.host !== undefined) set.host = patch.host;
+  if (patch.baseBranch !== undefined) set.base_branch = patch.baseBranch;
+  if (patch.publish !== undefined) set.publish = patch.publish;
+  if (patch.allowedModels !== undefined)
+    set.allowed_models = patch.allowedModels ? JSON.stringify(patch.allowedModels) : null;
+  if (patch.defaultModel !== undefined) set.default_model = patch.defaultModel;
+  if (patch.builtInChecks !== undefined) set.built_in_checks = patch.builtInChecks ? 1 : 0;
+  if (patch.checkCommand !== undefined) set.check_command = patch.checkCommand;
+  if (patch.checkTimeoutSeconds !== undefined) set.check_timeout_seconds = patch.checkTimeoutSeconds;
+  if (patch.onCheckFailure !== undefined) set.on_check_failure = patch.onCheckFailure;
+  if (patch.setupCommand !== undefined) set.setup_command = patch.setupCommand;
+  if (patch.agentCommands !== undefined) set.agent_commands = patch.agentCommands ? 1 : 0;
+  if (patch.dailyBudgetUsd !== undefined) set.daily_budget_usd = patch.dailyBudgetUsd;
+  if (patch.closePrOnArchive !== undefined) set.close_pr_on_archive = patch.closePrOnArchive ? 1 : 0;
+  if (patch.mention !== undefined) set.mention = patch.mention;
+  if (patch.quoteContext !== undefined) set.quote_context = patch.quoteContext ? 1 : 0;
+  if (patch.hostSettings !== undefined)
+    set.host_settings = Object.keys(patch.hostSettings).length ? JSON.stringify(patch.hostSettings) : null;
+  return set;
+}
+
+/** Creating, reading and changing projects. */
+function projectRecords(db: Db) {
   const { kysely } = db;
   return {
     /** Creates a project; with `hostToken`, its token is sealed into the same row (one statement). */
     async create(input: NewProject, hostToken?: HostToken): Promise<Project> {
-      const now = new Date().toISOString();
-      const id = newId();
-      const row: ProjectRow = {
-        id,
-        name: input.name,
-        repository: input.repository,
-        host: input.host ?? 'local',
-        base_branch: input.baseBranch ?? 'main',
-        publish: input.publish ?? 'pull_request',
-        allowed_models: input.allowedModels ? JSON.stringify(input.allowedModels) : null,
-        default_model: input.defaultModel ?? null,
-        host_settings: input.hostSettings ? JSON.stringify(input.hostSettings) : null,
-        host_token_encrypted: hostToken ? hostToken.secrets.seal(hostToken.token, id) : null,
-        hook_secret_sealed: null,
-        built_in_checks: input.builtInChecks === false ? 0 : 1,
-        check_command: input.checkCommand ?? null,
-        check_timeout_seconds: input.checkTimeoutSeconds ?? null,
-        on_check_failure: input.onCheckFailure ?? 'draft',
-        setup_command: input.setupCommand ?? null,
-        agent_commands: input.agentCommands ? 1 : 0,
-        daily_budget_usd: input.dailyBudgetUsd ?? null,
-        close_pr_on_archive: input.closePrOnArchive === false ? 0 : 1,
-        mention: input.mention ?? DEFAULT_PROJECT_MENTION,
-        setup_review: null,
-        quote_context: input.quoteContext ? 1 : 0,
-        created_at: now,
-        updated_at: now,
-      };
+      const row = newRow(input, hostToken);
       await kysely.insertInto('projects').values(row).execute();
       return toProject(row);
     },
 
     /** The project, or undefined; a string that is not an id we issue is answered without a query (see jobs.get). */
-    async get(id: string): Promise<Project | undefined> {
-      if (!ID_PATTERN.test(id)) return undefined;
-      const row = await db.read().selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
-      return row && toProject(row);
-    },
+    get: (id: string): Promise<Project | undefined> => findProject(db, id),
 
     /**
      * Changes a project's settings, and with `hostToken` its token (null removes it), in one
@@ -106,36 +150,21 @@ export function projectQueries(db: Db) {
       patch: Partial<NewProject>,
       hostToken?: { token: string | null; secrets: SecretBox },
     ): Promise<Project | undefined> {
-      const set: Partial<ProjectRow> = { updated_at: new Date().toISOString() };
-      if (hostToken)
-        set.host_token_encrypted =
-          hostToken.token === null ? null : hostToken.secrets.seal(hostToken.token, id);
-      if (patch.name !== undefined) set.name = patch.name;
-      if (patch.repository !== undefined) set.repository = patch.repository;
-      if (patch.host !== undefined) set.host = patch.host;
-      if (patch.baseBranch !== undefined) set.base_branch = patch.baseBranch;
-      if (patch.publish !== undefined) set.publish = patch.publish;
-      if (patch.allowedModels !== undefined)
-        set.allowed_models = patch.allowedModels ? JSON.stringify(patch.allowedModels) : null;
-      if (patch.defaultModel !== undefined) set.default_model = patch.defaultModel;
-      if (patch.builtInChecks !== undefined) set.built_in_checks = patch.builtInChecks ? 1 : 0;
-      if (patch.checkCommand !== undefined) set.check_command = patch.checkCommand;
-      if (patch.checkTimeoutSeconds !== undefined) set.check_timeout_seconds = patch.checkTimeoutSeconds;
-      if (patch.onCheckFailure !== undefined) set.on_check_failure = patch.onCheckFailure;
-      if (patch.setupCommand !== undefined) set.setup_command = patch.setupCommand;
-      if (patch.agentCommands !== undefined) set.agent_commands = patch.agentCommands ? 1 : 0;
-      if (patch.dailyBudgetUsd !== undefined) set.daily_budget_usd = patch.dailyBudgetUsd;
-      if (patch.closePrOnArchive !== undefined) set.close_pr_on_archive = patch.closePrOnArchive ? 1 : 0;
-      if (patch.mention !== undefined) set.mention = patch.mention;
-      if (patch.quoteContext !== undefined) set.quote_context = patch.quoteContext ? 1 : 0;
-      if (patch.hostSettings !== undefined)
-        set.host_settings = Object.keys(patch.hostSettings).length
-          ? JSON.stringify(patch.hostSettings)
-          : null;
+      const set = changedColumns(id, patch, hostToken);
       await kysely.updateTable('projects').set(set).where('id', '=', id).execute();
-      return this.get(id);
+      return findProject(db, id);
     },
 
+    async list(): Promise<Project[]> {
+      const rows = await db.read().selectFrom('projects').selectAll().orderBy('id', 'desc').execute();
+      return rows.map(toProject);
+    },
+  };
+}
+
+/** The setup inputs a push-mode project holds for a person's review. */
+function setupReviewQueries(db: Db) {
+  return {
     /**
      * Push mode: records that a commit of job `jobId` changes the setup inputs `files`, adding to
      * what already waits for review, in one write. False when there is no such project.
@@ -181,12 +210,13 @@ export function projectQueries(db: Db) {
         return JSON.parse(row.setup_review) as SetupReview;
       });
     },
+  };
+}
 
-    async list(): Promise<Project[]> {
-      const rows = await db.read().selectFrom('projects').selectAll().orderBy('id', 'desc').execute();
-      return rows.map(toProject);
-    },
-
+/** The project's sealed secrets: its code-host token and its hook secret. */
+function projectSecretQueries(db: Db) {
+  const { kysely } = db;
+  return {
     /**
      * Stores the project's code-host token sealed under `secrets` (bound to the project's id), or
      * removes it with null. Returns false when there is no such project.

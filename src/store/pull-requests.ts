@@ -5,7 +5,7 @@
  */
 import { newId } from '../domain/ids.js';
 import type { OpenPullRequest, PullRequest, PullRequestState } from '../domain/pull-request.js';
-import type { Db } from './db.js';
+import type { Db, Transaction } from './db.js';
 import type { PullRequestRow } from './schema.js';
 
 export function toPullRequest(row: PullRequestRow): PullRequest {
@@ -36,75 +36,101 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 export function pullRequestQueries(db: Db) {
+  return { ...pullRequestWrites(db), ...pullRequestReads(db) };
+}
+
+/**
+ * Opens the pull request of `headBranch`, or updates the one it has; retried when another writer
+ * took the number or opened this branch's pull request meanwhile.
+ */
+async function openOrUpdate(
+  db: Db,
+  input: OpenPullRequest,
+): Promise<{ pullRequest: PullRequest; created: boolean }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.write(async (trx) => {
+        const at = new Date().toISOString();
+        const existing = trx
+          .selectFrom('pull_requests')
+          .selectAll()
+          .where('project_id', '=', input.projectId)
+          .where('head_branch', '=', input.headBranch);
+        const found = await db.lockForUpdate(existing).executeTakeFirst();
+        if (found) return { pullRequest: await reopen(trx, found, input, at), created: false };
+        return { pullRequest: await openNew(db, trx, input, at), created: true };
+      });
+    } catch (error) {
+      // Another writer took the number or opened this branch's pull request: look again.
+      if (attempt >= 5 || !isUniqueViolation(error)) throw error;
+    }
+  }
+}
+
+/** The branch's pull request, open again with the new head, title and body. */
+async function reopen(
+  trx: Transaction,
+  found: PullRequestRow,
+  input: OpenPullRequest,
+  at: string,
+): Promise<PullRequest> {
+  const update = {
+    title: input.title,
+    body: input.body,
+    head_sha: input.headSha,
+    base_sha: input.baseSha ?? null,
+    job_id: input.jobId,
+    state: 'open',
+    merged_at: null,
+    closed_at: null,
+    updated_at: at,
+  };
+  await trx.updateTable('pull_requests').set(update).where('id', '=', found.id).execute();
+  return toPullRequest({ ...found, ...update });
+}
+
+/** A new pull request, numbered after the project's last. */
+async function openNew(db: Db, trx: Transaction, input: OpenPullRequest, at: string): Promise<PullRequest> {
+  // Numbers are handed out one writer at a time per project (the project row's lock): with
+  // many runs opening pull requests at once, retrying on a taken number would not end.
+  await db.lockForUpdate(trx.selectFrom('projects').select('id').where('id', '=', input.projectId)).execute();
+  const { last } = await trx
+    .selectFrom('pull_requests')
+    .select((eb) => eb.fn.max('number').as('last'))
+    .where('project_id', '=', input.projectId)
+    .executeTakeFirstOrThrow();
+  const row: PullRequestRow = {
+    id: newId(),
+    project_id: input.projectId,
+    number: Number(last ?? 0) + 1,
+    job_id: input.jobId,
+    head_branch: input.headBranch,
+    base_branch: input.baseBranch,
+    title: input.title,
+    body: input.body,
+    state: 'open',
+    draft: input.draft ? 1 : 0,
+    head_sha: input.headSha,
+    base_sha: input.baseSha ?? null,
+    created_at: at,
+    updated_at: at,
+    merged_at: null,
+    closed_at: null,
+  };
+  await trx.insertInto('pull_requests').values(row).execute();
+  return toPullRequest(row);
+}
+
+/** Opening, updating and finishing pull requests. */
+function pullRequestWrites(db: Db) {
   const { kysely } = db;
   return {
     /**
      * Opens the pull request of `headBranch`, or updates the one it has (new head, title and body;
      * a closed or merged one opens again, since the branch moved on). `created` says which.
      */
-    async openOrUpdate(input: OpenPullRequest): Promise<{ pullRequest: PullRequest; created: boolean }> {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await db.write(async (trx) => {
-            const at = new Date().toISOString();
-            const existing = trx
-              .selectFrom('pull_requests')
-              .selectAll()
-              .where('project_id', '=', input.projectId)
-              .where('head_branch', '=', input.headBranch);
-            const found = await db.lockForUpdate(existing).executeTakeFirst();
-            if (found) {
-              const update = {
-                title: input.title,
-                body: input.body,
-                head_sha: input.headSha,
-                base_sha: input.baseSha ?? null,
-                job_id: input.jobId,
-                state: 'open',
-                merged_at: null,
-                closed_at: null,
-                updated_at: at,
-              };
-              await trx.updateTable('pull_requests').set(update).where('id', '=', found.id).execute();
-              return { pullRequest: toPullRequest({ ...found, ...update }), created: false };
-            }
-            // Numbers are handed out one writer at a time per project (the project row's lock): with
-            // many runs opening pull requests at once, retrying on a taken number would not end.
-            await db
-              .lockForUpdate(trx.selectFrom('projects').select('id').where('id', '=', input.projectId))
-              .execute();
-            const { last } = await trx
-              .selectFrom('pull_requests')
-              .select((eb) => eb.fn.max('number').as('last'))
-              .where('project_id', '=', input.projectId)
-              .executeTakeFirstOrThrow();
-            const row: PullRequestRow = {
-              id: newId(),
-              project_id: input.projectId,
-              number: Number(last ?? 0) + 1,
-              job_id: input.jobId,
-              head_branch: input.headBranch,
-              base_branch: input.baseBranch,
-              title: input.title,
-              body: input.body,
-              state: 'open',
-              draft: input.draft ? 1 : 0,
-              head_sha: input.headSha,
-              base_sha: input.baseSha ?? null,
-              created_at: at,
-              updated_at: at,
-              merged_at: null,
-              closed_at: null,
-            };
-            await trx.insertInto('pull_requests').values(row).execute();
-            return { pullRequest: toPullRequest(row), created: true };
-          });
-        } catch (error) {
-          // Another writer took the number or opened this branch's pull request: look again.
-          if (attempt >= 5 || !isUniqueViolation(error)) throw error;
-        }
-      }
-    },
+    openOrUpdate: (input: OpenPullRequest): Promise<{ pullRequest: PullRequest; created: boolean }> =>
+      openOrUpdate(db, input),
 
     /**
      * Marks an open pull request merged (after the merge landed in the repository) or closed.
@@ -130,7 +156,12 @@ export function pullRequestQueries(db: Db) {
         .executeTakeFirst();
       return row && toPullRequest(row);
     },
+  };
+}
 
+/** Reading pull requests. */
+function pullRequestReads(db: Db) {
+  return {
     async get(projectId: string, number: number): Promise<PullRequest | undefined> {
       const row = await db
         .read()

@@ -1,6 +1,12 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { AutomationRunsTable, AutomationsTable, HostEventsTable } from './schema-automations.js';
 import type {
+  SlackChannelsTable,
+  SlackEventsTable,
+  SlackThreadsTable,
+  SlackUsersTable,
+} from './schema-slack.js';
+import type {
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
@@ -21,6 +27,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   rate_limits: RateLimitsTable;
   job_worker_state: JobWorkerStateTable;
+  job_progress_messages: JobProgressMessagesTable;
   pull_requests: PullRequestsTable;
   admin_sessions: AdminSessionsTable;
   settings: SettingsTable;
@@ -34,6 +41,10 @@ export interface Database {
   context_repositories: ContextRepositoriesTable;
   automations: AutomationsTable;
   automation_runs: AutomationRunsTable;
+  slack_channels: SlackChannelsTable;
+  slack_users: SlackUsersTable;
+  slack_events: SlackEventsTable;
+  slack_threads: SlackThreadsTable;
 }
 
 export interface ProjectsTable {
@@ -234,11 +245,19 @@ export interface JobWorkerStateTable {
    */
   published: string | null;
   /**
-   * JSON `RunProgress` (store/queue/progress.ts): the current run's conversation and written files
-   * after its last finished step, for the attempt that follows a lost one; null when the run ended.
+   * JSON (store/queue/progress.ts): the current run's written files and how many of its
+   * `job_progress_messages` make its conversation after its last finished step, for the attempt that follows a lost one; null when the run ended.
    */
   progress: string | null;
   updated_at: string;
+}
+
+/** One message of a run's saved progress (`job_worker_state.progress`), in order by `seq` from 0. */
+export interface JobProgressMessagesTable {
+  job_id: string;
+  seq: number;
+  /** JSON of one AI SDK `ModelMessage`. */
+  message: string;
 }
 
 export interface PullRequestsTable {
@@ -287,4 +306,5 @@ export interface SettingsTable {
 }
 
 export * from './schema-automations.js';
+export * from './schema-slack.js';
 export * from './schema-webhooks.js';

@@ -14,6 +14,7 @@ import { pullRequestQueries } from './pull-requests.js';
 import { queueQueries } from './queue/index.js';
 import { rateLimitQueries } from './rate-limits.js';
 import { signInHoldQueries } from './sign-in-holds.js';
+import { slackQueries } from './slack.js';
 import { spendQueries } from './spend.js';
 import { statsQueries } from './stats.js';
 import { webhookQueries } from './webhooks/index.js';
@@ -53,6 +54,8 @@ export interface Store {
   hostEvents: ReturnType<typeof hostEventQueries>;
   /** Automations and their runs; the scheduler's claim of a schedule's time. */
   automations: ReturnType<typeof automationQueries>;
+  /** Slack: channels mapped to projects, the events Slack delivered, the threads jobs were asked in. */
+  slack: ReturnType<typeof slackQueries>;
   /** Database-wide figures for the metrics gauges. */
   stats: ReturnType<typeof statsQueries>;
   /**
@@ -84,6 +87,7 @@ export function createStore(db: Db): Store {
     webhooks: webhookQueries(db),
     hostEvents: hostEventQueries(db),
     automations: automationQueries(db),
+    slack: slackQueries(db),
     stats: statsQueries(db),
     isTransient: db.isTransient,
     ping: async () => {

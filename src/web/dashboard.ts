@@ -2,7 +2,13 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 import type { Config } from '../config/config.js';
 import { redactSecrets } from '../domain/redact.js';
 import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
@@ -13,6 +19,7 @@ import { html } from './html.js';
 import { jobPages } from './jobs.js';
 import { keyPages } from './keys.js';
 import { cookieOptions, type DashboardOptions, SESSION_COOKIE, SIGNED_OUT, sendPage } from './layout.js';
+import { projectSlackPages } from './project-slack.js';
 import { projectPages } from './projects.js';
 import { pullRequestPages } from './pulls.js';
 import { signInPages } from './sign-in.js';
@@ -63,10 +70,42 @@ function errorPage(
  */
 export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   const { store } = options;
-  await app.register(cookie, { secret: cookieKey(options.config) });
+  await registerPlugins(app, options.config);
+  sessionHooks(app, store);
+  errorHandlers(app, store);
+
+  // Registered with the prefix `/ui`: paths below are relative to it.
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/ui/projects', 303));
+  await app.register(assetRoutes);
+  // Not `options` itself: it carries the `/ui` prefix, which would apply a second time.
+  const pages = {
+    config: options.config,
+    store,
+    hosts: options.hosts,
+    secrets: options.secrets,
+    lifecycle: options.lifecycle,
+  };
+  for (const plugin of [
+    signInPages,
+    projectPages,
+    projectSlackPages,
+    keyPages,
+    webhookPages,
+    automationPages,
+    jobPages,
+    pullRequestPages,
+  ])
+    await app.register(plugin, pages);
+};
+
+type Store = DashboardOptions['store'];
+
+/** Cookies, form bodies, security headers and CSRF tokens, for the dashboard only. */
+async function registerPlugins(app: FastifyInstance, config: DashboardOptions['config']): Promise<void> {
+  await app.register(cookie, { secret: cookieKey(config) });
   // A follow-up of the longest allowed prompt, URL-encoded: up to 4 UTF-8 bytes a character, each
   // written as %XX. Form fields besides it are small.
-  await app.register(formbody, { bodyLimit: options.config.limits.maxPromptChars * 12 + 64 * 1024 });
+  await app.register(formbody, { bodyLimit: config.limits.maxPromptChars * 12 + 64 * 1024 });
   await app.register(helmet, {
     // Only files from this origin: no inline script or style anywhere, so an injected tag is inert.
     contentSecurityPolicy: {
@@ -91,9 +130,12 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
     // new secret, which would invalidate the forms open in other tabs. Tokens are session-bound.
     cookieOpts: cookieOptions,
     getUserInfo: (request) => request.adminSession?.id ?? SIGNED_OUT,
-    csrfOpts: { hmacKey: csrfKey(options.config) },
+    csrfOpts: { hmacKey: csrfKey(config) },
   });
+}
 
+/** The admin session on every request, and a CSRF check on every post. */
+function sessionHooks(app: FastifyInstance, store: Store): void {
   app.decorateRequest('adminSession', null);
   app.addHook('onRequest', async (request, reply) => {
     const route = request.routeOptions.url ?? '';
@@ -117,7 +159,10 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
     if (request.method === 'POST') return app.csrfProtection(request, reply, done);
     done();
   });
+}
 
+/** HTML error pages: an expired form, a failure, a page that does not exist. */
+function errorHandlers(app: FastifyInstance, store: Store): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
       return errorPage(
@@ -139,26 +184,4 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
   app.setNotFoundHandler((request, reply) =>
     errorPage(request, reply, 404, 'Not found', 'There is no such page in the dashboard.'),
   );
-
-  // Registered with the prefix `/ui`: paths below are relative to it.
-  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/ui/projects', 303));
-  await app.register(assetRoutes);
-  // Not `options` itself: it carries the `/ui` prefix, which would apply a second time.
-  const pages = {
-    config: options.config,
-    store,
-    hosts: options.hosts,
-    secrets: options.secrets,
-    lifecycle: options.lifecycle,
-  };
-  for (const plugin of [
-    signInPages,
-    projectPages,
-    keyPages,
-    webhookPages,
-    automationPages,
-    jobPages,
-    pullRequestPages,
-  ])
-    await app.register(plugin, pages);
-};
+}

@@ -1,8 +1,9 @@
 /** The parts of the API keys pages: a project's keys and the instance keys look alike. */
-import { z } from 'zod';
 import type { ApiKey } from '../domain/api-key.js';
 import { DEFAULT_KEY_EXPIRY_DAYS, KEY_SCOPES } from '../domain/keys.js';
 import type { Project } from '../domain/project.js';
+import type { InputError } from '../jobs/input.js';
+import { type KeyInput, keyStatus } from '../jobs/keys.js';
 import { fieldHint, type Html, html, time } from './html.js';
 
 const DAY_MS = 86_400_000;
@@ -28,30 +29,44 @@ export const INSTANCE_OWNER: KeyOwner = { project: null, path: '/ui/keys' };
 
 export const asList = (value: unknown) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
-export const keyForm = z.object({
-  name: z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
-  scopes: z.preprocess(asList, z.array(z.enum(KEY_SCOPES)).min(1, 'pick at least one scope')),
-  expires: z.enum(EXPIRY_CHOICES, { error: 'pick one of the choices' }),
-  ips: z
-    .string()
-    .default('')
-    .transform((text) => text.split(/[\s,]+/).filter(Boolean)),
-});
-
 export type KeyFormErrors = Partial<Record<'name' | 'scopes' | 'expires' | 'ips', string>>;
 
-/** The expiry a form's choice means, from now. */
-export const expiryOf = (choice: (typeof EXPIRY_CHOICES)[number]): string | null =>
-  choice === 'never' ? null : new Date(Date.now() + Number(choice) * DAY_MS).toISOString();
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+
+/**
+ * The create form as the key operation takes it (`jobs/keys.ts`), for `projectId`: the form only
+ * reads its fields; the rules are the operation's. An expiry that is none of the choices is
+ * passed on as no valid time, for the operation to refuse.
+ */
+export function readKeyForm(body: unknown, projectId: string | null): KeyInput {
+  const form = (body ?? {}) as Record<string, unknown>;
+  const expires = text(form.expires);
+  const days = (EXPIRY_CHOICES as readonly string[]).includes(expires) ? Number(expires) : Number.NaN;
+  return {
+    projectId,
+    name: text(form.name),
+    scopes: asList(form.scopes).map(text),
+    lifetimeSeconds: expires === 'never' ? null : days * 86_400,
+    ipAllowlist: text(form.ips).split(/[\s,]+/),
+  };
+}
+
+/** The operation's refusal, next to the form's fields. */
+export function keyFormErrors(error: InputError): KeyFormErrors {
+  const errors: KeyFormErrors = {};
+  for (const { field, message } of error.problems) {
+    const name = field === 'ipAllowlist' ? 'ips' : field;
+    if (name === 'name' || name === 'scopes' || name === 'expires' || name === 'ips')
+      errors[name] ??= message;
+  }
+  return errors;
+}
 
 function badge(key: ApiKey, now: number): Html {
-  if (key.revokedAt) return html`<span class="badge revoked">revoked</span>`;
-  if (key.expiresAt) {
-    const left = Date.parse(key.expiresAt) - now;
-    if (left <= 0) return html`<span class="badge expired">expired</span>`;
-    if (left <= SOON_MS) return html`<span class="badge soon">expires soon</span>`;
-  }
-  return html`<span class="badge active">active</span>`;
+  const status = keyStatus(key, now);
+  if (status === 'active' && key.expiresAt && Date.parse(key.expiresAt) - now <= SOON_MS)
+    return html`<span class="badge soon">expires soon</span>`;
+  return html`<span class="badge ${status}">${status}</span>`;
 }
 
 /** A key's row; with `owner`, a revoke button that posts under the owner's page. */

@@ -11,7 +11,7 @@ const RENDER_WAIT_MS = 5_000;
 
 /**
  * Markdown written by the agent or a code host (a pull request's description) as HTML that is safe
- * to put in a page, rendered in the parse pool (markdown-render.ts). Text too long, too deeply
+ * to put in a page, rendered in the parse pool (parse/markdown-render.ts). Text too long, too deeply
  * nested or too slow to render is shown escaped, as it is.
  */
 export async function markdownHtml(markdown: string): Promise<Html> {

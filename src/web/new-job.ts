@@ -12,6 +12,7 @@ import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
 import { waitText } from '../jobs/budget.js';
 import { createJob, type JobOperationDeps } from '../jobs/create-job.js';
 import { followUp } from '../jobs/follow-up.js';
+import { type FieldProblem, InputError, type InputProblem } from '../jobs/input.js';
 import { fieldHint, type Html, html } from './html.js';
 
 /** What the form holds; every field as the browser sent it. */
@@ -157,25 +158,32 @@ function known(thrown: unknown, isTransient: (error: unknown) => boolean): AppEr
   return error;
 }
 
+/** What the form says of each way a prompt can be wrong. */
+const PROMPT_PROBLEMS: Partial<Record<InputProblem, (limit: number | undefined) => string>> = {
+  missing: () => 'Write what the agent should do.',
+  empty: () => 'Write what the agent should do.',
+  blank: () => 'Write what the agent should do.',
+  too_long: (limit) => `The prompt must be at most ${limit} characters.`,
+  wrong_type: () => 'The prompt must be text.',
+  control_characters: () => 'The prompt must not contain control characters.',
+  malformed_unicode: () => 'The prompt must be valid Unicode (no lone surrogates).',
+};
+
+/** A wrong field, by its typed problem, next to the field it is about. */
+function fieldError(error: InputError): NewJobErrors {
+  const [{ field, problem, reason, limit }] = error.problems as [FieldProblem];
+  if (field === 'prompt') return { prompt: PROMPT_PROBLEMS[problem]?.(limit) ?? error.message };
+  if (field === 'baseRef' && problem === 'invalid_branch')
+    return { baseRef: `Not a branch name git accepts: it ${reason}.` };
+  return { form: error.message };
+}
+
 /** The operation's error in words a person at the form knows, on the field it is about. */
 function explain(error: AppError): NewJobErrors {
   const wait = error.retryAfterSeconds ? waitText(error.retryAfterSeconds) : '';
   switch (error.code) {
-    case 'invalid_request': {
-      const detail = error.details?.[0];
-      if (detail?.path.endsWith('prompt')) {
-        return {
-          prompt: /empty|whitespace|required/.test(detail.message)
-            ? 'Write what the agent should do.'
-            : `The prompt ${detail.message.replace(/^prompt /, '')}.`,
-        };
-      }
-      if (detail?.path.endsWith('baseRef')) {
-        const problem = detail.message.replace(/^is not a valid branch name: /, '');
-        return { baseRef: `Not a branch name git accepts: it ${problem}.` };
-      }
-      return { form: error.message };
-    }
+    case 'invalid_request':
+      return InputError.isInstance(error) ? fieldError(error) : { form: error.message };
     case 'model_not_allowed':
       return { model: 'This project does not allow that model; pick one from the list.' };
     case 'rate_limited':

@@ -1,172 +1,228 @@
-import { isAbsolute } from 'node:path';
-import { z } from 'zod';
-import type { SandboxSettings } from '../checks/sandbox.js';
-import { CheckSettingsError, MAX_CHECK_COMMAND_CHARS, parseCheckSettings } from '../checks/settings.js';
+/**
+ * The dashboard's project form, read into what the project operations take
+ * (`jobs/projects.ts`): the form only reads its fields; every rule and its words are the
+ * operation's. A field the operation refuses is shown next to it.
+ */
+import type { SandboxStatus } from '../checks/sandbox.js';
 import { CHECK_FAILURE_POLICIES } from '../domain/checks.js';
-import {
-  CODE_HOSTS,
-  DEFAULT_PROJECT_MENTION,
-  MENTION_PATTERN,
-  type NewProject,
-  PUBLISH_MODES,
-} from '../domain/project.js';
-import {
-  checkModelSettings,
-  hostSettingsFor,
-  readDailyBudget,
-  splitModelList,
-} from '../domain/project-settings.js';
-import { checkLocalRepository, RepositoryCheckError } from '../git/repository-check.js';
-import { checkHostSettings, ProjectSettingsError, resolveRepository } from '../hosts/project-settings.js';
+import { CODE_HOSTS, type Project, PUBLISH_MODES } from '../domain/project.js';
+import { readDailyBudget, splitModelList } from '../domain/project-settings.js';
+import { type FieldProblem, InputError } from '../jobs/input.js';
+import type { ProjectInput } from '../jobs/projects.js';
+import { fieldHint, type Html, html } from './html.js';
 
 /** A form field and what is wrong with it, shown next to the field. */
 export type FieldErrors = Partial<Record<string, string>>;
 
-/** Empty inputs arrive as ''; they mean "not set". */
-const optional = (schema: z.ZodType<string, string>) =>
-  z
-    .string()
-    .trim()
-    .optional()
-    .transform((v) => (v === '' ? undefined : v))
-    .pipe(schema.optional());
+/** The form's fields, by the names the project record gives them. */
+export const PROJECT_FORM_FIELDS = [
+  'name',
+  'repository',
+  'host',
+  'baseBranch',
+  'publish',
+  'defaultModel',
+  'allowedModels',
+  'dailyBudgetUsd',
+  'apiUrl',
+  'appId',
+  'installationId',
+  'builtInChecks',
+  'closePrOnArchive',
+  'quoteContext',
+  'checkCommand',
+  'checkTimeoutSeconds',
+  'onCheckFailure',
+  'setupCommand',
+  'agentCommands',
+  'mention',
+  'token',
+] as const;
 
-const schema = z.object({
-  name: z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
-  repository: z.string().trim().min(1, 'is required').max(2000),
-  host: z.enum(CODE_HOSTS, { error: `must be one of ${CODE_HOSTS.join(', ')}` }),
-  baseBranch: z
-    .string()
-    .trim()
-    .max(200)
-    .regex(/^[\w./-]*$/, 'may hold letters, digits, ".", "_", "-" and "/"')
-    .default(''),
-  publish: z.enum(PUBLISH_MODES).default('pull_request'),
-  // The model ids, the host settings and their rules are `domain/project-settings.ts`', as the CLI's.
-  defaultModel: optional(z.string().max(200)),
-  allowedModels: z.string().max(20_000).default(''),
-  dailyBudgetUsd: z.string().max(100).default(''),
-  apiUrl: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000)),
-  appId: optional(z.string().max(100)),
-  installationId: optional(z.string().max(100)),
-  builtInChecks: z.enum(['on', 'off']).default('on'),
-  closePrOnArchive: z.enum(['on', 'off']).default('on'),
-  quoteContext: z.enum(['on', 'off']).default('off'),
-  checkCommand: z.string().trim().max(MAX_CHECK_COMMAND_CHARS).default(''),
-  checkTimeoutSeconds: optional(z.string().regex(/^\d{1,6}$/, 'must be a number of seconds')),
-  onCheckFailure: z.enum(CHECK_FAILURE_POLICIES).default('draft'),
-  setupCommand: z.string().trim().max(MAX_CHECK_COMMAND_CHARS).default(''),
-  agentCommands: z.enum(['on', 'off']).default('off'),
-  // Empty: the default mention.
-  mention: z
-    .string()
-    .trim()
-    .max(100)
-    .default('')
-    .refine((value) => value === '' || MENTION_PATTERN.test(value), {
-      error: 'must be @ followed by 1 to 39 letters, digits, _ or -',
-    }),
-  // Write-only: never rendered back into the form. Empty means "keep the stored one".
-  token: z.string().trim().max(20_000).default(''),
-});
+export type ProjectFormValues = Partial<Record<(typeof PROJECT_FORM_FIELDS)[number], string>>;
 
-export type ProjectFormValues = Partial<Record<keyof z.infer<typeof schema>, string>>;
+/** Each field as typed, cut at 20,000 characters; what is not a string is absent. */
+function fieldsOf(body: unknown): ProjectFormValues {
+  const values: ProjectFormValues = {};
+  if (body && typeof body === 'object')
+    for (const field of PROJECT_FORM_FIELDS) {
+      const value = (body as Record<string, unknown>)[field];
+      if (typeof value === 'string') values[field] = value.slice(0, 20_000);
+    }
+  return values;
+}
 
-export interface ParsedProjectForm {
-  project: NewProject & { baseBranch: string };
-  token: string | null;
+/** The on/off selects, and what each is when the form leaves it out. */
+const SWITCHES = {
+  builtInChecks: true,
+  closePrOnArchive: true,
+  quoteContext: false,
+  agentCommands: false,
+} as const;
+
+/** The on/off selects as settings; a value that is neither is the form's own mistake. */
+function switchesOf(form: ProjectFormValues): Record<keyof typeof SWITCHES, boolean> {
+  const problems: FieldProblem[] = [];
+  const read = (field: keyof typeof SWITCHES) => {
+    const value = form[field]?.trim();
+    if (value === undefined) return SWITCHES[field];
+    if (value !== 'on' && value !== 'off')
+      problems.push({ field, problem: 'invalid', message: 'must be on or off' });
+    return value === 'on';
+  };
+  const switches = {
+    builtInChecks: read('builtInChecks'),
+    closePrOnArchive: read('closePrOnArchive'),
+    quoteContext: read('quoteContext'),
+    agentCommands: read('agentCommands'),
+  };
+  const [first, ...rest] = problems;
+  if (first) throw new InputError([first, ...rest]);
+  return switches;
 }
 
 /**
- * Reads the project form: every field checked, each problem named next to its field. A local
- * project's repository must be a git repository on this machine; a remote one an https:// URL
- * without credentials (the token is stored apart, encrypted).
+ * The form as the operation takes it; an on/off select that is neither throws an `InputError`
+ * as the operation's would be. Text that cannot be the number a field holds (a budget of
+ * "lots", a time limit of "soon") is passed on as no number, for the operation to refuse.
  */
-export async function parseProjectForm(
-  body: unknown,
-  sandbox: Pick<SandboxSettings, 'unlimited'>,
-): Promise<{ ok: true; value: ParsedProjectForm } | { ok: false; errors: FieldErrors }> {
-  const parsed = schema.safeParse(body ?? {});
-  if (!parsed.success) {
-    const errors: FieldErrors = {};
-    for (const issue of parsed.error.issues) {
-      const field = String(issue.path[0] ?? 'form');
-      errors[field] ??= issue.message;
-    }
-    return { ok: false, errors };
-  }
-  const form = parsed.data;
-  const errors: FieldErrors = {};
-  const { settings: hostSettings, problems: hostProblems } = hostSettingsFor(form.host, form);
-  const allowedModels = splitModelList(form.allowedModels);
-  for (const { field, message } of [
-    ...hostProblems,
-    ...checkModelSettings(form.defaultModel ?? null, allowedModels.length ? allowedModels : null),
-  ])
-    errors[field] ??= message;
-  const dailyBudget = readDailyBudget(form.dailyBudgetUsd);
-  if ('problem' in dailyBudget) errors.dailyBudgetUsd = dailyBudget.problem;
-  let repository = form.repository;
-  let detectedBase: string | null = null;
-  // A relative path would be taken from the server's working directory, which nobody here sees.
-  const path = repository.startsWith('file://') ? new URL(repository).pathname : repository;
-  if (form.host === 'local' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(repository) && !isAbsolute(path))
-    errors.repository = 'must be an absolute path on the server';
-  else {
-    try {
-      ({ repository, detectedBase } = await resolveRepository(repository, form.host));
-      checkHostSettings(form.host, { repository, hostSettings });
-    } catch (error) {
-      if (!(error instanceof ProjectSettingsError)) throw error;
-      errors.repository = error.message;
-    }
-  }
-  let checks: Awaited<ReturnType<typeof parseCheckSettings>> = {};
-  try {
-    checks = await parseCheckSettings(
-      {
-        checkCommand: form.checkCommand,
-        checkTimeoutSeconds: form.checkTimeoutSeconds ? Number(form.checkTimeoutSeconds) : null,
-        onCheckFailure: form.onCheckFailure,
-        setupCommand: form.setupCommand,
-        agentCommands: form.agentCommands === 'on',
-      },
-      sandbox,
-    );
-  } catch (error) {
-    if (!(error instanceof CheckSettingsError)) throw error;
-    errors[error.field] = error.message;
-  }
-  const baseBranch = form.baseBranch || detectedBase || 'main';
-  if (form.host === 'local' && !errors.repository) {
-    try {
-      await checkLocalRepository(repository, baseBranch);
-    } catch (error) {
-      if (!(error instanceof RepositoryCheckError)) throw error;
-      errors[error.field] = error.message;
-    }
-  }
-  if (Object.keys(errors).length) return { ok: false, errors };
+export function readProjectForm(body: unknown): ProjectInput & { name: string; repository: string } {
+  const form = fieldsOf(body);
+  const budget = readDailyBudget(form.dailyBudgetUsd ?? '');
+  const timeout = form.checkTimeoutSeconds?.trim() ?? '';
   return {
-    ok: true,
-    value: {
-      project: {
-        name: form.name,
-        repository,
-        host: form.host,
-        baseBranch,
-        publish: form.publish,
-        defaultModel: form.defaultModel ?? null,
-        allowedModels: allowedModels.length ? allowedModels : null,
-        dailyBudgetUsd: 'value' in dailyBudget ? dailyBudget.value : null,
-        hostSettings,
-        builtInChecks: form.builtInChecks === 'on',
-        closePrOnArchive: form.closePrOnArchive === 'on',
-        quoteContext: form.quoteContext === 'on',
-        mention: form.mention || DEFAULT_PROJECT_MENTION,
-        ...checks,
-      },
-      token: form.host === 'local' || form.token === '' ? null : form.token,
-    },
+    name: form.name ?? '',
+    repository: form.repository ?? '',
+    host: form.host?.trim() || 'local',
+    baseBranch: form.baseBranch ?? null,
+    publish: form.publish?.trim() || 'pull_request',
+    defaultModel: form.defaultModel ?? null,
+    allowedModels: splitModelList(form.allowedModels ?? ''),
+    dailyBudgetUsd: 'value' in budget ? budget.value : Number.NaN,
+    apiUrl: form.apiUrl ?? null,
+    appId: form.appId ?? null,
+    installationId: form.installationId ?? null,
+    ...switchesOf(form),
+    checkCommand: form.checkCommand ?? '',
+    checkTimeoutSeconds: timeout === '' ? null : /^\d{1,6}$/.test(timeout) ? Number(timeout) : Number.NaN,
+    onCheckFailure: form.onCheckFailure?.trim() || 'draft',
+    setupCommand: form.setupCommand ?? '',
+    mention: form.mention ?? null,
+    token: form.token ?? null,
   };
+}
+
+/** The operation's refusal, each message next to its field. */
+export function projectFormErrors(error: InputError): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const { field, message } of error.problems) errors[field] ??= message;
+  return errors;
+}
+
+/** The submitted form, to show it again with its errors (never the token). */
+export function formValues(body: unknown): ProjectFormValues {
+  const { token: _token, ...values } = fieldsOf(body);
+  return values;
+}
+
+/** A stored project as the form shows it. */
+export const valuesOf = (project: Project): ProjectFormValues => ({
+  name: project.name,
+  repository: project.repository,
+  host: project.host,
+  baseBranch: project.baseBranch,
+  publish: project.publish,
+  defaultModel: project.defaultModel ?? '',
+  allowedModels: project.allowedModels?.join(', ') ?? '',
+  dailyBudgetUsd: project.dailyBudgetUsd === null ? '' : String(project.dailyBudgetUsd),
+  apiUrl: String(project.hostSettings.apiUrl ?? ''),
+  appId: String(project.hostSettings.appId ?? ''),
+  installationId: String(project.hostSettings.installationId ?? ''),
+  builtInChecks: project.builtInChecks ? 'on' : 'off',
+  closePrOnArchive: project.closePrOnArchive ? 'on' : 'off',
+  quoteContext: project.quoteContext ? 'on' : 'off',
+  checkCommand: project.checkCommand ?? '',
+  checkTimeoutSeconds: String(project.checkTimeoutSeconds),
+  onCheckFailure: project.onCheckFailure,
+  setupCommand: project.setupCommand ?? '',
+  agentCommands: project.agentCommands ? 'on' : 'off',
+  mention: project.mention,
+});
+
+/** What the check command's hint adds when the sandbox cannot run it, or runs it without a limit. */
+function sandboxNote(status: SandboxStatus): string {
+  if (!status.available) return ` It cannot be set on this server: ${status.reason}`;
+  return status.unsafe ? ` ${status.reason}` : '';
+}
+
+/** The project form: new, or a project's settings. */
+export function projectForm(options: {
+  csrf: string;
+  action: string;
+  values: ProjectFormValues;
+  errors: FieldErrors;
+  hasToken: boolean;
+  submit: string;
+  /** The project's Webhooks tab, once the project exists. */
+  webhooksHref?: string;
+  /** Whether a check command can run here, and if not or only unsafely, why. */
+  sandbox: SandboxStatus;
+}): Html {
+  const { values, errors } = options;
+  const field = (
+    name: keyof ProjectFormValues,
+    label: string,
+    hint: string,
+    attrs: { type?: string; required?: boolean; placeholder?: string } = {},
+  ) => html`<div><label for="f-${name}">${label}</label>
+      <input type="${attrs.type ?? 'text'}" id="f-${name}" name="${name}" value="${values[name] ?? ''}"${attrs.required ? html` required` : ''}${attrs.placeholder ? html` placeholder="${attrs.placeholder}"` : ''} aria-describedby="h-${name}"${errors[name] ? html` aria-invalid="true"` : ''}>
+      ${fieldHint(`h-${name}`, errors[name], hint)}</div>`;
+  const select = (
+    name:
+      | 'host'
+      | 'publish'
+      | 'builtInChecks'
+      | 'closePrOnArchive'
+      | 'quoteContext'
+      | 'onCheckFailure'
+      | 'agentCommands',
+    label: string,
+    choices: readonly string[],
+    hint: string,
+  ) =>
+    html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}" aria-describedby="h-${name}"${errors[name] ? html` aria-invalid="true"` : ''}>${choices.map(
+      (c) => html`<option value="${c}"${values[name] === c ? html` selected` : ''}>${c}</option>`,
+    )}</select>${fieldHint(`h-${name}`, errors[name], hint)}</div>`;
+  return html`<form class="stack" method="post" action="${options.action}" novalidate>
+    <input type="hidden" name="_csrf" value="${options.csrf}">
+    ${field('name', 'Name', 'What people call it.', { required: true })}
+    ${select('host', 'Code host', CODE_HOSTS, 'local: a repository on this server; the others open pull requests there.')}
+    ${field('repository', 'Repository', 'An absolute path on the server (local), or the https:// URL of the repository.', { required: true })}
+    ${field('baseBranch', 'Base branch', 'The branch pull requests target. Empty: the repository’s current branch, else main.')}
+    ${select('publish', 'Publish', PUBLISH_MODES, 'pull_request opens a pull request; push commits straight to the base branch.')}
+    ${field('defaultModel', 'Default model', 'provider:model, e.g. anthropic:claude-sonnet-4-5, or demo (the built-in demo model: no key, no AI model). Empty: the server’s default.')}
+    ${field('allowedModels', 'Allowed models', 'Comma-separated. Empty: any model the server is configured for.')}
+    ${field('dailyBudgetUsd', 'Daily budget (USD)', 'What this project’s jobs may spend per UTC day; past it, new runs are refused until the day ends. Empty: no budget.', { placeholder: '20.00' })}
+    ${select('closePrOnArchive', 'Close pull request on archive', ['on', 'off'], 'on: archiving a job closes its open pull request on the code host; off: it stays open.')}
+    ${select('quoteContext', 'Quote context repositories in pull requests', ['off', 'on'], 'off: a pull request’s description quotes an automation’s prompt without what it took from a context repository (a diff, commits, a comment: perhaps private code), naming what triggered the run instead; on: it quotes it all.')}
+    ${options.webhooksHref ? html`<p class="hint">Webhooks (job events pushed to your receivers) are on the <a href="${options.webhooksHref}">Webhooks tab</a>.</p>` : ''}
+    <fieldset><legend>Checks before publishing</legend>
+      ${select('builtInChecks', 'Built-in checks', ['on', 'off'], 'MDX and Markdown parse, front matter, links, navigation, JSON and YAML, merge conflict markers, on what each job changed.')}
+      ${field('checkCommand', 'Check command', `Optional, e.g. vale . or npx mint broken-links: runs in a sandbox (no network, only the checkout writable) on a checkout of the job’s work; a non-zero exit is a failure the agent is asked to fix.${sandboxNote(options.sandbox)}`)}
+      ${field('checkTimeoutSeconds', 'Check command time limit (seconds)', 'Default 300.', { type: 'number' })}
+      ${field('setupCommand', 'Setup command', `Optional, e.g. npm ci or pip install -r requirements.txt: runs in the sandbox with network on the base version before the agent starts; what it leaves (node_modules, .venv, …) is kept per lockfile and laid, read-only, into every later command, which runs offline.${sandboxNote(options.sandbox)}`)}
+      ${select('agentCommands', 'Agent commands', ['off', 'on'], 'on: the agent has run_command, to run a command (a build, the framework’s checker) offline in the sandbox on its work and read the exit code and output.')}
+      ${select('onCheckFailure', 'When checks still fail', CHECK_FAILURE_POLICIES, 'draft: the pull request opens as a draft listing the problems; fail: the job fails and nothing is published; publish: it is published anyway, with the problems listed.')}
+    </fieldset>
+    <fieldset><legend>Code host access (not for local)</legend>
+      ${field('apiUrl', 'API base URL', 'Self-hosted servers only: GitHub Enterprise https://HOST/api/v3; GitLab or Gitea, the instance URL.', { type: 'url' })}
+      ${field('appId', 'GitHub App id', 'GitHub only, to act as an App: the token below is then its private key.')}
+      ${field('installationId', 'GitHub App installation id', 'GitHub App only.')}
+      ${field('mention', 'Mention', 'What calls the service in a comment on a pull request or issue (comment automations): @ and a user name, e.g. @docs-bot. Empty: @agentjobs.', { placeholder: '@agentjobs' })}
+      <div><label for="f-token">Token</label>
+        <input type="password" id="f-token" name="token" value="" autocomplete="off" aria-describedby="h-token"${errors.token ? html` aria-invalid="true"` : ''}>
+        ${fieldHint('h-token', errors.token, options.hasToken ? 'A token is stored (encrypted). Leave empty to keep it; it is never shown again.' : 'Write-only: stored encrypted and never shown again.')}</div>
+    </fieldset>
+    <div class="actions"><button class="primary" type="submit">${options.submit}</button></div>
+  </form>`;
 }

@@ -32,4 +32,6 @@ export const NOTICES: Record<string, string> = {
   'context-added': 'Context repository added.',
   'context-removed': 'Context repository removed.',
   'setup-accepted': 'Accepted: the next setup runs the changed setup inputs.',
+  'slack-added': 'Added to the project’s Slack.',
+  'slack-removed': 'Removed from the project’s Slack.',
 };

@@ -1,15 +1,16 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import type { PullRequest } from '../domain/pull-request.js';
 import { type Changes, readChanges } from '../git/diff.js';
+import { localMergeConflicts } from '../hosts/index.js';
 import {
-  CodeHostError,
-  localMergeConflicts,
-  MergeConflictError,
-  mergeLocalPullRequest,
-  noticeOutsideChanges,
-} from '../hosts/index.js';
+  closePullRequest,
+  findPullRequest,
+  listPullRequests,
+  MergeRefused,
+  mergePullRequest,
+} from '../jobs/merges.js';
 import type { Store } from '../store/store.js';
 import { renderDiff } from './diff.js';
 import { html, time } from './html.js';
@@ -19,18 +20,21 @@ import { projectHeader, projectOf } from './project-header.js';
 
 const PAGE_SIZE = 50;
 
+/** The pull request the address names, as the merge operations find it (a merge by hand shows). */
 async function pullRequestOf(
   store: Store,
   request: FastifyRequest,
 ): Promise<{ project: Project; pull: PullRequest }> {
   const project = await projectOf(store, request);
   const { number } = request.params as { number: string };
-  const pull = /^\d{1,9}$/.test(number)
-    ? await store.pullRequests.get(project.id, Number(number))
-    : undefined;
-  if (!pull) throw new AppError('not_found', `There is no pull request #${number} in this project.`);
-  // A merge or a branch deletion done with git by hand shows here, not an open pull request.
-  return { project, pull: await noticeOutsideChanges(project, pull, store.pullRequests) };
+  const missing = new AppError('not_found', `There is no pull request #${number} in this project.`);
+  if (!/^\d{1,9}$/.test(number)) throw missing;
+  try {
+    return await findPullRequest(store, project.id, { number: Number(number) });
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found') throw missing;
+    throw error;
+  }
 }
 
 const NO_CHANGES: Changes = { commits: [], diff: '', truncated: false };
@@ -64,31 +68,20 @@ const NOTICES: Record<string, { kind: 'ok' | 'error'; text: string }> = {
   closed: { kind: 'ok', text: 'Closed without merging.' },
 };
 
-/**
- * The local code host's pull requests (docs/code-hosts.md): a job's `prLink` points at the page of
- * one; it shows the title, description, commits and diff, and merges into the base or closes.
- */
-export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store }) => {
-  app.get<{ Querystring: { before?: string } }>(
-    '/projects/:projectId/pulls',
-    { schema: { hide: true } },
-    async (request, reply) => {
-      const project = await projectOf(store, request);
-      const before = /^\d{1,9}$/.test(request.query.before ?? '') ? Number(request.query.before) : undefined;
-      const page = await store.pullRequests.list(project.id, {
-        limit: PAGE_SIZE,
-        ...(before ? { before } : {}),
-      });
-      const { more } = page;
-      const pullRequests = await Promise.all(
-        page.pullRequests.map((pull) => noticeOutsideChanges(project, pull, store.pullRequests)),
-      );
-      const last = pullRequests.at(-1);
-      return sendPage(
-        request,
-        reply,
-        `${project.name} pull requests`,
-        () => html`${projectHeader(project, 'pulls')}
+const hide = { schema: { hide: true } };
+
+/** The list of a project's pull requests, newest first, a page at a time. */
+async function listPage(store: Store, request: FastifyRequest, reply: FastifyReply) {
+  const project = await projectOf(store, request);
+  const { before: beforeText } = request.query as { before?: string };
+  const before = /^\d{1,9}$/.test(beforeText ?? '') ? Number(beforeText) : undefined;
+  const { pullRequests, more } = await listPullRequests(store, project.id, { limit: PAGE_SIZE, before });
+  const last = pullRequests.at(-1);
+  return sendPage(
+    request,
+    reply,
+    `${project.name} pull requests`,
+    () => html`${projectHeader(project, 'pulls')}
       ${
         pullRequests.length === 0
           ? html`<div class="card pad">No pull requests yet. A job that changes files opens one here.</div>`
@@ -97,26 +90,24 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
           </tbody></table></div>`
       }
       <div class="pager">${before ? html`<a href="/ui/projects/${project.id}/pulls">Newest</a>` : ''}${more && last ? html`<a href="/ui/projects/${project.id}/pulls?before=${last.number}">Older</a>` : ''}</div>`,
-      );
-    },
   );
+}
 
-  app.get<{ Querystring: { notice?: string } }>(
-    '/projects/:projectId/pulls/:number',
-    { schema: { hide: true } },
-    async (request, reply) => {
-      const { project, pull } = await pullRequestOf(store, request);
-      const [changes, conflicts] = await Promise.all([
-        changesOf(project, pull),
-        localMergeConflicts(project, pull),
-      ]);
-      const notice = request.query.notice ? NOTICES[request.query.notice] : undefined;
-      const body = pull.body.trim() ? await markdownHtml(pull.body) : null;
-      return sendPage(
-        request,
-        reply,
-        `${pull.title} #${pull.number}`,
-        (csrf) => html`${projectHeader(project, 'pulls')}
+/** One pull request: its description, commits and diff, and the Merge and Close buttons while open. */
+async function pullRequestPage(store: Store, request: FastifyRequest, reply: FastifyReply) {
+  const { project, pull } = await pullRequestOf(store, request);
+  const [changes, conflicts] = await Promise.all([
+    changesOf(project, pull),
+    localMergeConflicts(project, pull),
+  ]);
+  const { notice: noticeName } = request.query as { notice?: string };
+  const notice = noticeName ? NOTICES[noticeName] : undefined;
+  const body = pull.body.trim() ? await markdownHtml(pull.body) : null;
+  return sendPage(
+    request,
+    reply,
+    `${pull.title} #${pull.number}`,
+    (csrf) => html`${projectHeader(project, 'pulls')}
       <h1>${pull.title} <span class="meta">#${pull.number}</span></h1>
       <div class="meta"><span class="badge ${pull.state}" id="pull-state">${pull.state}</span>
         ${pull.headBranch} → ${pull.baseBranch}${pull.draft ? ' · draft' : ''} · opened ${time(pull.createdAt)}
@@ -134,44 +125,60 @@ export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app
         <ul class="commits">${changes.commits.map((c) => html`<li><code>${c.sha}</code> ${c.subject}</li>`)}</ul></section>
       ${pull.state === 'merged' ? html`<div class="flash ok">Merged into ${pull.baseBranch} ${time(pull.mergedAt)}.</div>` : ''}
       <section><h2>Changes</h2>${renderDiff(changes)}</section>`,
-        { flash: notice ?? null },
-      );
-    },
+    { flash: notice ?? null },
   );
+}
 
-  app.post('/projects/:projectId/pulls/:number/merge', { schema: { hide: true } }, async (request, reply) => {
-    const { project, pull } = await pullRequestOf(store, request);
+/** Merges through the merge operation (`jobs/merges.ts`); a refusal is shown with its reason. */
+async function merge(options: DashboardOptions, request: FastifyRequest, reply: FastifyReply) {
+  const { config, store } = options;
+  const { project, pull } = await pullRequestOf(store, request);
+  const page = `/ui/projects/${project.id}/pulls/${pull.number}`;
+  try {
+    await mergePullRequest(
+      { store, author: { name: config.worker.gitAuthorName, email: config.worker.gitAuthorEmail } },
+      project.id,
+      { number: pull.number },
+    );
+  } catch (error) {
+    if (!(error instanceof MergeRefused)) throw error;
     // Merged or closed meanwhile (with git by hand, or in another tab): the page says which.
-    if (pull.state !== 'open') return reply.redirect(`/ui/projects/${project.id}/pulls/${pull.number}`, 303);
-    try {
-      await mergeLocalPullRequest({
-        project,
-        pullRequest: pull,
-        pullRequests: store.pullRequests,
-        authorName: config.worker.gitAuthorName,
-        authorEmail: config.worker.gitAuthorEmail,
-      });
-    } catch (error) {
-      if (!(error instanceof CodeHostError)) throw error;
-      // A conflict, or uncommitted changes in the working copy in the way: the page says why, and nothing changed.
-      return sendPage(
-        request,
-        reply,
-        'Not merged',
-        () => html`${projectHeader(project, 'pulls')}<h1>Not merged</h1>
-        ${error instanceof MergeConflictError ? conflictHelp(project, pull, error.files) : html`<p>${error.message}</p>`}
-        <p><a href="/ui/projects/${project.id}/pulls/${pull.number}">Back to the pull request</a></p>`,
-        { status: 409 },
-      );
-    }
-    request.log.info({ projectId: project.id, number: pull.number }, 'pull request merged in the dashboard');
-    return reply.redirect(`/ui/projects/${project.id}/pulls/${pull.number}?notice=merged`, 303);
-  });
+    if (error.refusal === 'not_open') return reply.redirect(page, 303);
+    // A conflict, or uncommitted changes in the working copy in the way: the page says why, and nothing changed.
+    return sendPage(
+      request,
+      reply,
+      'Not merged',
+      () => html`${projectHeader(project, 'pulls')}<h1>Not merged</h1>
+        ${error.refusal === 'conflict' ? conflictHelp(project, pull, error.files) : html`<p>${error.message}</p>`}
+        <p><a href="${page}">Back to the pull request</a></p>`,
+      { status: 409 },
+    );
+  }
+  request.log.info({ projectId: project.id, number: pull.number }, 'pull request merged in the dashboard');
+  return reply.redirect(`${page}?notice=merged`, 303);
+}
 
-  app.post('/projects/:projectId/pulls/:number/close', { schema: { hide: true } }, async (request, reply) => {
-    const { project, pull } = await pullRequestOf(store, request);
-    if (!(await store.pullRequests.finish(project.id, pull.number, 'closed')))
-      throw new AppError('invalid_transition', `Pull request #${pull.number} is not open.`);
-    return reply.redirect(`/ui/projects/${project.id}/pulls/${pull.number}?notice=closed`, 303);
-  });
+async function close(store: Store, request: FastifyRequest, reply: FastifyReply) {
+  const { project, pull } = await pullRequestOf(store, request);
+  await closePullRequest(store, project.id, { number: pull.number });
+  return reply.redirect(`/ui/projects/${project.id}/pulls/${pull.number}?notice=closed`, 303);
+}
+
+/**
+ * The local code host's pull requests (docs/code-hosts.md): a job's `prLink` points at the page of
+ * one; it shows the title, description, commits and diff, and merges into the base or closes.
+ */
+export const pullRequestPages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
+  const { store } = options;
+  app.get('/projects/:projectId/pulls', hide, (request, reply) => listPage(store, request, reply));
+  app.get('/projects/:projectId/pulls/:number', hide, (request, reply) =>
+    pullRequestPage(store, request, reply),
+  );
+  app.post('/projects/:projectId/pulls/:number/merge', hide, (request, reply) =>
+    merge(options, request, reply),
+  );
+  app.post('/projects/:projectId/pulls/:number/close', hide, (request, reply) =>
+    close(store, request, reply),
+  );
 };

@@ -2,30 +2,40 @@
  * The Webhooks tab of a project (docs/dashboard.md): endpoints with the secret shown once, enable and
  * disable, rotate the secret, delete; an endpoint's deliveries with each attempt, and redeliver.
  * Every form posts its CSRF token (checked in `dashboard.ts`) and redirects (post/redirect/get).
+ * The pages parse forms and render; every rule is the endpoint operations'
+ * (`jobs/webhook-endpoints.ts`), the API's too, so both refuse the same input with the same words.
  */
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AppError } from '../domain/errors.js';
+import { isAppError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookDelivery, type WebhookEndpoint } from '../domain/webhook.js';
+import { statusOf } from '../http/errors.js';
 import {
-  WEBHOOK_EVENT_TYPES,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-  type WebhookEventType,
-} from '../domain/webhook.js';
-import { checkWebhookUrl, WebhookUrlError } from '../webhooks/address.js';
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  redeliverWebhookDelivery,
+  rotateWebhookSecret,
+  updateWebhookEndpoint,
+  type WebhookEndpointDeps,
+} from '../jobs/webhook-endpoints.js';
 import { clip, fieldHint, type Html, html, time } from './html.js';
 import { cookieOptions, type DashboardOptions, sendPage } from './layout.js';
 import { NOTICES, projectHeader, projectOf } from './project-header.js';
 
 const asList = (value: unknown) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
+// Only the form's shape: what the values must be is the operation's to say.
 const webhookForm = z.object({
-  url: z.string().trim().min(1, 'is required').max(2048, 'must be at most 2,048 characters'),
+  url: z.string().default(''),
   events: z.preprocess(asList, z.array(z.enum(WEBHOOK_EVENT_TYPES))),
-  description: z.string().trim().max(500, 'must be at most 500 characters').default(''),
+  description: z.string().default(''),
 });
-type FormErrors = Partial<Record<'url' | 'events' | 'description', string>>;
+type FormField = 'url' | 'events' | 'description';
+type FormErrors = Partial<Record<FormField, string>>;
 
 const WEBHOOK_NOTICES: Record<string, string> = {
   ...NOTICES,
@@ -78,91 +88,116 @@ function attemptLines(delivery: WebhookDelivery): Html {
   )}</ol>`;
 }
 
-export const webhookPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store, secrets }) => {
-  const endpointOf = async (project: Project, webhookId: string) => {
-    const endpoint = await store.webhooks.get(project.id, webhookId);
-    if (!endpoint) throw new AppError('not_found', 'There is no such webhook in this project.');
-    return endpoint;
-  };
-  /** The secret just made, carried in a cookie to the next page, checked, then cleared. */
-  const takeNewSecret = async (request: FastifyRequest, reply: FastifyReply, project: Project) => {
-    const value = request.cookies[NEW_SECRET_COOKIE];
-    if (!value) return undefined;
-    reply.clearCookie(NEW_SECRET_COOKIE, { path: secretCookie(project).path });
-    const [id = '', secret = ''] = value.split('.');
-    const endpoint = secret ? await store.webhooks.get(project.id, id) : undefined;
-    if (!endpoint || !(await store.webhooks.isCurrentSecret(project.id, id, secret, secrets())))
-      return undefined;
-    return { endpoint, secret };
-  };
-  const showSecretNext = (reply: FastifyReply, project: Project, endpointId: string, secret: string) => {
-    reply.setCookie(NEW_SECRET_COOKIE, `${endpointId}.${secret}`, secretCookie(project));
-    return reply.redirect(`/ui/projects/${project.id}/webhooks`, 303);
-  };
+/** The list page's state beyond the endpoints: a secret to show once, a form to show again. */
+interface ListState {
+  created?: { endpoint: WebhookEndpoint; secret: string };
+  errors?: FormErrors;
+  /** The status of a refused form: the refusal's own (422 for a URL the rules refuse). */
+  status?: number;
+  values?: Record<string, unknown>;
+  notice?: string;
+}
 
-  const listPage = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    project: Project,
-    state: {
-      created?: { endpoint: WebhookEndpoint; secret: string };
-      errors?: FormErrors;
-      values?: Record<string, unknown>;
-      notice?: string;
-    } = {},
-  ) => {
-    const endpoints = await store.webhooks.list(project.id);
-    const errors = state.errors ?? {};
-    const values = state.values ?? {};
-    const chosen = asList(values.events);
-    return sendPage(
-      request,
-      reply,
-      `${project.name} webhooks`,
-      (csrf) => html`${projectHeader(project, 'webhooks')}
-      ${
-        state.created
-          ? html`<section class="created-key"><h2>Signing secret of ${state.created.endpoint.url}</h2><div class="pad">
-            <div class="flash warn" role="alert">Copy this secret now. It will not be shown again.</div>
-            <div class="secret"><code id="new-secret">${state.created.secret}</code><button type="button" data-copy="new-secret">Copy</button></div>
-            <p class="hint">Verify each request with it (Standard Webhooks: the <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> headers).</p></div></section>`
-          : ''
-      }
-      <section><h2>Add an endpoint</h2>
-        <form class="stack" method="post" action="/ui/projects/${project.id}/webhooks">
-          <input type="hidden" name="_csrf" value="${csrf}">
-          <div><label for="w-url">URL</label><input type="url" id="w-url" name="url" value="${typeof values.url === 'string' ? values.url : ''}" required aria-describedby="h-w-url"${errors.url ? html` aria-invalid="true"` : ''}>
-            ${fieldHint('h-w-url', errors.url, 'http(s), no credentials, no #fragment; private and loopback addresses only with AGENTJOBS_WEBHOOK_ALLOW_PRIVATE.')}</div>
-          <fieldset><legend>Events</legend>${WEBHOOK_EVENT_TYPES.map(
-            (type) =>
-              html`<span class="choice"><input type="checkbox" id="w-ev-${type}" name="events" value="${type}"${chosen.includes(type) ? html` checked` : ''}><label for="w-ev-${type}">${type}</label></span>`,
-          )}${fieldHint('h-w-events', errors.events, 'None checked: all of them.')}</fieldset>
-          <div><label for="w-description">Description</label><input type="text" id="w-description" name="description" value="${typeof values.description === 'string' ? values.description : ''}" aria-describedby="h-w-description"${errors.description ? html` aria-invalid="true"` : ''}>
-            ${fieldHint('h-w-description', errors.description, 'Optional: what receives these events.')}</div>
-          <div class="actions"><button class="primary" type="submit">Add endpoint</button></div>
-        </form></section>
-      <section><h2>Endpoints (${endpoints.length})</h2>
-        ${
-          endpoints.length === 0
-            ? html`<div class="pad">No endpoints yet: job events are not pushed anywhere.</div>`
-            : html`<div class="table-wrap"><table><thead><tr><th>URL</th><th>Events</th><th>State</th><th class="optional">Created</th><th><span class="sr-only">Actions</span></th></tr></thead>
-            <tbody>${endpoints.map((endpoint) => endpointRow(project, endpoint, csrf))}</tbody></table></div>`
+function createdSecret(created: ListState['created']): Html | string {
+  if (!created) return '';
+  return html`<section class="created-key"><h2>Signing secret of ${created.endpoint.url}</h2><div class="pad">
+    <div class="flash warn" role="alert">Copy this secret now. It will not be shown again.</div>
+    <div class="secret"><code id="new-secret">${created.secret}</code><button type="button" data-copy="new-secret">Copy</button></div>
+    <p class="hint">Verify each request with it (Standard Webhooks: the <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> headers).</p></div></section>`;
+}
+
+function addForm(project: Project, csrf: string, state: ListState): Html {
+  const errors = state.errors ?? {};
+  const values = state.values ?? {};
+  const chosen = asList(values.events);
+  return html`<section><h2>Add an endpoint</h2>
+    <form class="stack" method="post" action="/ui/projects/${project.id}/webhooks">
+      <input type="hidden" name="_csrf" value="${csrf}">
+      <div><label for="w-url">URL</label><input type="url" id="w-url" name="url" value="${typeof values.url === 'string' ? values.url : ''}" required aria-describedby="h-w-url"${errors.url ? html` aria-invalid="true"` : ''}>
+        ${fieldHint('h-w-url', errors.url, 'http(s), no credentials, no #fragment; private and loopback addresses only with AGENTJOBS_WEBHOOK_ALLOW_PRIVATE.')}</div>
+      <fieldset><legend>Events</legend>${WEBHOOK_EVENT_TYPES.map(
+        (type) =>
+          html`<span class="choice"><input type="checkbox" id="w-ev-${type}" name="events" value="${type}"${chosen.includes(type) ? html` checked` : ''}><label for="w-ev-${type}">${type}</label></span>`,
+      )}${fieldHint('h-w-events', errors.events, 'None checked: all of them.')}</fieldset>
+      <div><label for="w-description">Description</label><input type="text" id="w-description" name="description" value="${typeof values.description === 'string' ? values.description : ''}" aria-describedby="h-w-description"${errors.description ? html` aria-invalid="true"` : ''}>
+        ${fieldHint('h-w-description', errors.description, 'Optional: what receives these events.')}</div>
+      <div class="actions"><button class="primary" type="submit">Add endpoint</button></div>
+    </form></section>`;
+}
+
+function endpointTable(project: Project, endpoints: WebhookEndpoint[], csrf: string): Html {
+  return html`<section><h2>Endpoints (${endpoints.length})</h2>
+    ${
+      endpoints.length === 0
+        ? html`<div class="pad">No endpoints yet: job events are not pushed anywhere.</div>`
+        : html`<div class="table-wrap"><table><thead><tr><th>URL</th><th>Events</th><th>State</th><th class="optional">Created</th><th><span class="sr-only">Actions</span></th></tr></thead>
+        <tbody>${endpoints.map((endpoint) => endpointRow(project, endpoint, csrf))}</tbody></table></div>`
+    }
+  </section>`;
+}
+
+async function listPage(
+  deps: WebhookEndpointDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  project: Project,
+  state: ListState = {},
+) {
+  const endpoints = await listWebhookEndpoints(deps, project.id);
+  const refused = Object.keys(state.errors ?? {}).length > 0;
+  return sendPage(
+    request,
+    reply,
+    `${project.name} webhooks`,
+    (csrf) =>
+      html`${projectHeader(project, 'webhooks')}${createdSecret(state.created)}${addForm(project, csrf, state)}${endpointTable(project, endpoints, csrf)}`,
+    refused
+      ? {
+          status: state.status ?? 400,
+          flash: { kind: 'error', text: 'The endpoint was not added; see below.' },
         }
-      </section>`,
-      Object.keys(errors).length
-        ? { status: 400, flash: { kind: 'error', text: 'The endpoint was not added; see below.' } }
-        : { flash: state.notice ? { kind: 'ok', text: state.notice } : null },
-    );
-  };
+      : { flash: state.notice ? { kind: 'ok', text: state.notice } : null },
+  );
+}
 
+/** The secret just made, carried in a cookie to the next page, checked, then cleared. */
+async function takeNewSecret(
+  deps: WebhookEndpointDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  project: Project,
+) {
+  const value = request.cookies[NEW_SECRET_COOKIE];
+  if (!value) return undefined;
+  reply.clearCookie(NEW_SECRET_COOKIE, { path: secretCookie(project).path });
+  const [id = '', secret = ''] = value.split('.');
+  const endpoint = secret ? await deps.store.webhooks.get(project.id, id) : undefined;
+  if (!endpoint || !(await deps.store.webhooks.isCurrentSecret(project.id, id, secret, deps.secrets())))
+    return undefined;
+  return { endpoint, secret };
+}
+
+function showSecretNext(reply: FastifyReply, project: Project, endpointId: string, secret: string) {
+  reply.setCookie(NEW_SECRET_COOKIE, `${endpointId}.${secret}`, secretCookie(project));
+  return reply.redirect(`/ui/projects/${project.id}/webhooks`, 303);
+}
+
+/** The form field a refusal names (`body.url` → `url`), the URL's when it names none. */
+function fieldOf(path: string | undefined): FormField {
+  const field = path?.replace(/^body\./, '');
+  return field === 'events' || field === 'description' ? field : 'url';
+}
+
+/** The list, and the add form: parsed here, checked and saved by `createWebhookEndpoint`. */
+function listRoutes(app: FastifyInstance, deps: WebhookEndpointDeps) {
   app.get<{ Querystring: { notice?: string } }>(
     '/projects/:projectId/webhooks',
     { schema: { hide: true } },
     async (request, reply) => {
-      const project = await projectOf(store, request);
+      const project = await projectOf(deps.store, request);
       const notice = request.query.notice ? WEBHOOK_NOTICES[request.query.notice] : undefined;
-      const created = await takeNewSecret(request, reply, project);
-      return listPage(request, reply, project, {
+      const created = await takeNewSecret(deps, request, reply, project);
+      return listPage(deps, request, reply, project, {
         ...(notice ? { notice } : {}),
         ...(created ? { created } : {}),
       });
@@ -170,39 +205,35 @@ export const webhookPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
   );
 
   app.post('/projects/:projectId/webhooks', { schema: { hide: true } }, async (request, reply) => {
-    const project = await projectOf(store, request);
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    const parsed = webhookForm.safeParse(body);
-    const errors: FormErrors = {};
+    const project = await projectOf(deps.store, request);
+    const values = (request.body ?? {}) as Record<string, unknown>;
+    const parsed = webhookForm.safeParse(values);
     if (!parsed.success) {
+      const errors: FormErrors = {};
       for (const issue of parsed.error.issues)
-        errors[String(issue.path[0]) as keyof FormErrors] ??= issue.message;
-      return listPage(request, reply, project, { errors, values: body });
+        errors[fieldOf(`body.${String(issue.path[0])}`)] ??= issue.message;
+      return listPage(deps, request, reply, project, { errors, values });
     }
     try {
-      await checkWebhookUrl(parsed.data.url, config.webhooks.allowPrivate);
+      const { endpoint, secret } = await createWebhookEndpoint(deps, project.id, parsed.data);
+      request.log.info(
+        { projectId: project.id, webhookId: endpoint.id },
+        'webhook endpoint created in the dashboard',
+      );
+      return showSecretNext(reply, project, endpoint.id, secret);
     } catch (error) {
-      if (!(error instanceof WebhookUrlError)) throw error;
-      return listPage(request, reply, project, { errors: { url: error.message }, values: body });
+      if (!isAppError(error) || !error.details?.length) throw error;
+      const detail = error.details[0];
+      const errors = { [fieldOf(detail?.path)]: error.message };
+      return listPage(deps, request, reply, project, { errors, values, status: statusOf(error.code) });
     }
-    const events = parsed.data.events as WebhookEventType[];
-    const { endpoint, secret } = await store.webhooks.create(
-      {
-        projectId: project.id,
-        url: parsed.data.url,
-        events: events.length ? events : null,
-        description: parsed.data.description,
-      },
-      secrets(),
-    );
-    request.log.info(
-      { projectId: project.id, webhookId: endpoint.id },
-      'webhook endpoint created in the dashboard',
-    );
-    return showSecretNext(reply, project, endpoint.id, secret);
   });
+}
 
-  type Params = { projectId: string; webhookId: string };
+type Params = { projectId: string; webhookId: string };
+
+/** Enable, disable, delete and rotate: each a form that redirects back with a notice. */
+function actionRoutes(app: FastifyInstance, deps: WebhookEndpointDeps) {
   const action = (
     path: string,
     run: (project: Project, webhookId: string, reply: FastifyReply) => Promise<unknown>,
@@ -210,53 +241,49 @@ export const webhookPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
     app.post<{ Params: Params }>(
       `/projects/:projectId/webhooks/:webhookId/${path}`,
       { schema: { hide: true } },
-      async (request, reply) => {
-        const project = await projectOf(store, request);
-        await endpointOf(project, request.params.webhookId);
-        return run(project, request.params.webhookId, reply);
-      },
+      async (request, reply) => run(await projectOf(deps.store, request), request.params.webhookId, reply),
     );
   const back = (reply: FastifyReply, project: Project, notice: string) =>
     reply.redirect(`/ui/projects/${project.id}/webhooks?notice=${notice}`, 303);
 
   action('enable', async (project, webhookId, reply) => {
-    try {
-      await store.webhooks.update(project.id, webhookId, { enabled: true });
-    } catch (error) {
-      // A migrated endpoint without a secret: say so on the error page.
-      if (error instanceof AppError) throw new AppError('invalid_request', error.message);
-      throw error;
-    }
+    await updateWebhookEndpoint(deps, project.id, webhookId, { enabled: true });
     return back(reply, project, 'enabled');
   });
   action('disable', async (project, webhookId, reply) => {
-    await store.webhooks.update(project.id, webhookId, { enabled: false });
+    await updateWebhookEndpoint(deps, project.id, webhookId, { enabled: false });
     return back(reply, project, 'disabled');
   });
   action('delete', async (project, webhookId, reply) => {
-    await store.webhooks.remove(project.id, webhookId);
+    await deleteWebhookEndpoint(deps, project.id, webhookId);
     return back(reply, project, 'deleted');
   });
   action('rotate', async (project, webhookId, reply) => {
-    const rotated = await store.webhooks.rotateSecret(project.id, webhookId, secrets());
-    if (!rotated) throw new AppError('not_found', 'There is no such webhook in this project.');
-    return showSecretNext(reply, project, webhookId, rotated.secret);
+    const { secret } = await rotateWebhookSecret(deps, project.id, webhookId);
+    return showSecretNext(reply, project, webhookId, secret);
   });
+}
 
-  app.get<{ Params: Params; Querystring: { before?: string; notice?: string } }>(
+function deliveryRow(base: string, delivery: WebhookDelivery, csrf: string): Html {
+  const badge = delivery.status === 'succeeded' ? 'active' : delivery.status === 'failed' ? 'failed' : 'soon';
+  return html`<tr><td>${delivery.event.type}<div class="hint"><code>${delivery.event.id}</code> · ${time(delivery.createdAt)}</div></td>
+    <td><span class="badge ${badge}">${delivery.status}</span></td>
+    <td>${attemptLines(delivery)}</td><td class="optional">${time(delivery.nextAttemptAt, '-')}</td>
+    <td>${postButton(`${base}/deliveries/${delivery.id}/redeliver`, csrf, 'Redeliver')}</td></tr>`;
+}
+
+/** An endpoint's deliveries, a page at a time, and redelivery. */
+function deliveryRoutes(app: FastifyInstance, deps: WebhookEndpointDeps) {
+  app.get<{ Params: Params; Querystring: { cursor?: string; notice?: string } }>(
     '/projects/:projectId/webhooks/:webhookId',
     { schema: { hide: true } },
     async (request, reply) => {
-      const project = await projectOf(store, request);
-      const endpoint = await endpointOf(project, request.params.webhookId);
-      const before = typeof request.query.before === 'string' ? request.query.before : undefined;
-      const page = await store.webhooks.listDeliveries(endpoint.id, {
-        limit: 50,
-        ...(before ? { before } : {}),
-      });
+      const project = await projectOf(deps.store, request);
+      const endpoint = await getWebhookEndpoint(deps, project.id, request.params.webhookId);
+      const cursor = typeof request.query.cursor === 'string' ? request.query.cursor : undefined;
+      const page = await listWebhookDeliveries(deps, project.id, endpoint.id, { limit: 50, cursor });
       const notice = request.query.notice ? WEBHOOK_NOTICES[request.query.notice] : undefined;
       const base = `/ui/projects/${project.id}/webhooks/${endpoint.id}`;
-      const last = page.deliveries.at(-1);
       return sendPage(
         request,
         reply,
@@ -267,16 +294,9 @@ export const webhookPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
           page.deliveries.length === 0
             ? html`<div class="pad">No deliveries yet.</div>`
             : html`<div class="table-wrap"><table><thead><tr><th>Event</th><th>Status</th><th>Attempts</th><th class="optional">Next attempt</th><th><span class="sr-only">Actions</span></th></tr></thead>
-              <tbody>${page.deliveries.map(
-                (
-                  delivery,
-                ) => html`<tr><td>${delivery.event.type}<div class="hint"><code>${delivery.event.id}</code> · ${time(delivery.createdAt)}</div></td>
-                  <td><span class="badge ${delivery.status === 'succeeded' ? 'active' : delivery.status === 'failed' ? 'failed' : 'soon'}">${delivery.status}</span></td>
-                  <td>${attemptLines(delivery)}</td><td class="optional">${time(delivery.nextAttemptAt, '-')}</td>
-                  <td>${postButton(`${base}/deliveries/${delivery.id}/redeliver`, csrf, 'Redeliver')}</td></tr>`,
-              )}</tbody></table></div>`
+              <tbody>${page.deliveries.map((delivery) => deliveryRow(base, delivery, csrf))}</tbody></table></div>`
         }
-        ${page.more && last ? html`<div class="pad"><a href="${base}?before=${last.id}">Older deliveries</a></div>` : ''}</section>`,
+        ${page.nextCursor ? html`<div class="pad"><a href="${base}?cursor=${page.nextCursor}">Older deliveries</a></div>` : ''}</section>`,
         { flash: notice ? { kind: 'ok', text: notice } : null },
       );
     },
@@ -286,11 +306,17 @@ export const webhookPages: FastifyPluginAsync<DashboardOptions> = async (app, { 
     '/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
     { schema: { hide: true } },
     async (request, reply) => {
-      const project = await projectOf(store, request);
-      const endpoint = await endpointOf(project, request.params.webhookId);
-      if (!(await store.webhooks.redeliver(endpoint.id, request.params.deliveryId)))
-        throw new AppError('not_found', 'There is no such delivery.');
-      return reply.redirect(`/ui/projects/${project.id}/webhooks/${endpoint.id}?notice=redelivered`, 303);
+      const project = await projectOf(deps.store, request);
+      const { webhookId, deliveryId } = request.params;
+      await redeliverWebhookDelivery(deps, project.id, webhookId, deliveryId);
+      return reply.redirect(`/ui/projects/${project.id}/webhooks/${webhookId}?notice=redelivered`, 303);
     },
   );
+}
+
+export const webhookPages: FastifyPluginAsync<DashboardOptions> = async (app, { config, store, secrets }) => {
+  const deps: WebhookEndpointDeps = { config, store, secrets };
+  listRoutes(app, deps);
+  actionRoutes(app, deps);
+  deliveryRoutes(app, deps);
 };

@@ -79,12 +79,31 @@ async function restoreChanges(run: PreparedRun, recorded: unknown): Promise<bool
   }
 }
 
-/** The agent's `onProgress`: saves the conversation with the run's written files, fenced by its lease. */
+/**
+ * The agent's `onProgress`: saves the conversation with the run's written files, fenced by its
+ * lease. Only the messages that differ from what this attempt saved last are written: a step
+ * appends a few messages to a conversation that holds every file read so far. The messages are
+ * compared as the JSON they are saved as, so a message changed in place (a compacted tool input)
+ * is written again, with every one after it.
+ */
 export function progressSaver(run: PreparedRun): (conversation: ModelMessage[]) => Promise<void> {
-  return (conversation) =>
-    run.deps.store.queue.saveProgress(run.lease, {
-      conversation,
+  let saved: string[] | null = null;
+  return async (conversation) => {
+    const messages = conversation.map((message) => JSON.stringify(message));
+    const from = saved === null ? 0 : samePrefix(saved, messages);
+    await run.deps.store.queue.saveProgress(run.lease, {
+      from,
+      messages: messages.slice(from),
       deliveredThrough: run.deliveredThrough,
       changes: run.workspace.pendingChanges(),
     });
+    saved = messages;
+  };
+}
+
+/** How many leading items `a` and `b` have in common. */
+function samePrefix(a: readonly string[], b: readonly string[]): number {
+  let same = 0;
+  while (same < a.length && same < b.length && a[same] === b[same]) same++;
+  return same;
 }

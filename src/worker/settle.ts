@@ -2,8 +2,7 @@
  * How a run that did not complete ends: handed back to the queue (a shutdown, a database outage),
  * stopped without a word more (a lost lease, an archive), or failed with the job's error.
  */
-import type { Config } from '../config/config.js';
-import { createRedactor, type Redactor } from '../domain/redact.js';
+import type { Redactor } from '../domain/redact.js';
 import { isLeaseLost, type Lease } from '../store/queue/index.js';
 import { retryTransient } from '../store/transient.js';
 import { isAgentError } from './agent-port.js';
@@ -71,10 +70,4 @@ export async function settle(
       log.warn({ reason: writeError.reason }, 'job run stopped: it no longer holds the job');
     else log.error({ err: writeError }, 'could not record the end of the job run');
   }
-}
-
-/** The redactor of a run's output: key shapes, and the server's own keys and passwords. */
-export function redactorFor(config: Pick<Config, 'providerKeys' | 'secretKey' | 'adminPassword'>): Redactor {
-  const { anthropic, openai, openaiCompatible } = config.providerKeys;
-  return createRedactor([anthropic, openai, openaiCompatible, config.secretKey, config.adminPassword]);
 }

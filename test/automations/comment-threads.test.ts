@@ -18,6 +18,7 @@ import { createCodeHosts } from '../../src/hosts/index.js';
 import { type HostEventDeps, processHostEvent } from '../../src/jobs/host-events.js';
 import { createLogger } from '../../src/log.js';
 import { createSecretBox } from '../../src/store/secrets.js';
+import { answerMentions, receivedEvent } from '../support/automation-inputs.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { type GiteaDouble, startGiteaDouble } from '../support/gitea-double.js';
 import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
@@ -46,22 +47,6 @@ interface Double {
 /** The double of `host`, as these tests use it. */
 async function startDouble(host: Exclude<CodeHostKind, 'local'>): Promise<Double> {
   const split = (fullName: string) => fullName.split('/') as [string, string];
-  if (host === 'github') {
-    const double: GithubDouble = await startGithubDouble({ token: TOKEN, htmlBase: WEB });
-    return {
-      url: double.url,
-      requests: double.requests,
-      comments: (fullName) => double.repository(...split(fullName)).comments,
-      writer: (fullName, login) => {
-        double.repository(...split(fullName)).collaborators[login] = 'write';
-      },
-      reader: (fullName, login) => {
-        double.repository(...split(fullName)).collaborators[login] = 'read';
-      },
-      refuse: (kind) => (kind === 'forbidden' ? double.fail('archived') : double.fail('server_error', 4)),
-      close: () => double.close(),
-    };
-  }
   if (host === 'gitlab') {
     const double: GitlabDouble = await startGitlabDouble({ token: TOKEN, webBase: WEB });
     return {
@@ -78,7 +63,13 @@ async function startDouble(host: Exclude<CodeHostKind, 'local'>): Promise<Double
       close: () => double.close(),
     };
   }
-  const double: GiteaDouble = await startGiteaDouble({ token: TOKEN, webBase: WEB });
+  // GitHub and Gitea keep comments and collaborators alike; a refused write on GitHub is its archived one.
+  const double: GithubDouble | GiteaDouble =
+    host === 'github'
+      ? await startGithubDouble({ token: TOKEN, htmlBase: WEB })
+      : await startGiteaDouble({ token: TOKEN, webBase: WEB });
+  const forbid = () =>
+    host === 'github' ? (double as GithubDouble).fail('archived') : (double as GiteaDouble).fail('forbidden');
   return {
     url: double.url,
     requests: double.requests,
@@ -89,7 +80,7 @@ async function startDouble(host: Exclude<CodeHostKind, 'local'>): Promise<Double
     reader: (fullName, login) => {
       double.repository(...split(fullName)).collaborators[login] = 'read';
     },
-    refuse: (kind) => (kind === 'forbidden' ? double.fail('forbidden') : double.fail('server_error', 4)),
+    refuse: (kind) => (kind === 'forbidden' ? forbid() : double.fail('server_error', 4)),
     close: () => double.close(),
   };
 }
@@ -161,18 +152,7 @@ describe.each(cases)('a comment’s thread on %s, on %s', (host, dialect) => {
   });
 
   const automation = (allowedAuthors: string[] = []) =>
-    database.store.automations.create({
-      projectId,
-      name: 'Answer mentions',
-      enabled: true,
-      trigger: { type: 'comment' },
-      prompt: '{{comment.author}} asks: {{comment.body}}',
-      group: false,
-      draft: false,
-      model: null,
-      baseRef: null,
-      allowedAuthors,
-    });
+    database.store.automations.create(answerMentions(projectId, allowedAuthors));
 
   const comment = (repository: RepositoryMatch, author: string, number = 5): CommentEvent => {
     const fullName = repository.kind === 'content' ? 'org/repo' : 'acme/product';
@@ -187,14 +167,7 @@ describe.each(cases)('a comment’s thread on %s, on %s', (host, dialect) => {
       url: `${url}#issuecomment-${++deliveries}`,
     };
   };
-  const received = (event: CommentEvent) => ({
-    id: `event-${++deliveries}`,
-    projectId,
-    host,
-    deliveryId: `delivery-${deliveries}`,
-    event,
-    receivedAt: new Date().toISOString(),
-  });
+  const received = (event: CommentEvent) => receivedEvent(projectId, event, host);
   const permissionRequests = () =>
     double.requests.filter((request) => /\/(permission|members\/all\/\d+)$/.test(request.path));
 

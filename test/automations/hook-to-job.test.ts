@@ -15,6 +15,7 @@ import { createHostEventDispatcher, type HostEventDispatcher } from '../../src/b
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/log.js';
 import { lazySecretBox } from '../../src/store/secrets.js';
+import { answerMentions } from '../support/automation-inputs.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
 
@@ -114,19 +115,10 @@ describe.each(testDialects())('a code-host hook starts an automation’s job, on
       repository: 'https://github.com/acme/handbook.git',
       mention: '@docs-bot',
     });
-    const automation = await store.automations.create({
-      projectId: project.id,
-      name: 'Answer mentions',
-      enabled: true,
-      trigger: { type: 'comment' },
-      prompt: '{{comment.author}} asks: {{comment.body}}',
-      group: false,
-      draft: false,
-      model: null,
-      baseRef: null,
+    const automation = await store.automations.create(
       // Named: this dispatcher has no code host to ask about the author's access.
-      allowedAuthors: ['maintainer'],
-    });
+      answerMentions(project.id, ['maintainer']),
+    );
     const secret = (await store.projects.rotateHookSecret(project.id, secrets())) ?? '';
     const url = `${base}/v2/hooks/${project.id}/github`;
     const comment = (body: string) =>

@@ -4,24 +4,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import type { AutomationTrigger } from '../../src/domain/automation.js';
-import type { HostEvent, PushedCommit, ReceivedHostEvent } from '../../src/domain/host-event.js';
+import type { PushedCommit } from '../../src/domain/host-event.js';
 import type { Project } from '../../src/domain/project.js';
 import { type HostEventDeps, mentions, processHostEvent } from '../../src/jobs/host-events.js';
+import { automationInput, PRODUCT_MAIN, receivedEvent } from '../support/automation-inputs.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 
 const config = loadConfig({
   AGENTJOBS_DATA_DIR: join(tmpdir(), 'agentjobs-unused'),
   AGENTJOBS_SECRET_KEY: randomBytes(32).toString('hex'),
-});
-
-let deliveries = 0;
-const received = (projectId: string, event: HostEvent, host: ReceivedHostEvent['host'] = 'github') => ({
-  id: `event-${++deliveries}`,
-  projectId,
-  host,
-  deliveryId: `delivery-${deliveries}`,
-  event,
-  receivedAt: new Date().toISOString(),
 });
 
 const sha = (seed: string) => seed.repeat(40).slice(0, 40);
@@ -52,20 +43,15 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
     extra: { allowedAuthors?: string[]; prompt?: string } = {},
   ) {
     const project = await database.store.projects.create({ name: 'Docs', repository: '/srv/docs.git' });
-    const automation = await database.store.automations.create({
-      projectId: project.id,
-      name: 'Watch',
-      enabled: true,
-      trigger,
-      prompt:
-        extra.prompt ??
-        'Commits:\n{{change.commits}}\nFiles:\n{{change.files}}\nFrom {{change.from}} to {{change.to}}',
-      group: false,
-      draft: false,
-      model: null,
-      baseRef: null,
-      allowedAuthors: extra.allowedAuthors ?? [],
-    });
+    const automation = await database.store.automations.create(
+      automationInput(project.id, {
+        name: 'Watch',
+        trigger,
+        prompt:
+          'Commits:\n{{change.commits}}\nFiles:\n{{change.files}}\nFrom {{change.from}} to {{change.to}}',
+        ...extra,
+      }),
+    );
     return { project, automation };
   }
 
@@ -74,18 +60,13 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
   const jobsOf = async (project: Project) => (await database.store.jobs.list(project.id, { limit: 50 })).jobs;
 
   it('runs code_change once per new head of the watched branch, with the commits in the prompt', async () => {
-    const { project, automation } = await projectWith({
-      type: 'code_change',
-      repository: 'product',
-      branch: 'main',
-      paths: null,
-    });
+    const { project, automation } = await projectWith(PRODUCT_MAIN);
     const commits = [
       { id: sha('a1'), message: 'Add the --dry-run flag\n\nLong body', files: ['src/cli.ts'] },
     ];
     const first = await processHostEvent(
       deps,
-      received(project.id, push('main', sha('00'), sha('a1'), commits)),
+      receivedEvent(project.id, push('main', sha('00'), sha('a1'), commits)),
     );
     expect(first.runs).toEqual([
       expect.objectContaining({ outcome: 'created', trigger: { type: 'code_change', source: sha('a1') } }),
@@ -99,7 +80,7 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
     // The merge that made that head, reported too, and the same push again: nothing new.
     const merged = await processHostEvent(
       deps,
-      received(project.id, {
+      receivedEvent(project.id, {
         kind: 'pull_request_merged',
         repository: { kind: 'context', name: 'product' },
         branch: 'main',
@@ -113,7 +94,7 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
     expect(merged.runs).toEqual([expect.objectContaining({ outcome: 'skipped', reason: 'duplicate' })]);
     // Another branch, and the content repository, are not watched.
     expect(
-      (await processHostEvent(deps, received(project.id, push('dev', sha('a1'), sha('b2'))))).runs,
+      (await processHostEvent(deps, receivedEvent(project.id, push('dev', sha('a1'), sha('b2'))))).runs,
     ).toEqual([]);
     expect(await jobsOf(project)).toHaveLength(1);
     expect((await runsOf(automation.id)).map((run) => run.outcome)).toEqual(['created', 'skipped']);
@@ -127,24 +108,19 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
       paths: ['docs/**', 'openapi.yaml'],
     });
     const outside = [{ id: sha('c3'), message: 'Refactor', files: ['src/internal/cache.ts'] }];
-    await processHostEvent(deps, received(project.id, push('main', sha('00'), sha('c3'), outside)));
+    await processHostEvent(deps, receivedEvent(project.id, push('main', sha('00'), sha('c3'), outside)));
     const inside = [{ id: sha('d4'), message: 'Spec', files: ['api/openapi.yaml'] }];
-    await processHostEvent(deps, received(project.id, push('main', null, sha('d4'), inside), 'poll'));
+    await processHostEvent(deps, receivedEvent(project.id, push('main', null, sha('d4'), inside), 'poll'));
     const runs = await runsOf(automation.id);
     expect(runs.map((run) => [run.outcome, run.reason])).toEqual([
       ['skipped', 'paths_not_matched'],
       ['created', null],
     ]);
 
-    const polled = await projectWith({
-      type: 'code_change',
-      repository: 'product',
-      branch: 'main',
-      paths: null,
-    });
+    const polled = await projectWith(PRODUCT_MAIN);
     const first = await processHostEvent(
       deps,
-      received(polled.project.id, push('main', null, sha('e5')), 'poll'),
+      receivedEvent(polled.project.id, push('main', null, sha('e5')), 'poll'),
     );
     expect(first.runs).toEqual([expect.objectContaining({ outcome: 'skipped', reason: 'no_change' })]);
     expect(await jobsOf(polled.project)).toEqual([]);
@@ -171,7 +147,7 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
     ];
     const ownPush = await processHostEvent(
       deps,
-      received(project.id, { ...push('main', sha('00'), sha('f7'), own), repository: content }),
+      receivedEvent(project.id, { ...push('main', sha('00'), sha('f7'), own), repository: content }),
     );
     expect(ownPush.runs).toEqual([expect.objectContaining({ outcome: 'skipped', reason: 'no_change' })]);
 
@@ -190,7 +166,7 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
       .execute();
     const ownMerge = await processHostEvent(
       deps,
-      received(project.id, {
+      receivedEvent(project.id, {
         kind: 'pull_request_merged',
         repository: content,
         branch: 'main',
@@ -206,7 +182,7 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
     const mixed = [...own, { id: sha('f9'), message: 'Fix a heading by hand', files: ['b.md'] }];
     const human = await processHostEvent(
       deps,
-      received(project.id, { ...push('main', sha('f7'), sha('f9'), mixed), repository: content }),
+      receivedEvent(project.id, { ...push('main', sha('f7'), sha('f9'), mixed), repository: content }),
     );
     expect(human.runs).toEqual([expect.objectContaining({ outcome: 'created' })]);
     const made = (await jobsOf(project)).find(
@@ -238,8 +214,9 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
       .set({ status: 'completed', phase: null, pr_link: prUrl })
       .where('id', '=', job.id)
       .execute();
+    let comments = 0;
     const comment = (body: string, author: string, target: 'pull_request' | 'issue' = 'pull_request') =>
-      received(project.id, {
+      receivedEvent(project.id, {
         kind: 'comment',
         repository: { kind: 'content' },
         target: {
@@ -250,7 +227,7 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
         },
         body,
         author,
-        url: `${prUrl}#issuecomment-${deliveries}`,
+        url: `${prUrl}#issuecomment-${++comments}`,
       });
     // The host, asked, says only the maintainer may write.
     const asked: string[] = [];
@@ -291,16 +268,11 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
   });
 
   it('makes one job of a head reported many times at once (hook deliveries and the poll racing)', async () => {
-    const { project, automation } = await projectWith({
-      type: 'code_change',
-      repository: 'product',
-      branch: 'main',
-      paths: null,
-    });
+    const { project, automation } = await projectWith(PRODUCT_MAIN);
     const reports = Array.from({ length: 20 }, (_, index) =>
       processHostEvent(
         deps,
-        received(project.id, push('main', sha('00'), sha('77')), index % 2 ? 'poll' : 'github'),
+        receivedEvent(project.id, push('main', sha('00'), sha('77')), index % 2 ? 'poll' : 'github'),
       ),
     );
     const outcomes = (await Promise.all(reports)).flatMap((outcome) =>
@@ -313,15 +285,14 @@ describe.each(testDialects())('code-host events and automations, on %s', (dialec
   });
 
   it('records a repeated delivery as a duplicate and starts nothing', async () => {
-    const { project } = await projectWith({
-      type: 'code_change',
-      repository: 'product',
-      branch: 'main',
-      paths: null,
-    });
-    const again = await processHostEvent(deps, received(project.id, push('main', sha('00'), sha('aa'))), {
-      duplicate: true,
-    });
+    const { project } = await projectWith(PRODUCT_MAIN);
+    const again = await processHostEvent(
+      deps,
+      receivedEvent(project.id, push('main', sha('00'), sha('aa'))),
+      {
+        duplicate: true,
+      },
+    );
     expect(again.runs).toEqual([expect.objectContaining({ outcome: 'skipped', reason: 'duplicate' })]);
     expect(await jobsOf(project)).toEqual([]);
   });

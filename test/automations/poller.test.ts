@@ -17,6 +17,7 @@ import type { AutomationTrigger } from '../../src/domain/automation.js';
 import type { Project } from '../../src/domain/project.js';
 import { createLogger } from '../../src/log.js';
 import { lazySecretBox } from '../../src/store/secrets.js';
+import { automationInput, PRODUCT_MAIN } from '../support/automation-inputs.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { startGitHttpServer } from '../support/git-http.js';
 import { waitFor } from '../support/worker.js';
@@ -82,24 +83,13 @@ describe.each(testDialects())('the poller, on %s', (dialect) => {
       ref: 'main',
       host: 'local',
     });
-    const automation = await store.automations.create({
-      projectId: project.id,
-      name: 'Docs from code',
-      enabled: true,
-      trigger: {
-        type: 'code_change',
-        repository: 'product',
-        branch: 'main',
-        paths: null,
-        ...trigger,
-      } as AutomationTrigger,
-      prompt: PROMPT,
-      group: false,
-      draft: false,
-      model: null,
-      baseRef: null,
-      allowedAuthors: [],
-    });
+    const automation = await store.automations.create(
+      automationInput(project.id, {
+        name: 'Docs from code',
+        trigger: { ...PRODUCT_MAIN, ...trigger } as AutomationTrigger,
+        prompt: PROMPT,
+      }),
+    );
     return { project, automation };
   }
 
@@ -228,18 +218,9 @@ describe.each(testDialects())('the poller, on %s', (dialect) => {
         },
         { token, secrets: lazySecretBox(config)() },
       );
-      await store.automations.create({
-        projectId: project.id,
-        name: 'Remote',
-        enabled: true,
-        trigger: { type: 'code_change', repository: 'product', branch: 'main', paths: null },
-        prompt: PROMPT,
-        group: false,
-        draft: false,
-        model: null,
-        baseRef: null,
-        allowedAuthors: [],
-      });
+      await store.automations.create(
+        automationInput(project.id, { name: 'Remote', trigger: PRODUCT_MAIN, prompt: PROMPT }),
+      );
       await pollAndDispatch();
       const head = await commit(product, 'src/remote.ts', 'export const remote = 1;\n', 'Remote change');
       await git(product, 'push', '--quiet', join(served, 'acme', 'product.git'), 'main');

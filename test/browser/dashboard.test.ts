@@ -1,60 +1,32 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.js';
-import { hasChromium, launch, screenshot } from '../support/chromium.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { bareRepo, git, jobApi } from '../support/e2e.js';
-import { type ServerProcess, startServerProcess } from '../support/processes.js';
-import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { hasChromium, screenshot } from '../support/chromium.js';
+import { mergeIntoMain, useChromiumServer } from '../support/chromium-server.js';
+import { git, jobApi } from '../support/e2e.js';
+import { makeGate } from '../support/gate.js';
+import { heldUntil } from '../support/scripted-model.js';
+import { partsOf } from '../support/use-fixture.js';
 
 const PASSWORD = 'browser test password';
 
 // The dashboard in a real browser against the built server: sign in, make a project and a key,
 // watch a job finish live, merge its pull request, and the refusals around them.
 describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
-  let dir: string;
-  let bare: string;
-  let database: TestDatabase;
-  let model: ScriptedModelServer;
-  let server: ServerProcess;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
+  const chromium = useChromiumServer({ name: 'browser', password: PASSWORD });
+  const { database, model, server, context, page } = partsOf(
+    chromium,
+    'database',
+    'model',
+    'server',
+    'context',
+    'page',
+  );
   // Filled in as the story goes on.
   let projectId = '';
   let key = '';
   let jobId = '';
-
-  beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-browser-'));
-    bare = bareRepo(dir, 'handbook', { 'README.md': '# Handbook\n\nWelcome.\n' });
-
-    model = await startScriptedModel();
-    database = await createTestDatabase('sqlite');
-    server = await startServerProcess({
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: database.url,
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
-      AGENTJOBS_ADMIN_PASSWORD: PASSWORD,
-    });
-    browser = await launch();
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    page = await context.newPage();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await model?.close();
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   const { call: api } = jobApi(() => ({ url: server.url, projectId, key }));
 
@@ -77,7 +49,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'New project' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Handbook');
     await page.getByLabel('Code host').selectOption('local');
-    await page.getByLabel('Repository').fill(bare);
+    await page.getByLabel('Repository').fill(chromium.bare);
     await screenshot(page, 'project-new');
     await page.getByRole('button', { name: 'Create project' }).click();
     await page.waitForURL(/\/ui\/projects\/[^/]+\/keys/);
@@ -102,10 +74,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
   });
 
   it('watches a job created with the key reach completed without reloading', async () => {
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { opened: gate, open: release } = makeGate();
     model.setScript([
       {
         toolCalls: [
@@ -152,12 +121,8 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     expect(await page.getByRole('heading', { level: 1 }).first().textContent()).toContain('Handbook');
     expect(await page.locator('pre.diff').textContent()).toContain('+# FAQ');
     await screenshot(page, 'pull-request');
-    const before = git(bare, 'rev-parse', 'main');
-    await page.getByRole('button', { name: 'Merge into main' }).click();
-    await page.waitForURL('**/pulls/1?notice=merged');
-    expect(await page.locator('#pull-state').textContent()).toBe('merged');
-    expect(git(bare, 'rev-parse', 'main')).not.toBe(before);
-    expect(git(bare, 'show', 'main:faq.md')).toContain('Ask us anything.');
+    await mergeIntoMain(page, chromium.bare);
+    expect(git(chromium.bare, 'show', 'main:faq.md')).toContain('Ask us anything.');
   });
 
   it('refuses a form posted without its CSRF token', async () => {

@@ -1,15 +1,12 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launch, screenshot } from '../support/chromium.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { bareRepo, git } from '../support/e2e.js';
-import { type ServerProcess, startServerProcess } from '../support/processes.js';
-import { heldUntil, type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, screenshot } from '../support/chromium.js';
+import { mergeIntoMain, useChromiumServer } from '../support/chromium-server.js';
+import { git } from '../support/e2e.js';
+import { makeGate } from '../support/gate.js';
+import { heldUntil } from '../support/scripted-model.js';
+import { partsOf } from '../support/use-fixture.js';
 
 const PASSWORD = 'new job browser password';
 
@@ -18,46 +15,22 @@ const PASSWORD = 'new job browser password';
 // main; then a double submit that makes one job, and the form's refusals (the active-job cap, an
 // empty prompt) shown on the form.
 describe.skipIf(!hasChromium)('starting a job from the dashboard in Chromium', () => {
-  let dir: string;
-  let bare: string;
-  let database: TestDatabase;
-  let model: ScriptedModelServer;
-  let server: ServerProcess;
-  let browser: Browser;
-  let page: Page;
+  const chromium = useChromiumServer({
+    name: 'new-job',
+    password: PASSWORD,
+    env: { AGENTJOBS_MAX_ACTIVE_JOBS: '1' },
+  });
+  const { model, server, page } = partsOf(chromium, 'model', 'server', 'page');
   let projectId = '';
   /** Every response the browser got with a 4xx or 5xx status that no test step asked for. */
   const unexpected: string[] = [];
   let expectRefusal = false;
 
-  beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-new-job-'));
-    bare = bareRepo(dir, 'handbook', { 'README.md': '# Handbook\n\nWelcome.\n' });
-
-    model = await startScriptedModel();
-    database = await createTestDatabase('sqlite');
-    server = await startServerProcess({
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: database.url,
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
-      AGENTJOBS_ADMIN_PASSWORD: PASSWORD,
-      AGENTJOBS_MAX_ACTIVE_JOBS: '1',
-    });
-    browser = await launch();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+  beforeAll(() => {
     page.on('response', (response) => {
       if (response.status() >= 400 && !expectRefusal)
         unexpected.push(`${response.status()} ${response.url()}`);
     });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await model?.close();
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const jobsUrl = () => `${server.url}/ui/projects/${projectId}/jobs`;
@@ -72,7 +45,7 @@ describe.skipIf(!hasChromium)('starting a job from the dashboard in Chromium', (
     await page.getByRole('link', { name: 'New project' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Handbook');
     await page.getByLabel('Code host').selectOption('local');
-    await page.getByLabel('Repository').fill(bare);
+    await page.getByLabel('Repository').fill(chromium.bare);
     await page.getByRole('button', { name: 'Create project' }).click();
     await page.waitForURL(/\/ui\/projects\/[^/]+\/keys/);
     projectId = /\/ui\/projects\/([^/]+)\/keys/.exec(page.url())?.[1] ?? '';
@@ -80,10 +53,7 @@ describe.skipIf(!hasChromium)('starting a job from the dashboard in Chromium', (
   });
 
   it('starts a job from the jobs page, watches it complete and merges its pull request', async () => {
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { opened: gate, open: release } = makeGate();
     model.setScript([
       heldUntil(gate, {
         toolCalls: [
@@ -118,12 +88,8 @@ describe.skipIf(!hasChromium)('starting a job from the dashboard in Chromium', (
     await page.waitForURL('**/pulls/1');
     // The description is Markdown rendered: the summary's bold is bold.
     expect(await page.locator('#pull-body strong').first().textContent()).toBe('faq.md');
-    const before = git(bare, 'rev-parse', 'main');
-    await page.getByRole('button', { name: 'Merge into main' }).click();
-    await page.waitForURL('**/pulls/1?notice=merged');
-    expect(await page.locator('#pull-state').textContent()).toBe('merged');
-    expect(git(bare, 'rev-parse', 'main')).not.toBe(before);
-    expect(git(bare, 'show', 'main:faq.md')).toContain('Run the installer.');
+    await mergeIntoMain(page, chromium.bare);
+    expect(git(chromium.bare, 'show', 'main:faq.md')).toContain('Run the installer.');
   });
 
   it('makes one job of a form sent twice', async () => {

@@ -9,8 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxStatus } from '../../src/checks/sandbox.js';
+import { createDocsArgs, cliWithoutGroups as withoutGroups } from '../support/check-cli.js';
 import { committedRepo } from '../support/e2e.js';
-import { CLI, type CliResult, runCli, runToEnd } from '../support/processes.js';
+import { runCli } from '../support/processes.js';
 
 const sandbox = await sandboxStatus({ unlimited: false });
 let dir: string;
@@ -29,31 +30,12 @@ async function cli(args: string[], extraEnv: Record<string, string> = {}) {
   return runCli(args, { ...env, ...extraEnv });
 }
 
-/**
- * The CLI where control groups cannot be made: in its own mount namespace, with an empty tmpfs
- * over /sys/fs/cgroup (as root; the rest of the machine sees nothing of it).
- */
-function cliWithoutGroups(args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
-  const inNamespace = ['sh', '-c', 'mount -t tmpfs none /sys/fs/cgroup && exec "$@"', 'sh'];
-  return runToEnd(
-    'unshare',
-    ['--mount', '--propagation', 'private', ...inNamespace, process.execPath, CLI, ...args],
-    {
-      env: { ...env, ...extraEnv },
-    },
-  );
-}
+/** `cliWithoutGroups` with the suite's environment and `extraEnv`. */
+const cliWithoutGroups = (args: string[], extraEnv: Record<string, string> = {}) =>
+  withoutGroups(args, { ...env, ...extraEnv });
 
 /** `project create` of the repository as "Docs", with `options`. */
-const createDocs = (...options: string[]) => [
-  'project',
-  'create',
-  '--name',
-  'Docs',
-  '--repo',
-  repo,
-  ...options,
-];
+const createDocs = (...options: string[]) => createDocsArgs(repo, ...options);
 
 describe('check settings on the command line', () => {
   it('creates a project with checks, and updates them', async () => {

@@ -8,9 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxStatus } from '../../src/checks/sandbox.js';
+import { cliWithoutGroups, createDocsArgs } from '../support/check-cli.js';
 import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
 import { committedRepo } from '../support/e2e.js';
-import { CLI, type CliResult, runCli, spawnInGroup } from '../support/processes.js';
+import { runCli } from '../support/processes.js';
 
 const sandbox = await sandboxStatus({ unlimited: false });
 
@@ -31,9 +32,10 @@ describe.each(testDialects())('environment settings on the command line (%s)', (
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const cli = (args: string[]) => runCli(args, env);
+  const createDocs = (...options: string[]) => createDocsArgs(repo, ...options);
 
   it('is off by default, and only what the admin sets', async () => {
-    const created = await cli(['project', 'create', '--name', 'Docs', '--repo', repo, '--json']);
+    const created = await cli(createDocs('--json'));
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ setupCommand: null, agentCommands: false });
     const wrong = await cli([
@@ -48,19 +50,7 @@ describe.each(testDialects())('environment settings on the command line (%s)', (
   });
 
   it.skipIf(!sandbox.available)('sets, shows and removes them', async () => {
-    const created = await cli([
-      'project',
-      'create',
-      '--name',
-      'Docs',
-      '--repo',
-      repo,
-      '--setup-command',
-      'npm ci',
-      '--agent-commands',
-      'yes',
-      '--json',
-    ]);
+    const created = await cli(createDocs('--setup-command', 'npm ci', '--agent-commands', 'yes', '--json'));
     expect(created.code, created.stderr).toBe(0);
     const project = JSON.parse(created.stdout);
     expect(project).toMatchObject({ setupCommand: 'npm ci', agentCommands: true });
@@ -91,10 +81,7 @@ describe.each(testDialects())('environment settings on the command line (%s)', (
         ['--setup-command', 'npm ci'],
         ['--agent-commands', 'yes'],
       ]) {
-        const refused = await withoutGroups(
-          ['project', 'create', '--name', 'Docs', '--repo', repo, ...flags],
-          env,
-        );
+        const refused = await cliWithoutGroups(createDocs(...flags), env);
         expect(refused.code).not.toBe(0);
         expect(refused.stderr).toMatch(
           new RegExp(
@@ -105,34 +92,3 @@ describe.each(testDialects())('environment settings on the command line (%s)', (
     },
   );
 });
-
-/** The CLI in its own mount namespace with an empty tmpfs over /sys/fs/cgroup (as cli.test.ts). */
-function withoutGroups(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawnInGroup(
-      'unshare',
-      [
-        '--mount',
-        '--propagation',
-        'private',
-        'sh',
-        '-c',
-        'mount -t tmpfs none /sys/fs/cgroup && exec "$@"',
-        'sh',
-        process.execPath,
-        CLI,
-        ...args,
-      ],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr?.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}

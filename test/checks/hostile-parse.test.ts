@@ -76,6 +76,16 @@ async function checkWhileMeasuring(files: Record<string, string>, path: string, 
   }
 }
 
+/** The markdown check on every file of a site of `files` (each changed), within `budget`. */
+function checkMarkdown(files: Record<string, string>, budget: { fileMs?: number; runMs?: number }) {
+  return runBuiltInChecks({
+    tree: directoryTree(site(files)),
+    changes: Object.keys(files).map((path) => ({ path, kind: 'modified' as const })),
+    checks: ['markdown'],
+    budget,
+  });
+}
+
 const cases: Array<{ name: string; path: string; text: string; check: string; says: RegExp }> = [
   {
     name: '80,000+ nested block quotes and a word',
@@ -139,16 +149,10 @@ describe('built-in checks on hostile files at the size limit', () => {
   });
 
   it('runs out of its run budget with a problem on each file left, not a stalled or failed run', async () => {
-    const root = site({ 'docs/a.md': fill('[', 'a'), 'docs/b.md': fill('[', 'b') });
-    const results = await runBuiltInChecks({
-      tree: directoryTree(root),
-      changes: [
-        { path: 'docs/a.md', kind: 'modified' },
-        { path: 'docs/b.md', kind: 'modified' },
-      ],
-      checks: ['markdown'],
-      budget: { fileMs: 60_000, runMs: 1_000 },
-    });
+    const results = await checkMarkdown(
+      { 'docs/a.md': fill('[', 'a'), 'docs/b.md': fill('[', 'b') },
+      { fileMs: 60_000, runMs: 1_000 },
+    );
     // A run's files take turns in the pool: how far the first gets inside the budget depends on the
     // machine (a faster Node parses it whole), but the second is always left, and each file left is
     // named as not checked, never a stall or a failed run.
@@ -164,19 +168,10 @@ describe('built-in checks on hostile files at the size limit', () => {
   });
 
   it('still checks an ordinary page after a worker was stopped for a slow one', async () => {
-    const root = site({
-      'docs/slow.md': fill('[', 'a'),
-      'docs/fine.mdx': '---\ntitle: Fine\n---\n\n<Note>\n',
-    });
-    const results = await runBuiltInChecks({
-      tree: directoryTree(root),
-      changes: [
-        { path: 'docs/slow.md', kind: 'modified' },
-        { path: 'docs/fine.mdx', kind: 'modified' },
-      ],
-      checks: ['markdown'],
-      budget: { fileMs: 1_000 },
-    });
+    const results = await checkMarkdown(
+      { 'docs/slow.md': fill('[', 'a'), 'docs/fine.mdx': '---\ntitle: Fine\n---\n\n<Note>\n' },
+      { fileMs: 1_000 },
+    );
     expect(results[0]?.problems.map((problem) => problem.path)).toEqual(['docs/slow.md', 'docs/fine.mdx']);
     expect(results[0]?.problems[1]?.message).toContain('`<Note>` opened on line 5 is never closed');
   });

@@ -5,20 +5,14 @@
  * AGENTJOBS_REQUIRE_SANDBOX=1 (CI) makes that a failure.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCommandCheck } from '../../src/checks/command.js';
-import { sandboxStatus } from '../../src/checks/sandbox.js';
 import { createRedactor } from '../../src/domain/redact.js';
+import { sandboxForTests, siteFolder } from '../support/sandbox-site.js';
 
-const status = await sandboxStatus({ unlimited: false });
-if (!status.available) {
-  if (process.env.AGENTJOBS_REQUIRE_SANDBOX === '1')
-    throw new Error(`AGENTJOBS_REQUIRE_SANDBOX=1 but the sandbox is not available: ${status.reason}`);
-  console.log(`Sandbox limit tests skipped: ${status.reason}`);
-}
+const status = await sandboxForTests('Sandbox limit tests');
 
 const MiB = 1024 * 1024;
 const LIMITS = { processes: 64, memoryBytes: 128 * MiB, diskBytes: 64 * MiB, unlimited: false };
@@ -26,10 +20,7 @@ let root: string;
 let site: string;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'agentjobs-sandbox-limits-'));
-  site = join(root, 'site');
-  mkdirSync(join(site, 'docs'), { recursive: true });
-  writeFileSync(join(site, 'docs/index.md'), '# Home\n');
+  ({ root, site } = siteFolder('sandbox-limits'));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 // No run leaves a control group behind, whatever became of it.

@@ -3,41 +3,24 @@
  * Skipped where bwrap cannot run, unless AGENTJOBS_REQUIRE_SANDBOX=1 (CI) makes that a failure.
  */
 import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommandCheck } from '../../src/checks/command.js';
-import { sandboxStatus } from '../../src/checks/sandbox.js';
 import { createRedactor } from '../../src/domain/redact.js';
 import { ensureMirror } from '../../src/git/mirror.js';
 import { runGit } from '../../src/git/run.js';
 import { Workspace } from '../../src/git/workspace.js';
+import { sandboxForTests, siteFolder } from '../support/sandbox-site.js';
 
-const status = await sandboxStatus({ unlimited: false });
-if (!status.available) {
-  if (process.env.AGENTJOBS_REQUIRE_SANDBOX === '1')
-    throw new Error(`AGENTJOBS_REQUIRE_SANDBOX=1 but the sandbox is not available: ${status.reason}`);
-  console.log(`Sandbox tests skipped: ${status.reason}`);
-}
+const status = await sandboxForTests('Sandbox tests');
 
 const SECRET = 'sk-ant-test-secret-value-0123456789abcdef';
 let root: string;
 let site: string;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'agentjobs-sandbox-'));
-  site = join(root, 'site');
-  mkdirSync(join(site, 'docs'), { recursive: true });
-  writeFileSync(join(site, 'docs/index.md'), '# Home\n');
+  ({ root, site } = siteFolder('sandbox'));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

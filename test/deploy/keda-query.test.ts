@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { Project } from '../../src/domain/project.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { makeTestJob, openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { KUBERNETES_DIR, readEnvFile } from './manifests.js';
 
 const scaling = parseAllDocuments(
@@ -55,15 +55,7 @@ describe.skipIf(!testDialects().includes('postgres'))('the KEDA query of the job
       await client.query('reset role');
     }
   };
-  const newJob = (project: Project) =>
-    t.store.jobs.create({
-      projectId: project.id,
-      prompt: 'Fix the typo',
-      model: 'openai:gpt-5',
-      baseRef: 'main',
-      repository: project.repository,
-      draft: false,
-    });
+  const newJob = (project: Project) => makeTestJob(t.store, project, 'Fix the typo');
 
   it('counts queued jobs and jobs a worker holds, each project up to its concurrency, and nothing finished', async () => {
     const docs = await t.store.projects.create({ name: 'Docs', repository: '/tmp/docs' });

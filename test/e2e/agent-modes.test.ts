@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Job } from '../../src/domain/job.js';
 import { git } from '../support/e2e.js';
 import { useScriptedServer } from '../support/scripted-server.js';
 
@@ -50,28 +49,21 @@ describe.each(MODES)('a job with the model answers $mode', ({ env: modeEnv, stre
       },
       { text: 'Add an FAQ page\n\nI added guide/faq.md with the install question.' },
     ]);
-    const response = await fetch(`${scripted.server.url}/v2/agent/${scripted.projectId}/job`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${scripted.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'Add an FAQ page' }),
-    });
-    expect(response.status).toBe(201);
-    const created = (await response.json()) as Job;
-    let job = created;
-    const deadline = Date.now() + 20_000;
-    while (job.status === 'active') {
-      if (Date.now() > deadline) throw new Error(`job still ${job.status}/${job.phase}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      job = (await get(`/job/${created.id}`)) as Job;
-    }
+    const created = await scripted.api.call('POST', '/job', { prompt: 'Add an FAQ page' });
+    expect(created.status).toBe(201);
+    const job = await scripted.api.waitUntil(
+      created.job.id,
+      (current) => current.status !== 'active',
+      20_000,
+    );
 
     expect(job).toMatchObject({
       status: 'completed',
       title: 'Add an FAQ page',
       filesChanged: 1,
       error: null,
+      summary: expect.stringContaining('guide/faq.md'),
     });
-    expect(job.summary).toContain('guide/faq.md');
     // The scripted model counts 10 + 5 tokens a request: streamed answers carry them too.
     expect(job.usage).toEqual({
       inputTokens: 30,

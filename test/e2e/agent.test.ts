@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { testDialects } from '../support/db.js';
 import { dashboardCookie, git, jobApi } from '../support/e2e.js';
+import { makeGate } from '../support/gate.js';
 import { heldUntil } from '../support/scripted-model.js';
 import { scriptedServer, useScriptedServer } from '../support/scripted-server.js';
 import { eventually, startReceiver } from '../support/webhook-receiver.js';
@@ -160,10 +161,7 @@ describe.each(testDialects())('agent jobs end to end on %s', (dialect) => {
   });
 
   it('stops a running job on archive and publishes nothing', async () => {
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { opened: held, open: release } = makeGate();
     scripted.model.setScript([
       { toolCalls: [{ name: 'write_file', input: { path: 'draft.md', content: 'draft\n' } }] },
       heldUntil(held, { text: 'too late' }),

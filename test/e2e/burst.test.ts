@@ -1,18 +1,12 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { openDb } from '../../src/store/db.js';
-import { createStore, type Store } from '../../src/store/store.js';
-import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
+import { testDialects } from '../support/db.js';
 import { createProjectAndKey } from '../support/e2e.js';
+import { useProcessSuite } from '../support/process-suite.js';
 import { type ServerProcess, startServerProcess } from '../support/processes.js';
-import {
-  type ScriptedModelServer,
-  type ScriptedTurn,
-  startScriptedModel,
-} from '../support/scripted-model.js';
-import { git, makeRepo, tempDir, waitFor } from '../support/worker.js';
+import type { ScriptedTurn } from '../support/scripted-model.js';
+import { git, makeRepo, waitFor } from '../support/worker.js';
 
 const JOBS = 30;
 
@@ -36,39 +30,24 @@ function listWriteAnswer(body: any): ScriptedTurn {
 // worker holds them all at once. Every job must end with a pull request of its own, and nothing may
 // be done twice: one branch, one commit and one pull request per job.
 describe.each(testDialects())(`%s: ${JOBS} jobs at once on one worker`, (dialect) => {
-  let dir: string;
-  let database: TestDatabase;
-  let model: ScriptedModelServer;
-  let server: ServerProcess | undefined;
-  let store: Store | undefined;
-
-  beforeAll(async () => {
-    dir = tempDir('burst');
-    database = await createTestDatabase(dialect);
-    model = await startScriptedModel({
-      script: Array.from({ length: 4 * JOBS }, () => ({ answer: listWriteAnswer })),
-    });
+  const suite = useProcessSuite({
+    name: 'burst',
+    dialect,
+    model: { script: Array.from({ length: 4 * JOBS }, () => ({ answer: listWriteAnswer })) },
   });
+  let server: ServerProcess | undefined;
   afterAll(async () => {
     await server?.stop();
-    await store?.close();
-    await model?.close();
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('completes every job with its own pull request, and nothing twice', { timeout: 180_000 }, async () => {
-    const { repo, baseSha } = makeRepo(dir);
-    const env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: database.url,
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
+    const { repo, baseSha } = makeRepo(suite.dir);
+    const env = suite.env({
       AGENTJOBS_WORKER_CONCURRENCY: String(JOBS),
       AGENTJOBS_PROJECT_CONCURRENCY: String(JOBS),
       AGENTJOBS_RATE_LIMIT_PER_HOUR: '100000',
       AGENTJOBS_SHUTDOWN_GRACE_SECONDS: '0',
-    };
+    });
     const { projectId, key } = await createProjectAndKey(env, repo);
     server = await startServerProcess(env);
     const url = server.url;
@@ -84,10 +63,9 @@ describe.each(testDialects())(`%s: ${JOBS} jobs at once on one worker`, (dialect
         return (await response.json()) as Job;
       }),
     );
-    store = createStore(openDb({ url: database.url, poolSize: 2 }));
-    const open = store;
+    const store = suite.store();
     const finished = await waitFor(
-      () => Promise.all(posted.map((job) => open.jobs.get(projectId, job.id))),
+      () => Promise.all(posted.map((job) => store.jobs.get(projectId, job.id))),
       (current) => current.every((job) => job?.status !== 'active'),
       { timeoutMs: 150_000, everyMs: 250 },
     );
@@ -100,13 +78,13 @@ describe.each(testDialects())(`%s: ${JOBS} jobs at once on one worker`, (dialect
     ).toEqual([]);
     // Each job ran once: one attempt, three model steps.
     expect(finished.map((job) => job?.usage.steps)).toEqual(posted.map(() => 3));
-    expect(model.requests.length).toBe(3 * JOBS);
+    expect(suite.model.requests.length).toBe(3 * JOBS);
     const links = new Set(finished.map((job) => job?.prLink));
     expect(links.size).toBe(JOBS);
     const branches = new Set(finished.map((job) => job?.source.ref));
     expect(branches.size).toBe(JOBS);
 
-    const { pullRequests } = await open.pullRequests.list(projectId, { limit: 2 * JOBS });
+    const { pullRequests } = await store.pullRequests.list(projectId, { limit: 2 * JOBS });
     expect(pullRequests).toHaveLength(JOBS);
     expect(new Set(pullRequests.map((pullRequest) => pullRequest.jobId))).toEqual(
       new Set(posted.map((job) => job.id)),
@@ -124,7 +102,7 @@ describe.each(testDialects())(`%s: ${JOBS} jobs at once on one worker`, (dialect
     }
     expect(git(repo, 'rev-parse', 'main')).toBe(baseSha);
     // The workspaces are gone, and with them the worktrees the mirror knew.
-    const mirror = path.join(env.AGENTJOBS_DATA_DIR, 'mirrors', `${projectId}.git`);
+    const mirror = path.join(env.AGENTJOBS_DATA_DIR ?? '', 'mirrors', `${projectId}.git`);
     expect(git(mirror, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
   });
 });

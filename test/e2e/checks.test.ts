@@ -36,7 +36,12 @@ describe.each(testDialects())('checks end to end on %s', (dialect) => {
     failTarget = { url: scripted.server.url, ...fail };
   });
 
-  const finished = (job: Job) => job.status !== 'active';
+  /** Starts a job of `target`'s project with `prompt` and waits until it has ended. */
+  const runJob = async (target: JobTarget, prompt: string) => {
+    const { call, waitUntil } = jobApi(() => target);
+    const { job: created } = await call('POST', '/job', { prompt });
+    return waitUntil(created.id, (job: Job) => job.status !== 'active');
+  };
   const writeBroken = {
     toolCalls: [{ name: 'write_file', input: { path: 'quickstart.mdx', content: BROKEN } }],
   };
@@ -71,9 +76,7 @@ describe.each(testDialects())('checks end to end on %s', (dialect) => {
       { toolCalls: [{ name: 'run_checks', input: {} }] },
       { text: 'Add a note to the quickstart\n\nFixed the unclosed Note and the link.' },
     ]);
-    const { call, waitUntil } = jobApi(() => draftTarget);
-    const { job: created } = await call('POST', '/job', { prompt: 'Add a note to the quickstart' });
-    const job = await waitUntil(created.id, finished);
+    const job = await runJob(draftTarget, 'Add a note to the quickstart');
 
     expect(job).toMatchObject({ status: 'completed', error: null, checks: { status: 'passed' } });
     const told = repairPrompt();
@@ -104,9 +107,7 @@ describe.each(testDialects())('checks end to end on %s', (dialect) => {
 
   it('opens a draft listing the problems when the agent leaves them', async () => {
     scripted.model.setScript([writeBroken, { text: 'Add a note' }, { text: 'I could not fix the page.' }]);
-    const { call, waitUntil } = jobApi(() => draftTarget);
-    const { job: created } = await call('POST', '/job', { prompt: 'Add a note' });
-    const job = await waitUntil(created.id, finished);
+    const job = await runJob(draftTarget, 'Add a note');
 
     expect(job).toMatchObject({ status: 'completed', error: null, checks: { status: 'failed' } });
     const problems = job.checks?.results.flatMap((result) =>
@@ -123,9 +124,7 @@ describe.each(testDialects())('checks end to end on %s', (dialect) => {
 
   it('publishes nothing when the project says checks must pass', async () => {
     scripted.model.setScript([writeBroken, { text: 'Add a note' }, { text: 'Still broken.' }]);
-    const { call, waitUntil } = jobApi(() => failTarget);
-    const { job: created } = await call('POST', '/job', { prompt: 'Add a broken note' });
-    const job = await waitUntil(created.id, finished);
+    const job = await runJob(failTarget, 'Add a broken note');
 
     expect(job).toMatchObject({ status: 'failed', prLink: null, checks: { status: 'failed' } });
     expect(job.error?.code).toBe('checks_failed');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentJobsError, createClient, type Job, type JobEvent } from '../../src/client/index.js';
 import { type FaultyProxy, startFaultyProxy } from '../support/faulty-proxy.js';
+import { makeGate } from '../support/gate.js';
 import { runCli, type ServerProcess } from '../support/processes.js';
 import { heldUntil, type ScriptedModelServer } from '../support/scripted-model.js';
 import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
@@ -143,10 +144,7 @@ describe('the typed client against the built server', () => {
 
   it('streams events across a dropped connection with none lost or repeated', async () => {
     const client = proxied();
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { opened: gate, open: release } = makeGate();
     model.setScript([
       { toolCalls: [{ name: 'read_file', input: { path: 'README.md' } }] },
       heldUntil(gate, { toolCalls: [{ name: 'list_files', input: {} }] }),
@@ -206,10 +204,7 @@ describe('the typed client against the built server', () => {
 
   it('follows a job from the CLI: job events --follow --json prints JSON lines until the job ends', async () => {
     const client = direct();
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { opened: gate, open: release } = makeGate();
     model.setScript([
       heldUntil(gate, { text: 'Followed\n\nDone.' }),
       ...Array.from({ length: 50 }, () => ({ answer: done })),

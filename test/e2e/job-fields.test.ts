@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { testDialects } from '../support/db.js';
 import { git } from '../support/e2e.js';
+import { makeGate } from '../support/gate.js';
 import { runCli } from '../support/processes.js';
 import { heldUntil } from '../support/scripted-model.js';
 import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
@@ -32,10 +33,7 @@ describe.each(testDialects())('job fields end to end on %s', (dialect) => {
 
   it('counts steps on the job while it runs, not only at the end', async () => {
     const { model, api } = scripted;
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { opened: gate, open: release } = makeGate();
     model.setScript([write('a.md'), write('b.md'), heldUntil(gate, { text: 'Add two pages' })]);
     const created = await api.call('POST', '/job', { prompt: 'Add two pages' });
     expect(created.status).toBe(201);

@@ -3,19 +3,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testDialects } from '../support/db.js';
 import { git } from '../support/e2e.js';
+import { jobHeldMidRun, settledOn } from '../support/mid-run.js';
 import { type ServerProcess, startServerProcess } from '../support/processes.js';
-import { heldUntil } from '../support/scripted-model.js';
 import { scriptedServer } from '../support/scripted-server.js';
+import { waitFor } from '../support/worker.js';
 
 /** Leases long enough that only the reclaim at start can explain a job taken back during the test. */
 const LONG_LEASE = { AGENTJOBS_LEASE_SECONDS: '600', AGENTJOBS_POLL_SECONDS: '1' };
-
-interface JobView {
-  status: string;
-  prLink: string | null;
-  error: unknown;
-  source: { ref: string };
-}
 
 /** What a server logged when it took back the jobs of gone workers, or undefined. */
 function reclaimLog(server: ServerProcess): Record<string, unknown> | undefined {
@@ -43,10 +37,6 @@ describe.each(testDialects())('a server killed mid-run and started again, on %s'
       started.push(server);
       return server;
     };
-    const read = async (url: string, jobId: string) => {
-      const response = await fetch(`${url}/v2/agent/${projectId}/job/${jobId}`, { headers });
-      return (await response.json()) as JobView;
-    };
     const events = async (url: string, jobId: string) => {
       const response = await fetch(`${url}/v2/agent/${projectId}/job/${jobId}/events?limit=500`, { headers });
       const page = (await response.json()) as { events?: EventView[] } | EventView[];
@@ -54,22 +44,7 @@ describe.each(testDialects())('a server killed mid-run and started again, on %s'
     };
     try {
       // The model writes a file, then holds its next answer: the worker is mid-run.
-      model.setScript([
-        {
-          toolCalls: [
-            { name: 'write_file', input: { path: 'resume.md', content: 'written before the kill\n' } },
-          ],
-        },
-        heldUntil(new Promise<void>(() => {}), { text: 'never' }),
-      ]);
-      const created = await fetch(`${first.url}/v2/agent/${projectId}/job`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ prompt: 'Write resume.md' }),
-      });
-      const job = (await created.json()) as { id: string; source: { ref: string } };
-      const deadline = Date.now() + 20_000;
-      while (model.requests.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const job = await jobHeldMidRun(scripted.target(), model, 'resume.md', 'written before the kill\n');
       expect(model.requests.length).toBe(2);
 
       // A live worker of the same data directory is never robbed: another process started on it
@@ -86,12 +61,7 @@ describe.each(testDialects())('a server killed mid-run and started again, on %s'
       // The new attempt only has to finish: it writes nothing itself.
       model.setScript([{ text: 'Wrote resume.md' }]);
       const second = await start({});
-      let current = await read(second.url, job.id);
-      const until = Date.now() + 45_000;
-      while (current.status === 'active' && Date.now() < until) {
-        await new Promise((r) => setTimeout(r, 200));
-        current = await read(second.url, job.id);
-      }
+      const current = await settledOn(second.url, scripted.target(), job.id);
       expect(current).toMatchObject({ status: 'completed', error: null });
 
       // Taken back by the reclaim at start (the lease had ten minutes to run), counted as attempt 1 lost.
@@ -145,18 +115,7 @@ describe.runIf(testDialects().includes('postgres'))('workers of other data direc
       return server;
     };
     try {
-      model.setScript([
-        { toolCalls: [{ name: 'write_file', input: { path: 'a.md', content: 'a\n' } }] },
-        heldUntil(new Promise<void>(() => {}), { text: 'never' }),
-      ]);
-      const created = await fetch(`${first.url}/v2/agent/${projectId}/job`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ prompt: 'Write a.md' }),
-      });
-      const job = (await created.json()) as { id: string };
-      const deadline = Date.now() + 20_000;
-      while (model.requests.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const job = await jobHeldMidRun(scripted.target(), model, 'a.md', 'a\n');
       expect(model.requests.length).toBe(2);
       const held = async () => {
         const response = await fetch(`${first.url}/v2/agent/${projectId}/job/${job.id}`, { headers });
@@ -202,44 +161,25 @@ describe('a server stopped at once with a second Ctrl-C', () => {
   it('has its jobs taken back at the next start without counting a lost attempt', async () => {
     const env = { ...LONG_LEASE, AGENTJOBS_SHUTDOWN_GRACE_SECONDS: '600' };
     const scripted = await scriptedServer({ name: 'resume-sigint', files: {}, env });
-    const { model, projectId, key, server: first } = scripted;
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const { model, server: first } = scripted;
     let second: ServerProcess | undefined;
     try {
-      model.setScript([
-        { toolCalls: [{ name: 'write_file', input: { path: 'a.md', content: 'a\n' } }] },
-        heldUntil(new Promise<void>(() => {}), { text: 'never' }),
-      ]);
-      const created = await fetch(`${first.url}/v2/agent/${projectId}/job`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ prompt: 'Write a.md' }),
-      });
-      const job = (await created.json()) as { id: string };
-      const deadline = Date.now() + 20_000;
-      while (model.requests.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const job = await jobHeldMidRun(scripted.target(), model, 'a.md', 'a\n');
       expect(model.requests.length).toBe(2);
 
       first.child.kill('SIGINT');
-      while (
-        !first.output.some((line) => line.includes('Press Ctrl-C again')) &&
-        Date.now() < deadline + 20_000
-      )
-        await new Promise((r) => setTimeout(r, 50));
+      await waitFor(
+        async () => first.output.some((line) => line.includes('Press Ctrl-C again')),
+        (asked) => asked,
+        { timeoutMs: 20_000, everyMs: 50 },
+      );
       first.child.kill('SIGINT');
       expect(await first.exited).toBe(1);
 
       model.setScript([{ text: 'Wrote a.md' }]);
       second = await startServerProcess(scripted.env);
       expect(reclaimLog(second)).toMatchObject({ stoppedAtOnce: true, requeued: [job.id] });
-      let status = 'active';
-      const until = Date.now() + 45_000;
-      while (status === 'active' && Date.now() < until) {
-        await new Promise((r) => setTimeout(r, 200));
-        const response = await fetch(`${second.url}/v2/agent/${projectId}/job/${job.id}`, { headers });
-        status = ((await response.json()) as { status: string }).status;
-      }
-      expect(status).toBe('completed');
+      expect((await settledOn(second.url, scripted.target(), job.id)).status).toBe('completed');
     } finally {
       await first.stop('SIGKILL');
       await second?.stop('SIGKILL');

@@ -139,14 +139,12 @@ describe('a correct agent', () => {
 });
 
 describe('a careless agent', () => {
+  /** Runs task `name` with an agent that writes `path` once, with `content`, and answers `summary`. */
+  const writesOnce = (name: string, path: string, content: string, summary: string) =>
+    runTask(task(name), options([callTools([['write_file', { path, content }]]), answer(summary)]));
+
   it('fails for the navigation it forgot', async () => {
-    const outcome = await runTask(
-      task('mintlify-add-faq'),
-      options([
-        callTools([['write_file', { path: 'resources/faq.mdx', content: FAQ }]]),
-        answer('Add a FAQ page'),
-      ]),
-    );
+    const outcome = await writesOnce('mintlify-add-faq', 'resources/faq.mdx', FAQ, 'Add a FAQ page');
     expect(outcome.passed).toBe(false);
     // The navigation expectation says so, and the built-in checks too.
     expect(outcome.failures).toEqual([
@@ -186,12 +184,11 @@ describe('a careless agent', () => {
       '1. Open the environment',
       '<Steps>\n<Step title="Open the environment">\nOpen the environment',
     );
-    const outcome = await runTask(
-      task('mintlify-steps-component'),
-      options([
-        callTools([['write_file', { path: 'guides/custom-domains.mdx', content: broken }]]),
-        answer('Use Steps'),
-      ]),
+    const outcome = await writesOnce(
+      'mintlify-steps-component',
+      'guides/custom-domains.mdx',
+      broken,
+      'Use Steps',
     );
     expect(outcome.passed).toBe(false);
     expect(outcome.failures).toContain('guides/custom-domains.mdx: does not contain "</Steps>"');

@@ -7,10 +7,28 @@ import { inject } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
 import { type Db, openDb } from '../../src/store/db.js';
+import type { NewJob } from '../../src/store/jobs.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createStore, type Store } from '../../src/store/store.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
+
+/** A job of `project` on `main` with `prompt`, as `store.jobs.create` takes it, with `more` over it. */
+export function testJobInput(
+  project: Pick<Project, 'id' | 'repository'>,
+  prompt: string,
+  more: Partial<NewJob> = {},
+): NewJob {
+  return {
+    projectId: project.id,
+    prompt,
+    model: 'anthropic:claude-sonnet-4-5',
+    baseRef: 'main',
+    repository: project.repository,
+    draft: false,
+    ...more,
+  };
+}
 
 /** Makes a job of `project` on `main` with `prompt`, straight in the store (no worker runs it). */
 export function makeTestJob(
@@ -18,14 +36,16 @@ export function makeTestJob(
   project: Pick<Project, 'id' | 'repository'>,
   prompt: string,
 ): Promise<Job> {
-  return store.jobs.create({
-    projectId: project.id,
-    prompt,
-    model: 'anthropic:claude-sonnet-4-5',
-    baseRef: 'main',
-    repository: project.repository,
-    draft: false,
-  });
+  return store.jobs.create(testJobInput(project, prompt));
+}
+
+/** Ends the job's lease a second ago, as if its worker had stopped renewing it. */
+export function expireLease(db: Db, jobId: string): Promise<unknown> {
+  return db.kysely
+    .updateTable('jobs')
+    .set({ lease_expires_at: new Date(Date.now() - 1000).toISOString() })
+    .where('id', '=', jobId)
+    .execute();
 }
 
 /** The dialects this run covers: SQLite always, PostgreSQL when the global setup found one. */

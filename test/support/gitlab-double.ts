@@ -1,6 +1,6 @@
 /**
  * A stateful stand-in for GitLab's REST API (v4), for the parts the `gitlab` host uses, served on
- * loopback so the real gitbeaker client talks to it through its `host`. Shapes and status codes
+ * loopback so the host's real client talks to it through its base URL. Shapes and status codes
  * follow GitLab's published REST reference:
  * - "Merge requests API" (docs.gitlab.com/api/merge_requests/):
  *   `POST /projects/:id/merge_requests` → 201 merge request (`iid`, `web_url`, `draft`, `state`
@@ -58,7 +58,7 @@ export interface DoubleProject {
 }
 
 export interface GitlabDouble extends Omit<DoubleServer<GitlabFault>, 'url'>, HookSender {
-  /** The instance's base URL, as gitbeaker's `host` or a project's `apiUrl`. */
+  /** The instance's base URL, as the client's base URL or a project's `apiUrl`. */
   url: string;
   project(path: string, options?: { archived?: boolean; accessLevel?: number }): DoubleProject;
   /** The scopes `personal_access_tokens/self` reports. Default `['api', 'write_repository']`. */

@@ -7,12 +7,13 @@
 import { runAgent } from '../../src/agent/loop.js';
 import { createLanguageModel } from '../../src/agent/models.js';
 import { createWorker, type Worker } from '../../src/background/worker.js';
-import { type Config, loadConfig, type WorkerConfig } from '../../src/config/config.js';
+import type { Config, WorkerConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/log.js';
 import { createServerCodeHosts } from '../../src/server.js';
 import { lazySecretBox } from '../../src/store/secrets.js';
 import type { Store } from '../../src/store/store.js';
 import { memoryLog } from './app.js';
+import { testConfig } from './worker.js';
 
 /** The server's own secrets in these tests; none may leave a run. */
 export const SECRETS = {
@@ -27,26 +28,16 @@ export function realAgentConfig(
   modelUrl: string,
   options: { worker?: Partial<WorkerConfig>; env?: Record<string, string> } = {},
 ): Config {
-  const base = loadConfig({
-    AGENTJOBS_DATA_DIR: dataDir,
-    AGENTJOBS_PUBLIC_URL: 'http://agentjobs.test',
-    AGENTJOBS_MODEL: 'openai-compatible:scripted',
-    OPENAI_COMPATIBLE_BASE_URL: modelUrl,
-    ...SECRETS,
-    LOG_LEVEL: 'debug',
-    ...options.env,
-  });
-  return {
-    ...base,
-    worker: {
-      ...base.worker,
-      leaseMs: 5000,
-      heartbeatMs: 100,
-      pollMs: 500,
-      shutdownGraceMs: 1000,
-      ...options.worker,
+  return testConfig(
+    dataDir,
+    { pollMs: 500, ...options.worker },
+    {
+      AGENTJOBS_MODEL: 'openai-compatible:scripted',
+      OPENAI_COMPATIBLE_BASE_URL: modelUrl,
+      ...SECRETS,
+      ...options.env,
     },
-  };
+  );
 }
 
 /** Starts a worker with the real agent; `store` may be wrapped to stop it at a chosen point. */

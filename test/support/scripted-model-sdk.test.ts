@@ -14,18 +14,21 @@ import {
 
 const start = useScriptedModels();
 
+/** `generateText` of `prompt` on the model at `url` with the read_file tool (its calls kept in `calls`). */
+const withReadFile = (url: string, prompt: string, calls: unknown[]) =>
+  generateText({
+    model: modelAt(url),
+    prompt,
+    tools: { read_file: readFileTool(calls) },
+    stopWhen: stepCountIs(5),
+    maxRetries: 0,
+  });
+
 describe('scripted model with the AI SDK', () => {
   it('runs a tool call and a final answer through generateText', async () => {
     const server = await start(toolThenAnswer, { prompt_tokens: 7, completion_tokens: 3 });
     const calls: unknown[] = [];
-
-    const result = await generateText({
-      model: modelAt(server.url),
-      prompt: 'What is the intro about?',
-      tools: { read_file: readFileTool(calls) },
-      stopWhen: stepCountIs(5),
-      maxRetries: 0,
-    });
+    const result = await withReadFile(server.url, 'What is the intro about?', calls);
 
     expect(calls).toEqual([{ path: 'docs/intro.md' }]);
     expect(result.text).toBe('The intro is about scripted models.');
@@ -202,14 +205,7 @@ describe('scripted model with the AI SDK', () => {
       { text: 'I will try again.' },
     ]);
     const calls: unknown[] = [];
-
-    const result = await generateText({
-      model: modelAt(server.url),
-      prompt: 'read',
-      tools: { read_file: readFileTool(calls) },
-      stopWhen: stepCountIs(5),
-      maxRetries: 0,
-    });
+    const result = await withReadFile(server.url, 'read', calls);
 
     expect(calls).toEqual([]);
     expect(result.steps[0]?.content.some((part) => part.type === 'tool-error')).toBe(true);

@@ -12,7 +12,7 @@ import { openTestStore, type TestDialect, type TestStore } from './db.js';
 import { realAgentConfig, startRealWorker } from './real-agent.js';
 import { type ScriptedModelServer, startScriptedModel } from './scripted-model.js';
 import { useFixture } from './use-fixture.js';
-import { makeRepo, tempDir, waitFor } from './worker.js';
+import { makeRepo, settledJob, tempDir } from './worker.js';
 
 export interface ScriptedWorker {
   t: TestStore;
@@ -65,12 +65,7 @@ export async function scriptedWorker(options: ScriptedWorkerOptions): Promise<Sc
     const config = realAgentConfig(path.join(dir, 'data'), model.url, { env: options.env ?? {} });
     const { worker } = await startRealWorker(config, t.store, options.name);
     parts.worker = worker;
-    const settled = async (jobId: string) =>
-      (await waitFor(
-        () => t.store.jobs.get(project.id, jobId),
-        (current) => current?.status !== 'active',
-        { timeoutMs: 60_000, everyMs: 50 },
-      )) as Job;
+    const settled = async (jobId: string) => await settledJob(t.store, project.id, jobId);
     const runJob = async (fields: { prompt: string; model?: string }) => {
       const created = await t.store.jobs.create({
         projectId: project.id,

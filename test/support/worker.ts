@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { LanguageModel, ModelMessage } from 'ai';
 import { createWorker, type Worker } from '../../src/background/worker.js';
 import { type Config, loadConfig, type WorkerConfig } from '../../src/config/config.js';
+import type { Job } from '../../src/domain/job.js';
 import { createLogger } from '../../src/log.js';
 import { createServerCodeHosts } from '../../src/server.js';
 import { lazySecretBox } from '../../src/store/secrets.js';
@@ -45,12 +46,20 @@ export function hasRef(repo: string, ref: string): boolean {
   }
 }
 
-/** A config for tests: its own data directory, quick leases and heartbeats, a slow fallback poll. */
-export function testConfig(dataDir: string, worker: Partial<WorkerConfig> = {}): Config {
+/**
+ * A config for tests: its own data directory, quick leases and heartbeats, a slow fallback poll;
+ * `env` is more environment, over the defaults.
+ */
+export function testConfig(
+  dataDir: string,
+  worker: Partial<WorkerConfig> = {},
+  env: Record<string, string> = {},
+): Config {
   const base = loadConfig({
     AGENTJOBS_DATA_DIR: dataDir,
     AGENTJOBS_PUBLIC_URL: 'http://agentjobs.test',
     LOG_LEVEL: 'debug',
+    ...env,
   });
   return {
     ...base,
@@ -85,6 +94,13 @@ export function fakeAgent(initial: Script = async () => undefined) {
     calls,
     setScript(next: Script) {
       script = next;
+    },
+    /** Waits until the agent has been called `count` times. */
+    called(count = 1) {
+      return waitFor(
+        async () => calls.length,
+        (n) => n === count,
+      );
     },
     runAgent: async (options: RunAgentOptions): Promise<AgentResult> => {
       const call: AgentCall = {
@@ -141,6 +157,22 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
     await sleep(everyMs);
   }
+}
+
+/** Waits until the job is no longer active in `store` (a worker ended it), and returns it. */
+export async function settledJob(
+  store: Store,
+  projectId: string,
+  jobId: string,
+  timeoutMs = 60_000,
+): Promise<Job> {
+  const job = await waitFor(
+    () => store.jobs.get(projectId, jobId),
+    (current) => current?.status !== 'active',
+    { timeoutMs, everyMs: 50 },
+  );
+  if (!job) throw new Error(`job ${jobId} is gone`);
+  return job;
 }
 
 export interface TestWorker {

@@ -10,12 +10,12 @@ describe.each(testDialects())('the Webhooks tab on %s', (dialect) => {
   it('adds an endpoint and shows its secret once', async () => {
     expect((await browser.get(tab())).body).toContain('No endpoints yet');
     const refused = await browser.post(tab(), { url: 'http://169.254.169.254/', description: '<b>x</b>' });
-    expect(refused.status).toBe(400);
+    expect(refused.status).toBe(422);
     expect(refused.body).toContain('metadata address');
     expect(refused.body).toContain('&lt;b&gt;x&lt;/b&gt;');
     // The same sentence as the API and the CLI, for a form that carries the metadata address.
     const nat64 = await browser.post(tab(), { url: 'http://[64:ff9b::a9fe:a9fe]/' });
-    expect(nat64.status).toBe(400);
+    expect(nat64.status).toBe(422);
     expect(nat64.body).toContain(
       'The URL is not allowed: 64:ff9b::a9fe:a9fe is a NAT64 address for 169.254.169.254, a metadata address.',
     );

@@ -11,7 +11,7 @@ import type { NewProject, Project } from '../../src/domain/project.js';
 import { createCodeHosts } from '../../src/hosts/index.js';
 import { createLogger } from '../../src/log.js';
 import { memoryLog } from '../support/app.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { makeTestJob, openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
 import { git, makeRepo, tempDir } from '../support/worker.js';
 
@@ -53,14 +53,7 @@ describe.each(testDialects())('closing pull requests of archived jobs on %s', (d
 
   /** A completed job of `project` with an open pull request, as the worker leaves one. */
   const publishedJob = async (project: Project) => {
-    const job = await t.store.jobs.create({
-      projectId: project.id,
-      prompt: 'Add a page',
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: project.repository,
-      draft: false,
-    });
+    const job = await makeTestJob(t.store, project, 'Add a page');
     const branch = job.source.ref;
     if (project.host === 'local') git(repo, 'branch', branch, 'main');
     const link = await closer.hosts(project.host).openOrUpdatePullRequest({
@@ -155,13 +148,22 @@ describe.each(testDialects())('closing pull requests of archived jobs on %s', (d
     ]);
   });
 
-  it('logs a failed write of what a close came to, with the job, and writes it on the next pass', async () => {
+  /**
+   * A GitHub project whose job published a pull request, the project now pointing at an address
+   * where nothing listens: every close fails until the host is back.
+   */
+  const publishedWithHostDown = async () => {
     const hub = await project({
       host: 'github',
       repository: 'https://github.com/org/docs',
       hostSettings: { apiUrl: 'http://127.0.0.1:9' },
     });
     const { job } = await publishedJob({ ...hub, hostSettings: { apiUrl: github.url } });
+    return { hub, job };
+  };
+
+  it('logs a failed write of what a close came to, with the job, and writes it on the next pass', async () => {
+    const { hub, job } = await publishedWithHostDown();
     // The host is down, and the database fails the first write of the retry's time.
     const closes = t.store.pullRequestCloses;
     let failures = 0;
@@ -200,12 +202,7 @@ describe.each(testDialects())('closing pull requests of archived jobs on %s', (d
   });
 
   it('gives up after the last try and says so on the job', async () => {
-    const hub = await project({
-      host: 'github',
-      repository: 'https://github.com/org/docs',
-      hostSettings: { apiUrl: 'http://127.0.0.1:9' },
-    });
-    const { job } = await publishedJob({ ...hub, hostSettings: { apiUrl: github.url } });
+    const { hub, job } = await publishedWithHostDown();
     await t.store.jobs.archive(hub.id, job.id);
     let at = Date.now();
     for (let attempt = 1; attempt <= CLOSE_ATTEMPTS; attempt++) {

@@ -20,7 +20,7 @@ import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';
 import { realAgentConfig, SECRETS, startRealWorker } from '../support/real-agent.js';
 import { type ScriptedModelServer, startScriptedModel } from '../support/scripted-model.js';
 import { haystacksOfService } from '../support/token-grep.js';
-import { git, makeRepo, tempDir, waitFor } from '../support/worker.js';
+import { git, makeRepo, settledJob, tempDir } from '../support/worker.js';
 
 const TOKEN = 'ctx-remote-token-8c3d1f5e0a9b4726';
 const commit = (repo: string, file: string, text: string) => {
@@ -55,16 +55,19 @@ describe.each(testDialects())('context repositories in a run on %s', (dialect) =
       repository: docs,
       draft: false,
     });
-    return (await waitFor(
-      () => t.store.jobs.get(projectId, created.id),
-      (current) => current?.status !== 'active',
-      { timeoutMs: 60_000, everyMs: 50 },
-    )) as Job;
+    return settledJob(t.store, projectId, created.id);
   };
 
   // Every git the worker starts goes through a wrapper that writes down its arguments first.
   const path0 = process.env.PATH;
   const gitArguments = () => path.join(dir, 'git-arguments.log');
+
+  /** Adds `served` (a path on the git server) as the context repository `name`, behind the token. */
+  const addServed = (name: string, served: string) =>
+    t.store.contextRepositories.add(
+      { projectId: project.id, name, repository: `${gitServer.url}/${served}`, ref: null, host: 'github' },
+      { token: TOKEN, secrets: secrets() },
+    );
 
   beforeAll(async () => {
     dir = tempDir('context-repositories');
@@ -103,16 +106,7 @@ describe.each(testDialects())('context repositories in a run on %s', (dialect) =
       ref: 'release',
       host: 'local',
     });
-    await t.store.contextRepositories.add(
-      {
-        projectId: project.id,
-        name: 'api',
-        repository: `${gitServer.url}/org/api.git`,
-        ref: null,
-        host: 'github',
-      },
-      { token: TOKEN, secrets: secrets() },
-    );
+    await addServed('api', 'org/api.git');
     model = await startScriptedModel();
     ({ worker, logs } = await startRealWorker(realAgentConfig(dataDir(), model.url), t.store, 'context'));
   });
@@ -176,16 +170,7 @@ describe.each(testDialects())('context repositories in a run on %s', (dialect) =
   });
 
   it('fails the job with context_repository_unavailable when one cannot be fetched, and removing it drops its mirror', async () => {
-    await t.store.contextRepositories.add(
-      {
-        projectId: project.id,
-        name: 'gone',
-        repository: `${gitServer.url}/org/missing.git`,
-        ref: null,
-        host: 'github',
-      },
-      { token: TOKEN, secrets: secrets() },
-    );
+    await addServed('gone', 'org/missing.git');
     const job = await runJob(project.id, 'Document the missing code');
     expect(job.status).toBe('failed');
     expect(job.error?.code).toBe('context_repository_unavailable');

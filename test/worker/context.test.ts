@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import type { ScriptedTurn } from '../support/scripted-model.js';
 import { type ScriptedWorker, scriptedWorker } from '../support/scripted-worker.js';
-import { git, makeRepo, waitFor } from '../support/worker.js';
+import { git, makeRepo, settledJob } from '../support/worker.js';
 
 // Long runs against a model that refuses requests past a size, as providers refuse prompts longer
 // than their window: the real agent and worker, the scripted model over HTTP, real git and SQLite.
@@ -41,11 +41,7 @@ const setUp = (name: string, contextTokens: string) =>
   scriptedWorker({ name, env: { AGENTJOBS_CONTEXT_TOKENS: contextTokens }, repo: repoWithPages });
 
 async function settled(setup: Setup, jobId: string): Promise<Job> {
-  return (await waitFor(
-    () => setup.t.store.jobs.get(setup.project.id, jobId),
-    (current) => current?.status !== 'active',
-    { timeoutMs: 60_000, everyMs: 50 },
-  )) as Job;
+  return settledJob(setup.t.store, setup.project.id, jobId);
 }
 
 describe('a run that reads more than the window holds', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import { testDialects } from '../support/db.js';
+import { makeGate } from '../support/gate.js';
 import { heldUntil } from '../support/scripted-model.js';
 import { useScriptedWorker } from '../support/scripted-worker.js';
 import { waitFor } from '../support/worker.js';
@@ -31,10 +32,7 @@ describe.each(testDialects())('the daily budget under concurrent runs on %s', (d
     await scripted.t.store.projects.update(scripted.project.id, { dailyBudgetUsd: BUDGET });
     // Every run's first call is held until each run has either called the model or ended: the
     // runs are all under way before any of them has spent anything, as when runs start together.
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { opened: gate, open: release } = makeGate();
     const write = (turn: number) => ({
       toolCalls: [{ name: 'write_file', input: { path: `docs/page-${turn}.md`, content: `# ${turn}\n` } }],
     });

@@ -1,40 +1,15 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Project } from '../../src/domain/project.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import {
-  fakeAgent,
-  makeRepo,
-  startTestWorker,
-  type TestWorker,
-  tempDir,
-  testConfig,
-  waitFor,
-} from '../support/worker.js';
+import { describe, expect, it } from 'vitest';
+import { testDialects, testJobInput } from '../support/db.js';
+import { useFakeWorker } from '../support/fake-worker.js';
+import { partsOf } from '../support/use-fixture.js';
+import { fakeAgent, settledJob } from '../support/worker.js';
 
 // A statement that fails because the database went away under a run (a restart, a failover) is no
 // fault of the job: the run hands the job back, and the next attempt completes it.
 describe.each(testDialects())('a run whose database goes away, on %s', (dialect) => {
-  let t: TestStore;
-  let dir: string;
-  let repo: string;
-  let project: Project;
-  let running: TestWorker;
   const agent = fakeAgent();
-
-  beforeAll(async () => {
-    t = await openTestStore(dialect);
-    dir = tempDir('database-away');
-    ({ repo } = makeRepo(dir));
-    project = await t.store.projects.create({ name: 'Docs', repository: repo });
-    running = await startTestWorker({ config: testConfig(path.join(dir, 'data')), store: t.store, agent });
-  });
-  afterAll(async () => {
-    await running?.worker.stop({ graceMs: 0 });
-    await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const bench = useFakeWorker({ name: 'database-away', dialect, agent });
+  const { t, project } = partsOf(bench, 't', 'project');
 
   it('hands the job back instead of failing it, and the next attempt completes it', async () => {
     let runs = 0;
@@ -50,19 +25,8 @@ describe.each(testDialects())('a run whose database goes away, on %s', (dialect)
       await workspace.writeFile('docs/faq.md', '# FAQ\n');
       return { summary: 'Add an FAQ page' };
     });
-    const job = await t.store.jobs.create({
-      projectId: project.id,
-      prompt: 'Add an FAQ page',
-      model: 'openai:fake',
-      baseRef: 'main',
-      repository: repo,
-      draft: false,
-    });
-    const done = await waitFor(
-      () => t.store.jobs.get(project.id, job.id),
-      (current) => current?.status !== 'active',
-      { timeoutMs: 20_000 },
-    );
+    const job = await t.store.jobs.create(testJobInput(project, 'Add an FAQ page', { model: 'openai:fake' }));
+    const done = await settledJob(t.store, project.id, job.id, 20_000);
 
     expect(done).toMatchObject({ status: 'completed', error: null, filesChanged: 1 });
     expect(runs).toBe(2);

@@ -6,17 +6,16 @@ import type { Project } from '../../src/domain/project.js';
 import { openDb } from '../../src/store/db.js';
 import { isLeaseLost } from '../../src/store/queue/index.js';
 import { createStore, type Store } from '../../src/store/store.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { expireLease, openTestStore, type TestStore, testDialects } from '../support/db.js';
 import {
   fakeAgent,
   git,
-  makeRepo,
   sleep,
   startTestWorker,
   type TestWorker,
-  tempDir,
   testConfig,
   untilAborted,
+  useRepository,
   waitFor,
 } from '../support/worker.js';
 
@@ -28,8 +27,7 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
    * would wait on each other's locks synchronously, and the in-process wake-up is shared anyway.
    */
   let api: Store;
-  let dir: string;
-  let repo: string;
+  const docs = useRepository({ name: 'worker-lifecycle' });
   let project: Project;
   const started: TestWorker[] = [];
   let next = 0;
@@ -37,9 +35,7 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
   beforeAll(async () => {
     t = await openTestStore(dialect);
     api = dialect === 'postgres' ? createStore(openDb({ url: t.url, poolSize: 2 })) : t.store;
-    dir = tempDir('worker-lifecycle');
-    ({ repo } = makeRepo(dir));
-    project = await t.store.projects.create({ name: 'Docs', repository: repo });
+    project = await t.store.projects.create({ name: 'Docs', repository: docs.repo });
   });
   // Each test has its own workers.
   afterEach(async () => {
@@ -48,14 +44,13 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
   afterAll(async () => {
     if (api !== t.store) await api.close();
     await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const startWorker = async (
     agent: ReturnType<typeof fakeAgent>,
     worker: Parameters<typeof testConfig>[1] = {},
   ) => {
-    const config = testConfig(path.join(dir, `data-${++next}`), worker);
+    const config = testConfig(path.join(docs.dir, `data-${++next}`), worker);
     const running = await startTestWorker({ config, store: t.store, agent, id: `w${next}` });
     started.push(running);
     return running;
@@ -66,7 +61,7 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
       prompt,
       model: 'openai:fake',
       baseRef: 'main',
-      repository: repo,
+      repository: docs.repo,
       draft: false,
     });
   const row = (jobId: string) =>
@@ -118,17 +113,10 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
     // One slot: the old worker cannot win the job back for itself.
     const old = await startWorker(oldAgent, { heartbeatMs: 60_000, concurrency: 1 });
     const job = await create('Take me over');
-    await waitFor(
-      async () => oldAgent.calls.length,
-      (n) => n === 1,
-    );
+    await oldAgent.called();
 
     // The lease runs out; another worker reclaims the job and runs attempt 2.
-    await t.db.kysely
-      .updateTable('jobs')
-      .set({ lease_expires_at: new Date(Date.now() - 1000).toISOString() })
-      .where('id', '=', job.id)
-      .execute();
+    await expireLease(t.db, job.id);
     const newAgent = fakeAgent(async ({ workspace }) => {
       await workspace.writeFile('new.md', 'from the new attempt\n');
       return { summary: 'new' };
@@ -156,8 +144,8 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
     expect(
       events.some((event) => event.type === 'message' && event.data.text === 'old attempt still here'),
     ).toBe(false);
-    expect(git(repo, 'diff', '--name-only', `main...${job.source.ref}`)).toBe('new.md');
-    expect(git(repo, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('1');
+    expect(git(docs.repo, 'diff', '--name-only', `main...${job.source.ref}`)).toBe('new.md');
+    expect(git(docs.repo, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('1');
   });
 
   it('stops its own older attempt when an expired job comes back to it', async () => {
@@ -174,11 +162,7 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
       async () => signals.length,
       (n) => n === 1,
     );
-    await t.db.kysely
-      .updateTable('jobs')
-      .set({ lease_expires_at: new Date(Date.now() - 1000).toISOString() })
-      .where('id', '=', job.id)
-      .execute();
+    await expireLease(t.db, job.id);
     // Expired leases are looked for at most once a second; the poll would find it, a wake-up is quicker.
     await sleep(1100);
     await t.db.notify('agentjobs_jobs', job.id);
@@ -195,10 +179,7 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
     });
     const running = await startWorker(agent);
     const job = await create('Finish in time');
-    await waitFor(
-      async () => agent.calls.length,
-      (n) => n === 1,
-    );
+    await agent.called();
     await running.worker.stop({ graceMs: 5000 });
     expect(await t.store.jobs.get(project.id, job.id)).toMatchObject({
       status: 'completed',
@@ -210,10 +191,7 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
     const slow = fakeAgent(async ({ signal }) => untilAborted(signal));
     const first = await startWorker(slow);
     const job = await create('Outlive the grace');
-    await waitFor(
-      async () => slow.calls.length,
-      (n) => n === 1,
-    );
+    await slow.called();
     // The agent runs until aborted: stop resolving at all shows the grace period ended it.
     await first.worker.stop({ graceMs: 200 });
     const released = await row(job.id);
@@ -226,7 +204,7 @@ describe.each(testDialects())('worker lifecycle on %s', (dialect) => {
     expect(Number(released.attempt)).toBe(1);
     const events = await t.store.events.list(job.id, 0, 1000);
     expect(events.at(-1)).toMatchObject({ type: 'phase', data: { phase: 'queued', reason: 'released' } });
-    expect(fs.readdirSync(path.join(dir, `data-${next}`, 'worktrees'))).toEqual([]);
+    expect(fs.readdirSync(path.join(docs.dir, `data-${next}`, 'worktrees'))).toEqual([]);
 
     const fast = fakeAgent(async () => ({ summary: 'taken over' }));
     await startWorker(fast);

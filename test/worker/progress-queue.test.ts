@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { isLeaseLost, type Lease, MAX_LOST_ATTEMPTS } from '../../src/store/queue/index.js';
-import { endActiveJobs, openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { endActiveJobs, makeTestJob, openTestStore, type TestStore, testDialects } from '../support/db.js';
 
 // The store's side of taking back a dead worker's jobs and continuing their runs, on every dialect.
 describe.each(testDialects())('reclaiming from gone workers and run progress on %s', (dialect) => {
@@ -15,15 +15,7 @@ describe.each(testDialects())('reclaiming from gone workers and run progress on 
   });
   afterAll(() => t.close());
 
-  const newJob = (prompt = 'Fix the typo') =>
-    t.store.jobs.create({
-      projectId: project.id,
-      prompt,
-      model: 'openai:gpt-5',
-      baseRef: 'main',
-      repository: '/tmp/docs',
-      draft: false,
-    });
+  const newJob = (prompt = 'Fix the typo') => makeTestJob(t.store, project, prompt);
   const claimOne = async (owner: string): Promise<Lease> => {
     const [claimed] = await t.store.queue.claim({ owner, limit: 1, perProject: 10, leaseMs });
     if (!claimed) throw new Error('nothing claimed');
@@ -102,7 +94,8 @@ describe.each(testDialects())('reclaiming from gone workers and run progress on 
       deleted: [],
     };
     await t.store.queue.saveProgress(first, {
-      conversation: [{ role: 'user', content: 'Fix the typo' }],
+      from: 0,
+      messages: [JSON.stringify({ role: 'user', content: 'Fix the typo' })],
       deliveredThrough: 'm1',
       changes,
     });
@@ -117,11 +110,16 @@ describe.each(testDialects())('reclaiming from gone workers and run progress on 
     });
     // The first attempt can no longer write its progress.
     const stale = await t.store.queue
-      .saveProgress(first, { conversation: [], deliveredThrough: null, changes: null })
+      .saveProgress(first, { from: 0, messages: [], deliveredThrough: null, changes: null })
       .catch((error: unknown) => error);
     expect(isLeaseLost(stale)).toBe(true);
     // The second attempt's progress replaces it, and the run got somewhere: no lost attempts.
-    await t.store.queue.saveProgress(second, { conversation: [], deliveredThrough: 'm1', changes: null });
+    await t.store.queue.saveProgress(second, {
+      from: 0,
+      messages: [],
+      deliveredThrough: 'm1',
+      changes: null,
+    });
     expect(await t.store.queue.progress(job.id)).toMatchObject({ attempt: second.attempt, changes: null });
     expect(await lostAttempts(job.id)).toBe(0);
     await t.store.queue.fail(second, { code: 'model_error', message: 'no' });
@@ -130,7 +128,12 @@ describe.each(testDialects())('reclaiming from gone workers and run progress on 
     const other = await newJob();
     const lease = await claimOne('w3');
     expect(lease.jobId).toBe(other.id);
-    await t.store.queue.saveProgress(lease, { conversation: [], deliveredThrough: null, changes: null });
+    await t.store.queue.saveProgress(lease, {
+      from: 0,
+      messages: ['{}'],
+      deliveredThrough: null,
+      changes: null,
+    });
     await t.store.queue.complete(lease, {
       summary: 'ok',
       title: 'T',
@@ -140,5 +143,86 @@ describe.each(testDialects())('reclaiming from gone workers and run progress on 
       headSha: null,
     });
     expect(await t.store.queue.progress(other.id)).toBeNull();
+  });
+
+  it('saves a step by appending its messages, and reads back the conversation the record counts', async () => {
+    await drain();
+    const job = await newJob();
+    const lease = await claimOne('w4');
+    expect(lease.jobId).toBe(job.id);
+    const rows = async () =>
+      (
+        await t.db.kysely
+          .selectFrom('job_progress_messages')
+          .select('seq')
+          .where('job_id', '=', job.id)
+          .execute()
+      ).length;
+    const json = (...texts: string[]) => texts.map((content) => JSON.stringify({ role: 'user', content }));
+    const save = (from: number, messages: string[]) =>
+      t.store.queue.saveProgress(lease, { from, messages, deliveredThrough: null, changes: null });
+    await save(0, json('a', 'b', 'c'));
+    await save(3, json('d'));
+    expect((await t.store.queue.progress(job.id))?.conversation).toEqual(
+      ['a', 'b', 'c', 'd'].map((content) => ({ role: 'user', content })),
+    );
+    // The conversation changed below its end and is shorter: the rows past it are not read.
+    await save(1, json('B'));
+    expect((await t.store.queue.progress(job.id))?.conversation).toEqual([
+      { role: 'user', content: 'a' },
+      { role: 'user', content: 'B' },
+    ]);
+    expect(await rows()).toBe(4);
+    // Growing again writes over the rows left past the end.
+    await save(2, json('C', 'D', 'E'));
+    expect((await t.store.queue.progress(job.id))?.conversation).toEqual(
+      ['a', 'B', 'C', 'D', 'E'].map((content) => ({ role: 'user', content })),
+    );
+    // The end of the run removes them all.
+    await t.store.queue.fail(lease, { code: 'model_error', message: 'no' });
+    expect(await t.store.queue.progress(job.id)).toBeNull();
+    expect(await rows()).toBe(0);
+  });
+
+  it('removes the progress messages of a job archived while it runs', async () => {
+    await drain();
+    const job = await newJob();
+    const lease = await claimOne('w6');
+    expect(lease.jobId).toBe(job.id);
+    const message = JSON.stringify({ role: 'user', content: 'x' });
+    await t.store.queue.saveProgress(lease, {
+      from: 0,
+      messages: [message],
+      deliveredThrough: null,
+      changes: null,
+    });
+    await t.store.jobs.archive(project.id, job.id);
+    const rows = await t.db.kysely
+      .selectFrom('job_progress_messages')
+      .select('seq')
+      .where('job_id', '=', job.id)
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('reads a record an older version saved with its conversation in it', async () => {
+    await drain();
+    const job = await newJob();
+    const lease = await claimOne('w5');
+    expect(lease.jobId).toBe(job.id);
+    const old = {
+      attempt: lease.attempt,
+      conversation: [{ role: 'user', content: 'x' }],
+      deliveredThrough: null,
+      changes: null,
+      savedAt: new Date().toISOString(),
+    };
+    await t.db.kysely
+      .insertInto('job_worker_state')
+      .values({ job_id: job.id, progress: JSON.stringify(old), lost_attempts: 0, updated_at: old.savedAt })
+      .onConflict((conflict) => conflict.column('job_id').doUpdateSet({ progress: JSON.stringify(old) }))
+      .execute();
+    expect(await t.store.queue.progress(job.id)).toEqual(old);
+    await drain();
   });
 });

@@ -2,7 +2,6 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Job } from '../../src/domain/job.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { killGroup, startTsxChild } from '../support/processes.js';
 import { realAgentConfig, startRealWorker } from '../support/real-agent.js';
@@ -11,10 +10,10 @@ import {
   fakeAgent,
   git,
   makeRepo,
+  settledJob,
   startTestWorker,
   tempDir,
   testConfig,
-  waitFor,
 } from '../support/worker.js';
 
 /** Starts `published-crash-child.ts` in its own process group; resolves with the job it stalled on. */
@@ -89,11 +88,7 @@ describe.each(testDialects())('a worker killed between publishing and completing
     const config = realAgentConfig(dataDir, model.url);
     const { worker } = await startRealWorker(config, t.store, 'survivor');
     stopWorker = () => worker.stop({ graceMs: 0 });
-    const done = (await waitFor(
-      () => t?.store.jobs.get(project.id, job.id) ?? Promise.resolve(undefined),
-      (current) => current?.status !== 'active',
-      { timeoutMs: 60_000, everyMs: 50 },
-    )) as Job;
+    const done = await settledJob(t.store, project.id, job.id, 60_000);
 
     expect(done).toMatchObject({
       status: 'completed',
@@ -167,11 +162,7 @@ describe.each(testDialects())('a worker killed between publishing and completing
       agent,
     });
     stopWorker = () => worker.stop({ graceMs: 0 });
-    const done = (await waitFor(
-      () => t?.store.jobs.get(project.id, job.id) ?? Promise.resolve(undefined),
-      (current) => current?.status !== 'active',
-      { timeoutMs: 30_000, everyMs: 50 },
-    )) as Job;
+    const done = await settledJob(t.store, project.id, job.id, 30_000);
     expect(done).toMatchObject({
       status: 'completed',
       summary: 'Added pushed.md',

@@ -6,24 +6,15 @@
  * The whole run: a code host's event, the automation, the worker with the local code host, a real
  * database on each dialect.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { quotedPrompt } from '../../src/domain/automation-prompt.js';
 import type { Job } from '../../src/domain/job.js';
-import type { Project } from '../../src/domain/project.js';
 import { type HostEventDeps, processHostEvent } from '../../src/jobs/host-events.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import {
-  fakeAgent,
-  git,
-  makeRepo,
-  startTestWorker,
-  type TestWorker,
-  tempDir,
-  testConfig,
-  waitFor,
-} from '../support/worker.js';
+import { automationInput, PRODUCT_MAIN } from '../support/automation-inputs.js';
+import { testDialects } from '../support/db.js';
+import { useFakeWorker } from '../support/fake-worker.js';
+import { partsOf } from '../support/use-fixture.js';
+import { fakeAgent, git, waitFor } from '../support/worker.js';
 
 /** Text only the product's private repository holds. */
 const PRIVATE = 'PRIVATE-PRICING-RULE-7f3a';
@@ -31,37 +22,25 @@ const TEMPLATE =
   'Keep the docs true to the product.\n\nCommits:\n{{change.commits}}\n\nDiff:\n{{change.diff}}';
 
 describe.each(testDialects())('pull request quotes on %s', (dialect) => {
-  let t: TestStore;
-  let dir: string;
-  let repo: string;
-  let project: Project;
-  let running: TestWorker;
   let deps: HostEventDeps;
   let pushes = 0;
   const agent = fakeAgent(async ({ workspace }) => {
     await workspace.writeFile(`docs/pricing-${pushes}.md`, '# Pricing\n\nSee the product.\n');
     return { summary: 'Document the pricing change' };
   });
+  const bench = useFakeWorker({ name: 'pr-quotes', dialect, agent });
+  const { t, project } = partsOf(bench, 't', 'project');
 
   beforeAll(async () => {
-    t = await openTestStore(dialect);
-    dir = tempDir('pr-quotes');
-    ({ repo } = makeRepo(dir));
-    project = await t.store.projects.create({ name: 'Docs', repository: repo });
-    const config = testConfig(path.join(dir, 'data'));
-    running = await startTestWorker({ config, store: t.store, agent });
-    await t.store.automations.create({
-      projectId: project.id,
-      name: 'Docs follow the product',
-      enabled: true,
-      trigger: { type: 'code_change', repository: 'product', branch: 'main', paths: null },
-      prompt: TEMPLATE,
-      group: false,
-      draft: false,
-      model: 'openai:fake',
-      baseRef: null,
-      allowedAuthors: [],
-    });
+    await t.store.automations.create(
+      automationInput(project.id, {
+        name: 'Docs follow the product',
+        trigger: PRODUCT_MAIN,
+        prompt: TEMPLATE,
+        model: 'openai:fake',
+      }),
+    );
+    const { config } = bench;
     deps = {
       store: t.store,
       config,
@@ -72,11 +51,6 @@ describe.each(testDialects())('pull request quotes on %s', (dialect) => {
         files: ['src/pricing.ts'],
       }),
     };
-  });
-  afterAll(async () => {
-    await running.worker.stop({ graceMs: 0 });
-    await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   /** A push of one commit to the product's `main`, through the automation to a finished job. */
@@ -124,7 +98,7 @@ describe.each(testDialects())('pull request quotes on %s', (dialect) => {
     expect(pull?.body).toContain('(not quoted: from the context repository `product`)');
     expect(pull?.body).not.toContain(PRIVATE);
     expect(pull?.title).not.toContain(PRIVATE);
-    expect(git(repo, 'log', '-1', '--format=%B', job.source.ref)).not.toContain(PRIVATE);
+    expect(git(bench.repo, 'log', '-1', '--format=%B', job.source.ref)).not.toContain(PRIVATE);
   });
 
   it('quotes it all when the project says so', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { isLeaseLost, type Lease, LeaseLostError, MAX_LOST_ATTEMPTS } from '../../src/store/queue/index.js';
-import { endActiveJobs, openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { endActiveJobs, expireLease, openTestStore, type TestStore, testDialects } from '../support/db.js';
 
 // The queue at the store level, on every dialect: claim limits, fencing, lost leases, messages.
 describe.each(testDialects())('job queue on %s', (dialect) => {
@@ -32,12 +32,7 @@ describe.each(testDialects())('job queue on %s', (dialect) => {
     attempt: claimed.attempt,
     owner,
   });
-  const expire = (jobId: string) =>
-    t.db.kysely
-      .updateTable('jobs')
-      .set({ lease_expires_at: new Date(Date.now() - 1000).toISOString() })
-      .where('id', '=', jobId)
-      .execute();
+  const expire = (jobId: string) => expireLease(t.db, jobId);
   const drain = () => endActiveJobs(t.db);
 
   it('reads a failure code this version no longer makes as internal_error', async () => {

@@ -1,47 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import type { Project } from '../../src/domain/project.js';
 import { AgentError } from '../../src/worker/agent-port.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import {
-  fakeAgent,
-  git,
-  hasRef,
-  makeRepo,
-  startTestWorker,
-  type TestWorker,
-  tempDir,
-  testConfig,
-  untilAborted,
-  waitFor,
-} from '../support/worker.js';
+import { testDialects } from '../support/db.js';
+import { useFakeWorker } from '../support/fake-worker.js';
+import { partsOf } from '../support/use-fixture.js';
+import { fakeAgent, git, hasRef, untilAborted, waitFor } from '../support/worker.js';
 
 // The whole run pipeline with a fake agent: real git repositories, the local code host, a real database.
 describe.each(testDialects())('worker runs on %s', (dialect) => {
-  let t: TestStore;
-  let dir: string;
-  let repo: string;
-  let baseSha: string;
-  let project: Project;
-  let dataDir: string;
   const agent = fakeAgent();
-  let running: TestWorker;
-
-  beforeAll(async () => {
-    t = await openTestStore(dialect);
-    dir = tempDir('worker-run');
-    ({ repo, baseSha } = makeRepo(dir));
-    project = await t.store.projects.create({ name: 'Docs', repository: repo });
-    dataDir = path.join(dir, 'data');
-    running = await startTestWorker({ config: testConfig(dataDir), store: t.store, agent });
-  });
-  afterAll(async () => {
-    await running.worker.stop({ graceMs: 0 });
-    await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const bench = useFakeWorker({ name: 'worker-run', dialect, agent });
+  const { t, project, running } = partsOf(bench, 't', 'project', 'running');
 
   const create = (prompt: string, options: { model?: string; projectId?: string } = {}) =>
     t.store.jobs.create({
@@ -49,7 +20,7 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
       prompt,
       model: options.model ?? 'openai:fake',
       baseRef: 'main',
-      repository: repo,
+      repository: bench.repo,
       draft: false,
     });
   const finished = (job: Job) =>
@@ -58,7 +29,21 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
       (j) => j?.status !== 'active',
     );
   const eventsOf = async (jobId: string) => t.store.events.list(jobId, 0, 1000);
-  const worktrees = () => fs.readdirSync(path.join(dataDir, 'worktrees'));
+  /** Checks that `job` pushed no branch, opened no pull request and made no commit; its event types. */
+  const expectNothingPublished = async (job: Job) => {
+    expect(hasRef(bench.repo, `refs/heads/${job.source.ref}`)).toBe(false);
+    expect(await t.store.pullRequests.getByBranch(project.id, job.source.ref)).toBeUndefined();
+    const types = (await eventsOf(job.id)).map((event) => event.type);
+    expect(types).not.toContain('commit');
+    return types;
+  };
+  /** A project `name` that pushes onto `main` of a clone (`git clone …options`) of the repository. */
+  const pushingProject = async (name: string, folder: string, ...options: string[]) => {
+    const clone = path.join(bench.dir, folder);
+    git(bench.dir, 'clone', '-q', ...options, bench.repo, clone);
+    return { clone, project: await t.store.projects.create({ name, repository: clone, publish: 'push' }) };
+  };
+  const worktrees = () => fs.readdirSync(path.join(bench.dataDir, 'worktrees'));
 
   it('publishes the change on the job branch and opens a pull request; the base stays untouched', async () => {
     agent.setScript(async ({ workspace }) => {
@@ -80,11 +65,13 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
     });
     expect(done?.completedAt).not.toBeNull();
     const branch = job.source.ref;
-    expect(git(repo, 'rev-parse', 'main')).toBe(baseSha);
-    expect(git(repo, 'status', '--porcelain')).toBe('');
-    expect(git(repo, 'diff', '--name-status', `main...${branch}`)).toBe('A\tdocs/faq.md');
-    expect(git(repo, 'show', `${branch}:docs/faq.md`)).toBe('# FAQ\n\nAsk away.');
-    expect(git(repo, 'log', '-1', '--format=%an <%ae>', branch)).toBe('agentjobs <agentjobs@localhost>');
+    expect(git(bench.repo, 'rev-parse', 'main')).toBe(bench.baseSha);
+    expect(git(bench.repo, 'status', '--porcelain')).toBe('');
+    expect(git(bench.repo, 'diff', '--name-status', `main...${branch}`)).toBe('A\tdocs/faq.md');
+    expect(git(bench.repo, 'show', `${branch}:docs/faq.md`)).toBe('# FAQ\n\nAsk away.');
+    expect(git(bench.repo, 'log', '-1', '--format=%an <%ae>', branch)).toBe(
+      'agentjobs <agentjobs@localhost>',
+    );
 
     const pr = await t.store.pullRequests.get(project.id, 1);
     expect(pr).toMatchObject({
@@ -93,7 +80,7 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
       baseBranch: 'main',
       state: 'open',
       title: 'Add an FAQ page',
-      headSha: git(repo, 'rev-parse', branch),
+      headSha: git(bench.repo, 'rev-parse', branch),
     });
     expect(pr?.body).toContain('Add an FAQ page');
 
@@ -132,7 +119,7 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
     const again = await finished(job);
     expect(again).toMatchObject({ status: 'completed', prLink: done?.prLink, filesChanged: 1 });
     expect(agent.calls.at(-1)?.prompts).toEqual(['Add an FAQ page']);
-    expect(git(repo, 'rev-list', '--count', `main..${branch}`)).toBe('1');
+    expect(git(bench.repo, 'rev-list', '--count', `main..${branch}`)).toBe('1');
     const { pullRequests } = await t.store.pullRequests.list(project.id, { limit: 10 });
     expect(pullRequests.map((p) => p.number)).toEqual([1]);
 
@@ -156,11 +143,11 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
       usage: { steps: 3 },
       title: 'Add an FAQ page',
     });
-    expect(git(repo, 'rev-list', '--count', `main..${branch}`)).toBe('2');
-    expect(git(repo, 'show', `${branch}:docs/faq.md`)).toContain('kindly');
-    expect(git(repo, 'rev-parse', 'main')).toBe(baseSha);
+    expect(git(bench.repo, 'rev-list', '--count', `main..${branch}`)).toBe('2');
+    expect(git(bench.repo, 'show', `${branch}:docs/faq.md`)).toContain('kindly');
+    expect(git(bench.repo, 'rev-parse', 'main')).toBe(bench.baseSha);
     const updated = await t.store.pullRequests.get(project.id, 1);
-    expect(updated?.headSha).toBe(git(repo, 'rev-parse', branch));
+    expect(updated?.headSha).toBe(git(bench.repo, 'rev-parse', branch));
     expect(updated?.title).toBe('Add an FAQ page');
     expect((await t.store.pullRequests.list(project.id, { limit: 10 })).pullRequests).toHaveLength(1);
   });
@@ -170,10 +157,7 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
     const job = await create('Check the README');
     const done = await finished(job);
     expect(done).toMatchObject({ status: 'completed', prLink: null, filesChanged: 0, error: null });
-    expect(hasRef(repo, `refs/heads/${job.source.ref}`)).toBe(false);
-    expect(await t.store.pullRequests.getByBranch(project.id, job.source.ref)).toBeUndefined();
-    const types = (await eventsOf(job.id)).map((event) => event.type);
-    expect(types).not.toContain('commit');
+    const types = await expectNothingPublished(job);
     expect(types).not.toContain('pull_request');
   });
 
@@ -200,10 +184,7 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
       (list) => list.length === 0,
     );
     expect(await t.store.jobs.get(project.id, job.id)).toMatchObject({ status: 'archived', phase: null });
-    expect(hasRef(repo, `refs/heads/${job.source.ref}`)).toBe(false);
-    expect(await t.store.pullRequests.getByBranch(project.id, job.source.ref)).toBeUndefined();
-    const types = (await eventsOf(job.id)).map((event) => event.type);
-    expect(types).not.toContain('commit');
+    const types = await expectNothingPublished(job);
     expect(types).not.toContain('error');
   });
 
@@ -240,7 +221,7 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
       prLink: null,
       usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 0, steps: 50, costUsd: null },
     });
-    expect(hasRef(repo, `refs/heads/${job.source.ref}`)).toBe(false);
+    expect(hasRef(bench.repo, `refs/heads/${job.source.ref}`)).toBe(false);
     const types = (await eventsOf(job.id)).map((event) => event.type);
     expect(types.slice(-2)).toEqual(['error', 'status']);
 
@@ -267,9 +248,7 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
   });
 
   it('in push mode commits straight onto the base, fast-forward, with no pull request', async () => {
-    const bare = path.join(dir, 'staging.git');
-    git(dir, 'clone', '-q', '--bare', repo, bare);
-    const staging = await t.store.projects.create({ name: 'Staging', repository: bare, publish: 'push' });
+    const { clone: bare, project: staging } = await pushingProject('Staging', 'staging.git', '--bare');
     agent.setScript(async ({ workspace }) => {
       await workspace.writeFile('README.md', '# Docs\n\nWelcome, staging.\n');
       return { summary: 'Tweak the welcome' };
@@ -277,7 +256,7 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
     const job = await create('Tweak the welcome', { projectId: staging.id });
     const done = await finished(job);
     expect(done).toMatchObject({ status: 'completed', prLink: null, filesChanged: 1 });
-    expect(git(bare, 'rev-parse', 'main^')).toBe(baseSha);
+    expect(git(bare, 'rev-parse', 'main^')).toBe(bench.baseSha);
     expect(git(bare, 'show', 'main:README.md')).toContain('Welcome, staging.');
     expect(hasRef(bare, `refs/heads/${job.source.ref}`)).toBe(false);
     const commit = (await eventsOf(job.id)).find((event) => event.type === 'commit');
@@ -286,10 +265,8 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
   });
 
   it('in push mode refuses to update a working copy that has the base checked out', async () => {
-    const copy = path.join(dir, 'copy');
-    git(dir, 'clone', '-q', repo, copy);
+    const { clone: copy, project: pushed } = await pushingProject('Copy', 'copy');
     const before = git(copy, 'rev-parse', 'main');
-    const pushed = await t.store.projects.create({ name: 'Copy', repository: copy, publish: 'push' });
     agent.setScript(async ({ workspace }) => {
       await workspace.writeFile('README.md', 'changed\n');
       return { summary: 'Change' };

@@ -76,6 +76,18 @@ describe.skipIf(!status.available).each(testDialects())(
       const setup = events.find((event) => event.type === 'setup');
       return setup?.data as { status: string; key: string; message: string };
     };
+    /** A job on `baseRef` whose model changes nothing: all it does is set up the environment. */
+    const idleJob = (baseRef: string) => {
+      scripted.model.setScript([{ text: 'Nothing to change.' }]);
+      return job(baseRef);
+    };
+    /** The setup of a job that ended without an error, checked to have been built anew. */
+    const builtSetup = async (done: { id: string; error: unknown }) => {
+      expect(done.error).toBeNull();
+      const setup = await setupOf(done.id);
+      expect(setup.status).toBe('built');
+      return setup;
+    };
     const toolOf = (key: string) =>
       fs.readFileSync(
         path.join(scripted.dir, 'data', 'environments', scripted.project.id, key, 'node_modules/.bin/tool'),
@@ -83,16 +95,11 @@ describe.skipIf(!status.available).each(testDialects())(
       );
 
     it('never runs an unmerged branch’s setup, and the next job on the base gets the base’s tools', async () => {
-      scripted.model.setScript([{ text: 'Nothing to change.' }]);
-      const onBranch = await job('unmerged');
-      expect(onBranch.error).toBeNull();
-      const branchSetup = await setupOf(onBranch.id);
-      expect(branchSetup.status).toBe('built');
+      const branchSetup = await builtSetup(await idleJob('unmerged'));
       // The job on the branch got the base branch's environment; the trojan never ran.
       expect(toolOf(branchSetup.key)).toContain('honest tool');
       expect(calls).toEqual([]);
-      scripted.model.setScript([{ text: 'Nothing to change.' }]);
-      const onBase = await job('main');
+      const onBase = await idleJob('main');
       const baseSetup = await setupOf(onBase.id);
       expect(baseSetup).toMatchObject({ status: 'reused', key: branchSetup.key });
       expect(toolOf(baseSetup.key)).toContain('honest tool');
@@ -125,8 +132,7 @@ describe.skipIf(!status.available).each(testDialects())(
         jobIds: [writer.id],
       });
 
-      scripted.model.setScript([{ text: 'Nothing to change.' }]);
-      const held = await job('main');
+      const held = await idleJob('main');
       expect(held.status).toBe('failed');
       expect(held.error?.code).toBe('setup_needs_review');
       expect(held.error?.message).toMatch(
@@ -135,11 +141,7 @@ describe.skipIf(!status.available).each(testDialects())(
       expect((await setupOf(held.id)).status).toBe('held');
 
       expect(await acceptSetupReview(store, scripted.project.id)).toMatchObject({ files: ['setup.sh'] });
-      scripted.model.setScript([{ text: 'Nothing to change.' }]);
-      const accepted = await job('main');
-      expect(accepted.error).toBeNull();
-      const setup = await setupOf(accepted.id);
-      expect(setup.status).toBe('built');
+      const setup = await builtSetup(await idleJob('main'));
       expect(toolOf(setup.key)).toContain('model-written tool');
     });
   },

@@ -1,17 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { openDb } from '../../src/store/db.js';
-import { createStore, type Store } from '../../src/store/store.js';
-import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
+import { testDialects } from '../support/db.js';
+import { useProcessSuite } from '../support/process-suite.js';
 import { runCli, type ServerProcess, startServerProcess } from '../support/processes.js';
-import {
-  type ScriptedModelServer,
-  type ScriptedTurn,
-  startScriptedModel,
-} from '../support/scripted-model.js';
-import { git, makeRepo, tempDir, waitFor } from '../support/worker.js';
+import type { ScriptedTurn } from '../support/scripted-model.js';
+import { git, makeRepo, waitFor } from '../support/worker.js';
 
 const JOBS = 50;
 
@@ -36,48 +29,33 @@ function writeThenFinish(body: any): ScriptedTurn {
 // and one database: every job must complete on a branch of its own, however their git work
 // interleaves in the shared mirror.
 describe.each(testDialects())('two worker processes sharing a data directory on %s', (dialect) => {
-  let dir: string;
-  let database: TestDatabase;
-  let model: ScriptedModelServer;
-  let store: Store | undefined;
-  const workers: ServerProcess[] = [];
-
-  beforeAll(async () => {
-    dir = tempDir('shared-data');
-    database = await createTestDatabase(dialect);
-    model = await startScriptedModel({
-      script: Array.from({ length: 4 * JOBS }, () => ({ answer: writeThenFinish })),
-    });
+  const suite = useProcessSuite({
+    name: 'shared-data',
+    dialect,
+    model: { script: Array.from({ length: 4 * JOBS }, () => ({ answer: writeThenFinish })) },
   });
-  afterAll(async () => {
+  const workers: ServerProcess[] = [];
+  afterAll(() => {
     for (const worker of workers) worker.kill();
-    await store?.close();
-    await model?.close();
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it(`completes ${JOBS} jobs on one project, each on its own branch with its commit`, {
     timeout: 240_000,
   }, async () => {
-    const { repo, baseSha } = makeRepo(dir);
-    const env = {
-      AGENTJOBS_DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: database.url,
-      AGENTJOBS_MODEL: 'openai-compatible:scripted',
-      OPENAI_COMPATIBLE_BASE_URL: model.url,
+    const { repo, baseSha } = makeRepo(suite.dir);
+    const env = suite.env({
       AGENTJOBS_PUBLIC_URL: 'http://agentjobs.test',
       AGENTJOBS_POLL_SECONDS: '1',
       AGENTJOBS_WORKER_CONCURRENCY: '6',
       AGENTJOBS_PROJECT_CONCURRENCY: '12',
       AGENTJOBS_SHUTDOWN_GRACE_SECONDS: '0',
-    };
+    });
     const created = await runCli(['project', 'create', '--name', 'Docs', '--repo', repo, '--json'], env);
     expect(created.code, created.stderr).toBe(0);
     const projectId = (JSON.parse(created.stdout) as { id: string }).id;
     workers.push(await startWorkerProcess(env), await startWorkerProcess(env));
 
-    store = createStore(openDb({ url: database.url, poolSize: 2 }));
+    const store = suite.store();
     const jobs: Job[] = [];
     for (let n = 0; n < JOBS; n += 1) {
       jobs.push(
@@ -91,9 +69,8 @@ describe.each(testDialects())('two worker processes sharing a data directory on 
         }),
       );
     }
-    const open = store;
     const finished = await waitFor(
-      () => Promise.all(jobs.map((job) => open.jobs.get(projectId, job.id))),
+      () => Promise.all(jobs.map((job) => store.jobs.get(projectId, job.id))),
       (current) => current.every((job) => job?.status !== 'active'),
       { timeoutMs: 200_000, everyMs: 250 },
     );

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { type Lease, LeaseLostError } from '../../src/store/queue/index.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { expireLease, openTestStore, type TestStore, testDialects } from '../support/db.js';
 
 // Reservations against a project's daily budget at the store level, on every dialect (store/spend.ts).
 // Amounts are eighths of a dollar, so that their sums are exact in floating point.
@@ -108,11 +108,7 @@ describe.each(testDialects())('spend reservations on %s', (dialect) => {
     await t.store.queue.release(released);
     await t.store.jobs.archive(project.id, archived.jobId);
     // A worker that died: its lease runs out and another worker's reclaim requeues the job.
-    await t.db.kysely
-      .updateTable('jobs')
-      .set({ lease_expires_at: new Date(Date.now() - 1000).toISOString() })
-      .where('id', '=', lost.jobId)
-      .execute();
+    await expireLease(t.db, lost.jobId);
     expect((await t.store.queue.reclaimExpired()).requeued).toContain(lost.jobId);
 
     expect(await today(project.id)).toEqual({ spent: 0.25, reserved: 0 });

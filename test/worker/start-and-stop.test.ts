@@ -175,10 +175,7 @@ describe.runIf(testDialects().includes('postgres'))('a worker whose heartbeat is
       repository: repo,
       draft: false,
     });
-    await waitFor(
-      async () => slow.calls.length,
-      (n) => n === 1,
-    );
+    await slow.called();
     expect((await fetch(`${health}/healthz`)).status).toBe(200);
 
     const locker = new pg.Client({ connectionString: database.url });

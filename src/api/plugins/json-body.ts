@@ -1,9 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import secureJson from 'secure-json-parse';
 import { AppError } from '../../domain/errors.js';
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+import { parseJsonBytes } from '../../domain/json.js';
 
 /**
  * `application/json` or `application/<x>+json`, with or without parameters. Clients such as .NET's
@@ -21,8 +19,8 @@ export function charsetOf(contentType: string | undefined): string | undefined {
 
 /**
  * The API's one body parser. JSON is UTF-8 (RFC 8259), so a body that declares another charset is
- * refused with 415 rather than read as if it were UTF-8; invalid UTF-8 is an error rather than
- * silently replaced characters; `__proto__` and `constructor.prototype` keys are refused outright.
+ * refused with 415 rather than read as if it were UTF-8; the bytes are read by `parseJsonBytes`
+ * (`domain/json.ts`), the one JSON reader the hook receipt uses too.
  * Registered at the root so it applies to every JSON route; the dashboard adds its form parser in
  * its own scope.
  */
@@ -41,18 +39,12 @@ export const jsonBody = fp(async (app: FastifyInstance) => {
     }
     const buffer = body as Buffer;
     if (buffer.length === 0) return done(null, undefined);
-    let text: string;
+    let value: unknown;
     try {
-      text = utf8.decode(buffer);
-    } catch {
-      return done(new AppError('invalid_json', 'The request body is not valid UTF-8.'), undefined);
-    }
-    try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      value = parseJsonBytes(buffer);
     } catch (error) {
-      const reason =
-        error instanceof SyntaxError ? 'is not valid JSON' : 'has a forbidden key (__proto__ or constructor)';
-      done(new AppError('invalid_json', `The request body ${reason}.`), undefined);
+      return done(error as Error, undefined);
     }
+    done(null, value);
   });
 });

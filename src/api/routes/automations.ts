@@ -53,8 +53,23 @@ const invalidResponse = errorResponse(
 );
 
 export const automationRoutes: FastifyPluginAsyncZod<AutomationRoutesOptions> = async (app, options) => {
+  const deps = routeDeps(options);
+  // Registered in this order, which is the OpenAPI document's.
+  createAndReadRoutes(app, deps);
+  changeRoutes(app, deps);
+  runRoutes(app, deps);
+};
+
+type App = Parameters<FastifyPluginAsyncZod<AutomationRoutesOptions>>[0];
+type RouteDeps = ReturnType<typeof routeDeps>;
+
+const base = '/v2/agent/:projectId/automations';
+const one = `${base}/:automationId`;
+
+/** What the automation operations are given: the store, the config and the options' hooks. */
+function routeDeps(options: AutomationRoutesOptions) {
   const { config, store } = options;
-  const deps = {
+  return {
     store,
     config,
     automations: config.automations,
@@ -62,18 +77,22 @@ export const automationRoutes: FastifyPluginAsyncZod<AutomationRoutesOptions> = 
     ...(options.contextRepositoryNames ? { contextRepositoryNames: options.contextRepositoryNames } : {}),
     ...(options.pullRequestOpen ? { pullRequestOpen: options.pullRequestOpen } : {}),
   };
-  const automationOf = async (projectId: string, automationId: string) => {
-    const automation = await store.automations.get(projectId, automationId);
-    if (!automation) throw automationNotFound(automationId);
-    return automation;
-  };
-  const projectMustExist = async (projectId: string) => {
-    if (!(await store.projects.get(projectId)))
-      throw new AppError('project_not_found', `No project ${projectId}.`);
-  };
-  const base = '/v2/agent/:projectId/automations';
-  const one = `${base}/:automationId`;
+}
 
+async function automationOf(store: Store, projectId: string, automationId: string) {
+  const automation = await store.automations.get(projectId, automationId);
+  if (!automation) throw automationNotFound(automationId);
+  return automation;
+}
+
+async function projectMustExist(store: Store, projectId: string) {
+  if (!(await store.projects.get(projectId)))
+    throw new AppError('project_not_found', `No project ${projectId}.`);
+}
+
+/** Creating an automation, listing them, reading one. */
+function createAndReadRoutes(app: App, deps: RouteDeps): void {
+  const { store } = deps;
   app.post(
     base,
     {
@@ -116,7 +135,7 @@ export const automationRoutes: FastifyPluginAsyncZod<AutomationRoutesOptions> = 
       },
     },
     async (request) => {
-      await projectMustExist(request.params.projectId);
+      await projectMustExist(store, request.params.projectId);
       return { automations: await store.automations.list(request.params.projectId) };
     },
   );
@@ -133,9 +152,13 @@ export const automationRoutes: FastifyPluginAsyncZod<AutomationRoutesOptions> = 
         response: { 200: jsonResponse('The automation', automationSchema), ...errors },
       },
     },
-    async (request) => automationOf(request.params.projectId, request.params.automationId),
+    async (request) => automationOf(store, request.params.projectId, request.params.automationId),
   );
+}
 
+/** Changing and deleting an automation. */
+function changeRoutes(app: App, deps: RouteDeps): void {
+  const { store } = deps;
   app.patch(
     one,
     {
@@ -176,7 +199,11 @@ export const automationRoutes: FastifyPluginAsyncZod<AutomationRoutesOptions> = 
       return reply.code(204).send(null);
     },
   );
+}
 
+/** Running an automation now, and its runs. */
+function runRoutes(app: App, deps: RouteDeps): void {
+  const { store } = deps;
   app.post(
     `${one}/trigger`,
     {
@@ -234,7 +261,7 @@ export const automationRoutes: FastifyPluginAsyncZod<AutomationRoutesOptions> = 
     },
     async (request) => {
       const { projectId, automationId } = request.params;
-      await automationOf(projectId, automationId);
+      await automationOf(store, projectId, automationId);
       const { limit, cursor } = request.query;
       const before = cursor === undefined ? undefined : decodeCursor(cursor);
       const page = await store.automations.runs(automationId, { limit, ...(before ? { before } : {}) });
@@ -242,4 +269,4 @@ export const automationRoutes: FastifyPluginAsyncZod<AutomationRoutesOptions> = 
       return { runs: page.runs, nextCursor: page.more && last ? encodeCursor(last.id) : null };
     },
   );
-};
+}

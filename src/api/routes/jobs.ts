@@ -39,13 +39,21 @@ function budgetHeaders(budget: LimitState): Record<string, string> {
   };
 }
 
-export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
-  app,
-  { config, store, lifecycle },
-) => {
-  // The rules are the job operations' (`src/jobs/`); a route reads the request and writes the answer.
-  const jobPath = '/v2/agent/:projectId/job/:jobId';
+// The rules are the job operations' (`src/jobs/`); a route reads the request and writes the answer.
+export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, options) => {
+  // Registered in this order, which is the OpenAPI document's.
+  createRoute(app, options);
+  readRoutes(app, options);
+  followUpRoute(app, options);
+  archiveRoute(app, options);
+};
 
+type App = Parameters<FastifyPluginAsyncZod<JobRoutesOptions>>[0];
+
+const jobPath = '/v2/agent/:projectId/job/:jobId';
+
+/** Creating a job. */
+function createRoute(app: App, { config, store, lifecycle }: JobRoutesOptions): void {
   app.post(
     '/v2/agent/:projectId/job',
     {
@@ -88,7 +96,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
       return reply.code(201).header('location', `/v2/agent/${projectId}/job/${job.id}`).send(job);
     },
   );
+}
 
+/** Listing jobs and reading one. */
+function readRoutes(app: App, { store }: JobRoutesOptions): void {
   app.get(
     '/v2/agent/:projectId/job',
     {
@@ -125,7 +136,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
     },
     async (request) => getJob(store, request.params.projectId, request.params.jobId),
   );
+}
 
+/** Following up on a job. */
+function followUpRoute(app: App, { config, store, lifecycle }: JobRoutesOptions): void {
   app.post(
     `${jobPath}/message`,
     {
@@ -157,7 +171,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
       return reply.send(job);
     },
   );
+}
 
+/** Archiving a job. */
+function archiveRoute(app: App, { store }: JobRoutesOptions): void {
   app.post(
     `${jobPath}/archive`,
     {
@@ -177,4 +194,4 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
       return store.jobs.archive(projectId, jobId);
     },
   );
-};
+}

@@ -1,17 +1,23 @@
 /**
  * The webhook routes (docs/webhooks.md): a project's endpoints, their delivery log, and
  * redelivery. Authentication and scopes are the v2 hook's (`read` to list, `write` to change); an
- * endpoint of another project is 404 like one that does not exist.
+ * endpoint of another project is 404 like one that does not exist. The rules are the endpoint
+ * operations' (`jobs/webhook-endpoints.ts`), shared with the dashboard.
  */
 
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Config } from '../../config/config.js';
-import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
-import { AppError } from '../../domain/errors.js';
-import type { SecretBox } from '../../store/secrets.js';
-import type { Store } from '../../store/store.js';
-import { checkWebhookUrl, WebhookUrlError } from '../../webhooks/address.js';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  redeliverWebhookDelivery,
+  rotateWebhookSecret,
+  updateWebhookEndpoint,
+  type WebhookEndpointDeps,
+} from '../../jobs/webhook-endpoints.js';
 import { commonErrors, errorResponse, jsonResponse, projectParams } from '../schemas.js';
 import {
   createWebhookBody,
@@ -26,50 +32,27 @@ import {
   webhookWithSecretSchema,
 } from '../webhook-schemas.js';
 
-export interface WebhookRoutesOptions {
-  config: { webhooks: Pick<Config['webhooks'], 'allowPrivate'> };
-  store: Store;
-  /** The process's secret box: endpoints' signing secrets are sealed with it. */
-  secrets: () => SecretBox;
-}
+/** What the routes need: the endpoint operations' (`jobs/webhook-endpoints.ts`). */
+export type WebhookRoutesOptions = WebhookEndpointDeps;
 
 const notFoundResponse = errorResponse(
   'project_not_found, webhook_not_found: no such project, or no such endpoint in it',
 );
 const errors = { ...commonErrors, 404: notFoundResponse };
-const urlRefused = errorResponse(
+const refused = errorResponse(
   'webhook_url_not_allowed: the URL is not http(s), has credentials, or names a private address',
 );
+/** The app as a plugin of these routes gets it: zod-typed. */
+type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
+
 const tags = ['Webhooks'];
+const BASE = '/v2/agent/:projectId/webhooks';
+const ONE = `${BASE}/:webhookId`;
 
-const notFound = (webhookId: string) =>
-  new AppError('webhook_not_found', `No webhook ${webhookId} in this project.`);
-
-export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async (
-  app,
-  { config, store, secrets },
-) => {
-  const allowedUrl = async (url: string) => {
-    try {
-      await checkWebhookUrl(url, config.webhooks.allowPrivate);
-      return url;
-    } catch (error) {
-      if (!(error instanceof WebhookUrlError)) throw error;
-      throw new AppError('webhook_url_not_allowed', error.message, {
-        details: [{ path: 'body.url', message: error.message }],
-      });
-    }
-  };
-  const endpointOf = async (projectId: string, webhookId: string) => {
-    const endpoint = await store.webhooks.get(projectId, webhookId);
-    if (!endpoint) throw notFound(webhookId);
-    return endpoint;
-  };
-  const base = '/v2/agent/:projectId/webhooks';
-  const one = `${base}/:webhookId`;
-
+/** Create and list: the project's endpoints. */
+function collectionRoutes(app: ZodApp, deps: WebhookEndpointDeps) {
   app.post(
-    base,
+    BASE,
     {
       schema: {
         operationId: 'createWebhook',
@@ -82,19 +65,13 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async 
         response: {
           201: jsonResponse('The endpoint, with its secret', webhookWithSecretSchema),
           ...errors,
-          422: urlRefused,
+          422: refused,
         },
       },
     },
     async (request, reply) => {
       const { projectId } = request.params;
-      if (!(await store.projects.get(projectId)))
-        throw new AppError('project_not_found', `No project ${projectId}.`);
-      const url = await allowedUrl(request.body.url);
-      const { endpoint, secret } = await store.webhooks.create(
-        { projectId, url, events: request.body.events ?? null, description: request.body.description ?? '' },
-        secrets(),
-      );
+      const { endpoint, secret } = await createWebhookEndpoint(deps, projectId, request.body);
       request.log.info({ projectId, webhookId: endpoint.id }, 'webhook endpoint created');
       return reply
         .code(201)
@@ -104,7 +81,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async 
   );
 
   app.get(
-    base,
+    BASE,
     {
       schema: {
         operationId: 'listWebhooks',
@@ -115,11 +92,14 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async 
         response: { 200: jsonResponse('The endpoints', webhookListSchema), ...errors },
       },
     },
-    async (request) => ({ webhooks: await store.webhooks.list(request.params.projectId) }),
+    async (request) => ({ webhooks: await listWebhookEndpoints(deps, request.params.projectId) }),
   );
+}
 
+/** Get, change and delete one endpoint. */
+function endpointRoutes(app: ZodApp, deps: WebhookEndpointDeps) {
   app.get(
-    one,
+    ONE,
     {
       schema: {
         operationId: 'getWebhook',
@@ -130,11 +110,11 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async 
         response: { 200: jsonResponse('The endpoint', webhookSchema), ...errors },
       },
     },
-    async (request) => endpointOf(request.params.projectId, request.params.webhookId),
+    async (request) => getWebhookEndpoint(deps, request.params.projectId, request.params.webhookId),
   );
 
   app.patch(
-    one,
+    ONE,
     {
       schema: {
         operationId: 'updateWebhook',
@@ -143,21 +123,15 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async 
         tags,
         params: webhookParams,
         body: updateWebhookBody,
-        response: { 200: jsonResponse('The endpoint as changed', webhookSchema), ...errors, 422: urlRefused },
+        response: { 200: jsonResponse('The endpoint as changed', webhookSchema), ...errors, 422: refused },
       },
     },
-    async (request) => {
-      const { projectId, webhookId } = request.params;
-      const { url, ...rest } = request.body;
-      const change = { ...rest, ...(url !== undefined ? { url: await allowedUrl(url) } : {}) };
-      const endpoint = await store.webhooks.update(projectId, webhookId, change);
-      if (!endpoint) throw notFound(webhookId);
-      return endpoint;
-    },
+    async (request) =>
+      updateWebhookEndpoint(deps, request.params.projectId, request.params.webhookId, request.body),
   );
 
   app.delete(
-    one,
+    ONE,
     {
       schema: {
         operationId: 'deleteWebhook',
@@ -170,14 +144,17 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async 
     },
     async (request, reply) => {
       const { projectId, webhookId } = request.params;
-      if (!(await store.webhooks.remove(projectId, webhookId))) throw notFound(webhookId);
+      await deleteWebhookEndpoint(deps, projectId, webhookId);
       request.log.info({ projectId, webhookId }, 'webhook endpoint deleted');
       return reply.code(204).send(null);
     },
   );
+}
 
+/** Rotate the secret; the delivery log and redelivery. */
+function secretAndDeliveryRoutes(app: ZodApp, deps: WebhookEndpointDeps) {
   app.post(
-    `${one}/rotate-secret`,
+    `${ONE}/rotate-secret`,
     {
       schema: {
         operationId: 'rotateWebhookSecret',
@@ -193,15 +170,14 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async 
     },
     async (request) => {
       const { projectId, webhookId } = request.params;
-      const rotated = await store.webhooks.rotateSecret(projectId, webhookId, secrets());
-      if (!rotated) throw notFound(webhookId);
+      const { endpoint, secret } = await rotateWebhookSecret(deps, projectId, webhookId);
       request.log.info({ projectId, webhookId }, 'webhook secret rotated');
-      return { ...rotated.endpoint, secret: rotated.secret };
+      return { ...endpoint, secret };
     },
   );
 
   app.get(
-    `${one}/deliveries`,
+    `${ONE}/deliveries`,
     {
       schema: {
         operationId: 'listWebhookDeliveries',
@@ -214,19 +190,12 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async 
         response: { 200: jsonResponse('A page of deliveries', deliveryListSchema), ...errors },
       },
     },
-    async (request) => {
-      const { projectId, webhookId } = request.params;
-      await endpointOf(projectId, webhookId);
-      const { limit, cursor } = request.query;
-      const before = cursor === undefined ? undefined : decodeCursor(cursor);
-      const page = await store.webhooks.listDeliveries(webhookId, { limit, ...(before ? { before } : {}) });
-      const last = page.deliveries.at(-1);
-      return { deliveries: page.deliveries, nextCursor: page.more && last ? encodeCursor(last.id) : null };
-    },
+    async (request) =>
+      listWebhookDeliveries(deps, request.params.projectId, request.params.webhookId, request.query),
   );
 
   app.post(
-    `${one}/deliveries/:deliveryId/redeliver`,
+    `${ONE}/deliveries/:deliveryId/redeliver`,
     {
       schema: {
         operationId: 'redeliverWebhookDelivery',
@@ -239,10 +208,14 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async 
     },
     async (request, reply) => {
       const { projectId, webhookId, deliveryId } = request.params;
-      await endpointOf(projectId, webhookId);
-      const delivery = await store.webhooks.redeliver(webhookId, deliveryId);
-      if (!delivery) throw new AppError('delivery_not_found', `No delivery ${deliveryId} of this webhook.`);
-      return reply.code(202).send(delivery);
+      return reply.code(202).send(await redeliverWebhookDelivery(deps, projectId, webhookId, deliveryId));
     },
   );
+}
+
+/** The routes parse and answer; every rule is the endpoint operations'. */
+export const webhookRoutes: FastifyPluginAsyncZod<WebhookRoutesOptions> = async (app, deps) => {
+  collectionRoutes(app, deps);
+  endpointRoutes(app, deps);
+  secretAndDeliveryRoutes(app, deps);
 };

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Automation, CreateAutomationInput, UpdateAutomationInput } from '../../client/index.js';
 import { AUTOMATION_TEMPLATES, automationTemplate } from '../../domain/automation-templates.js';
-import { clientFromEnv } from '../client.js';
+import { clientFromEnv, projectFromEnv } from '../client.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 
 interface AutomationOptions extends OutputOptions {
@@ -29,9 +29,7 @@ interface AutomationOptions extends OutputOptions {
 type Trigger = CreateAutomationInput['trigger'];
 
 function projectOf(options: { project?: string }): string {
-  const project = options.project ?? process.env.AGENTJOBS_PROJECT;
-  if (!project) throw new CliError('Pass --project ID (or set AGENTJOBS_PROJECT).');
-  return project;
+  return projectFromEnv(options.project);
 }
 
 const list = (text: string | undefined) =>
@@ -145,7 +143,17 @@ export function registerAutomationCommands(program: Command) {
     .description(
       'Manage automations: jobs that start themselves (a client of AGENTJOBS_URL with AGENTJOBS_API_KEY)',
     );
+  createCommand(automation);
+  listCommand(automation);
+  getCommand(automation);
+  updateCommand(automation);
+  deleteCommand(automation);
+  triggerCommand(automation);
+  runsCommand(automation);
+}
 
+/** `automation create`: from flags, or from a shipped template. */
+function createCommand(automation: Command): void {
   savingOptions(
     automation
       .command('create')
@@ -172,7 +180,10 @@ export function registerAutomationCommands(program: Command) {
     );
     print(options, created, () => `Created ${describe(created)}`);
   });
+}
 
+/** `automation list`: the project's automations. */
+function listCommand(automation: Command): void {
   automation
     .command('list')
     .description("List the project's automations")
@@ -196,7 +207,10 @@ export function registerAutomationCommands(program: Command) {
             ]),
       );
     });
+}
 
+/** `automation get`: one automation with its prompt. */
+function getCommand(automation: Command): void {
   automation
     .command('get <automationId>')
     .description('Show an automation with its prompt')
@@ -206,7 +220,10 @@ export function registerAutomationCommands(program: Command) {
       const found = await clientFromEnv().getAutomation(automationId, { projectId: projectOf(options) });
       print(options, found, () => describe(found));
     });
+}
 
+/** `automation update`: changes the fields the flags give. */
+function updateCommand(automation: Command): void {
   savingOptions(automation.command('update <automationId>').description('Change an automation')).action(
     async (automationId: string, options: AutomationOptions) => {
       const client = clientFromEnv();
@@ -231,7 +248,10 @@ export function registerAutomationCommands(program: Command) {
       print(options, updated, () => `Updated ${describe(updated)}`);
     },
   );
+}
 
+/** `automation delete`. */
+function deleteCommand(automation: Command): void {
   automation
     .command('delete <automationId>')
     .description('Delete an automation and its runs (its jobs stay)')
@@ -241,7 +261,10 @@ export function registerAutomationCommands(program: Command) {
       await clientFromEnv().deleteAutomation(automationId, { projectId: projectOf(options) });
       print(options, { deleted: automationId }, () => `Deleted automation ${automationId}.`);
     });
+}
 
+/** `automation trigger`: runs one now. */
+function triggerCommand(automation: Command): void {
   automation
     .command('trigger <automationId>')
     .description('Run an automation now')
@@ -267,7 +290,10 @@ export function registerAutomationCommands(program: Command) {
           : `Continued job ${job.id} (its pull request is still open).`,
       );
     });
+}
 
+/** `automation runs`: an automation's runs. */
+function runsCommand(automation: Command): void {
   automation
     .command('runs <automationId>')
     .description("An automation's runs, newest first, with why a skipped one started nothing")

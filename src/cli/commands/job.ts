@@ -155,12 +155,22 @@ function finish(options: OutputOptions, job: Job) {
   if (job.status !== 'completed') process.exitCode = 1;
 }
 
+const projectOption = ['--project <id>', 'the project (or AGENTJOBS_PROJECT)'] as const;
+
 export function registerJobCommands(program: Command) {
   const job = program
     .command('job')
     .description('Create and follow jobs through the HTTP API (AGENTJOBS_URL, AGENTJOBS_API_KEY)');
-  const projectOption = ['--project <id>', 'the project (or AGENTJOBS_PROJECT)'] as const;
+  createCommand(job);
+  getCommand(job);
+  listCommand(job);
+  eventsCommand(job);
+  messageCommand(job);
+  archiveCommand(job);
+}
 
+/** `job create`: a job from a prompt; with --wait, until it ends. */
+function createCommand(job: Command): void {
   job
     .command('create')
     .description('Create a job from a prompt')
@@ -197,7 +207,10 @@ export function registerJobCommands(program: Command) {
         finish(options, await waitFor(client, projectId, created.id, Number(options.timeout), 0));
       },
     );
+}
 
+/** `job get`. */
+function getCommand(job: Command): void {
   job
     .command('get')
     .description('Show a job')
@@ -208,7 +221,10 @@ export function registerJobCommands(program: Command) {
       const found = await clientFromEnv().getJob(jobId, { projectId: projectOf(options) });
       print(options, found, () => describe(found));
     });
+}
 
+/** `job list`: one page of jobs. */
+function listCommand(job: Command): void {
   job
     .command('list')
     .description('List jobs, newest first')
@@ -242,7 +258,10 @@ export function registerJobCommands(program: Command) {
         ].join(''),
       );
     });
+}
 
+/** `job events`: a job's activity, or with --follow as it happens. */
+function eventsCommand(job: Command): void {
   job
     .command('events')
     .description("Show a job's activity; with --follow, as it happens until the job ends")
@@ -269,7 +288,10 @@ export function registerJobCommands(program: Command) {
         }
       },
     );
+}
 
+/** `job message`: a follow-up; with --wait, until the job ends again. */
+function messageCommand(job: Command): void {
   job
     .command('message')
     .description('Send a follow-up prompt to a job')
@@ -293,7 +315,10 @@ export function registerJobCommands(program: Command) {
         finish(options, await waitFor(client, projectId, jobId, Number(options.timeout), from));
       },
     );
+}
 
+/** `job archive`. */
+function archiveCommand(job: Command): void {
   job
     .command('archive')
     .description('Archive a job (stops it first when active)')

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import type { ApiKey } from '../../domain/api-key.js';
-import { parseAllowlistEntry } from '../../domain/ip-allowlist.js';
-import { DEFAULT_KEY_EXPIRY_DAYS, generateKey, KEY_SCOPES, type KeyScope } from '../../domain/keys.js';
-import type { Store } from '../../store/store.js';
-import { requireProject, withStore } from '../local.js';
+import { DEFAULT_KEY_EXPIRY_DAYS } from '../../domain/keys.js';
+import { createKey, keyStatus, listKeys, revokeKey } from '../../jobs/keys.js';
+import { withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
+import { asCommand } from './operation-error.js';
 
 /** Whose keys a command is about: one project's (`--project`), or the instance's (`--all-projects`). */
 interface OwnerOptions {
@@ -19,55 +18,31 @@ interface CreateOptions extends OutputOptions, OwnerOptions {
   ip?: string[];
 }
 
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const UNIT_SECONDS = { m: 60, h: 3_600, d: 86_400 } as const;
 
-/** `90d`, `12h`, `30m`, or `never`; returns the expiry time or null. */
-export function parseExpiry(text: string | undefined, now = Date.now()): string | null {
-  if (text === undefined || text === 'never') return null;
+/** `90d`, `12h`, `30m`, or `never`: the key's lifetime in seconds, or null. How long is the operation's rule. */
+export function parseLifetime(text: string): number | null {
+  if (text === 'never') return null;
   const match = /^(\d{1,5})([mhd])$/.exec(text);
   if (!match) throw new CliError('--expires takes a duration like 30d, 12h or 45m, or never.');
-  const amount = Number(match[1]);
-  if (amount === 0) throw new CliError('--expires must be longer than zero.');
-  return new Date(now + amount * UNIT_MS[match[2] as keyof typeof UNIT_MS]).toISOString();
+  return Number(match[1]) * UNIT_SECONDS[match[2] as keyof typeof UNIT_SECONDS];
 }
 
-function parseScopes(text: string): KeyScope[] {
-  const scopes = [
-    ...new Set(
-      text
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-  ];
-  const unknown = scopes.filter((s) => !KEY_SCOPES.includes(s as KeyScope));
-  if (scopes.length === 0 || unknown.length)
-    throw new CliError(`--scopes takes read, write or read,write (got "${text}").`);
-  return scopes as KeyScope[];
-}
-
-/** The project id the options name, or null for the instance keys; checks the project exists. */
-async function ownerOf(store: Store, options: OwnerOptions): Promise<string | null> {
+/** The project id the options name, or null for the instance keys. */
+function ownerOf(options: OwnerOptions): string | null {
   if (options.allProjects && options.project)
     throw new CliError('Give --project ID or --all-projects, not both.');
   if (options.allProjects) return null;
   if (!options.project) throw new CliError('Give --project ID, or --all-projects for an instance key.');
-  await requireProject(store, options.project);
   return options.project;
 }
 
 const ownerText = (projectId: string | null) =>
   projectId === null ? 'every project (instance key)' : `project ${projectId}`;
 
-function status(key: ApiKey, now = Date.now()): string {
-  if (key.revokedAt) return 'revoked';
-  if (key.expiresAt && Date.parse(key.expiresAt) <= now) return 'expired';
-  return 'active';
-}
+const FLAGS = { name: '--name', scopes: '--scopes', expires: '--expires', ipAllowlist: '--ip' };
 
-export function registerKeyCommands(program: Command) {
-  const key = program.command('key').description('Manage admin API keys (works on the local database)');
-
+function registerCreate(key: Command) {
   key
     .command('create')
     .description('Create an API key; it is printed once and cannot be shown again')
@@ -83,27 +58,17 @@ export function registerKeyCommands(program: Command) {
     .option('--ip <cidr...>', 'allow only these addresses or CIDR ranges')
     .option('--json', 'machine-readable output')
     .action(async (options: CreateOptions) => {
-      const scopes = parseScopes(options.scopes);
-      const expiresAt = parseExpiry(options.expires);
-      for (const entry of options.ip ?? []) {
-        try {
-          parseAllowlistEntry(entry);
-        } catch (error) {
-          throw new CliError(`--ip ${(error as Error).message}.`);
-        }
-      }
-      const plaintext = generateKey();
-      const record = await withStore(async (store) => {
-        const projectId = await ownerOf(store, options);
-        return store.apiKeys.create({
-          projectId,
-          key: plaintext,
-          name: options.name,
-          scopes,
-          ipAllowlist: options.ip ?? null,
-          expiresAt,
-        });
-      });
+      const input = {
+        projectId: ownerOf(options),
+        name: options.name,
+        scopes: options.scopes.split(','),
+        lifetimeSeconds: parseLifetime(options.expires ?? `${DEFAULT_KEY_EXPIRY_DAYS}d`),
+        ipAllowlist: options.ip ?? null,
+      };
+      const { key: plaintext, record } = await withStore((store) =>
+        asCommand(() => createKey({ store }, input), FLAGS),
+      );
+      const { scopes, expiresAt } = record;
       print(options, { ...record, key: plaintext }, () =>
         [
           plaintext,
@@ -113,7 +78,9 @@ export function registerKeyCommands(program: Command) {
         ].join('\n'),
       );
     });
+}
 
+function registerList(key: Command) {
   key
     .command('list')
     .description(
@@ -123,13 +90,11 @@ export function registerKeyCommands(program: Command) {
     .option('--all-projects', 'only the instance keys, which work on every project')
     .option('--json', 'machine-readable output')
     .action(async (options: OutputOptions & OwnerOptions) => {
-      const keys = await withStore(async (store) => {
-        const projectId = await ownerOf(store, options);
-        const instanceKeys = await store.apiKeys.list(null);
-        return projectId === null
-          ? instanceKeys
-          : [...(await store.apiKeys.list(projectId)), ...instanceKeys];
-      });
+      const projectId = ownerOf(options);
+      const { keys: own, instanceKeys } = await withStore((store) =>
+        asCommand(() => listKeys({ store }, projectId)),
+      );
+      const keys = projectId === null ? instanceKeys : [...own, ...instanceKeys];
       print(options, { keys }, () =>
         table([
           ['ID', 'PROJECT', 'NAME', 'PREFIX', 'SCOPES', 'STATUS', 'EXPIRES', 'LAST USED'],
@@ -139,14 +104,16 @@ export function registerKeyCommands(program: Command) {
             k.name,
             `${k.prefix}…`,
             k.scopes.join(','),
-            status(k),
+            keyStatus(k),
             k.expiresAt ?? 'never',
             k.lastUsedAt ?? 'never',
           ]),
         ]),
       );
     });
+}
 
+function registerRevoke(key: Command) {
   key
     .command('revoke')
     .description('Revoke a key; requests with it get 401 at once')
@@ -155,11 +122,23 @@ export function registerKeyCommands(program: Command) {
     .argument('<keyId>', 'the key id from key list')
     .option('--json', 'machine-readable output')
     .action(async (keyId: string, options: OutputOptions & OwnerOptions) => {
-      const [found, projectId] = await withStore(async (store) => {
-        const owner = await ownerOf(store, options);
-        return [await store.apiKeys.revoke(owner, keyId), owner] as const;
+      const projectId = ownerOf(options);
+      await withStore(async (store) => {
+        try {
+          await asCommand(() => revokeKey({ store }, projectId, keyId));
+        } catch (error) {
+          if (error instanceof CliError && error.code === 'not_found')
+            throw new CliError(`No key ${keyId} for ${ownerText(projectId)}.`, 'key_not_found');
+          throw error;
+        }
       });
-      if (!found) throw new CliError(`No key ${keyId} for ${ownerText(projectId)}.`, 'key_not_found');
       print(options, { id: keyId, revoked: true }, () => `Revoked key ${keyId}.`);
     });
+}
+
+export function registerKeyCommands(program: Command) {
+  const key = program.command('key').description('Manage admin API keys (works on the local database)');
+  registerCreate(key);
+  registerList(key);
+  registerRevoke(key);
 }

@@ -5,11 +5,10 @@
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
-import type { Project } from '../../domain/project.js';
-import type { PullRequest } from '../../domain/pull-request.js';
-import type { Store } from '../../store/store.js';
-import { requireProject, withStore } from '../local.js';
+import type { PullRequestRef } from '../../jobs/merges.js';
+import { withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
+import { cliErrorOf } from './operation-error.js';
 
 interface Target extends OutputOptions {
   project?: string;
@@ -22,36 +21,28 @@ function projectIdOf(options: Target): string {
   return project;
 }
 
-/** The pull request a command names, by its number or by its job, as the repository has it now. */
-async function pullRequestOf(
-  store: Store,
-  options: Target,
-  number: string | undefined,
-): Promise<{ project: Project; pull: PullRequest }> {
-  const project = await requireProject(store, projectIdOf(options));
-  if (project.host !== 'local')
-    throw new CliError(
-      `Project ${project.id} publishes to ${project.host}; its pull requests are merged there.`,
-    );
+/** The pull request a command names: its NUMBER, or `--job`; which one exists is the operation's question. */
+function refOf(options: Target, number: string | undefined): PullRequestRef {
   if ((number === undefined) === (options.job === undefined))
     throw new CliError('Name the pull request: its NUMBER, or --job JOB_ID.');
-  let pull: PullRequest | undefined;
-  if (options.job !== undefined) {
-    const job = await store.jobs.get(project.id, options.job);
-    if (!job) throw new CliError(`No job ${options.job} in project ${project.id}.`, 'job_not_found');
-    pull = await store.pullRequests.getByBranch(project.id, job.source.ref);
-    if (!pull)
-      throw new CliError(
-        `Job ${job.id} has no pull request${job.status === 'active' ? ' yet: it is still running' : ': it changed no file'}.`,
-        'not_found',
-      );
-  } else {
-    if (!/^\d{1,9}$/.test(number ?? '')) throw new CliError(`"${number}" is not a pull request number.`);
-    pull = await store.pullRequests.get(project.id, Number(number));
-    if (!pull) throw new CliError(`No pull request #${number} in project ${project.id}.`, 'not_found');
+  if (options.job !== undefined) return { jobId: options.job };
+  if (!/^\d{1,9}$/.test(number ?? '')) throw new CliError(`"${number}" is not a pull request number.`);
+  return { number: Number(number) };
+}
+
+/** The merge operations, loaded with the git and host code only for the commands that use them. */
+const merges = () => import('../../jobs/merges.js');
+
+/** A refusal of the merge operations as the command's error; a merge that did not happen is `not_merged`. */
+async function run<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    const { MergeRefused } = await merges();
+    if (error instanceof MergeRefused && error.refusal !== 'not_open')
+      throw new CliError(error.message, 'not_merged');
+    throw cliErrorOf(error, {}) ?? error;
   }
-  const { noticeOutsideChanges } = await import('../../hosts/local-sync.js');
-  return { project, pull: await noticeOutsideChanges(project, pull, store.pullRequests) };
 }
 
 export function registerPullRequestCommands(program: Command) {
@@ -64,15 +55,11 @@ export function registerPullRequestCommands(program: Command) {
     .option('--project <id>', 'the project (or AGENTJOBS_PROJECT)')
     .option('--json', 'machine-readable output')
     .action(async (options: Target) => {
-      const pulls = await withStore(async (store) => {
-        const project = await requireProject(store, projectIdOf(options));
-        const { pullRequests } = await store.pullRequests.list(project.id, { limit: 100 });
-        const { noticeOutsideChanges } = await import('../../hosts/local-sync.js');
-        const seen: PullRequest[] = [];
-        for (const pull of pullRequests)
-          seen.push(await noticeOutsideChanges(project, pull, store.pullRequests));
-        return seen;
-      });
+      const projectId = projectIdOf(options);
+      const { listPullRequests } = await merges();
+      const { pullRequests: pulls } = await withStore((store) =>
+        run(() => listPullRequests(store, projectId, { limit: 100 })),
+      );
       print(options, { pullRequests: pulls }, () =>
         pulls.length === 0
           ? 'No pull requests yet.'
@@ -91,25 +78,14 @@ export function registerPullRequestCommands(program: Command) {
     .option('--json', 'machine-readable output')
     .action(async (number: string | undefined, options: Target) => {
       const config = loadConfig();
-      const result = await withStore(async (store) => {
-        const { project, pull } = await pullRequestOf(store, options, number);
-        if (pull.state !== 'open')
-          throw new CliError(`Pull request #${pull.number} is already ${pull.state}.`, 'invalid_transition');
-        const { CodeHostError } = await import('../../hosts/types.js');
-        const { mergeLocalPullRequest } = await import('../../hosts/local-merge.js');
-        try {
-          return await mergeLocalPullRequest({
-            project,
-            pullRequest: pull,
-            pullRequests: store.pullRequests,
-            authorName: config.worker.gitAuthorName,
-            authorEmail: config.worker.gitAuthorEmail,
-          });
-        } catch (error) {
-          if (error instanceof CodeHostError) throw new CliError(error.message, 'not_merged');
-          throw error;
-        }
-      }, config);
+      const ref = refOf(options, number);
+      const projectId = projectIdOf(options);
+      const author = { name: config.worker.gitAuthorName, email: config.worker.gitAuthorEmail };
+      const { mergePullRequest } = await merges();
+      const result = await withStore(
+        (store) => run(() => mergePullRequest({ store, author }, projectId, ref)),
+        config,
+      );
       const { pullRequest: merged } = result;
       print(options, result, () =>
         [
@@ -125,13 +101,10 @@ export function registerPullRequestCommands(program: Command) {
     .option('--job <jobId>', 'the pull request of this job')
     .option('--json', 'machine-readable output')
     .action(async (number: string | undefined, options: Target) => {
-      const closed = await withStore(async (store) => {
-        const { project, pull } = await pullRequestOf(store, options, number);
-        const closed = await store.pullRequests.finish(project.id, pull.number, 'closed');
-        if (!closed)
-          throw new CliError(`Pull request #${pull.number} is already ${pull.state}.`, 'invalid_transition');
-        return closed;
-      });
+      const ref = refOf(options, number);
+      const projectId = projectIdOf(options);
+      const { closePullRequest } = await merges();
+      const closed = await withStore((store) => run(() => closePullRequest(store, projectId, ref)));
       print(options, closed, () => `Closed #${closed.number} without merging.`);
     });
 }

@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { HOOK_HOSTS, HOOK_SETUP, hookUrl } from '../../domain/hook-secret.js';
+import { makeHookSecret } from '../../jobs/hook-secrets.js';
 import { lazySecretBox } from '../../store/secrets.js';
 import { requireProject, withStore } from '../local.js';
 import { type OutputOptions, print } from '../output.js';
@@ -27,10 +28,10 @@ export function registerProjectHookCommands(project: Command) {
         const urls = Object.fromEntries(
           HOOK_HOSTS.map((host) => [host, hookUrl(config.publicUrl, found.id, host)]),
         );
-        const had = await store.projects.hasHookSecret(found.id);
-        if (had && !options.rotate) return { projectId: found.id, secret: null, rotated: false, urls };
-        const secret = await store.projects.rotateHookSecret(found.id, lazySecretBox(config)());
-        return { projectId: found.id, secret: secret ?? null, rotated: had, urls };
+        const made = await makeHookSecret({ store, secrets: lazySecretBox(config) }, found.id, {
+          rotate: options.rotate === true,
+        });
+        return { projectId: found.id, ...made, urls };
       });
       print(options, result, () => {
         const lines = result.secret

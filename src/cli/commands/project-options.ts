@@ -3,24 +3,19 @@
  * settings, tokens read from the environment or stdin, the repository and sandbox checks, and the
  * printed project.
  */
+
+import path from 'node:path';
 import type { Command } from 'commander';
 import type { SandboxSettings } from '../../checks/sandbox.js';
 import { CHECK_FAILURE_POLICIES, DEFAULT_CHECK_TIMEOUT_SECONDS } from '../../domain/checks.js';
 import {
   type CodeHostKind,
   DEFAULT_PROJECT_MENTION,
-  mentionProblem,
   type Project,
   type PublishMode,
 } from '../../domain/project.js';
-import {
-  checkModelSettings,
-  hostSettingsFor,
-  type ProjectField,
-  readDailyBudget,
-  type SettingProblem,
-  splitModelList,
-} from '../../domain/project-settings.js';
+import { readDailyBudget } from '../../domain/project-settings.js';
+import type { ProjectInput } from '../../jobs/projects.js';
 import { describeSetupReview } from '../../jobs/setup-review.js';
 import { CliError, type OutputOptions, table } from '../output.js';
 
@@ -97,66 +92,57 @@ export async function readToken(host: CodeHostKind, options: TokenOptions): Prom
   return token;
 }
 
-/** The flag each project setting is given with. */
-const FLAG: Record<ProjectField, string> = {
+/** The flag each field of the project operations (`jobs/projects.ts`) is given with. */
+export const PROJECT_FLAGS: Readonly<Record<string, string>> = {
+  name: '--name',
+  repository: '--repo',
+  host: '--host',
+  baseBranch: '--base',
+  publish: '--publish',
   defaultModel: '--model',
   allowedModels: '--models',
+  dailyBudgetUsd: '--daily-budget-usd',
   apiUrl: '--api-url',
   appId: '--app-id',
   installationId: '--installation-id',
+  checkCommand: '--check-command',
+  checkTimeoutSeconds: '--check-timeout',
+  onCheckFailure: '--on-check-failure',
+  setupCommand: '--setup-command',
+  agentCommands: '--agent-commands',
+  mention: '--mention',
+  token: '--token-env',
 };
 
-/** Stops at the first problem, said as the dashboard says it, after the flag it is about. */
-function refuse(problems: SettingProblem[]): void {
-  const [first] = problems;
-  if (first) throw new CliError(`${FLAG[first.field]}: ${first.message}`);
+/**
+ * `--repo` as the operation takes it: a URL as given, a path made absolute from where the command
+ * runs (the person typed it relative to their shell's directory, which only the CLI knows).
+ */
+export function repositoryOf(repo: string): string {
+  const trimmed = repo.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) || /^[\w.-]+@[\w.-]+:/.test(trimmed) || trimmed === '')
+    return trimmed;
+  return path.resolve(trimmed);
 }
 
-/** The host and model settings given on the command line, checked by the dashboard's rules. */
-export function settingsOf(options: CreateOptions) {
-  const host = hostSettingsFor(options.host, options);
-  const defaultModel = options.model?.trim() || null;
-  const listed = splitModelList(options.models ?? '');
-  const allowedModels = listed.length ? listed : null;
-  refuse([...host.problems, ...checkModelSettings(defaultModel, allowedModels)]);
-  return { hostSettings: host.settings, models: { defaultModel, allowedModels } };
-}
-
-/** The check settings given on the command line, checked (a command needs a working sandbox). */
-export async function checkSettingsOf(options: CheckOptions, sandbox: SandboxSettings) {
-  const { CheckSettingsError, parseCheckSettings } = await import('../../checks/settings.js');
+/** The check, comment and publishing options as settings; only what was given. The rules are the operation's. */
+export function checkOptionsOf(options: CheckOptions): ProjectInput {
   const timeout = options.checkTimeout;
-  try {
-    const parsed = await parseCheckSettings(
-      {
-        ...(options.checkCommand !== undefined ? { checkCommand: options.checkCommand } : {}),
-        ...(timeout !== undefined
-          ? { checkTimeoutSeconds: /^\d+$/.test(timeout) ? Number(timeout) : Number.NaN }
-          : {}),
-        ...(options.onCheckFailure !== undefined ? { onCheckFailure: options.onCheckFailure } : {}),
-        ...(options.setupCommand !== undefined ? { setupCommand: options.setupCommand } : {}),
-        ...(options.agentCommands !== undefined
-          ? { agentCommands: yesOrNo('--agent-commands', options.agentCommands) }
-          : {}),
-      },
-      sandbox,
-    );
-    return {
-      ...parsed,
-      ...(options.builtInChecks !== undefined ? { builtInChecks: options.builtInChecks } : {}),
-    };
-  } catch (error) {
-    if (!(error instanceof CheckSettingsError)) throw error;
-    const flag = {
-      checkCommand: '--check-command',
-      checkTimeoutSeconds: '--check-timeout',
-      onCheckFailure: '--on-check-failure',
-      setupCommand: '--setup-command',
-      agentCommands: '--agent-commands',
-    }[error.field];
-    // Some reasons are whole sentences already (the sandbox's); the others get their full stop here.
-    throw new CliError(`${flag} ${error.message}${error.message.endsWith('.') ? '' : '.'}`);
-  }
+  const yesNo = (flag: string, value: string | undefined) =>
+    value === undefined ? undefined : yesOrNo(flag, value);
+  const settings: ProjectInput = {
+    checkCommand: options.checkCommand,
+    checkTimeoutSeconds:
+      timeout === undefined ? undefined : /^\d+$/.test(timeout) ? Number(timeout) : Number.NaN,
+    onCheckFailure: options.onCheckFailure,
+    setupCommand: options.setupCommand,
+    agentCommands: yesNo('--agent-commands', options.agentCommands),
+    builtInChecks: options.builtInChecks,
+    closePrOnArchive: yesNo('--close-pr-on-archive', options.closePrOnArchive),
+    quoteContext: yesNo('--quote-context', options.quoteContext),
+    mention: options.mention,
+  };
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
 }
 
 /** Adds the check options to a command. */
@@ -198,33 +184,13 @@ export function withCheckOptions(command: Command): Command {
     );
 }
 
-/** `--mention`, as a project setting. */
-export function mentionOf(options: CheckOptions): { mention?: string } {
-  if (options.mention === undefined) return {};
-  const problem = mentionProblem(options.mention);
-  if (problem) throw new CliError(`--mention ${problem}.`);
-  return { mention: options.mention };
-}
-
-/** `--close-pr-on-archive`, as a project setting. */
-export function closePrOnArchiveOf(options: CheckOptions): { closePrOnArchive?: boolean } {
-  if (options.closePrOnArchive === undefined) return {};
-  return { closePrOnArchive: yesOrNo('--close-pr-on-archive', options.closePrOnArchive) };
-}
-
-/** `--quote-context`, as a project setting. */
-export function quoteContextOf(options: CheckOptions): { quoteContext?: boolean } {
-  if (options.quoteContext === undefined) return {};
-  return { quoteContext: yesOrNo('--quote-context', options.quoteContext) };
-}
-
 /** A `yes|no` flag's value. */
 function yesOrNo(flag: string, value: string): boolean {
   if (!/^(yes|no)$/.test(value)) throw new CliError(`${flag} takes yes or no (got "${value}").`);
   return value === 'yes';
 }
 
-/** Where each remote host finds the repository; throws `CodeHostError` when the settings cannot say. */
+/** A project, as `project get|create|update` print it. */
 export const describe = (project: Project) =>
   table([
     ['id', project.id],
@@ -276,17 +242,6 @@ export async function sandboxCheck(settings: SandboxSettings) {
 }
 
 /** `--daily-budget-usd`: an amount in US dollars, or `none` to remove the budget. */
-/** The repository checks of `git/repository-check.ts`, as the command's own error. */
-export async function checkRepository(repository: string, baseBranch: string): Promise<void> {
-  const { checkLocalRepository, RepositoryCheckError } = await import('../../git/repository-check.js');
-  try {
-    await checkLocalRepository(repository, baseBranch);
-  } catch (error) {
-    if (error instanceof RepositoryCheckError) throw new CliError(error.message, 'repository_not_ready');
-    throw error;
-  }
-}
-
 export function dailyBudgetOf(value: string): number | null {
   const read = readDailyBudget(value);
   if ('problem' in read) throw new CliError(`--daily-budget-usd: ${read.problem}; got "${value}".`);

@@ -1,32 +1,69 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/config.js';
-import { CODE_HOSTS, PUBLISH_MODES, type PublishMode } from '../../domain/project.js';
+import { type Config, loadConfig } from '../../config/config.js';
+import { CODE_HOSTS, PUBLISH_MODES } from '../../domain/project.js';
+import { splitModelList } from '../../domain/project-settings.js';
 import { lazySecretBox } from '../../store/secrets.js';
+import type { Store } from '../../store/store.js';
 import { requireProject, withStore } from '../local.js';
-import { CliError, type OutputOptions, print, table } from '../output.js';
+import { type OutputOptions, print, table } from '../output.js';
+import { asCommand } from './operation-error.js';
 import { describeContextRepositories, registerProjectContextCommands } from './project-context.js';
 import { registerProjectHookCommands } from './project-hooks.js';
 import {
   type CreateOptions,
-  checkRepository,
-  checkSettingsOf,
-  closePrOnArchiveOf,
+  checkOptionsOf,
   dailyBudgetOf,
   describe,
-  mentionOf,
-  quoteContextOf,
+  PROJECT_FLAGS,
   readToken,
+  repositoryOf,
   sandboxCheck,
-  settingsOf,
   type TokenOptions,
   type UpdateOptions,
   withCheckOptions,
 } from './project-options.js';
 import { lockfileChecks, registerProjectSetupCommands } from './project-setup.js';
-export function registerProjectCommands(program: Command) {
-  const project = program.command('project').description('Manage projects (works on the local database)');
+import { registerProjectSlackCommands } from './project-slack.js';
 
+/**
+ * The project operations (`jobs/projects.ts`), loaded only by the commands that change a project:
+ * they bring the code hosts' clients (see commands/server.ts).
+ */
+async function operations(store: Store, config: Config) {
+  const projects = await import('../../jobs/projects.js');
+  const deps = { store, secrets: lazySecretBox(config), sandbox: config.checks.sandbox };
+  return { deps, ...projects };
+}
+
+async function createAction(options: CreateOptions) {
+  const config = loadConfig();
+  const { host } = options;
+  // The token comes from the environment or stdin; where to find it is the command's to say.
+  const token = host === 'local' || !CODE_HOSTS.includes(host) ? null : await readToken(host, options);
+  const input = {
+    name: options.name,
+    repository: repositoryOf(options.repo),
+    host,
+    baseBranch: options.base ?? null,
+    publish: options.publish,
+    defaultModel: options.model ?? null,
+    allowedModels: splitModelList(options.models ?? ''),
+    apiUrl: options.apiUrl ?? null,
+    appId: options.appId ?? null,
+    installationId: options.installationId ?? null,
+    dailyBudgetUsd: options.dailyBudgetUsd === undefined ? null : dailyBudgetOf(options.dailyBudgetUsd),
+    ...checkOptionsOf(options),
+    token,
+  };
+  const created = await withStore(async (store) => {
+    const { deps, createProject } = await operations(store, config);
+    return asCommand(() => createProject(deps, input), PROJECT_FLAGS);
+  }, config);
+  print(options, created, () => `Created project ${created.id}\n${describe(created)}`);
+}
+
+function registerCreate(project: Command) {
   withCheckOptions(
     project
       .command('create')
@@ -61,57 +98,29 @@ export function registerProjectCommands(program: Command) {
       'what the project’s jobs may spend per UTC day; past it, new runs get 429',
     )
     .option('--json', 'machine-readable output')
-    .action(async (options: CreateOptions) => {
-      const dailyBudgetUsd =
-        options.dailyBudgetUsd === undefined ? null : dailyBudgetOf(options.dailyBudgetUsd);
-      if (!CODE_HOSTS.includes(options.host))
-        throw new CliError(`--host must be one of ${CODE_HOSTS.join(', ')}.`);
-      if (!PUBLISH_MODES.includes(options.publish))
-        throw new CliError(`--publish must be one of ${PUBLISH_MODES.join(', ')}.`);
-      const name = options.name.trim();
-      if (!name) throw new CliError('--name must not be empty.');
-      const { hostSettings, models } = settingsOf(options);
-      const config = loadConfig();
-      const checks = await checkSettingsOf(options, config.checks.sandbox);
-      const mention = mentionOf(options);
-      // The code-host clients load only for the commands that need them (see commands/server.ts).
-      const { checkHostSettings, ProjectSettingsError, resolveRepository } = await import(
-        '../../hosts/project-settings.js'
-      );
-      let repository: string;
-      let detectedBase: string | null;
-      try {
-        ({ repository, detectedBase } = await resolveRepository(options.repo, options.host));
-        checkHostSettings(options.host, { repository, hostSettings });
-      } catch (error) {
-        if (error instanceof ProjectSettingsError) throw new CliError(error.message);
-        throw error;
-      }
-      const baseBranch = options.base ?? detectedBase ?? 'main';
-      if (options.host === 'local') await checkRepository(repository, baseBranch);
-      const token = options.host === 'local' ? null : await readToken(options.host, options);
-      const created = await withStore(async (store) => {
-        const made = await store.projects.create({
-          name,
-          repository,
-          host: options.host,
-          baseBranch,
-          publish: options.publish,
-          ...models,
-          ...(Object.keys(hostSettings).length ? { hostSettings } : {}),
-          ...checks,
-          ...closePrOnArchiveOf(options),
-          ...quoteContextOf(options),
-          ...mention,
-          dailyBudgetUsd,
-        });
-        if (token === null) return made;
-        await store.projects.setHostToken(made.id, token, lazySecretBox(config)());
-        return (await store.projects.get(made.id)) ?? made;
-      }, config);
-      print(options, created, () => `Created project ${created.id}\n${describe(created)}`);
-    });
+    .action(createAction);
+}
 
+async function updateAction(id: string, options: UpdateOptions) {
+  const config = loadConfig();
+  const input = {
+    ...(options.name !== undefined ? { name: options.name } : {}),
+    ...(options.base !== undefined ? { baseBranch: options.base } : {}),
+    ...(options.publish !== undefined ? { publish: options.publish } : {}),
+    ...(options.dailyBudgetUsd !== undefined
+      ? { dailyBudgetUsd: dailyBudgetOf(options.dailyBudgetUsd) }
+      : {}),
+    ...checkOptionsOf(options),
+  };
+  const updated = await withStore(async (store) => {
+    const found = await requireProject(store, id);
+    const { deps, updateProject } = await operations(store, config);
+    return asCommand(() => updateProject(deps, found.id, input), PROJECT_FLAGS);
+  }, config);
+  print(options, updated, () => `Updated project ${updated.id}\n${describe(updated)}`);
+}
+
+function registerUpdate(project: Command) {
   withCheckOptions(
     project
       .command('update <id>')
@@ -122,34 +131,10 @@ export function registerProjectCommands(program: Command) {
       .option('--publish <mode>', `how changes land: ${PUBLISH_MODES.join(', ')}`),
   )
     .option('--json', 'machine-readable output')
-    .action(async (id: string, options: UpdateOptions) => {
-      if (options.publish !== undefined && !PUBLISH_MODES.includes(options.publish as PublishMode))
-        throw new CliError(`--publish must be one of ${PUBLISH_MODES.join(', ')}.`);
-      if (options.name !== undefined && !options.name.trim()) throw new CliError('--name must not be empty.');
-      const config = loadConfig();
-      const checks = await checkSettingsOf(options, config.checks.sandbox);
-      const dailyBudgetUsd =
-        options.dailyBudgetUsd === undefined ? undefined : dailyBudgetOf(options.dailyBudgetUsd);
-      const updated = await withStore(async (store) => {
-        const found = await requireProject(store, id);
-        if (options.base !== undefined && found.host === 'local')
-          await checkRepository(found.repository, options.base);
-        return (
-          (await store.projects.update(found.id, {
-            ...(dailyBudgetUsd !== undefined ? { dailyBudgetUsd } : {}),
-            ...(options.name !== undefined ? { name: options.name.trim() } : {}),
-            ...(options.base !== undefined ? { baseBranch: options.base } : {}),
-            ...(options.publish !== undefined ? { publish: options.publish as PublishMode } : {}),
-            ...checks,
-            ...closePrOnArchiveOf(options),
-            ...quoteContextOf(options),
-            ...mentionOf(options),
-          })) ?? found
-        );
-      }, config);
-      print(options, updated, () => `Updated project ${updated.id}\n${describe(updated)}`);
-    });
+    .action(updateAction);
+}
 
+function registerListAndGet(project: Command) {
   project
     .command('list')
     .description('List projects')
@@ -187,9 +172,9 @@ Context repositories (read by the agent, never written):
 ${describeContextRepositories(shown.contextRepositories)}`,
       );
     });
+}
 
-  registerProjectContextCommands(project);
-
+function registerToken(project: Command) {
   project
     .command('token <id>')
     .description('Store a new code-host token for a project (read from the environment or stdin)')
@@ -202,50 +187,58 @@ ${describeContextRepositories(shown.contextRepositories)}`,
     .action(async (id: string, options: TokenOptions & OutputOptions) => {
       const updated = await withStore(async (store, config) => {
         const found = await requireProject(store, id);
-        if (found.host === 'local') throw new CliError('A local project needs no token.');
-        const token = await readToken(found.host, options);
-        await store.projects.setHostToken(found.id, token, lazySecretBox(config)());
-        return (await store.projects.get(found.id)) ?? found;
+        const { deps, setProjectToken } = await operations(store, config);
+        // A local project is refused before any token is read.
+        const token = found.host === 'local' ? '' : await readToken(found.host, options);
+        return asCommand(() => setProjectToken(deps, found.id, token), PROJECT_FLAGS);
       });
       print(options, updated, () => `Stored a new token for project ${updated.id}.`);
     });
+}
 
+async function checkAction(id: string, options: OutputOptions) {
+  const { checkProject } = await import('../../hosts/index.js');
+  const { createServerCodeHosts } = await import('../../server.js');
+  const result = await withStore(async (store, config) => {
+    const found = await requireProject(store, id);
+    const checks = await checkProject(
+      createServerCodeHosts(config, store, { secrets: lazySecretBox(config) }),
+      found,
+    );
+    if (found.checkCommand || found.setupCommand || found.agentCommands)
+      checks.push(await sandboxCheck(config.checks.sandbox));
+    checks.push(...(await lockfileChecks(found, config.dataDir)));
+    const { checkContextRepositories } = await import('../../jobs/context-repositories.js');
+    checks.push(
+      ...(await checkContextRepositories(
+        { store, secrets: lazySecretBox(config), askpassDir: join(config.dataDir, 'askpass') },
+        found.id,
+      )),
+    );
+    return { projectId: found.id, host: found.host, ok: checks.every((check) => check.ok), checks };
+  });
+  print(options, result, () =>
+    [
+      ...result.checks.map((check) => `${check.ok ? 'ok     ' : 'MISSING'}  ${check.name}: ${check.detail}`),
+      result.ok ? 'Everything the worker needs is in place.' : 'Something is missing; see above.',
+    ].join('\n'),
+  );
+  if (!result.ok) process.exitCode = 1;
+}
+
+export function registerProjectCommands(program: Command) {
+  const project = program.command('project').description('Manage projects (works on the local database)');
+  registerCreate(project);
+  registerUpdate(project);
+  registerListAndGet(project);
+  registerProjectContextCommands(project);
+  registerToken(project);
   project
     .command('check <id>')
     .description('Check that the project’s credentials can read the repository, push and open pull requests')
     .option('--json', 'machine-readable output')
-    .action(async (id: string, options: OutputOptions) => {
-      const { checkProject } = await import('../../hosts/index.js');
-      const { createServerCodeHosts } = await import('../../server.js');
-      const result = await withStore(async (store, config) => {
-        const found = await requireProject(store, id);
-        const checks = await checkProject(
-          createServerCodeHosts(config, store, { secrets: lazySecretBox(config) }),
-          found,
-        );
-        if (found.checkCommand || found.setupCommand || found.agentCommands)
-          checks.push(await sandboxCheck(config.checks.sandbox));
-        checks.push(...(await lockfileChecks(found, config.dataDir)));
-        const { checkContextRepositories } = await import('../../jobs/context-repositories.js');
-        checks.push(
-          ...(await checkContextRepositories(
-            { store, secrets: lazySecretBox(config), askpassDir: join(config.dataDir, 'askpass') },
-            found.id,
-          )),
-        );
-        return { projectId: found.id, host: found.host, ok: checks.every((check) => check.ok), checks };
-      });
-      print(options, result, () =>
-        [
-          ...result.checks.map(
-            (check) => `${check.ok ? 'ok     ' : 'MISSING'}  ${check.name}: ${check.detail}`,
-          ),
-          result.ok ? 'Everything the worker needs is in place.' : 'Something is missing; see above.',
-        ].join('\n'),
-      );
-      if (!result.ok) process.exitCode = 1;
-    });
-
+    .action(checkAction);
   registerProjectHookCommands(project);
   registerProjectSetupCommands(project);
+  registerProjectSlackCommands(project);
 }

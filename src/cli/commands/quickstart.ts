@@ -18,12 +18,15 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { ModelStatus } from '../../api/plugins/health.js';
 import { type Config, loadConfig } from '../../config/config.js';
-import { generateKey } from '../../domain/keys.js';
 import { DEMO_MODEL_ID } from '../../domain/model-id.js';
 import type { Project } from '../../domain/project.js';
 import { runGit } from '../../git/run.js';
+import { createKey } from '../../jobs/keys.js';
+import { lazySecretBox } from '../../store/secrets.js';
+import type { Store } from '../../store/store.js';
 import { withStore } from '../local.js';
 import { CliError, type OutputOptions, print } from '../output.js';
+import { asCommand } from './operation-error.js';
 
 interface QuickstartOptions extends OutputOptions {
   dir?: string;
@@ -168,6 +171,42 @@ function nextSteps(url: string, project: Project, key: string) {
   };
 }
 
+/**
+ * The sample's project (made, or found on `dir`, its model set as `--demo` says) and a new key for
+ * it, through the operations `project create` and `key create` use.
+ */
+async function projectAndKey(store: Store, config: Config, dir: string, options: QuickstartOptions) {
+  const existing = (await store.projects.list()).find(
+    (project) => project.host === 'local' && project.repository === dir,
+  );
+  // --demo sets the demo model; a run without it undoes that, and leaves any other model be.
+  const model = options.demo ? DEMO_MODEL_ID : null;
+  // The project operations, as `project create` has them (loaded here: they bring the hosts).
+  const { createProject, updateProject } = await import('../../jobs/projects.js');
+  const deps = { store, secrets: lazySecretBox(config), sandbox: config.checks.sandbox };
+  let project = existing;
+  if (!project)
+    project = await asCommand(
+      () =>
+        createProject(deps, {
+          name: options.name,
+          repository: dir,
+          host: 'local',
+          baseBranch: 'main',
+          defaultModel: model,
+        }),
+      { name: '--name', repository: '--dir' },
+    );
+  else if (options.demo !== (project.defaultModel === DEMO_MODEL_ID))
+    project = await updateProject(deps, project.id, { defaultModel: model });
+  // A key like any other (`jobs/keys.ts`): it expires after the default 90 days.
+  const { key } = await createKey(
+    { store },
+    { projectId: project.id, name: 'quickstart', scopes: ['read', 'write'] },
+  );
+  return { project, projectState: existing ? 'exists' : 'made', key };
+}
+
 export function registerQuickstartCommand(program: Command) {
   program
     .command('quickstart')
@@ -180,34 +219,10 @@ export function registerQuickstartCommand(program: Command) {
       const config = loadConfig();
       const dir = path.resolve(options.dir ?? path.join(config.dataDir, 'sample-docs'));
       const repositoryState = await sampleRepository(dir);
-      const { project, projectState, key } = await withStore(async (store) => {
-        const existing = (await store.projects.list()).find(
-          (project) => project.host === 'local' && project.repository === dir,
-        );
-        // --demo sets the demo model; a run without it undoes that, and leaves any other model be.
-        const model = options.demo ? DEMO_MODEL_ID : null;
-        let project = existing;
-        if (!project)
-          project = await store.projects.create({
-            name: options.name,
-            repository: dir,
-            host: 'local',
-            baseBranch: 'main',
-            defaultModel: model,
-          });
-        else if (options.demo !== (project.defaultModel === DEMO_MODEL_ID))
-          project = (await store.projects.update(project.id, { defaultModel: model })) ?? project;
-        const key = generateKey();
-        await store.apiKeys.create({
-          projectId: project.id,
-          key,
-          name: 'quickstart',
-          scopes: ['read', 'write'],
-          ipAllowlist: null,
-          expiresAt: null,
-        });
-        return { project, projectState: existing ? 'exists' : 'made', key };
-      }, config);
+      const { project, projectState, key } = await withStore(
+        (store) => projectAndKey(store, config, dir, options),
+        config,
+      );
       const url = config.publicUrl;
       const server = await serverAnswers(url);
       const running = server.running;

@@ -39,16 +39,13 @@ const lastAttempt = (delivery: WebhookDelivery) => {
   return attempt.responseStatus === null ? (attempt.error ?? 'failed') : `HTTP ${attempt.responseStatus}`;
 };
 
-/** `agentjobs webhook …`: a project's webhook endpoints, as a client of the v2 API. */
-export function registerWebhookCommands(program: Command) {
-  const webhook = program
-    .command('webhook')
-    .description('Manage webhook endpoints (a client of AGENTJOBS_URL with AGENTJOBS_API_KEY)');
+const PROJECT_OPTION = ['--project <id>', 'the project (default: AGENTJOBS_PROJECT)'] as const;
 
+function createCommand(webhook: Command) {
   webhook
     .command('create')
     .description('Create an endpoint; its signing secret is printed once')
-    .option('--project <id>', 'the project (default: AGENTJOBS_PROJECT)')
+    .option(...PROJECT_OPTION)
     .requiredOption('--url <url>', 'the receiver, http(s)')
     .option('--events <types>', `comma-separated, from ${WEBHOOK_EVENT_TYPES.join(', ')} (default: all)`)
     .option('--description <text>', 'what the endpoint is for')
@@ -71,11 +68,13 @@ export function registerWebhookCommands(program: Command) {
         ].join('\n'),
       );
     });
+}
 
+function listAndDeleteCommands(webhook: Command) {
   webhook
     .command('list')
     .description("List the project's endpoints")
-    .option('--project <id>', 'the project (default: AGENTJOBS_PROJECT)')
+    .option(...PROJECT_OPTION)
     .option('--json', 'machine-readable output')
     .action(async (options: ProjectOptions) => {
       const webhooks = await clientFromEnv().listWebhooks({ projectId: projectOf(options) });
@@ -84,7 +83,12 @@ export function registerWebhookCommands(program: Command) {
           ? 'No webhooks.'
           : table([
               ['ID', 'URL', 'EVENTS', 'STATE'],
-              ...webhooks.map((w) => [w.id, w.url, w.events?.join(',') ?? 'all', state(w)]),
+              ...webhooks.map((endpoint) => [
+                endpoint.id,
+                endpoint.url,
+                endpoint.events?.join(',') ?? 'all',
+                state(endpoint),
+              ]),
             ]),
       );
     });
@@ -92,17 +96,19 @@ export function registerWebhookCommands(program: Command) {
   webhook
     .command('delete <webhookId>')
     .description('Delete an endpoint with its delivery log')
-    .option('--project <id>', 'the project (default: AGENTJOBS_PROJECT)')
+    .option(...PROJECT_OPTION)
     .option('--json', 'machine-readable output')
     .action(async (webhookId: string, options: ProjectOptions) => {
       await clientFromEnv().deleteWebhook(webhookId, { projectId: projectOf(options) });
       print(options, { deleted: webhookId }, () => `Deleted webhook ${webhookId}.`);
     });
+}
 
+function deliveryCommands(webhook: Command) {
   webhook
     .command('deliveries <webhookId>')
     .description("An endpoint's deliveries, newest first, with their attempts")
-    .option('--project <id>', 'the project (default: AGENTJOBS_PROJECT)')
+    .option(...PROJECT_OPTION)
     .option('--limit <n>', 'how many', '20')
     .option('--json', 'machine-readable output')
     .action(async (webhookId: string, options: ProjectOptions & { limit: string }) => {
@@ -117,13 +123,13 @@ export function registerWebhookCommands(program: Command) {
           ? 'No deliveries yet.'
           : table([
               ['ID', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST', 'NEXT'],
-              ...page.deliveries.map((d) => [
-                d.id,
-                d.event.type,
-                d.status,
-                String(d.attempts.length),
-                lastAttempt(d),
-                d.nextAttemptAt ?? '-',
+              ...page.deliveries.map((delivery) => [
+                delivery.id,
+                delivery.event.type,
+                delivery.status,
+                String(delivery.attempts.length),
+                lastAttempt(delivery),
+                delivery.nextAttemptAt ?? '-',
               ]),
             ]),
       );
@@ -132,7 +138,7 @@ export function registerWebhookCommands(program: Command) {
   webhook
     .command('redeliver <webhookId> <deliveryId>')
     .description('Send a delivery again now (same webhook-id)')
-    .option('--project <id>', 'the project (default: AGENTJOBS_PROJECT)')
+    .option(...PROJECT_OPTION)
     .option('--json', 'machine-readable output')
     .action(async (webhookId: string, deliveryId: string, options: ProjectOptions) => {
       const delivery = await clientFromEnv().redeliver(webhookId, deliveryId, {
@@ -144,4 +150,17 @@ export function registerWebhookCommands(program: Command) {
         () => `Delivery ${delivery.id} (${delivery.event.type}) is queued to be sent again.`,
       );
     });
+}
+
+/**
+ * `agentjobs webhook …`: a project's webhook endpoints, as a client of the v2 API, whose answers
+ * carry the endpoint rules (`jobs/webhook-endpoints.ts`); the commands parse and print.
+ */
+export function registerWebhookCommands(program: Command) {
+  const webhook = program
+    .command('webhook')
+    .description('Manage webhook endpoints (a client of AGENTJOBS_URL with AGENTJOBS_API_KEY)');
+  createCommand(webhook);
+  listAndDeleteCommands(webhook);
+  deliveryCommands(webhook);
 }

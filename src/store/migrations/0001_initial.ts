@@ -2,7 +2,19 @@ import type { Kysely } from 'kysely';
 
 // Migrations take Kysely<any>: they describe the schema as it was then, not as the types say now.
 // biome-ignore lint/suspicious/noExplicitAny: see above
-export async function up(db: Kysely<any>): Promise<void> {
+type AnyDb = Kysely<any>;
+
+export async function up(db: AnyDb): Promise<void> {
+  await createProjects(db);
+  await createApiKeys(db);
+  await createJobs(db);
+  await createJobMessages(db);
+  await createJobEvents(db);
+  await createIdempotencyKeys(db);
+  await createRateLimits(db);
+}
+
+async function createProjects(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('projects')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -19,7 +31,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
+}
 
+async function createApiKeys(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('api_keys')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -35,7 +49,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('revoked_at', 'text')
     .execute();
   await db.schema.createIndex('api_keys_project').on('api_keys').column('project_id').execute();
+}
 
+async function createJobs(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('jobs')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -76,7 +92,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   // The worker's claim looks for active jobs by availability.
   await db.schema.createIndex('jobs_claim').on('jobs').columns(['status', 'available_at']).execute();
+}
 
+async function createJobMessages(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('job_messages')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -86,7 +104,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('delivered_at', 'text')
     .execute();
   await db.schema.createIndex('job_messages_job').on('job_messages').columns(['job_id', 'id']).execute();
+}
 
+async function createJobEvents(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('job_events')
     .addColumn('job_id', 'text', (c) => c.notNull().references('jobs.id').onDelete('cascade'))
@@ -96,7 +116,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('data', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('job_events_pk', ['job_id', 'seq'])
     .execute();
+}
 
+async function createIdempotencyKeys(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('idempotency_keys')
     .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
@@ -107,7 +129,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['project_id', 'key'])
     .execute();
+}
 
+async function createRateLimits(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('rate_limits')
     .addColumn('key', 'text', (c) => c.primaryKey())

@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../../domain/ids.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: migrations describe the schema as it was then
+type AnyDb = Kysely<any>;
+
 /**
  * Webhooks (docs/api.md):
  * - `webhook_endpoints`: a project's receivers. Secrets are sealed with the server's secret key
@@ -15,8 +18,15 @@ import { newId } from '../../domain/ids.js';
  * The project's old `webhook_url` becomes an endpoint. It has no secret yet (the migration has no
  * key to seal one with), so it starts disabled and says why: rotating its secret makes one.
  */
-// biome-ignore lint/suspicious/noExplicitAny: migrations describe the schema as it was then
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: AnyDb): Promise<void> {
+  await createEndpoints(db);
+  await createEvents(db);
+  await createDeliveries(db);
+  await createAttempts(db);
+  await moveWebhookUrlToEndpoints(db);
+}
+
+async function createEndpoints(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('webhook_endpoints')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -38,7 +48,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('webhook_endpoints')
     .columns(['project_id', 'enabled'])
     .execute();
+}
 
+async function createEvents(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('webhook_events')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -48,7 +60,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
+}
 
+async function createDeliveries(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('webhook_deliveries')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -80,7 +94,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('webhook_deliveries')
     .column('event_id')
     .execute();
+}
 
+async function createAttempts(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('webhook_attempts')
     .addColumn('delivery_id', 'text', (c) =>
@@ -94,7 +110,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('response_excerpt', 'text')
     .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_id', 'attempt'])
     .execute();
+}
 
+// The project's old `webhook_url` becomes an endpoint, disabled until its secret is rotated.
+async function moveWebhookUrlToEndpoints(db: AnyDb): Promise<void> {
   const now = new Date().toISOString();
   const projects = await db
     .selectFrom('projects')

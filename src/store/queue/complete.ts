@@ -13,6 +13,7 @@ import { readJob } from '../jobs.js';
 import { addUsage, releaseReservation } from '../spend.js';
 import { webhookOutbox } from '../webhooks/outbox.js';
 import { fence, type Lease } from './lease.js';
+import { deleteProgressMessages } from './progress.js';
 
 export interface RunOutcome {
   summary: string;
@@ -62,6 +63,7 @@ export function completeQueries(db: Db) {
           .values({ job_id: lease.jobId, head_sha: null, ...state })
           .onConflict((conflict) => conflict.column('job_id').doUpdateSet(state))
           .execute();
+        await deleteProgressMessages(trx, lease.jobId);
 
         const waiting = await trx
           .selectFrom('job_messages')

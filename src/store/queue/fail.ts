@@ -11,6 +11,7 @@ import { readJob } from '../jobs.js';
 import { addUsage, releaseReservation } from '../spend.js';
 import { webhookOutbox } from '../webhooks/outbox.js';
 import { fence, type Lease, resetLostAttempts } from './lease.js';
+import { deleteProgressMessages } from './progress.js';
 
 /** What a failed run had done (the agent's `AgentError.partial`). */
 export interface PartialRun {
@@ -46,6 +47,7 @@ export function failQueries(db: Db) {
           .values({ job_id: lease.jobId, head_sha: null, lost_attempts: 0, ...state })
           .onConflict((conflict) => conflict.column('job_id').doUpdateSet(state))
           .execute();
+        await deleteProgressMessages(trx, lease.jobId);
         await releaseReservation(trx, lease.jobId);
         if (partial) await addUsage(trx, lease.jobId, partial.usage, at);
         const change = transitionOf('fail');

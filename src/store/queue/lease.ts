@@ -70,7 +70,23 @@ export async function fence(db: Db, trx: Transaction, lease: Lease): Promise<voi
 }
 
 export function leaseQueries(db: Db) {
-  const appendEvent = eventAppender(db);
+  return { ...leaseRenewals(db), ...fencedWrites(db) };
+}
+
+/** Which of `jobIds` are archived: a lease that stopped holding for that is not lost. */
+async function archivedJobIds(db: Db, jobIds: string[]): Promise<Set<string>> {
+  const rows = await db
+    .read()
+    .selectFrom('jobs')
+    .select('id')
+    .where('id', 'in', jobIds)
+    .where('status', '=', 'archived')
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Keeping leases: one run's, or every run a worker holds at once. */
+function leaseRenewals(db: Db) {
   return {
     /**
      * Renews the lease for `leaseMs`; throws `LeaseLostError` when it no longer holds. While the
@@ -128,24 +144,19 @@ export function leaseQueries(db: Db) {
       );
       const gone = leases.filter((lease) => !renewed.has(`${lease.jobId}:${lease.attempt}`));
       if (gone.length === 0) return [];
-      const archived = new Set(
-        (
-          await db
-            .read()
-            .selectFrom('jobs')
-            .select('id')
-            .where(
-              'id',
-              'in',
-              gone.map((lease) => lease.jobId),
-            )
-            .where('status', '=', 'archived')
-            .execute()
-        ).map((row) => row.id),
+      const archived = await archivedJobIds(
+        db,
+        gone.map((lease) => lease.jobId),
       );
       return gone.map((lease) => ({ lease, reason: archived.has(lease.jobId) ? 'archived' : 'lost' }));
     },
+  };
+}
 
+/** What a run writes under its lease: each write fenced by it. */
+function fencedWrites(db: Db) {
+  const appendEvent = eventAppender(db);
+  return {
     /** Moves the run to its next phase, with its `phase` event. */
     async setPhase(lease: Lease, phase: Exclude<JobPhase, 'queued'>): Promise<void> {
       await db.write(async (trx) => {

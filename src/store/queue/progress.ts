@@ -2,8 +2,13 @@
  * The progress of a run, saved after each of its finished steps, so that the attempt that follows a
  * lost one (a worker killed, a server restarted) continues from there instead of asking the model
  * for the same steps again (worker/progress.ts). Cleared when the run ends (complete, fail).
+ *
+ * A step adds a few messages to a conversation that can be long (every file the agent read is in
+ * it), so the messages are kept one row each in `job_progress_messages` and a save writes only the
+ * ones that changed since the attempt's previous save; `job_worker_state.progress` holds the rest
+ * of the record and how many rows make the conversation. Both are written in one transaction.
  */
-import type { Db } from '../db.js';
+import type { Db, Transaction } from '../db.js';
 import { fence, type Lease } from './lease.js';
 
 /** The agent's changes not yet committed, as blob ids in the project's mirror over `head`. */
@@ -27,6 +32,30 @@ export interface RunProgress {
   savedAt: string;
 }
 
+/**
+ * One save: the conversation's messages from index `from` on (each as JSON); the ones before it
+ * are what the same attempt saved before, unchanged (`from` is 0 at an attempt's first save).
+ */
+export interface ProgressSave {
+  from: number;
+  messages: string[];
+  deliveredThrough: string | null;
+  changes: PendingChanges | null;
+}
+
+/** `job_worker_state.progress`: the record without its messages, which are `messages` rows. */
+interface ProgressRecord extends Omit<RunProgress, 'conversation'> {
+  messages: number;
+}
+
+/** Rows per insert: well under SQLite's limit of bound values in one statement. */
+const ROWS_PER_INSERT = 500;
+
+/** Removes a job's progress messages; the caller clears `job_worker_state.progress` in the same transaction. */
+export async function deleteProgressMessages(trx: Transaction, jobId: string): Promise<void> {
+  await trx.deleteFrom('job_progress_messages').where('job_id', '=', jobId).execute();
+}
+
 export function progressQueries(db: Db) {
   return {
     /**
@@ -34,12 +63,36 @@ export function progressQueries(db: Db) {
      * lost attempts: that count is there to fail a job whose runs keep dying without getting
      * anywhere (one that brings its worker down), not one whose server was stopped a few times.
      */
-    async saveProgress(lease: Lease, progress: Omit<RunProgress, 'attempt' | 'savedAt'>): Promise<void> {
+    async saveProgress(lease: Lease, save: ProgressSave): Promise<void> {
       await db.write(async (trx) => {
         await fence(db, trx, lease);
+        for (let start = 0; start < save.messages.length; start += ROWS_PER_INSERT) {
+          const rows = save.messages.slice(start, start + ROWS_PER_INSERT).map((message, index) => ({
+            job_id: lease.jobId,
+            seq: save.from + start + index,
+            message,
+          }));
+          // Rows past the record's count (a longer conversation an earlier save or attempt left)
+          // are never read, and are written over here when the conversation grows that far.
+          await trx
+            .insertInto('job_progress_messages')
+            .values(rows)
+            .onConflict((conflict) =>
+              conflict
+                .columns(['job_id', 'seq'])
+                .doUpdateSet((eb) => ({ message: eb.ref('excluded.message') })),
+            )
+            .execute();
+        }
         const at = new Date().toISOString();
-        const saved: RunProgress = { ...progress, attempt: lease.attempt, savedAt: at };
-        const state = { progress: JSON.stringify(saved), lost_attempts: 0, updated_at: at };
+        const record: ProgressRecord = {
+          attempt: lease.attempt,
+          messages: save.from + save.messages.length,
+          deliveredThrough: save.deliveredThrough,
+          changes: save.changes,
+          savedAt: at,
+        };
+        const state = { progress: JSON.stringify(record), lost_attempts: 0, updated_at: at };
         await trx
           .insertInto('job_worker_state')
           .values({ job_id: lease.jobId, ...state })
@@ -56,7 +109,20 @@ export function progressQueries(db: Db) {
         .select('progress')
         .where('job_id', '=', jobId)
         .executeTakeFirst();
-      return row?.progress ? (JSON.parse(row.progress) as RunProgress) : null;
+      if (!row?.progress) return null;
+      const saved = JSON.parse(row.progress) as ProgressRecord | RunProgress;
+      // A record saved by a version before `job_progress_messages` holds its conversation itself.
+      if ('conversation' in saved) return saved;
+      const { messages: count, ...rest } = saved;
+      const rows = await db
+        .read()
+        .selectFrom('job_progress_messages')
+        .select('message')
+        .where('job_id', '=', jobId)
+        .where('seq', '<', count)
+        .orderBy('seq')
+        .execute();
+      return { ...rest, conversation: rows.map((message) => JSON.parse(message.message) as unknown) };
     },
   };
 }

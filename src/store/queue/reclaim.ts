@@ -13,11 +13,12 @@ import type { JobError } from '../../domain/job.js';
 import { transitionOf } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
 import type { Db, Transaction } from '../db.js';
-import { eventAppender } from '../events.js';
+import { type AppendEvent, eventAppender } from '../events.js';
 import { readJob } from '../jobs.js';
 import { releaseReservation } from '../spend.js';
-import { webhookOutbox } from '../webhooks/outbox.js';
+import { type EmitWebhookEvent, webhookOutbox } from '../webhooks/outbox.js';
 import { HELD_PHASES, resetLostAttempts } from './lease.js';
+import { deleteProgressMessages } from './progress.js';
 
 /** Lost attempts after which a job fails. */
 export const MAX_LOST_ATTEMPTS = 3;
@@ -27,83 +28,116 @@ export interface ReclaimResult {
   failed: string[];
 }
 
-export function reclaimQueries(db: Db) {
-  const appendEvent = eventAppender(db);
-  const emitWebhook = webhookOutbox(db);
+/** What reclaiming writes with: the database, the job's events and its outgoing webhooks. */
+interface Reclaimer {
+  db: Db;
+  appendEvent: AppendEvent;
+  emitWebhook: EmitWebhookEvent;
+}
 
-  /** Requeues (or fails) each held job of `found` at its attempt; the rest was claimed meanwhile. */
-  async function reclaim(
-    trx: Transaction,
-    found: readonly { id: string; attempt: number }[],
-    reason: PhaseReason,
-    at: string,
-    counted = true,
-  ): Promise<ReclaimResult> {
-    const result: ReclaimResult = { requeued: [], failed: [] };
-    const step = counted ? 1 : 0;
-    for (const { id, attempt } of found) {
-      const { lost_attempts } = await trx
-        .insertInto('job_worker_state')
-        .values({ job_id: id, lost_attempts: step, updated_at: at })
-        .onConflict((conflict) =>
-          conflict.column('job_id').doUpdateSet({
-            lost_attempts: sql<number>`job_worker_state.lost_attempts + ${step}`,
-            updated_at: at,
-          }),
-        )
-        .returning('lost_attempts')
-        .executeTakeFirstOrThrow();
-      const lost = Number(lost_attempts);
-      // The run that held the lease is gone: its step in flight must not hold the budget.
-      await releaseReservation(trx, id);
-      const unleased = { lease_owner: null, lease_expires_at: null, updated_at: at };
-      if (counted && lost >= MAX_LOST_ATTEMPTS) {
-        const error: JobError = {
-          code: 'worker_lost',
-          message: `The worker running this job stopped responding ${lost} times in a row.`,
-        };
-        const change = transitionOf('fail');
-        await trx
-          .updateTable('jobs')
-          .set({
-            ...unleased,
-            status: change.to,
-            phase: null,
-            error_code: error.code,
-            error_message: error.message,
-            completed_at: at,
-          })
-          .where('id', '=', id)
-          .where('attempt', '=', attempt)
-          .where('status', 'in', change.from)
-          .execute();
-        await resetLostAttempts(trx, id, at);
-        await trx
-          .updateTable('job_worker_state')
-          .set({ published: null, progress: null })
-          .where('job_id', '=', id)
-          .execute();
-        await appendEvent(trx, id, 'error', error, at);
-        await appendEvent(trx, id, 'status', { status: change.to, error }, at);
-        await emitWebhook(trx, 'job.failed', await readJob(trx, id));
-        result.failed.push(id);
-      } else {
-        const change = transitionOf('requeue');
-        await trx
-          .updateTable('jobs')
-          .set({ ...unleased, status: change.to, phase: 'queued', available_at: at })
-          .where('id', '=', id)
-          .where('attempt', '=', attempt)
-          .where('status', 'in', change.from)
-          .execute();
-        await appendEvent(trx, id, 'phase', { phase: 'queued', reason, attempt }, at);
-        result.requeued.push(id);
-      }
+/** Requeues (or fails) each held job of `found` at its attempt; the rest was claimed meanwhile. */
+async function reclaim(
+  reclaimer: Reclaimer,
+  trx: Transaction,
+  found: readonly { id: string; attempt: number }[],
+  reason: PhaseReason,
+  at: string,
+  counted = true,
+): Promise<ReclaimResult> {
+  const result: ReclaimResult = { requeued: [], failed: [] };
+  for (const { id, attempt } of found) {
+    const lost = await countLost(trx, id, counted ? 1 : 0, at);
+    // The run that held the lease is gone: its step in flight must not hold the budget.
+    await releaseReservation(trx, id);
+    if (counted && lost >= MAX_LOST_ATTEMPTS) {
+      await failLost(reclaimer, trx, { id, attempt, lost }, at);
+      result.failed.push(id);
+    } else {
+      await requeue(reclaimer, trx, { id, attempt }, reason, at);
+      result.requeued.push(id);
     }
-    if (result.requeued.length > 0) await db.notify(JOBS_CHANNEL, result.requeued.join(','));
-    return result;
   }
+  if (result.requeued.length > 0) await reclaimer.db.notify(JOBS_CHANNEL, result.requeued.join(','));
+  return result;
+}
 
+/** Adds `step` to the job's lost attempts; returns how many it has now. */
+async function countLost(trx: Transaction, id: string, step: number, at: string): Promise<number> {
+  const { lost_attempts } = await trx
+    .insertInto('job_worker_state')
+    .values({ job_id: id, lost_attempts: step, updated_at: at })
+    .onConflict((conflict) =>
+      conflict.column('job_id').doUpdateSet({
+        lost_attempts: sql<number>`job_worker_state.lost_attempts + ${step}`,
+        updated_at: at,
+      }),
+    )
+    .returning('lost_attempts')
+    .executeTakeFirstOrThrow();
+  return Number(lost_attempts);
+}
+
+const unleased = (at: string) => ({ lease_owner: null, lease_expires_at: null, updated_at: at });
+
+/** Fails a job whose workers were lost `lost` times in a row with `worker_lost`. */
+async function failLost(
+  { appendEvent, emitWebhook }: Reclaimer,
+  trx: Transaction,
+  { id, attempt, lost }: { id: string; attempt: number; lost: number },
+  at: string,
+): Promise<void> {
+  const error: JobError = {
+    code: 'worker_lost',
+    message: `The worker running this job stopped responding ${lost} times in a row.`,
+  };
+  const change = transitionOf('fail');
+  await trx
+    .updateTable('jobs')
+    .set({
+      ...unleased(at),
+      status: change.to,
+      phase: null,
+      error_code: error.code,
+      error_message: error.message,
+      completed_at: at,
+    })
+    .where('id', '=', id)
+    .where('attempt', '=', attempt)
+    .where('status', 'in', change.from)
+    .execute();
+  await resetLostAttempts(trx, id, at);
+  await trx
+    .updateTable('job_worker_state')
+    .set({ published: null, progress: null })
+    .where('job_id', '=', id)
+    .execute();
+  await deleteProgressMessages(trx, id);
+  await appendEvent(trx, id, 'error', error, at);
+  await appendEvent(trx, id, 'status', { status: change.to, error }, at);
+  await emitWebhook(trx, 'job.failed', await readJob(trx, id));
+}
+
+/** Hands a job back to the queue, claimable at once. */
+async function requeue(
+  { appendEvent }: Reclaimer,
+  trx: Transaction,
+  { id, attempt }: { id: string; attempt: number },
+  reason: PhaseReason,
+  at: string,
+): Promise<void> {
+  const change = transitionOf('requeue');
+  await trx
+    .updateTable('jobs')
+    .set({ ...unleased(at), status: change.to, phase: 'queued', available_at: at })
+    .where('id', '=', id)
+    .where('attempt', '=', attempt)
+    .where('status', 'in', change.from)
+    .execute();
+  await appendEvent(trx, id, 'phase', { phase: 'queued', reason, attempt }, at);
+}
+
+export function reclaimQueries(db: Db) {
+  const reclaimer: Reclaimer = { db, appendEvent: eventAppender(db), emitWebhook: webhookOutbox(db) };
   return {
     /** Requeues (or fails) up to `limit` jobs whose lease expired before now. */
     async reclaimExpired(limit = 100): Promise<ReclaimResult> {
@@ -118,7 +152,7 @@ export function reclaimQueries(db: Db) {
           .orderBy('id')
           .limit(limit);
         const expired = await db.lockForUpdate(query, { skipLocked: true }).execute();
-        return reclaim(trx, expired, 'lease_expired', at);
+        return reclaim(reclaimer, trx, expired, 'lease_expired', at);
       });
     },
 
@@ -143,7 +177,7 @@ export function reclaimQueries(db: Db) {
           .where('lease_owner', 'in', owners)
           .orderBy('id');
         const held = await db.lockForUpdate(query, { skipLocked: true }).execute();
-        return reclaim(trx, held, 'worker_gone', at, options.counted ?? true);
+        return reclaim(reclaimer, trx, held, 'worker_gone', at, options.counted ?? true);
       });
     },
   };

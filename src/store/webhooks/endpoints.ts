@@ -60,15 +60,45 @@ export function toEndpoint(row: WebhookEndpointRow, now = Date.now()): WebhookEn
 }
 
 export function endpointQueries(db: Db) {
-  const row = (projectId: string, id: string) =>
-    db
-      .read()
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('id', '=', id)
-      .where('project_id', '=', projectId)
-      .executeTakeFirst();
+  return { ...endpointRecords(db), ...endpointSecrets(db) };
+}
 
+function endpointRow(db: Db, projectId: string, id: string) {
+  return db
+    .read()
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
+}
+
+/**
+ * The columns an update sets. Enabling clears what the service had recorded against the endpoint
+ * (why it was disabled, since when it fails); an endpoint without a secret (migrated) cannot be
+ * enabled before a rotation gives it one.
+ */
+function changedColumns(current: WebhookEndpointRow, change: WebhookChange): Partial<WebhookEndpointRow> {
+  const set: Partial<WebhookEndpointRow> = { updated_at: new Date().toISOString() };
+  if (change.url !== undefined) set.url = change.url;
+  if (change.description !== undefined) set.description = change.description;
+  if (change.events !== undefined) set.events = eventsColumn(change.events);
+  if (change.enabled === true) {
+    if (!current.secret_sealed) {
+      throw new AppError(
+        'invalid_request',
+        'This endpoint has no signing secret yet: rotate its secret first, then enable it.',
+      );
+    }
+    Object.assign(set, { enabled: 1, disabled_reason: null, failing_since: null });
+  } else if (change.enabled === false) {
+    Object.assign(set, { enabled: 0, disabled_reason: null });
+  }
+  return set;
+}
+
+/** Creating, reading, changing and deleting endpoints. */
+function endpointRecords(db: Db) {
   return {
     async create(input: NewWebhook, secrets: SecretBox): Promise<EndpointWithSecret> {
       const now = new Date().toISOString();
@@ -108,7 +138,7 @@ export function endpointQueries(db: Db) {
     },
 
     async get(projectId: string, id: string): Promise<WebhookEndpoint | undefined> {
-      const found = await row(projectId, id);
+      const found = await endpointRow(db, projectId, id);
       return found && toEndpoint(found);
     },
 
@@ -129,21 +159,7 @@ export function endpointQueries(db: Db) {
           )
           .executeTakeFirst();
         if (!current) return undefined;
-        const set: Partial<WebhookEndpointRow> = { updated_at: new Date().toISOString() };
-        if (change.url !== undefined) set.url = change.url;
-        if (change.description !== undefined) set.description = change.description;
-        if (change.events !== undefined) set.events = eventsColumn(change.events);
-        if (change.enabled === true) {
-          if (!current.secret_sealed) {
-            throw new AppError(
-              'invalid_request',
-              'This endpoint has no signing secret yet: rotate its secret first, then enable it.',
-            );
-          }
-          Object.assign(set, { enabled: 1, disabled_reason: null, failing_since: null });
-        } else if (change.enabled === false) {
-          Object.assign(set, { enabled: 0, disabled_reason: null });
-        }
+        const set = changedColumns(current, change);
         await trx.updateTable('webhook_endpoints').set(set).where('id', '=', id).execute();
         return toEndpoint({ ...current, ...set });
       });
@@ -160,7 +176,12 @@ export function endpointQueries(db: Db) {
       );
       return Number(result.numDeletedRows) > 0;
     },
+  };
+}
 
+/** Checking and rotating an endpoint's signing secret. */
+function endpointSecrets(db: Db) {
+  return {
     /**
      * Whether `secret` is the endpoint's current secret (compared in constant time): the dashboard
      * checks the secret it carries to the next page before it shows it.
@@ -171,7 +192,7 @@ export function endpointQueries(db: Db) {
       secret: string,
       secrets: SecretBox,
     ): Promise<boolean> {
-      const found = await row(projectId, id);
+      const found = await endpointRow(db, projectId, id);
       if (!found?.secret_sealed) return false;
       const current = Buffer.from(secrets.open(found.secret_sealed, id));
       const given = Buffer.from(secret);

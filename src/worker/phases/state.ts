@@ -6,6 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { redactorFor } from '../../config/config.js';
 import type { Job } from '../../domain/job.js';
 import type { Project } from '../../domain/project.js';
 import type { Redactor } from '../../domain/redact.js';
@@ -14,7 +15,6 @@ import { removeWorktree } from '../../git/worktree.js';
 import type { CodeHost } from '../../hosts/types.js';
 import type { ClaimedJob, Lease } from '../../store/queue/index.js';
 import type { RunControl, RunDependencies } from '../run-context.js';
-import { redactorFor } from '../settle.js';
 import { liveUsage } from '../usage.js';
 
 /** A run from its claim on; the fields below the line are filled in as it goes. */

@@ -1,5 +1,5 @@
 /**
- * Markdown to safe HTML. Runs in the parse pool's worker threads (src/parse/worker.ts), never on
+ * Markdown to safe HTML. Runs in the parse pool's worker threads (worker.ts), never on
  * the event loop: micromark is super-linear on some inputs (a long run of `*`, bracket ladders).
  */
 import rehypeSanitize from 'rehype-sanitize';
@@ -7,7 +7,7 @@ import rehypeStringify from 'rehype-stringify';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
-import { MAX_NESTING, treeDepth } from '../parse/nesting.js';
+import { MAX_NESTING, treeDepth } from './nesting.js';
 
 // Raw HTML in the Markdown is dropped by remark-rehype (it is not allowed through), and what the
 // conversion makes is sanitized with GitHub's rules: no script, no event handlers, no
