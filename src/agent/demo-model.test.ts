@@ -7,6 +7,7 @@ import { DEMO_NOTE, titleFrom } from './demo-change.js';
 import { createDemoModel, nextMove } from './demo-model.js';
 import { type AgentLimits, runAgent } from './loop.js';
 import { priceOf } from './prices.js';
+import { RESUMED_WITH_FILES, RESUMED_WITHOUT_FILES } from './service-notes.js';
 
 const LIMITS: AgentLimits = { maxSteps: 20, maxWallMs: 20_000, maxTokens: 1_000_000, maxFilesChanged: 10 };
 const PROMPT = 'Add a FAQ page that answers how to install the CLI, and link it from the README';
@@ -15,6 +16,25 @@ let fixture: Fixture | null = null;
 afterEach(async () => {
   await fixture?.cleanup();
   fixture = null;
+});
+
+const FILES = {
+  'README.md': '# Acme docs\n\n- [Install](docs/install.md)\n',
+  'docs/install.md': '# Install\n\nnpm install acme-cli\n',
+};
+
+/** The loop's options for the demo model over `workspace`, with no prompt yet. */
+const demoOptions = (workspace: Workspace) => ({
+  model: createDemoModel(),
+  workspace,
+  history: [],
+  prompts: [],
+  takePendingPrompts: async () => [],
+  limits: LIMITS,
+  signal: new AbortController().signal,
+  onEvent: async () => {},
+  stream: true,
+  price: priceOf('demo'),
 });
 
 /** Runs the demo model over a repository holding `files`, through the real tools and loop. */
@@ -121,11 +141,49 @@ describe('the demo model', () => {
     expect(await read(workspace, 'content/faq.md')).toContain(DEMO_NOTE);
   });
 
+  it('takes a follow-up’s request from the user’s words, not from the note the service puts first', async () => {
+    const { result, workspace, run } = await runDemo(FILES);
+    // What a follow-up after a merged pull request starts with (worker/phases/follow-base.ts).
+    const note =
+      '(From agentjobs, before your next message: Pull request #1 of this job was merged, so this follow-up works on a new branch, agentjobs/x-2, made from main as it is now, and will open a new pull request. The earlier changes are in main already.)';
+    const followUp = await run([`${note}\n\nAlso add a troubleshooting page`], result.messages);
+    expect(followUp.filesChanged.sort()).toEqual(['README.md', 'docs/faq.md', 'docs/troubleshooting.md']);
+    expect(await read(workspace, 'docs/troubleshooting.md')).toMatch(/^# Troubleshooting\n/);
+    expect(await read(workspace, 'README.md')).toContain('- [Troubleshooting](docs/troubleshooting.md)\n');
+    expect(followUp.summary).toMatch(/^Demo: add the page “Troubleshooting”\n/);
+    expect(JSON.stringify(followUp.messages)).not.toContain('from-agentjobs');
+  });
+
+  it('continues the round a restart interrupted instead of writing a page about the restart', async () => {
+    const { result, workspace, run } = await runDemo(FILES);
+    // The conversation as saved after the step that wrote and linked the page, before the summary.
+    const saved = result.messages.slice(0, -1);
+    const kept = await run([RESUMED_WITH_FILES], saved);
+    expect(kept.summary).toMatch(/^Demo: add the page “FAQ”\n/);
+    expect(await workspace.listFiles('docs')).toEqual(['docs/faq.md', 'docs/install.md']);
+
+    // When the files were lost, the same page and link are written again, and nothing else.
+    const fresh = await fixture?.workspace();
+    if (!fresh) throw new Error('no fixture');
+    const redone = await runAgent({
+      ...demoOptions(fresh),
+      history: saved,
+      prompts: [RESUMED_WITHOUT_FILES],
+    });
+    expect(redone.filesChanged.sort()).toEqual(['README.md', 'docs/faq.md']);
+    expect(await read(fresh, 'docs/faq.md')).toMatch(/^# FAQ\n/);
+    expect(redone.summary).toMatch(/^Demo: add the page “FAQ”\n/);
+  });
+
   it('answers a repair round after failed checks instead of writing another page', () => {
     const request = `docs/faq.md: a problem\n\nFix every problem above (they were found by the project's checks on your changes), then answer with your summary again.`;
-    const move = nextMove({ number: 2, request, answers: new Map() });
+    const earlier = 'Demo: add the page “FAQ”\n\nThe agentjobs demo model made this change.';
+    const move = nextMove({ number: 2, request, notes: [], answers: new Map(), earlier });
+    // The answer keeps the work's title: it names the pull request.
     expect(move).toEqual({
-      text: expect.stringMatching(/^Demo: checks found problems\n\nThe agentjobs demo model cannot fix/),
+      text: expect.stringMatching(
+        /^Demo: add the page “FAQ”\n\nThe checks found problems in this change, and the agentjobs demo model cannot fix/,
+      ),
     });
   });
 

@@ -6,9 +6,10 @@
  * from the prompt and labelled as the demo's (`demo-change.ts`), links it, and ends with a summary
  * that says a demo model made it.
  *
- * It keeps no state: each call reads what to do next from the conversation it is sent, the prompt
- * and the tools' answers since the last user message, so follow-ups, retries and restarts of a job
- * work as they do with any model.
+ * It keeps no state: each call reads what to do next from the conversation it is sent, the user's
+ * latest words and the tools' answers since then, so follow-ups, retries and restarts of a job work
+ * as they do with any model. The notes the service adds (`service-notes.ts`) are never taken for
+ * the request: a restart continues the round it interrupted.
  */
 import type { LanguageModel } from 'ai';
 import { DEMO_MODEL_ID } from '../domain/model-id.js';
@@ -27,6 +28,8 @@ import {
   slugOf,
   titleFrom,
 } from './demo-change.js';
+import { conflictedFiles, resolveBothSides } from './demo-conflicts.js';
+import { RESUMED_WITHOUT_FILES, splitNotes } from './service-notes.js';
 
 type LanguageModelV3 = Extract<LanguageModel, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<LanguageModelV3['doGenerate']>[0];
@@ -55,7 +58,12 @@ interface Answer {
 /** What the demo has learned in this round: the request and the tools' answers. */
 interface Round {
   number: number;
+  /** The user's latest words, without the notes the service put before them. */
   request: string;
+  /** The service's notes in this round (a follow-up's word on its branch, a restart's). */
+  notes: string[];
+  /** The demo's last answer before this round, or '' (a repair round keeps its title). */
+  earlier?: string;
   answers: Map<string, Answer>;
 }
 
@@ -125,21 +133,42 @@ function toolCall(options: CallOptions) {
   });
 }
 
-const countUserMessages = (prompt: CallOptions['prompt']) =>
-  prompt.filter((message) => message.role === 'user').length;
+/** A user message's text. */
+function textOf(message: CallOptions['prompt'][number]): string {
+  if (message.role !== 'user') return '';
+  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
 
-/** The last user message and the answers to the demo's calls since then. */
+/**
+ * The user messages that carry the user's own words. A message that is only the service's notes
+ * (a resumed run's word on the restart) starts no round: the demo continues the one it was in.
+ */
+const userRounds = (prompt: CallOptions['prompt']) =>
+  prompt.flatMap((message, index) =>
+    message.role === 'user' && splitNotes(textOf(message)).words !== '' ? [index] : [],
+  );
+
+const countUserMessages = (prompt: CallOptions['prompt']) => userRounds(prompt).length;
+
+/** Calls whose work on files a restart may have lost: made again when the service says so. */
+const WRITES = /^(write|link|resolve-)/;
+
+/** The user's latest words, the service's notes, and the answers to the demo's calls since then. */
 function readRound(prompt: CallOptions['prompt']): Round {
-  const number = countUserMessages(prompt);
-  const last = prompt.findLastIndex((message) => message.role === 'user');
-  const user = prompt[last];
-  const request =
-    user?.role === 'user'
-      ? user.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n')
-      : '';
+  const rounds = userRounds(prompt);
+  const number = rounds.length;
+  const last = rounds.at(-1) ?? -1;
+  const { notes, words: request } =
+    last < 0 ? { notes: [], words: '' } : splitNotes(textOf(prompt[last] as CallOptions['prompt'][number]));
   const answers = new Map<string, Answer>();
   const prefix = `demo-${number}-`;
   for (const message of prompt.slice(last + 1)) {
+    if (message.role === 'user') {
+      notes.push(...splitNotes(textOf(message)).notes);
+      // The files written before the restart are gone: those calls are made again.
+      if (textOf(message).includes(RESUMED_WITHOUT_FILES))
+        for (const purpose of [...answers.keys()]) if (WRITES.test(purpose)) answers.delete(purpose);
+    }
     if (message.role !== 'tool') continue;
     for (const part of message.content) {
       if (part.type !== 'tool-result' || !part.toolCallId.startsWith(prefix)) continue;
@@ -156,7 +185,18 @@ function readRound(prompt: CallOptions['prompt']): Round {
       });
     }
   }
-  return { number, request, answers };
+  const earlier = prompt
+    .slice(0, Math.max(last, 0))
+    .findLast(
+      (message) =>
+        message.role === 'assistant' &&
+        message.content.some((part) => typeof part !== 'string' && part.type === 'text'),
+    );
+  const earlierText =
+    earlier?.role === 'assistant' && typeof earlier.content !== 'string'
+      ? earlier.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+      : '';
+  return { number, request, notes, answers, earlier: earlierText };
 }
 
 /** What the plan shows, with the first `done` items completed. */
@@ -179,10 +219,18 @@ export function nextMove(round: Round): Move {
   const { answers, request } = round;
   // The worker's repair prompt after failed checks: the demo's changes are built to pass them, and
   // it cannot fix anything else, so it says so instead of writing another page.
-  if (/found by the project's checks/.test(request))
-    return {
-      text: `Demo: checks found problems\n\nThe agentjobs demo model cannot fix problems the checks report; no AI model was used. To have them fixed, ${REAL_MODEL_HINT}.`,
-    };
+  // Its answer keeps the title of the work it did: the pull request is still that work.
+  if (/found by the project's checks/.test(request)) {
+    const note = `The checks found problems in this change, and the agentjobs demo model cannot fix problems the checks report; no AI model was used. To have them fixed, ${REAL_MODEL_HINT}.`;
+    const earlier = round.earlier?.trim() ?? '';
+    if (!earlier) return { text: `Demo: the change\n\n${note}` };
+    const [title, ...rest] = earlier.split('\n\n');
+    return { text: [title, note, ...rest].join('\n\n') };
+  }
+  const resolved = resolveConflicts(conflictedFiles(round.notes), answers);
+  if (resolved && 'calls' in resolved) return resolved;
+  if (resolved && (isAboutConflicts(request) || request === ''))
+    return { text: `Demo: resolve the conflicts\n\n${resolved.said}\n\n${DEMO_LABEL}` };
   const listing = answers.get('list');
   if (!listing) return { calls: [plan(0), { purpose: 'list', toolName: 'list_files', input: {} }] };
   const files = listing.failed ? [] : listedPaths(listing.text);
@@ -233,9 +281,52 @@ export function nextMove(round: Round): Move {
     if (edit) calls.push({ purpose: 'link', toolName: 'edit_file', input: { ...edit } });
     return { calls };
   }
-  return {
-    text: summary({ title, page, files: files.length, site, write, link: answers.get('link') ?? null }),
-  };
+  const said = summary({ title, page, files: files.length, site, write, link: answers.get('link') ?? null });
+  return { text: resolved ? said.replace('\n\n', `\n\n${resolved.said}\n\n`) : said };
+}
+
+const isAboutConflicts = (request: string) => /\b(conflict|resolve|merge)/i.test(request);
+
+/**
+ * The conflicts the service's note names, resolved by keeping both sides (demo-conflicts.ts): the
+ * calls still to make, or what was done. Null when the note names none.
+ */
+function resolveConflicts(
+  files: string[],
+  answers: Map<string, Answer>,
+): { calls: Call[] } | { said: string } | null {
+  if (files.length === 0) return null;
+  const reads = files.map((path, index) => ({
+    purpose: `conflict-${index}`,
+    toolName: 'read_file',
+    input: { path, limit: 2000 },
+  }));
+  if (reads.some((call) => !answers.has(call.purpose))) return { calls: reads };
+  const resolutions = files.map((path, index) => {
+    const answer = answers.get(`conflict-${index}`) as Answer;
+    return { path, index, resolved: answer.failed ? null : resolveBothSides(answer.text) };
+  });
+  const writes: Call[] = resolutions.flatMap(({ path, index, resolved }) =>
+    resolved
+      ? [{ purpose: `resolve-${index}`, toolName: 'write_file', input: { path, content: resolved.content } }]
+      : [],
+  );
+  if (writes.some((call) => !answers.has(call.purpose))) return { calls: writes };
+  const done = resolutions.flatMap(({ path, index, resolved }) =>
+    resolved && !answers.get(`resolve-${index}`)?.failed
+      ? [`${path} (the lines of ${resolved.ours} first, then those of ${resolved.theirs})`]
+      : [],
+  );
+  const left = resolutions.filter(({ path }) => !done.some((each) => each.startsWith(`${path} (`)));
+  const kept =
+    done.length > 0
+      ? `The demo model resolved the merge conflicts plainly, keeping both sides of each, in ${done.join(', ')}: read the result before merging, as a real model would weigh what each side meant instead.`
+      : '';
+  const notDone =
+    left.length > 0
+      ? ` It could not resolve ${left.map(({ path }) => path).join(', ')}, which keep their conflict markers.`
+      : '';
+  return { said: `${kept}${notDone}`.trim() };
 }
 
 /** A read's text, or null when it failed or never happened. */
@@ -254,7 +345,7 @@ function summary(done: {
 }): string {
   const { title, page, site } = done;
   const heading = `Demo: add the page “${title}”`;
-  const label = `The agentjobs demo model made this change; no AI model was used. To have a real model do the work, ${REAL_MODEL_HINT}.`;
+  const label = DEMO_LABEL;
   if (done.write.failed)
     return `${heading}\n\nThe demo model could not write ${page}: ${firstLine(done.write.text)}\n\n${label}`;
   const linked = !done.link
@@ -266,5 +357,8 @@ function summary(done: {
       : ` It linked the page from ${site.linkFrom}.`;
   return `${heading}\n\n${label}\n\nIt looked at the repository's ${done.files} files and wrote ${page}, a page titled “${title}” that quotes the request and says: “${DEMO_NOTE}”${linked}`;
 }
+
+/** What every summary of the demo's says about who made the change. */
+const DEMO_LABEL = `The agentjobs demo model made this change; no AI model was used. To have a real model do the work, ${REAL_MODEL_HINT}.`;
 
 const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';

@@ -178,7 +178,11 @@ export const jobSchema = z
     checks: checkRunSchema
       .nullable()
       .describe("The latest run of the checks on the job's work; null before the first"),
-    draft: z.boolean().describe('Whether the pull request was asked for as a draft'),
+    draft: z
+      .boolean()
+      .describe(
+        "Whether the pull request is a draft: asked for, or opened as one because the checks failed under the project's draft policy",
+      ),
     contextRepositories: z
       .array(
         z.object({

@@ -1,6 +1,8 @@
 /**
  * The poller (docs/automations.md): every `AGENTJOBS_REPOSITORY_POLL_SECONDS` (a name of its own:
- * `AGENTJOBS_POLL_SECONDS` is the worker's queue poll) it fetches each branch an enabled `code_change` or `content_change` automation watches and, when the
+ * `AGENTJOBS_POLL_SECONDS` is the worker's queue poll) it fetches each branch an enabled `code_change` or `content_change` automation watches,
+ * and every `AGENTJOBS_LOCAL_REPOSITORY_POLL_SECONDS` (3 by default) the branches of local
+ * repositories, which cost next to nothing to look at and send no webhooks; when the
  * branch's head moved past the head an automation last saw, records a push as host `poll`: the
  * fallback for a missed webhook, and the only way a local repository is heard from. The dispatcher
  * then runs it like a hook's push; a hook and a poll of the same head make one run, because each
@@ -22,7 +24,9 @@ import type { WatchedRepositories } from './watched-repositories.js';
 export interface PollerOptions {
   store: Store;
   logger: Logger;
-  config: { automations: Pick<Config['automations'], 'pollMs'> };
+  config: {
+    automations: Pick<Config['automations'], 'pollMs'> & Partial<Pick<Config['automations'], 'localPollMs'>>;
+  };
   repositories: WatchedRepositories;
 }
 
@@ -111,10 +115,20 @@ export function createPoller(options: PollerOptions): Poller {
     }
   }
 
+  const { pollMs } = options.config.automations;
+  const localPollMs = Math.min(options.config.automations.localPollMs ?? pollMs, pollMs);
+  /** When each remote branch was last looked at: they wait `pollMs`, local ones only `localPollMs`. */
+  const lastPolled = new Map<string, number>();
+
   async function pass() {
     const branches = watchedBranches(await store.automations.watching());
+    const now = Date.now();
     for (const watched of branches) {
+      const key = JSON.stringify([watched.projectId, watched.repository, watched.branch]);
       try {
+        const due = (lastPolled.get(key) ?? Number.NEGATIVE_INFINITY) + pollMs - localPollMs / 2 <= now;
+        if (!due && !(await repositories.isLocal(watched.projectId, watched.repository))) continue;
+        lastPolled.set(key, now);
         await poll(watched);
       } catch (error) {
         // One repository out of reach must not keep the others from being polled.
@@ -134,11 +148,15 @@ export function createPoller(options: PollerOptions): Poller {
         name: 'polling watched repositories',
         logger,
         pass,
-        pollMs: options.config.automations.pollMs,
+        pollMs: localPollMs,
       });
       await loop.start();
     },
-    wake: () => loop?.wake() ?? Promise.resolve(),
+    // A wake asks for an answer now: every branch is looked at, remote ones too.
+    wake: () => {
+      lastPolled.clear();
+      return loop?.wake() ?? Promise.resolve();
+    },
     async stop() {
       await loop?.stop();
       loop = null;

@@ -46,6 +46,8 @@ export interface WatchedRepositories {
     from: string | null,
     to: string,
   ): Promise<{ diff: string; files: string[] }>;
+  /** Whether the repository is a folder on this machine: looking at it costs next to nothing. */
+  isLocal(projectId: string, repository: RepositoryMatch): Promise<boolean>;
 }
 
 export function watchedRepositories(options: WatchedRepositoryOptions): WatchedRepositories {
@@ -108,6 +110,13 @@ export function watchedRepositories(options: WatchedRepositoryOptions): WatchedR
     },
     async change(projectId, repository, from, to) {
       return diffBetween(await mirrorWith(projectId, repository, to), from, to);
+    },
+    async isLocal(projectId, repository) {
+      if (repository.kind === 'content') return (await store.projects.get(projectId))?.host === 'local';
+      const found = (await store.contextRepositories.list(projectId)).find(
+        (candidate) => candidate.name === repository.name,
+      );
+      return found?.host === 'local';
     },
   };
 }

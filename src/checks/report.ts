@@ -66,5 +66,12 @@ function notesOf(run: CheckRun): string {
 function listItem(problem: CheckProblem & { check: string }): string {
   const where = `${problem.path}${problem.line ? `:${problem.line}` : ''}`;
   const message = problem.message.length > 500 ? `${problem.message.slice(0, 499)}…` : problem.message;
-  return `- \`${where}\` (${problem.check}) ${message.split('\n').join('\n  ')}`;
+  const [first = '', ...rest] = message.split('\n');
+  if (rest.join('').trim() === '') return `- \`${where}\` (${problem.check}) ${first}`;
+  // A command's output keeps its lines: a code block in the list item, fenced longer than any run
+  // of backticks in it.
+  const longest = Math.max(0, ...(message.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  const block = [`${fence}text`, ...rest, fence].map((line) => `  ${line}`).join('\n');
+  return `- \`${where}\` (${problem.check}) ${first}\n\n${block}`;
 }

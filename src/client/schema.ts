@@ -521,7 +521,7 @@ export interface components {
             filesChanged: number;
             /** @description The latest run of the checks on the job's work; null before the first */
             checks: components["schemas"]["CheckRun"] | null;
-            /** @description Whether the pull request was asked for as a draft */
+            /** @description Whether the pull request is a draft: asked for, or opened as one because the checks failed under the project's draft policy */
             draft: boolean;
             /** @description Extension: the project's context repositories (read-only sources of the agent) as the job's latest run read them; empty when the project has none or no run has fetched them yet */
             contextRepositories: {

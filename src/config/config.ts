@@ -85,6 +85,8 @@ export interface AutomationConfig {
   diffChars: number;
   /** How often the watched branches (context and content repositories) are fetched for new commits. */
   pollMs: number;
+  /** How often the watched branches of local repositories are looked at, in ms. */
+  localPollMs: number;
 }
 
 export interface ChecksConfig {
@@ -248,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       runsPerDay: e.AGENTJOBS_AUTOMATION_RUNS_PER_DAY,
       diffChars: e.AGENTJOBS_TRIGGER_DIFF_CHARS,
       pollMs: e.AGENTJOBS_REPOSITORY_POLL_SECONDS * 1000,
+      localPollMs: e.AGENTJOBS_LOCAL_REPOSITORY_POLL_SECONDS * 1000,
     },
     slack: slackConfig(e),
     metrics: { token: e.AGENTJOBS_METRICS_TOKEN ?? null, port: e.AGENTJOBS_METRICS_PORT ?? null },

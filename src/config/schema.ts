@@ -182,6 +182,11 @@ export const environmentSchema = z.object({
     description:
       'How often the branches that `code_change` and `content_change` automations watch are fetched for new commits: the fallback for a missed code-host webhook, and how a local repository is heard from.',
   }),
+  AGENTJOBS_LOCAL_REPOSITORY_POLL_SECONDS: documented(integer(1, 86_400).default(3), {
+    group: 'automations',
+    description:
+      'How often the watched branches of local repositories (a folder on this machine, which sends no webhooks) are looked at for new commits: reading a local repository costs next to nothing, so a commit is heard within seconds.',
+  }),
   AGENTJOBS_WORKER_CONCURRENCY: documented(integer(1, 1000).default(4), {
     group: 'worker',
     description: 'Jobs one worker process runs at once.',

@@ -5,6 +5,7 @@
  */
 import { AgentError, type runAgent } from '../agent/loop.js';
 
+export { REAL_MODEL_HINT } from '../agent/demo-change.js';
 export { type ModelPrice, priceOf } from '../agent/prices.js';
 export { contextWindowOf, maxOutputOf } from '../agent/windows.js';
 

@@ -19,6 +19,7 @@ import type { CheckRun } from '../domain/checks.js';
 import { JobFailure } from '../domain/errors.js';
 import type { CheckRequest } from '../domain/events.js';
 import type { Job } from '../domain/job.js';
+import { DEMO_MODEL_ID } from '../domain/model-id.js';
 import type { Project } from '../domain/project.js';
 import type { Redactor } from '../domain/redact.js';
 import { runGit } from '../git/run.js';
@@ -27,7 +28,7 @@ import type { Metrics } from '../metrics/index.js';
 import type { Lease } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
 import type { AgentLimits, AgentResult, RunAgentOptions } from './agent-port.js';
-import { isAgentError } from './agent-port.js';
+import { isAgentError, REAL_MODEL_HINT } from './agent-port.js';
 
 /** The checks failed and the project's policy is `fail`: nothing is published. */
 export class ChecksFailedError extends JobFailure<'checks_failed'> {
@@ -36,16 +37,35 @@ export class ChecksFailedError extends JobFailure<'checks_failed'> {
     readonly run: CheckRun,
     /** The run's conversation and usage, kept for a follow-up. */
     readonly partial: { messages: AgentResult['messages']; usage: AgentResult['usage'] },
+    /** Where the job stands, for the ways forward when the demo model left conflicts. */
+    where?: ConflictWays,
   ) {
     const count = run.results.reduce((sum, result) => sum + result.problems.length, 0);
     const problems = `${count} problem${count === 1 ? '' : 's'}; see the job's checks`;
     super(
       'checks_failed',
-      leftConflicts(run)
-        ? `Merge conflict markers are still in the files (${problems}) after the agent's repair rounds, and nothing is published with them. Send a follow-up asking the agent to resolve them.`
-        : `The checks still failed after the agent's repair rounds (${problems}), and the project publishes nothing when they fail.`,
+      !leftConflicts(run)
+        ? `The checks still failed after the agent's repair rounds (${problems}), and the project publishes nothing when they fail.`
+        : where?.model === DEMO_MODEL_ID
+          ? `Merge conflict markers are still in the files (${problems}), and nothing is published with them: the demo model cannot resolve these conflicts. Either ${REAL_MODEL_HINT}, then send a follow-up; or resolve them by hand: ${byHand(where)}`
+          : `Merge conflict markers are still in the files (${problems}) after the agent's repair rounds, and nothing is published with them. Send a follow-up asking the agent to resolve them.`,
     );
   }
+}
+
+/** What the ways forward out of a conflict name: the job's model, branch and base, and its project. */
+export interface ConflictWays {
+  model: string;
+  branch: string;
+  base: string;
+  project: Pick<Project, 'host' | 'repository'>;
+}
+
+/** The commands that resolve a job branch's conflicts with its base by hand. */
+function byHand({ branch, base, project }: ConflictWays): string {
+  return project.host === 'local'
+    ? `\`cd ${project.repository} && git switch ${branch} && git merge ${base}\`, edit the conflicting files, \`git commit -a\`, then merge the pull request.`
+    : `\`git fetch origin && git switch ${branch} && git merge origin/${base}\`, edit the conflicting files, \`git commit -a && git push\`, then merge the pull request.`;
 }
 
 /** Whether a check run found conflict markers left: such work is never published, whatever the policy. */

@@ -34,19 +34,56 @@ export class RepositoryError extends JobFailure<'repository_error'> {
   }
 }
 
-/** The project's setup command failed: nothing else ran. The message ends with its output's tail. */
+/**
+ * The project's setup command failed: nothing else ran. The message ends with the lines of its
+ * output that explain it (`explainingLines`).
+ */
 export class SetupFailedError extends JobFailure<'setup_failed'> {
   override name = 'SetupFailedError';
   constructor(why: string, output: string) {
-    // The job's error keeps MESSAGE_LIMIT characters: the reason, then as much of the end as fits.
+    // The job's error keeps MESSAGE_LIMIT characters: the reason, then as much of the output as fits.
     const room = MESSAGE_LIMIT - why.length - 30;
-    const tail = output.replace(/^Its output( ends with)?:\n…?/, '').trimEnd();
-    const message =
-      !tail || room <= 0
-        ? why
-        : `${why} Its output ends with:\n${tail.length > room ? `…${tail.slice(-room)}` : tail}`;
-    super('setup_failed', message);
+    const shown = room > 0 ? explainingLines(output, room) : '';
+    super('setup_failed', shown ? `${why} ${shown}` : why);
   }
+}
+
+/** A line that reports an error: npm's `ERR!` and `error` lines, and the words tools use. */
+const ERROR_LINE = /^npm (ERR!|error) \S|\b(error|fatal|failed|cannot|could not|not found|denied)\b/i;
+/** A line that only points into the sandbox's files (npm's log), gone when the sandbox is. */
+const SANDBOX_POINTER = /complete log of this run can be found in|^npm (ERR!|error)\s+\/tmp\//i;
+
+/**
+ * What of a failed setup's output explains it, within `room` characters: the first error lines
+ * (where npm and most tools say why), then the output's end; never a path inside the sandbox,
+ * which no longer exists when anyone reads the message.
+ */
+export function explainingLines(output: string, room: number): string {
+  const lines = output
+    .replace(/^Its output( ends with)?:\n…?/, '')
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .filter((line) => !SANDBOX_POINTER.test(line))
+    .map((line) => line.replace(/\/tmp\/\S+/g, '(a file in the sandbox)'));
+  while (lines.length > 0 && lines.at(-1) === '') lines.pop();
+  if (lines.length === 0) return '';
+  const first = lines.findIndex((line) => ERROR_LINE.test(line));
+  // The first error and the lines after it, without the bare `npm error` lines between paragraphs.
+  const cause =
+    first < 0
+      ? []
+      : lines
+          .slice(first)
+          .filter((line) => !/^npm (ERR!|error)\s*$/.test(line))
+          .slice(0, 8);
+  const end = lines.slice(-8).filter((line) => !cause.includes(line));
+  const fits = (text: string) => (text.length > room ? `${text.slice(0, room - 1)}…` : text);
+  if (cause.length === 0) return fits(`Its output ends with:\n${lines.slice(-12).join('\n')}`);
+  const causeText = `Its first error:\n${cause.join('\n')}`;
+  if (end.length === 0 || causeText.length + 40 > room) return fits(causeText);
+  const endText = end.join('\n');
+  const left = room - causeText.length - 30;
+  return `${causeText}\n\nIts output ends with:\n${endText.length > left ? `…${endText.slice(-left)}` : endText}`;
 }
 
 /**

@@ -13,15 +13,11 @@
  */
 import type { ModelMessage } from 'ai';
 import { z } from 'zod';
+import { RESUMED_WITH_FILES, RESUMED_WITHOUT_FILES } from '../agent/service-notes.js';
 import type { Prompt, RunProgress } from '../store/queue/index.js';
 import type { PreparedRun } from './phases/prepare.js';
 
-/** What the next message tells the model when its edits were taken back. */
-export const RESUMED_WITH_FILES =
-  'The service restarted while you were working, and this run continues from your last finished step. The files you changed are as you left them. Continue where you left off; do not repeat the steps you already finished.';
-/** What the next message tells the model when its edits could not be taken back. */
-export const RESUMED_WITHOUT_FILES =
-  'The service restarted while you were working, and this run continues from your last finished step, but the changes you made to files could not be taken back as you left them. Read the files you changed to see where they stand, make again the edits that are still needed, then continue where you left off.';
+export { RESUMED_WITH_FILES, RESUMED_WITHOUT_FILES } from '../agent/service-notes.js';
 
 /**
  * The shape of a record's changes. What they say is checked by `Workspace.restore` with the rules

@@ -65,6 +65,8 @@ export interface Published {
   /** Files the job changed: on its branch against the base, or in this commit in `push` mode. */
   filesChanged: number;
   title: string;
+  /** Whether the pull request was opened as a draft. */
+  draft?: boolean;
   /** Whether `recordPublished` saved the run's conversation (else the completion must). */
   saved: boolean;
 }
@@ -165,7 +167,7 @@ export async function publish(input: PublishInput): Promise<Published> {
   };
   await store.queue.recordPublished(lease, published, input.saved);
   const prLink = await openPullRequest({ ...input, published }, pullRequest);
-  return { prLink, headSha: head, filesChanged, title, saved: true };
+  return { prLink, headSha: head, filesChanged, title, saved: true, draft: pullRequest.draft };
 }
 
 /**

@@ -20,6 +20,7 @@ import { lazySecretBox } from '../../src/store/secrets.js';
 import { automationInput, PRODUCT_MAIN } from '../support/automation-inputs.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { startGitHttpServer } from '../support/git-http.js';
+import { waitFor } from '../support/worker.js';
 import { git, write } from '../support/workspace-fixture.js';
 
 const PROMPT = 'Commits:\n{{change.commits}}\nFiles:\n{{change.files}}\nDiff:\n{{change.diff}}';
@@ -134,6 +135,21 @@ describe.each(testDialects())('the poller, on %s', (dialect) => {
     await pollAndDispatch();
     expect(await database.store.hostEvents.count(project.id)).toBe(1);
     expect((await runsOf(automation.id)).map((run) => run.outcome)).toEqual(['created']);
+  });
+
+  it('hears a commit to a local repository within seconds by default, with no wake', async () => {
+    expect(config.automations.localPollMs).toBe(3000);
+    const product = await productRepository('product-local');
+    const { project } = await watching(product);
+    await pollAndDispatch();
+    const head = await commit(product, 'src/cli.ts', "export const flags = ['-q'];\n", 'Add -q');
+    // No wake: the poller's own schedule for a local repository finds it.
+    const found = await waitFor(
+      () => database.store.hostEvents.list(project.id),
+      (events) => events.length > 0,
+      { timeoutMs: 20_000, everyMs: 100 },
+    );
+    expect(found[0]).toMatchObject({ host: 'poll', event: { kind: 'push', after: head } });
   });
 
   it('makes one run of a head that a hook reported and the poll found too', async () => {

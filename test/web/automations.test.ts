@@ -31,6 +31,9 @@ describe.each(testDialects())('the Automations tab on %s', (dialect) => {
     expect(page.body).toContain(`href="${tab()}" aria-current="page">Automations</a>`);
     expect(page.body).toContain(`href="${tab()}/new?template=update-docs-from-code"`);
     expect(page.body).toContain(`/ui/projects/${t.project.id}/settings#code-host-webhooks`);
+    // How often a repository is looked at, where the triggers are described.
+    expect(page.body).toContain('Commits to a local repository are found by looking at it every 3 seconds.');
+    expect(page.body).toContain('found by polling every 5 minutes.');
     expect((await browser.get(`/ui/projects/${t.project.id}/jobs`)).body).toContain('>Automations</a>');
   });
 
@@ -269,5 +272,14 @@ describe.each(testDialects())('Run now with variables on %s', (dialect) => {
     expect(ran.status).toBe(303);
     const jobId = /job=([\w-]+)/.exec(ran.location ?? '')?.[1] ?? '';
     expect((await t.store.jobs.get(t.project.id, jobId))?.prompt).toBe('Write the notes of <v2.0>.');
+    expect((await browser.get(ran.location ?? '')).body).toContain('<p id="ran-job">Run now started job');
+
+    // The second run is grouped into the job the first made: the page says so, not "started".
+    const again = await browser.post(`${base}/run`, { 'variables.version': '<v2.1>' });
+    expect(again.status).toBe(303);
+    expect(/job=([\w-]+)/.exec(again.location ?? '')?.[1]).toBe(jobId);
+    expect((await browser.get(again.location ?? '')).body).toContain(
+      `<p id="ran-job">Run now added to the existing job <a href="/ui/projects/${t.project.id}/jobs/${jobId}">`,
+    );
   });
 });

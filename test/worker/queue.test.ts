@@ -242,6 +242,28 @@ describe.each(testDialects())('job queue on %s', (dialect) => {
     await drain();
   });
 
+  it('records that the pull request was opened as a draft on the job', async () => {
+    const job = await newJob();
+    expect(job.draft).toBe(false);
+    const [claimed] = await claim(1);
+    const current = leaseOf(claimed as never);
+    await t.store.queue.takePrompts(current);
+    const outcome = await t.store.queue.complete(current, {
+      summary: 'done',
+      title: 'T',
+      prLink: 'http://pr/1',
+      usage: { inputTokens: 1, outputTokens: 1, steps: 1 },
+      filesChanged: 1,
+      conversation: [],
+      deliveredThrough: null,
+      headSha: 'abc',
+      draft: true,
+    });
+    expect(outcome).toBe('completed');
+    expect(await t.store.jobs.get(project.id, job.id)).toMatchObject({ status: 'completed', draft: true });
+    await drain();
+  });
+
   it('releases a lease without counting it lost, claimable at once', async () => {
     const job = await newJob();
     const [claimed] = await claim(1);

@@ -23,7 +23,7 @@ import {
   type UpdateOptions,
   withCheckOptions,
 } from './project-options.js';
-import { registerProjectSetupCommands } from './project-setup.js';
+import { lockfileChecks, registerProjectSetupCommands } from './project-setup.js';
 import { registerProjectSlackCommands } from './project-slack.js';
 
 /**
@@ -207,6 +207,7 @@ async function checkAction(id: string, options: OutputOptions) {
     );
     if (found.checkCommand || found.setupCommand || found.agentCommands)
       checks.push(await sandboxCheck(config.checks.sandbox));
+    checks.push(...(await lockfileChecks(found, config.dataDir)));
     const { checkContextRepositories } = await import('../../jobs/context-repositories.js');
     checks.push(
       ...(await checkContextRepositories(

@@ -32,6 +32,8 @@ export interface RunOutcome {
   deliveredThrough?: string | null;
   /** The commit pushed, when one was. */
   headSha: string | null;
+  /** The pull request was opened as a draft (failing checks under `draft`): the job says so too. */
+  draft?: boolean;
 }
 
 export function completeQueries(db: Db) {
@@ -75,6 +77,7 @@ export function completeQueries(db: Db) {
           title: outcome.title,
           pr_link: outcome.prLink,
           files_changed: outcome.filesChanged,
+          ...(outcome.draft ? { draft: 1 } : {}),
           lease_owner: null,
           lease_expires_at: null,
           updated_at: at,

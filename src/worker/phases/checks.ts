@@ -26,6 +26,10 @@ export async function checkAndRepairPhase(run: AnsweredRun): Promise<CheckedRun>
     checkRun?.status === 'failed' &&
     (policy === 'fail' || (policy === 'draft' && run.project.publish === 'push') || leftConflicts(checkRun))
   )
-    throw new ChecksFailedError(checkRun, { messages: result.messages, usage: result.usage });
+    throw new ChecksFailedError(
+      checkRun,
+      { messages: result.messages, usage: result.usage },
+      { model: run.job.model, branch: run.workspace.branch, base: run.job.baseRef, project: run.project },
+    );
   return Object.assign(run, { result, checkRun });
 }

@@ -7,6 +7,7 @@
  *   when clean; with conflicts, committed with the markers, the files named to the agent, and the
  *   `conflicts` check refusing to publish while a marker is left.
  */
+import { SERVICE_NOTE_OPENING } from '../../agent/service-notes.js';
 import { nextJobBranch } from '../../domain/job.js';
 import { type PullRequestState, pullRequestNumber } from '../../domain/pull-request.js';
 import type { BaseMerge } from '../../git/merge.js';
@@ -89,5 +90,5 @@ function noteFor(base: string, name: string, branch: RunBranch, merge: BaseMerge
       `${base} had moved on, and merging it into ${name} conflicted in these files, which now hold git's conflict markers (lines \`<<<<<<<\`, \`=======\`, \`>>>>>>>\`):\n${files}\nResolve each one first: read it, keep what both sides meant, and remove every marker line. Nothing is published while a marker is left.`,
     );
   }
-  return said.length > 0 ? `(From agentjobs, before your next message: ${said.join('\n\n')})` : null;
+  return said.length > 0 ? `${SERVICE_NOTE_OPENING}, before your next message: ${said.join('\n\n')})` : null;
 }

@@ -48,6 +48,7 @@ export async function publishPhase(run: CheckedRun): Promise<void> {
     filesChanged: outcome.filesChanged,
     ...(outcome.saved ? {} : { conversation, deliveredThrough }),
     headSha: outcome.headSha,
+    draft: outcome.draft ?? false,
   });
   control.ended('completed');
   control.log.info({ outcome: completed, prLink: outcome.prLink, usage: result.usage }, 'job run finished');
@@ -70,7 +71,16 @@ export async function finishEarlierRun(run: LocatedRun, published: PublishedRun)
     signal: control.publishing,
   });
   const { summary, title, prLink, usage, filesChanged, headSha } = finished;
-  const outcome = await store.queue.complete(lease, { summary, title, prLink, usage, filesChanged, headSha });
+  const draft = published.pullRequest?.draft ?? false;
+  const outcome = await store.queue.complete(lease, {
+    summary,
+    title,
+    prLink,
+    usage,
+    filesChanged,
+    headSha,
+    draft,
+  });
   control.ended('completed');
   control.log.info({ outcome, prLink }, 'job run finished');
 }
