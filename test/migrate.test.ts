@@ -66,7 +66,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0021_one_event_one_run',
         '0022_pull_request_quotes',
         '0023_progress_messages',
-        '0025_slack',
+        '0024_slack',
       ]);
 
       const db = openDb({ url: database.url });
