@@ -58,7 +58,7 @@ module.exports = {
       comment:
         'checks/ runs on a tree it is handed, eval/ runs the agent without a server: neither reaches the store or a server part.',
       from: { path: '^src/(checks|eval)/' },
-      to: { path: '^src/((store|http|api|web|mcp|worker|background|cli)/|server(-startup)?\\.ts)' },
+      to: { path: '^src/((store|http|api|web|mcp|run|background|cli)/|server(-startup)?\\.ts)' },
     },
     {
       name: 'parse-runs-parsers-only',
@@ -77,54 +77,54 @@ module.exports = {
       comment:
         'webhooks/ signs and sends, http/ is what the API and the dashboard share: neither reaches into a server part.',
       from: { path: '^src/(webhooks|http)/' },
-      to: { path: '^src/((api|web|mcp|worker|background|cli)/|server(-startup)?\\.ts)' },
+      to: { path: '^src/((api|web|mcp|run|background|cli)/|server(-startup)?\\.ts)' },
     },
     {
       name: 'agent-git-hosts-know-no-storage-or-http',
       severity: 'error',
       comment: 'agent/, git/ and hosts/ get what they need passed in, never the store or a server part.',
       from: { path: '^src/(agent|git|hosts)/' },
-      to: { path: '^src/(store|http|api|web|worker|cli|server(-startup)?\\.ts)' },
+      to: { path: '^src/(store|http|api|web|run|cli|server(-startup)?\\.ts)' },
     },
     {
       name: 'api-web-and-mcp-are-siblings',
       severity: 'error',
       comment:
-        'They start jobs through the same operations (jobs/), never through each other; what they share lives in http/ and jobs/; server.ts registers them side by side.',
+        'They start jobs through the same operations (operations/), never through each other; what they share lives in http/ and operations/; server.ts registers them side by side.',
       from: { path: '^src/(api|web|mcp)/' },
       to: { path: '^src/(api|web|mcp)/', pathNot: '^src/$1/' },
     },
     {
-      name: 'jobs-serve-every-entry-point',
+      name: 'operations-serve-every-entry-point',
       severity: 'error',
       comment: 'The job operations know the store and the domain, never who calls them.',
-      from: { path: '^src/jobs/' },
-      to: { path: '^src/((api|web|mcp|cli|http|worker)/|server(-startup)?\\.ts)' },
+      from: { path: '^src/operations/' },
+      to: { path: '^src/((api|web|mcp|cli|http|run)/|server(-startup)?\\.ts)' },
     },
     {
-      name: 'api-and-worker-meet-only-in-store-and-domain',
+      name: 'api-and-run-meet-only-in-store-and-domain',
       severity: 'error',
-      from: { path: '^src/(api|worker)/' },
-      to: { path: '^src/(api|worker)/', pathNot: '^src/$1/' },
+      from: { path: '^src/(api|run)/' },
+      to: { path: '^src/(api|run)/', pathNot: '^src/$1/' },
     },
     {
-      name: 'background-runs-on-store-domain-worker-webhooks-hosts',
+      name: 'background-runs-on-store-domain-run-webhooks-hosts',
       severity: 'error',
       comment:
-        'background/ (the loop and what runs on it) reaches the store, the domain, a job run, git (the watched repositories, the worker registry), webhook sending, the code hosts, metrics and config, and the job operations (an automation run creates its job through jobs/, the one create path); nothing of the servers.',
+        'background/ (the loop and what runs on it) reaches the store, the domain, a job run, git (the watched repositories, the worker registry), webhook sending, the code hosts, metrics and config, and the job operations (an automation run creates its job through operations/, the one create path); nothing of the servers.',
       from: { path: '^src/background/' },
       to: {
         path: '^src/',
-        pathNot: '^src/(background|store|domain|worker|git|webhooks|hosts|metrics|config|jobs)/|^src/log\\.ts$',
+        pathNot: '^src/(background|store|domain|run|git|webhooks|hosts|metrics|config|operations)/|^src/log\\.ts$',
       },
     },
     {
-      name: 'conversations-ask-through-jobs',
+      name: 'conversations-ask-through-operations',
       severity: 'error',
       comment:
-        'conversations/ (Slack, and the intakes to come) turns a message into work through the job operations (jobs/), on the store and the domain, with the background loop; it knows no other entry point and no run.',
+        'conversations/ (Slack, and the intakes to come) turns a message into work through the job operations (operations/), on the store and the domain, with the background loop; it knows no other entry point and no run.',
       from: { path: '^src/conversations/' },
-      to: { path: '^src/((api|web|mcp|cli|http|worker|hosts|git|agent|checks)/|server(-startup)?\\.ts)' },
+      to: { path: '^src/((api|web|mcp|cli|http|run|hosts|git|agent|checks)/|server(-startup)?\\.ts)' },
     },
     {
       name: 'only-server-and-cli-reach-conversations',

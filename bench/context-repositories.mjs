@@ -6,7 +6,7 @@
 //
 // Writes one repository of 20,000 source files of about 1 KB in 400 folders (one commit, `git fast-import`)
 // in a temporary folder, then fetches it as 1 and as 10 context repositories of one project, the way
-// the worker's prepare phase does (src/worker/phases/context.ts: 4 fetches at a time, each into its
+// the worker's prepare phase does (src/run/phases/context.ts: 4 fetches at a time, each into its
 // own mirror, the default branch named with `ls-remote --symref`): the first fetch (no mirror yet)
 // and a re-fetch (the next run, nothing new upstream). Prints one table; removes what it wrote.
 import { execFileSync } from 'node:child_process';

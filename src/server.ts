@@ -27,6 +27,7 @@ import { readinessCheck } from './http/readiness.js';
 import { createLogger, type Logger, logDestination } from './log.js';
 import { mcpRoutes } from './mcp/http.js';
 import { Metrics } from './metrics/index.js';
+import type { ResolveModel, RunAgent } from './run/agent-port.js';
 import {
   announceAdminPassword,
   announceModel,
@@ -38,7 +39,6 @@ import { openStore } from './store/open.js';
 import { ensureSecretKey, lazySecretBox, type SecretBox, SecretError } from './store/secrets.js';
 import type { Store } from './store/store.js';
 import { dashboard } from './web/dashboard.js';
-import type { ResolveModel, RunAgent } from './worker/agent-port.js';
 
 /**
  * The webhook deliverer of a process; every role runs one, so events go out while any process of a

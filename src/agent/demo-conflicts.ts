@@ -1,9 +1,9 @@
 /**
  * How the demo model (`demo-model.ts`) resolves the conflicts a follow-up's merge of the base left
- * (worker/phases/follow-base.ts): plainly, keeping both sides of each conflict, the job branch's
+ * (run/phases/follow-base.ts): plainly, keeping both sides of each conflict, the job branch's
  * lines first, then the base's, and saying so in its summary. It cannot weigh what each side meant
  * as a real model would; a file it cannot read whole is left as it is, and the checks then say
- * what to do instead (worker/checks.ts). Pure: it reads the tools' answers as text.
+ * what to do instead (run/checks.ts). Pure: it reads the tools' answers as text.
  */
 
 /** The files the service's note says hold conflict markers; none when no note says so. */

@@ -143,7 +143,7 @@ describe('the demo model', () => {
 
   it('takes a follow-up’s request from the user’s words, not from the note the service puts first', async () => {
     const { result, workspace, run } = await runDemo(FILES);
-    // What a follow-up after a merged pull request starts with (worker/phases/follow-base.ts).
+    // What a follow-up after a merged pull request starts with (run/phases/follow-base.ts).
     const note =
       '(From agentjobs, before your next message: Pull request #1 of this job was merged, so this follow-up works on a new branch, agentjobs/x-2, made from main as it is now, and will open a new pull request. The earlier changes are in main already.)';
     const followUp = await run([`${note}\n\nAlso add a troubleshooting page`], result.messages);

@@ -3,9 +3,9 @@ import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-z
 import type { Config } from '../config/config.js';
 import type { Lifecycle } from '../domain/lifecycle.js';
 import { installErrorHandling } from '../http/errors.js';
-import { processHostEvent } from '../jobs/host-events.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/index.js';
+import { processHostEvent } from '../operations/host-events.js';
 import type { RecordResult } from '../store/host-events.js';
 import type { SecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';

@@ -2,7 +2,7 @@
  * The zod schemas of the automation routes (docs/automations.md): they validate requests
  * and describe the routes in the OpenAPI document. What zod cannot see (a cron expression, a
  * timezone, a template's placeholders, a context repository's name) is checked by
- * `jobs/automations.ts`, answered as 422 naming the field.
+ * `operations/automations.ts`, answered as 422 naming the field.
  */
 import { z } from 'zod';
 import {

@@ -4,9 +4,9 @@
  */
 import { z } from 'zod';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../domain/webhook.js';
-import { MAX_WEBHOOK_DESCRIPTION_CHARS } from '../jobs/webhook-endpoints.js';
+import { MAX_WEBHOOK_DESCRIPTION_CHARS } from '../operations/webhook-endpoints.js';
 
-// URLs are checked by the endpoint operations (`jobs/webhook-endpoints.ts`: an empty one is
+// URLs are checked by the endpoint operations (`operations/webhook-endpoints.ts`: an empty one is
 // 400 `invalid_request`, a refused one 422 webhook_url_not_allowed with the reason), the same
 // for the dashboard; here only that it is text of a size no URL rule needs to look further at.
 const url = z.string().max(65_536).describe('The receiver, http(s)');

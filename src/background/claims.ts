@@ -1,11 +1,11 @@
 /**
  * The job worker's pass on the background loop: returns expired leases to the queue (now and
- * then), claims jobs up to the worker's free slots, and starts their runs (`worker/run.ts`). A run
+ * then), claims jobs up to the worker's free slots, and starts their runs (`run/run.ts`). A run
  * that ends frees a slot and wakes the loop for another pass.
  */
-import type { ActiveRun } from '../worker/run.js';
-import { startRun } from '../worker/run.js';
-import type { RunDependencies } from '../worker/run-context.js';
+import type { ActiveRun } from '../run/run.js';
+import { startRun } from '../run/run.js';
+import type { RunDependencies } from '../run/run-context.js';
 
 /** What a claim pass needs besides the run's dependencies. */
 export interface ClaimPassOptions {

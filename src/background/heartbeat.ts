@@ -6,8 +6,8 @@
  * failed beat loses nothing. When it last ran is the worker's liveness (`/healthz`).
  */
 import type { Logger } from '../log.js';
+import type { ActiveRun } from '../run/run.js';
 import type { Store } from '../store/store.js';
-import type { ActiveRun } from '../worker/run.js';
 import { backgroundLoop } from './loop.js';
 
 /** Missed beats after which the worker is stuck: its `/healthz` answers 503. */

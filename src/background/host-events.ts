@@ -1,7 +1,7 @@
 /**
  * The code hosts' events, handed to the automations: the receiver (`POST /v2/hooks/…`) records a
  * delivery and answers at once; this loop, in every process that runs background work, claims the
- * recorded events oldest first and runs the automations they concern (`jobs/host-events.ts`).
+ * recorded events oldest first and runs the automations they concern (`operations/host-events.ts`).
  * A claim is a lease: an event whose process died is claimed again when the lease runs out, and an
  * event is marked processed only after its runs are recorded. An event whose try fails is tried
  * again later, at most `MAX_TRIES` times in all (a claim counts, so a try that kills its process
@@ -12,8 +12,8 @@
 import type { Config } from '../config/config.js';
 import { DEFAULT_MENTION } from '../domain/automation.js';
 import { redactSecrets } from '../domain/redact.js';
-import { failHostEvent, type HostEventDeps, processHostEvent } from '../jobs/host-events.js';
 import type { Logger } from '../log.js';
+import { failHostEvent, type HostEventDeps, processHostEvent } from '../operations/host-events.js';
 import { HOST_EVENTS_CHANNEL } from '../store/channels.js';
 import type { ClaimedHostEvent } from '../store/host-events.js';
 import type { Store } from '../store/store.js';
@@ -34,7 +34,7 @@ export interface HostEventDispatcherOptions {
   store: Store;
   logger: Logger;
   config: Pick<Config, 'defaultModel' | 'limits' | 'automations'>;
-  /** Whether a job's pull request is still open, for grouping (see `jobs/automation-run.ts`). */
+  /** Whether a job's pull request is still open, for grouping (see `operations/automation-run.ts`). */
   pullRequestOpen?: HostEventDeps['pullRequestOpen'];
   /** Answers on a comment's thread with the job's link; absent, the service answers nothing. */
   reply?: HostEventDeps['reply'];

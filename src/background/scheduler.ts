@@ -9,8 +9,8 @@
  */
 import type { Config } from '../config/config.js';
 import { type Automation, nextScheduleTime } from '../domain/automation.js';
-import { type AutomationRunDeps, runAutomation } from '../jobs/automation-run.js';
 import type { Logger } from '../log.js';
+import { type AutomationRunDeps, runAutomation } from '../operations/automation-run.js';
 import type { Store } from '../store/store.js';
 import { type BackgroundLoop, backgroundLoop, type PassResult } from './loop.js';
 
@@ -26,7 +26,7 @@ export interface SchedulerOptions {
   config: Pick<Config, 'defaultModel' | 'limits' | 'automations'>;
   /** The longest wait between passes; a minute by default. */
   pollMs?: number;
-  /** Whether a job's pull request is still open, for grouping (see `jobs/automation-run.ts`). */
+  /** Whether a job's pull request is still open, for grouping (see `operations/automation-run.ts`). */
   pullRequestOpen?: AutomationRunDeps['pullRequestOpen'];
   /** The clock; tests move it. */
   now?: () => Date;

@@ -9,8 +9,8 @@
 import type { CommentEvent, RepositoryMatch } from '../domain/host-event.js';
 import type { Project } from '../domain/project.js';
 import { type CodeHost, CodeHostError, type CodeHosts, type ThreadRepository } from '../hosts/types.js';
-import type { ThreadReply } from '../jobs/host-events.js';
 import type { Logger } from '../log.js';
+import type { ThreadReply } from '../operations/host-events.js';
 import type { Store } from '../store/store.js';
 
 /** What a reply needs: the projects, their hosts, and where the dashboard is served. */

@@ -1,7 +1,7 @@
 /**
  * The worker (docs/architecture.md#the-queue-and-its-fencing): on the background loop (`loop.ts`), woken by `JOBS_CHANNEL`, a
  * run ending, or the slow fallback poll, it claims jobs up to its free slots (`claims.ts`, bounded
- * by `capacity.ts`) and runs each (`worker/run.ts`), renewing their leases (`heartbeat.ts`).
+ * by `capacity.ts`) and runs each (`run/run.ts`), renewing their leases (`heartbeat.ts`).
  * `stop` stops claiming, lets running jobs finish within the grace period, then stops them and
  * hands their jobs back to the queue. At start it names itself in the data directory and takes back
  * at once the jobs of workers of that directory whose process died (background/registry.ts).
@@ -9,9 +9,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../log.js';
+import type { ActiveRun } from '../run/run.js';
+import type { RunDependencies } from '../run/run-context.js';
 import { JOBS_CHANNEL } from '../store/channels.js';
-import type { ActiveRun } from '../worker/run.js';
-import type { RunDependencies } from '../worker/run-context.js';
 import { runCapacity } from './capacity.js';
 import { claimPass } from './claims.js';
 import { createHeartbeat } from './heartbeat.js';

@@ -2,7 +2,7 @@
  * A project's environment (docs/security.md, "Setup and the environment"): what its `setupCommand`
  * (e.g. `npm ci`) leaves at the top of a checkout of the project's base branch (`node_modules`,
  * `.venv`, …), made in the sandbox with network, before the agent writes anything. The caller
- * gives only a commit of the base branch (worker/phases/setup.ts): no other tree is ever built.
+ * gives only a commit of the base branch (run/phases/setup.ts): no other tree is ever built.
  *
  * It is cached per project under `<environments>/<project id>/<key>`, where the key hashes the
  * command and every setup input of the tree (domain/setup-inputs.ts: lockfiles, manifests, the

@@ -1,13 +1,13 @@
 /**
  * A message asks for work (docs/slack.md): the one operation every conversation surface calls —
  * Slack now, an issue tracker's intake later. The request becomes a job through the one create
- * path (`jobs/create-job.ts`), or a follow-up of the job the conversation already has
- * (`jobs/follow-up.ts`), with the same budgets, limits and checks as the API. What the
+ * path (`operations/create-job.ts`), or a follow-up of the job the conversation already has
+ * (`operations/follow-up.ts`), with the same budgets, limits and checks as the API. What the
  * conversation said before is the job's context, quoted as data for the agent, never as
  * instructions.
  */
-import { type CreateJobResult, createJob, type JobOperationDeps } from '../jobs/create-job.js';
-import { followUp } from '../jobs/follow-up.js';
+import { type CreateJobResult, createJob, type JobOperationDeps } from '../operations/create-job.js';
+import { followUp } from '../operations/follow-up.js';
 
 /** One message of the conversation so far. */
 export interface ConversationMessage {

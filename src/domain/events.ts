@@ -31,7 +31,7 @@ export type PhaseReason =
   | 'follow_up'
   | 'model_unavailable'
   | 'capacity'
-  // A run continues the conversation of an earlier attempt that was lost (worker/progress.ts).
+  // A run continues the conversation of an earlier attempt that was lost (run/progress.ts).
   | 'resumed';
 
 /** What each type of event carries. */

@@ -1,7 +1,7 @@
 /**
  * What a project's setup command reads that decides what it makes: its inputs. The environment's
  * cache key covers them (checks/environment.ts), and in push mode a commit of the service's that
- * changes one holds the next setup until a person accepts it (worker/publish.ts). They are:
+ * changes one holds the next setup until a person accepts it (run/publish.ts). They are:
  * - the lockfiles and manifests package managers read, wherever they are (not inside what was
  *   installed): `package.json` (its scripts run at install, `postinstall`), `.npmrc`, `go.mod`, …;
  * - every file or folder the command names (`bash setup.sh` → `setup.sh`, `make -C tools` →

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiKey } from '../domain/api-key.js';
 import type { AppError } from '../domain/errors.js';
-import type { AutomationRunDeps } from '../jobs/automation-run.js';
+import type { AutomationRunDeps } from '../operations/automation-run.js';
 import type { ToolAccess } from './tools.js';
 
 /** What `/mcp` is given: the job operations' store and limits, and the API's key check. */
@@ -32,7 +32,7 @@ const MCP_CALLS_AT_ONCE = 4;
  * The key is checked before the protocol starts: no key, a bad, revoked or expired one, or an
  * address the key does not allow is an HTTP 401/403 and no tool runs. Each tool call then checks
  * the key again for its project and scope, as each API request does, and runs the job operation
- * the API's route runs (`src/jobs/`), so validation, the hourly budget, the active-job cap and
+ * the API's route runs (`src/operations/`), so validation, the hourly budget, the active-job cap and
  * idempotency are the API's own, and so are its errors. Each call of a batch is counted against
  * the budget as a single call is, and the calls of one POST run at most `MCP_CALLS_AT_ONCE` at a
  * time, each starting in a turn of the event loop of its own, the rest waiting their turn.

@@ -1,6 +1,6 @@
 /**
  * The agentjobs MCP tools (docs/mcp.md): the job API, for editors and chat assistants.
- * Each tool is one job operation (`src/jobs/`), the very ones the API's routes call, so a tool
+ * Each tool is one job operation (`src/operations/`), the very ones the API's routes call, so a tool
  * does exactly what the API does (validation, the hourly budget, the active-job cap, idempotency,
  * the same errors), and the caller's key is checked for the tool's project and scope on every
  * call, as the API checks it on every request. Results are the operation's JSON as
@@ -12,11 +12,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { AppError, isAppError } from '../domain/errors.js';
 import { redactSecrets } from '../domain/redact.js';
-import type { AutomationRunDeps } from '../jobs/automation-run.js';
-import { triggerAutomation } from '../jobs/automations.js';
-import { createJob } from '../jobs/create-job.js';
-import { followUp } from '../jobs/follow-up.js';
-import { getJob, listEvents, listJobs } from '../jobs/pages.js';
+import type { AutomationRunDeps } from '../operations/automation-run.js';
+import { triggerAutomation } from '../operations/automations.js';
+import { createJob } from '../operations/create-job.js';
+import { followUp } from '../operations/follow-up.js';
+import { getJob, listEvents, listJobs } from '../operations/pages.js';
 
 /** What a tool needs of the caller's key: its project, and the scope of the tool. */
 export interface ToolAccess {

@@ -15,7 +15,7 @@ import type { Db } from './db.js';
 import type { HostToken } from './projects.js';
 import type { ContextRepositoriesTable } from './schema.js';
 
-/** A context repository to add; its `repository` already checked (`jobs/context-repositories.ts`). */
+/** A context repository to add; its `repository` already checked (`operations/context-repositories.ts`). */
 export interface NewContextRepository {
   projectId: string;
   name: string;

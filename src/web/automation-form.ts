@@ -1,7 +1,7 @@
 /**
  * The automation form of the dashboard's Automations tab: what the browser sends, read into the
- * input `jobs/automations.ts` saves, the form itself (from scratch, from a shipped template, or an
- * automation's settings), and a trigger in words. The saving rules live in `jobs/automations.ts`;
+ * input `operations/automations.ts` saves, the form itself (from scratch, from a shipped template, or an
+ * automation's settings), and a trigger in words. The saving rules live in `operations/automations.ts`;
  * its `invalid_automation` error names the field, which is mapped back onto the form here.
  */
 import {
@@ -15,8 +15,8 @@ import {
 } from '../domain/automation.js';
 import type { AutomationTemplate } from '../domain/automation-templates.js';
 import type { AppError } from '../domain/errors.js';
-import type { AutomationInput, TriggerInput } from '../jobs/automations.js';
-import { waitText } from '../jobs/budget.js';
+import type { AutomationInput, TriggerInput } from '../operations/automations.js';
+import { waitText } from '../operations/budget.js';
 import { fieldHint, type Html, html } from './html.js';
 
 /** The form's fields as the browser sent them (checkboxes as booleans). */
@@ -129,7 +129,7 @@ export function automationValues(from?: Automation | AutomationTemplate): Automa
 const required = 'is required';
 
 /**
- * The input to save, or what is missing by field. The rules `jobs/automations.ts` keeps (cron,
+ * The input to save, or what is missing by field. The rules `operations/automations.ts` keeps (cron,
  * timezone, placeholders, branch names, repositories) are left to it; this checks only what the
  * form must have to make an input at all.
  */

@@ -8,7 +8,7 @@ import type { Automation, AutomationRun } from '../domain/automation.js';
 import { AUTOMATION_TEMPLATES, type AutomationTemplate } from '../domain/automation-templates.js';
 import type { Lifecycle } from '../domain/lifecycle.js';
 import type { Project } from '../domain/project.js';
-import { automationNotFound } from '../jobs/automations.js';
+import { automationNotFound } from '../operations/automations.js';
 import type { Store } from '../store/store.js';
 import {
   type AutomationErrors,

@@ -2,7 +2,7 @@
  * The Automations tab of a project (docs/automations.md; section 8): the list with each
  * trigger in words, a new automation from one of the shipped templates or from scratch, and an
  * automation's page with its settings, enable and disable, Run now and its runs. Saving and running
- * go through `jobs/automations.ts`, the operations the API's routes call, so the rules, the day's
+ * go through `operations/automations.ts`, the operations the API's routes call, so the rules, the day's
  * run limit and the budgets are the API's. Every form posts its CSRF token (checked in
  * `dashboard.ts`) and redirects after a success (post/redirect/get).
  */
@@ -18,7 +18,7 @@ import { automationTemplate } from '../domain/automation-templates.js';
 import { type AppError, isAppError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
-import { createAutomation, triggerAutomation, updateAutomation } from '../jobs/automations.js';
+import { createAutomation, triggerAutomation, updateAutomation } from '../operations/automations.js';
 import {
   type AutomationErrors,
   automationInput,

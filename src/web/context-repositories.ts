@@ -1,7 +1,7 @@
 /**
  * The "Context repositories" section of a project's settings page (docs/architecture.md#the-runs-phases): the other
  * repositories its agent reads, listed with a form to add one and a button to remove each. The
- * checks are the CLI's (`jobs/context-repositories.ts`); a refusal is shown next to its field.
+ * checks are the CLI's (`operations/context-repositories.ts`); a refusal is shown next to its field.
  */
 import type { ContextRepository } from '../domain/context-repository.js';
 import { MAX_CONTEXT_REPOSITORIES } from '../domain/context-repository.js';

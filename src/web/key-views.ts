@@ -2,8 +2,8 @@
 import type { ApiKey } from '../domain/api-key.js';
 import { DEFAULT_KEY_EXPIRY_DAYS, KEY_SCOPES } from '../domain/keys.js';
 import type { Project } from '../domain/project.js';
-import type { InputError } from '../jobs/input.js';
-import { type KeyInput, keyStatus } from '../jobs/keys.js';
+import type { InputError } from '../operations/input.js';
+import { type KeyInput, keyStatus } from '../operations/keys.js';
 import { fieldHint, type Html, html, time } from './html.js';
 
 const DAY_MS = 86_400_000;
@@ -34,7 +34,7 @@ export type KeyFormErrors = Partial<Record<'name' | 'scopes' | 'expires' | 'ips'
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 
 /**
- * The create form as the key operation takes it (`jobs/keys.ts`), for `projectId`: the form only
+ * The create form as the key operation takes it (`operations/keys.ts`), for `projectId`: the form only
  * reads its fields; the rules are the operation's. An expiry that is none of the choices is
  * passed on as no valid time, for the operation to refuse.
  */

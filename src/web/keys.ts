@@ -2,8 +2,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKey } from '../domain/api-key.js';
 import { AppError } from '../domain/errors.js';
 import { hashKey } from '../domain/keys.js';
-import { InputError } from '../jobs/input.js';
-import { type CreatedKey, createKey, listKeys, revokeKey } from '../jobs/keys.js';
+import { InputError } from '../operations/input.js';
+import { type CreatedKey, createKey, listKeys, revokeKey } from '../operations/keys.js';
 import type { Store } from '../store/store.js';
 import { html } from './html.js';
 import {
@@ -138,7 +138,7 @@ async function revoke(store: Store, request: FastifyRequest, reply: FastifyReply
  * The API keys pages: a project's keys (`/ui/projects/:projectId/keys`), which also lists the
  * instance keys that work on it, and the instance keys (`/ui/keys`), which work on every project.
  * Both create (the key shown once), list and revoke alike, through the key operations
- * (`jobs/keys.ts`).
+ * (`operations/keys.ts`).
  */
 export const keyPages: FastifyPluginAsync<DashboardOptions> = async (app, { store }) => {
   const ofProject = async (request: FastifyRequest) => projectOwner(await projectOf(store, request));

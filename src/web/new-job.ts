@@ -1,6 +1,6 @@
 /**
  * Starting a job from the dashboard: the form on a project's jobs page, and the call that makes the
- * job. The call is the job operation the API's route calls (`src/jobs/create-job.ts`), so the
+ * job. The call is the job operation the API's route calls (`src/operations/create-job.ts`), so the
  * hourly budget, the active-job cap, validation and idempotency are the API's own. The form carries
  * an Idempotency-Key made when it was rendered: a double submit replays the first job.
  */
@@ -9,10 +9,10 @@ import type { FastifyError } from 'fastify';
 import { type AppError, isAppError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import { errorHeaders, statusOf, toAppError } from '../http/errors.js';
-import { waitText } from '../jobs/budget.js';
-import { createJob, type JobOperationDeps } from '../jobs/create-job.js';
-import { followUp } from '../jobs/follow-up.js';
-import { type FieldProblem, InputError, type InputProblem } from '../jobs/input.js';
+import { waitText } from '../operations/budget.js';
+import { createJob, type JobOperationDeps } from '../operations/create-job.js';
+import { followUp } from '../operations/follow-up.js';
+import { type FieldProblem, InputError, type InputProblem } from '../operations/input.js';
 import { fieldHint, type Html, html } from './html.js';
 
 /** What the form holds; every field as the browser sent it. */

@@ -1,14 +1,14 @@
 /**
  * The dashboard's project form, read into what the project operations take
- * (`jobs/projects.ts`): the form only reads its fields; every rule and its words are the
+ * (`operations/projects.ts`): the form only reads its fields; every rule and its words are the
  * operation's. A field the operation refuses is shown next to it.
  */
 import type { SandboxStatus } from '../checks/sandbox.js';
 import { CHECK_FAILURE_POLICIES } from '../domain/checks.js';
 import { CODE_HOSTS, type Project, PUBLISH_MODES } from '../domain/project.js';
 import { readDailyBudget, splitModelList } from '../domain/project-settings.js';
-import { type FieldProblem, InputError } from '../jobs/input.js';
-import type { ProjectInput } from '../jobs/projects.js';
+import { type FieldProblem, InputError } from '../operations/input.js';
+import type { ProjectInput } from '../operations/projects.js';
 import { fieldHint, type Html, html } from './html.js';
 
 /** A form field and what is wrong with it, shown next to the field. */

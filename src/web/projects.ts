@@ -7,11 +7,11 @@ import {
   addContextRepository,
   checkContextRepositories,
   removeContextRepository,
-} from '../jobs/context-repositories.js';
-import { makeHookSecret } from '../jobs/hook-secrets.js';
-import { InputError } from '../jobs/input.js';
-import { createProject, updateProject } from '../jobs/projects.js';
-import { acceptSetupReview } from '../jobs/setup-review.js';
+} from '../operations/context-repositories.js';
+import { makeHookSecret } from '../operations/hook-secrets.js';
+import { InputError } from '../operations/input.js';
+import { createProject, updateProject } from '../operations/projects.js';
+import { acceptSetupReview } from '../operations/setup-review.js';
 import {
   type ContextSectionState,
   contextErrorsOf,
@@ -135,7 +135,7 @@ const operationDeps = ({ config, store, secrets }: DashboardOptions) => ({
   sandbox: config.checks.sandbox,
 });
 
-/** Makes a project through the project operation (`jobs/projects.ts`). */
+/** Makes a project through the project operation (`operations/projects.ts`). */
 async function create(options: DashboardOptions, request: FastifyRequest, reply: FastifyReply) {
   let project: Project;
   try {
@@ -163,7 +163,7 @@ async function save(options: DashboardOptions, request: FastifyRequest, reply: F
   return reply.redirect(`/ui/projects/${project.id}/settings?notice=saved`, 303);
 }
 
-/** The settings page's "make the hook secret" button: it always makes a new one (`jobs/hook-secrets.ts`). */
+/** The settings page's "make the hook secret" button: it always makes a new one (`operations/hook-secrets.ts`). */
 async function rotateHookSecret(options: DashboardOptions, request: FastifyRequest, reply: FastifyReply) {
   const { store, secrets } = options;
   const project = await projectOf(store, request);

@@ -10,7 +10,7 @@ import {
   listPullRequests,
   MergeRefused,
   mergePullRequest,
-} from '../jobs/merges.js';
+} from '../operations/merges.js';
 import type { Store } from '../store/store.js';
 import { renderDiff } from './diff.js';
 import { html, time } from './html.js';
@@ -129,7 +129,7 @@ async function pullRequestPage(store: Store, request: FastifyRequest, reply: Fas
   );
 }
 
-/** Merges through the merge operation (`jobs/merges.ts`); a refusal is shown with its reason. */
+/** Merges through the merge operation (`operations/merges.ts`); a refusal is shown with its reason. */
 async function merge(options: DashboardOptions, request: FastifyRequest, reply: FastifyReply) {
   const { config, store } = options;
   const { project, pull } = await pullRequestOf(store, request);

@@ -3,7 +3,7 @@
  * disable, rotate the secret, delete; an endpoint's deliveries with each attempt, and redeliver.
  * Every form posts its CSRF token (checked in `dashboard.ts`) and redirects (post/redirect/get).
  * The pages parse forms and render; every rule is the endpoint operations'
- * (`jobs/webhook-endpoints.ts`), the API's too, so both refuse the same input with the same words.
+ * (`operations/webhook-endpoints.ts`), the API's too, so both refuse the same input with the same words.
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -21,7 +21,7 @@ import {
   rotateWebhookSecret,
   updateWebhookEndpoint,
   type WebhookEndpointDeps,
-} from '../jobs/webhook-endpoints.js';
+} from '../operations/webhook-endpoints.js';
 import { clip, fieldHint, type Html, html, time } from './html.js';
 import { cookieOptions, type DashboardOptions, sendPage } from './layout.js';
 import { NOTICES, projectHeader, projectOf } from './project-header.js';

@@ -1,7 +1,7 @@
 // Bad request headers: the API key (401, 403), the Idempotency-Key, and the body's Content-Type.
 import { expect, it } from 'vitest';
 import { generateKey } from '../../src/domain/keys.js';
-import { fingerprint, sha256 } from '../../src/jobs/create-job.js';
+import { fingerprint, sha256 } from '../../src/operations/create-job.js';
 import { bearer, create, describeBadInput, get, jobs, type Row } from '../support/bad-input-fixture.js';
 
 const rows: Row[] = [

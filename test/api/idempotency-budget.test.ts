@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config/config.js';
-import { fingerprint, sha256 } from '../../src/jobs/create-job.js';
 import { createLogger } from '../../src/log.js';
+import { fingerprint, sha256 } from '../../src/operations/create-job.js';
 import { openDb } from '../../src/store/db.js';
 import { lazySecretBox } from '../../src/store/secrets.js';
 import { createStore, type Store } from '../../src/store/store.js';

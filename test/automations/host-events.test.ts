@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config/config.js';
 import type { AutomationTrigger } from '../../src/domain/automation.js';
 import type { PushedCommit } from '../../src/domain/host-event.js';
 import type { Project } from '../../src/domain/project.js';
-import { type HostEventDeps, mentions, processHostEvent } from '../../src/jobs/host-events.js';
+import { type HostEventDeps, mentions, processHostEvent } from '../../src/operations/host-events.js';
 import { automationInput, PRODUCT_MAIN, receivedEvent } from '../support/automation-inputs.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 

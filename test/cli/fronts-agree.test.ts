@@ -1,6 +1,6 @@
 /**
  * The dashboard and the CLI (the built one) keep the same rules for projects and keys, because
- * both go through the same operations (`jobs/projects.ts`, `jobs/keys.ts`). Before, each front had
+ * both go through the same operations (`operations/projects.ts`, `operations/keys.ts`). Before, each front had
  * its own copy: the CLI took a key with no name or a 500-character one, a project name of any
  * length, a remote project's base branch git refuses, and quickstart's key never expired.
  */

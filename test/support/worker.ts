@@ -7,10 +7,10 @@ import { createWorker, type Worker } from '../../src/background/worker.js';
 import { type Config, loadConfig, type WorkerConfig } from '../../src/config/config.js';
 import type { Job } from '../../src/domain/job.js';
 import { createLogger } from '../../src/log.js';
+import { AgentError, type AgentResult, type RunAgentOptions } from '../../src/run/agent-port.js';
 import { createServerCodeHosts } from '../../src/server.js';
 import { lazySecretBox } from '../../src/store/secrets.js';
 import type { Store } from '../../src/store/store.js';
-import { AgentError, type AgentResult, type RunAgentOptions } from '../../src/worker/agent-port.js';
 import { memoryLog } from './app.js';
 import { useFixture } from './use-fixture.js';
 

@@ -1,6 +1,6 @@
 /**
  * The API and the dashboard give the same answer to the same endpoint input: both go through the
- * endpoint operations (`jobs/webhook-endpoints.ts`), so a URL the rules refuse is refused with the
+ * endpoint operations (`operations/webhook-endpoints.ts`), so a URL the rules refuse is refused with the
  * same status and the same sentence, and an accepted one is kept the same way (trimmed).
  */
 import { describe, expect, it } from 'vitest';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from '../../src/background/worker.js';
 import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
-import { removeContextRepository } from '../../src/jobs/context-repositories.js';
+import { removeContextRepository } from '../../src/operations/context-repositories.js';
 import { createSecretBox } from '../../src/store/secrets.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { type GitHttpServer, startGitHttpServer } from '../support/git-http.js';

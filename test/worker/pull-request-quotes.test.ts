@@ -9,7 +9,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { quotedPrompt } from '../../src/domain/automation-prompt.js';
 import type { Job } from '../../src/domain/job.js';
-import { type HostEventDeps, processHostEvent } from '../../src/jobs/host-events.js';
+import { type HostEventDeps, processHostEvent } from '../../src/operations/host-events.js';
 import { automationInput, PRODUCT_MAIN } from '../support/automation-inputs.js';
 import { testDialects } from '../support/db.js';
 import { useFakeWorker } from '../support/fake-worker.js';

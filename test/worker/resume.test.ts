@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Worker } from '../../src/background/worker.js';
 import type { Job } from '../../src/domain/job.js';
-import { RESUMED_WITH_FILES, RESUMED_WITHOUT_FILES } from '../../src/worker/progress.js';
+import { RESUMED_WITH_FILES, RESUMED_WITHOUT_FILES } from '../../src/run/progress.js';
 import { testDialects, testJobInput } from '../support/db.js';
 import { realAgentConfig, startRealWorker } from '../support/real-agent.js';
 import { heldUntil } from '../support/scripted-model.js';

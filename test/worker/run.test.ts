@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
-import { AgentError } from '../../src/worker/agent-port.js';
+import { AgentError } from '../../src/run/agent-port.js';
 import { testDialects } from '../support/db.js';
 import { useFakeWorker } from '../support/fake-worker.js';
 import { partsOf } from '../support/use-fixture.js';

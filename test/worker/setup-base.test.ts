@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxStatus } from '../../src/checks/sandbox.js';
-import { acceptSetupReview } from '../../src/jobs/setup-review.js';
+import { acceptSetupReview } from '../../src/operations/setup-review.js';
 import { testDialects } from '../support/db.js';
 import { useScriptedWorker } from '../support/scripted-worker.js';
 import { git } from '../support/worker.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { QUOTED_OUTPUT_CHARS } from '../../src/checks/command-outcome.js';
-import { SetupFailedError } from '../../src/worker/errors.js';
+import { SetupFailedError } from '../../src/run/errors.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-setup-message-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ export interface ApiKeyAuthOptions {
 
 /**
  * Every route of the scope it is registered in needs an admin API key (`request.apiKey`). What a
- * draining process refuses (new jobs, follow-ups) the operations refuse themselves (`src/jobs/`).
+ * draining process refuses (new jobs, follow-ups) the operations refuse themselves (`src/operations/`).
  */
 export const apiKeyAuth = fp(async (app: FastifyInstance, { store }: ApiKeyAuthOptions) => {
   // Declared, so that every request object has the field from birth: set on a request that lacks

@@ -1,7 +1,7 @@
 /**
  * The automation routes (docs/automations.md): create, list, read, change, delete, run
  * now, and the runs. Keys of the project: `read` to list, `write` to change or trigger (the v2
- * hook's rule by method). The rules live in `jobs/automations.ts`; a route only says them in HTTP.
+ * hook's rule by method). The rules live in `operations/automations.ts`; a route only says them in HTTP.
  */
 
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -17,7 +17,7 @@ import {
   createAutomation,
   triggerAutomation,
   updateAutomation,
-} from '../../jobs/automations.js';
+} from '../../operations/automations.js';
 import type { Store } from '../../store/store.js';
 import {
   automationListSchema,
@@ -37,7 +37,7 @@ export interface AutomationRoutesOptions {
   store: Store;
   /** The names of a project's context repositories, which a `code_change` trigger names one of. */
   contextRepositoryNames?: (projectId: string) => Promise<string[]>;
-  /** Whether a job's pull request is still open, for grouping (see `jobs/automation-run.ts`). */
+  /** Whether a job's pull request is still open, for grouping (see `operations/automation-run.ts`). */
   pullRequestOpen?: (job: Job) => Promise<boolean>;
   /** The process's lifecycle: a draining process runs no automation by hand. */
   lifecycle?: Lifecycle;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors.js';
 import { closedSignal, streamJobEvents } from '../../http/event-stream.js';
-import { getJob, listEvents } from '../../jobs/pages.js';
+import { getJob, listEvents } from '../../operations/pages.js';
 import type { Store } from '../../store/store.js';
 import { watchKeys } from '../key-watch.js';
 import {

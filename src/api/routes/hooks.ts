@@ -2,7 +2,7 @@
  * The code hosts' webhooks (docs/api.md#code-host-webhooks):
  * `POST /v2/hooks/{projectId}/{github|gitlab|gitea}`, with no API key: the host's own proof of the
  * project's hook secret instead. This route only takes the raw body (for the signature), hands it
- * to the hook receipt (`jobs/hook-receipt.ts`, where every rule of a delivery lives) and answers
+ * to the hook receipt (`operations/hook-receipt.ts`, where every rule of a delivery lives) and answers
  * 202 with its receipt; a refusal is the receipt's typed error.
  */
 import type { FastifyInstance } from 'fastify';
@@ -14,13 +14,13 @@ import {
   type HookReceipt,
   type HookReceiptDeps,
   hookReceiver,
-} from '../../jobs/hook-receipt.js';
+} from '../../operations/hook-receipt.js';
 import { errorResponse, jsonResponse, projectParams } from '../schemas.js';
 
 /** The largest delivery taken; beyond it, 413 (GitHub's own cap is 25 MB, its pushes are far smaller). */
 export const HOOK_BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** What the receiver needs: the hook receipt's (`jobs/hook-receipt.ts`). */
+/** What the receiver needs: the hook receipt's (`operations/hook-receipt.ts`). */
 export type HookRoutesOptions = HookReceiptDeps;
 
 export const hookReceiptSchema = z

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError, type LimitState } from '../../domain/errors.js';
 import type { Lifecycle } from '../../domain/lifecycle.js';
-import { createJob, type JobOperationDeps } from '../../jobs/create-job.js';
-import { followUp } from '../../jobs/follow-up.js';
-import { createJobInput, followUpInput } from '../../jobs/input.js';
-import { getJob, listJobs } from '../../jobs/pages.js';
+import { createJob, type JobOperationDeps } from '../../operations/create-job.js';
+import { followUp } from '../../operations/follow-up.js';
+import { createJobInput, followUpInput } from '../../operations/input.js';
+import { getJob, listJobs } from '../../operations/pages.js';
 import type { Store } from '../../store/store.js';
 import {
   archiveBody,
@@ -39,7 +39,7 @@ function budgetHeaders(budget: LimitState): Record<string, string> {
   };
 }
 
-// The rules are the job operations' (`src/jobs/`); a route reads the request and writes the answer.
+// The rules are the job operations' (`src/operations/`); a route reads the request and writes the answer.
 export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, options) => {
   // Registered in this order, which is the OpenAPI document's.
   createRoute(app, options);

@@ -2,7 +2,7 @@
  * The webhook routes (docs/webhooks.md): a project's endpoints, their delivery log, and
  * redelivery. Authentication and scopes are the v2 hook's (`read` to list, `write` to change); an
  * endpoint of another project is 404 like one that does not exist. The rules are the endpoint
- * operations' (`jobs/webhook-endpoints.ts`), shared with the dashboard.
+ * operations' (`operations/webhook-endpoints.ts`), shared with the dashboard.
  */
 
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -17,7 +17,7 @@ import {
   rotateWebhookSecret,
   updateWebhookEndpoint,
   type WebhookEndpointDeps,
-} from '../../jobs/webhook-endpoints.js';
+} from '../../operations/webhook-endpoints.js';
 import { commonErrors, errorResponse, jsonResponse, projectParams } from '../schemas.js';
 import {
   createWebhookBody,
@@ -32,7 +32,7 @@ import {
   webhookWithSecretSchema,
 } from '../webhook-schemas.js';
 
-/** What the routes need: the endpoint operations' (`jobs/webhook-endpoints.ts`). */
+/** What the routes need: the endpoint operations' (`operations/webhook-endpoints.ts`). */
 export type WebhookRoutesOptions = WebhookEndpointDeps;
 
 const notFoundResponse = errorResponse(

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { DEFAULT_KEY_EXPIRY_DAYS } from '../../domain/keys.js';
-import { createKey, keyStatus, listKeys, revokeKey } from '../../jobs/keys.js';
+import { createKey, keyStatus, listKeys, revokeKey } from '../../operations/keys.js';
 import { withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 import { asCommand } from './operation-error.js';

@@ -1,10 +1,10 @@
 /**
- * An operation's refusal (`jobs/`), said as the command line says its own errors: a wrong field
+ * An operation's refusal (`operations/`), said as the command line says its own errors: a wrong field
  * after the flag it came from, any other code as it is. The rules and their words are the
  * operation's; only the flag is the command's.
  */
 import { AppError } from '../../domain/errors.js';
-import { InputError } from '../../jobs/input.js';
+import { InputError } from '../../operations/input.js';
 import { CliError } from '../output.js';
 
 /** Runs `operation`, turning its typed refusal into a `CliError`; `flags` names each field's flag. */

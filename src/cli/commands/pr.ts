@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
-import type { PullRequestRef } from '../../jobs/merges.js';
+import type { PullRequestRef } from '../../operations/merges.js';
 import { withStore } from '../local.js';
 import { CliError, type OutputOptions, print, table } from '../output.js';
 import { cliErrorOf } from './operation-error.js';
@@ -31,7 +31,7 @@ function refOf(options: Target, number: string | undefined): PullRequestRef {
 }
 
 /** The merge operations, loaded with the git and host code only for the commands that use them. */
-const merges = () => import('../../jobs/merges.js');
+const merges = () => import('../../operations/merges.js');
 
 /** A refusal of the merge operations as the command's error; a merge that did not happen is `not_merged`. */
 async function run<T>(operation: () => Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 /**
  * `agentjobs project context add|list|remove`: a project's context repositories (docs/architecture.md#the-runs-phases),
  * the other repositories its agent reads. On the local database, as the other project commands;
- * checked by the same rules as the dashboard's (`jobs/context-repositories.ts`).
+ * checked by the same rules as the dashboard's (`operations/context-repositories.ts`).
  */
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -82,7 +82,7 @@ export function registerProjectContextCommands(project: Command) {
         options.tokenStdin || options.tokenEnv
           ? await readToken((options.host ?? 'github') as CodeHostKind, options)
           : null;
-      const { addContextRepository } = await import('../../jobs/context-repositories.js');
+      const { addContextRepository } = await import('../../operations/context-repositories.js');
       const added = await withStore(async (store, config) => {
         const found = await requireProject(store, projectId);
         return addContextRepository(
@@ -124,7 +124,7 @@ export function registerProjectContextCommands(project: Command) {
     .description('Remove a context repository and its mirror')
     .option('--json', 'machine-readable output')
     .action(async (projectId: string, name: string, options: OutputOptions) => {
-      const { removeContextRepository } = await import('../../jobs/context-repositories.js');
+      const { removeContextRepository } = await import('../../operations/context-repositories.js');
       await withStore(async (store, config) => {
         const found = await requireProject(store, projectId);
         await removeContextRepository(

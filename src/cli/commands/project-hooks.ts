@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { HOOK_HOSTS, HOOK_SETUP, hookUrl } from '../../domain/hook-secret.js';
-import { makeHookSecret } from '../../jobs/hook-secrets.js';
+import { makeHookSecret } from '../../operations/hook-secrets.js';
 import { lazySecretBox } from '../../store/secrets.js';
 import { requireProject, withStore } from '../local.js';
 import { type OutputOptions, print } from '../output.js';

@@ -15,8 +15,8 @@ import {
   type PublishMode,
 } from '../../domain/project.js';
 import { readDailyBudget } from '../../domain/project-settings.js';
-import type { ProjectInput } from '../../jobs/projects.js';
-import { describeSetupReview } from '../../jobs/setup-review.js';
+import type { ProjectInput } from '../../operations/projects.js';
+import { describeSetupReview } from '../../operations/setup-review.js';
 import { CliError, type OutputOptions, table } from '../output.js';
 
 export interface CreateOptions extends OutputOptions, CheckOptions {
@@ -92,7 +92,7 @@ export async function readToken(host: CodeHostKind, options: TokenOptions): Prom
   return token;
 }
 
-/** The flag each field of the project operations (`jobs/projects.ts`) is given with. */
+/** The flag each field of the project operations (`operations/projects.ts`) is given with. */
 export const PROJECT_FLAGS: Readonly<Record<string, string>> = {
   name: '--name',
   repository: '--repo',

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { Project } from '../../domain/project.js';
-import { acceptSetupReview, describeSetupReview } from '../../jobs/setup-review.js';
+import { acceptSetupReview, describeSetupReview } from '../../operations/setup-review.js';
 import { requireProject, withStore } from '../local.js';
 import { type OutputOptions, print } from '../output.js';
 

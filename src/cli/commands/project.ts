@@ -27,11 +27,11 @@ import { lockfileChecks, registerProjectSetupCommands } from './project-setup.js
 import { registerProjectSlackCommands } from './project-slack.js';
 
 /**
- * The project operations (`jobs/projects.ts`), loaded only by the commands that change a project:
+ * The project operations (`operations/projects.ts`), loaded only by the commands that change a project:
  * they bring the code hosts' clients (see commands/server.ts).
  */
 async function operations(store: Store, config: Config) {
-  const projects = await import('../../jobs/projects.js');
+  const projects = await import('../../operations/projects.js');
   const deps = { store, secrets: lazySecretBox(config), sandbox: config.checks.sandbox };
   return { deps, ...projects };
 }
@@ -208,7 +208,7 @@ async function checkAction(id: string, options: OutputOptions) {
     if (found.checkCommand || found.setupCommand || found.agentCommands)
       checks.push(await sandboxCheck(config.checks.sandbox));
     checks.push(...(await lockfileChecks(found, config.dataDir)));
-    const { checkContextRepositories } = await import('../../jobs/context-repositories.js');
+    const { checkContextRepositories } = await import('../../operations/context-repositories.js');
     checks.push(
       ...(await checkContextRepositories(
         { store, secrets: lazySecretBox(config), askpassDir: join(config.dataDir, 'askpass') },

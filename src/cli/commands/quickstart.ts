@@ -21,7 +21,7 @@ import { type Config, loadConfig } from '../../config/config.js';
 import { DEMO_MODEL_ID } from '../../domain/model-id.js';
 import type { Project } from '../../domain/project.js';
 import { runGit } from '../../git/run.js';
-import { createKey } from '../../jobs/keys.js';
+import { createKey } from '../../operations/keys.js';
 import { lazySecretBox } from '../../store/secrets.js';
 import type { Store } from '../../store/store.js';
 import { withStore } from '../local.js';
@@ -182,7 +182,7 @@ async function projectAndKey(store: Store, config: Config, dir: string, options:
   // --demo sets the demo model; a run without it undoes that, and leaves any other model be.
   const model = options.demo ? DEMO_MODEL_ID : null;
   // The project operations, as `project create` has them (loaded here: they bring the hosts).
-  const { createProject, updateProject } = await import('../../jobs/projects.js');
+  const { createProject, updateProject } = await import('../../operations/projects.js');
   const deps = { store, secrets: lazySecretBox(config), sandbox: config.checks.sandbox };
   let project = existing;
   if (!project)
@@ -199,7 +199,7 @@ async function projectAndKey(store: Store, config: Config, dir: string, options:
     );
   else if (options.demo !== (project.defaultModel === DEMO_MODEL_ID))
     project = await updateProject(deps, project.id, { defaultModel: model });
-  // A key like any other (`jobs/keys.ts`): it expires after the default 90 days.
+  // A key like any other (`operations/keys.ts`): it expires after the default 90 days.
   const { key } = await createKey(
     { store },
     { projectId: project.id, name: 'quickstart', scopes: ['read', 'write'] },

@@ -154,7 +154,7 @@ function deliveryCommands(webhook: Command) {
 
 /**
  * `agentjobs webhook …`: a project's webhook endpoints, as a client of the v2 API, whose answers
- * carry the endpoint rules (`jobs/webhook-endpoints.ts`); the commands parse and print.
+ * carry the endpoint rules (`operations/webhook-endpoints.ts`); the commands parse and print.
  */
 export function registerWebhookCommands(program: Command) {
   const webhook = program

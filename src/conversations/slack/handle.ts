@@ -8,7 +8,7 @@
 import { ServiceError } from '../../domain/errors.js';
 import type { Project } from '../../domain/project.js';
 import { type SlackMessage, threadOf, withoutMention } from '../../domain/slack.js';
-import type { JobOperationDeps } from '../../jobs/create-job.js';
+import type { JobOperationDeps } from '../../operations/create-job.js';
 import type { Store } from '../../store/store.js';
 import { askForWork } from '../ask.js';
 import type { SlackApi } from './client.js';

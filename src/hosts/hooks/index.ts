@@ -1,6 +1,6 @@
 /**
  * The code hosts' webhooks, read: each host's signature check and payloads behind one call, for
- * the hook receipt (`jobs/hook-receipt.ts`). Knows no storage and no server.
+ * the hook receipt (`operations/hook-receipt.ts`). Knows no storage and no server.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { HookHost } from '../../domain/hook-secret.js';

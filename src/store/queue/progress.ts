@@ -1,7 +1,7 @@
 /**
  * The progress of a run, saved after each of its finished steps, so that the attempt that follows a
  * lost one (a worker killed, a server restarted) continues from there instead of asking the model
- * for the same steps again (worker/progress.ts). Cleared when the run ends (complete, fail).
+ * for the same steps again (run/progress.ts). Cleared when the run ends (complete, fail).
  *
  * A step adds a few messages to a conversation that can be long (every file the agent read is in
  * it), so the messages are kept one row each in `job_progress_messages` and a save writes only the

@@ -1,5 +1,5 @@
 /**
- * The shared add of a context repository (`jobs/context-repositories.ts`) and its store on every
+ * The shared add of a context repository (`operations/context-repositories.ts`) and its store on every
  * database: the limit holds when adds race, a token is sealed and opens only for its own row, and
  * a refusal names its field and stores nothing, and a path inside the data directory is refused.
  */
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
-import { addContextRepository } from '../../src/jobs/context-repositories.js';
+import { addContextRepository } from '../../src/operations/context-repositories.js';
 import { createSecretBox, SecretError } from '../../src/store/secrets.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { makeRepo, tempDir } from '../support/worker.js';

@@ -11,7 +11,7 @@
  * 4. the payload's repository must be the project's content repository or one of its context
  *    repositories, else `ignored`;
  * 5. the event is recorded once per delivery id (a repeat is `duplicate`); the automations take it
- *    from there (`store.hostEvents.claimUnprocessed`, `jobs/host-events.ts`).
+ *    from there (`store.hostEvents.claimUnprocessed`, `operations/host-events.ts`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../domain/errors.js';

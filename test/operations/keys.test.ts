@@ -1,12 +1,12 @@
 /**
- * The key operations (`jobs/keys.ts`) on every database: every rule refuses with its field typed
+ * The key operations (`operations/keys.ts`) on every database: every rule refuses with its field typed
  * and stores nothing, the default expiry is 90 days, instance keys sit beside a project's, and a
  * key is revoked only through its owner.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey, isWellFormedKey } from '../../src/domain/keys.js';
-import { InputError } from '../../src/jobs/input.js';
-import { createKey, keyStatus, listKeys, revokeKey } from '../../src/jobs/keys.js';
+import { InputError } from '../../src/operations/input.js';
+import { createKey, keyStatus, listKeys, revokeKey } from '../../src/operations/keys.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 
 const DAY_MS = 86_400_000;

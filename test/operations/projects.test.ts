@@ -1,14 +1,14 @@
 /**
- * The project operations (`jobs/projects.ts`) on every database: the rules refuse with each field
+ * The project operations (`operations/projects.ts`) on every database: the rules refuse with each field
  * typed and store nothing; a local repository must be an absolute path to a repository with the
  * base branch; a remote project needs a token, sealed in the same write, asked for again when where
  * it goes changes; an update leaves what it does not name.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeHookSecret } from '../../src/jobs/hook-secrets.js';
-import { InputError } from '../../src/jobs/input.js';
-import { createProject, setProjectToken, updateProject } from '../../src/jobs/projects.js';
+import { makeHookSecret } from '../../src/operations/hook-secrets.js';
+import { InputError } from '../../src/operations/input.js';
+import { createProject, setProjectToken, updateProject } from '../../src/operations/projects.js';
 import { createSecretBox } from '../../src/store/secrets.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { makeRepo, tempDir } from '../support/worker.js';

@@ -1,5 +1,5 @@
 /**
- * The last phase: commit and push the work, open the pull request (worker/publish.ts), remove the
+ * The last phase: commit and push the work, open the pull request (run/publish.ts), remove the
  * workspace and complete the job. Also the whole of a run whose job an earlier attempt already
  * published (it died before completing): that one finishes from the record.
  */

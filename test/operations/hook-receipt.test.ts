@@ -1,12 +1,12 @@
 /**
- * The hook receipt (`jobs/hook-receipt.ts`) called with no server at all, on every database, as a
+ * The hook receipt (`operations/hook-receipt.ts`) called with no server at all, on every database, as a
  * later intake (a chat or issue tracker's hook) would call its like: a signed delivery is recorded
  * once per delivery id, and each refusal is a typed error that records nothing.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
-import { type HookDelivery, type HookReceiver, hookReceiver } from '../../src/jobs/hook-receipt.js';
+import { type HookDelivery, type HookReceiver, hookReceiver } from '../../src/operations/hook-receipt.js';
 import type { RecordResult } from '../../src/store/host-events.js';
 import { createSecretBox } from '../../src/store/secrets.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';

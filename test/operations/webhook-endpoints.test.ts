@@ -1,5 +1,5 @@
 /**
- * The webhook endpoint operations (`jobs/webhook-endpoints.ts`) on every database, called as the
+ * The webhook endpoint operations (`operations/webhook-endpoints.ts`) on every database, called as the
  * API and the dashboard call them: what a refusal says and that it stores nothing, the URL and
  * description kept trimmed, the typed 404s, and the delivery log's pages.
  */
@@ -15,7 +15,7 @@ import {
   rotateWebhookSecret,
   updateWebhookEndpoint,
   type WebhookEndpointDeps,
-} from '../../src/jobs/webhook-endpoints.js';
+} from '../../src/operations/webhook-endpoints.js';
 import { createSecretBox } from '../../src/store/secrets.js';
 import type { Resolve } from '../../src/webhooks/address.js';
 import { makeTestJob, openTestStore, type TestStore, testDialects } from '../support/db.js';

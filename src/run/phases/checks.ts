@@ -1,6 +1,6 @@
 /**
  * The checks-and-repair phase: the project's checks on the agent's work, and repair rounds while
- * they fail (worker/checks.ts). Under the project's policy, failing checks end the run here.
+ * they fail (run/checks.ts). Under the project's policy, failing checks end the run here.
  */
 import type { CheckRun } from '../../domain/checks.js';
 import { ChecksFailedError, checkAndRepair, leftConflicts } from '../checks.js';

@@ -1,5 +1,5 @@
 /**
- * The merge operations (`jobs/merges.ts`) on every database: a local project's pull request is
+ * The merge operations (`operations/merges.ts`) on every database: a local project's pull request is
  * found by number or by job, merged once, refused when no longer open, and a remote project's
  * pull requests are not merged here.
  */
@@ -12,7 +12,7 @@ import {
   findPullRequest,
   listPullRequests,
   mergePullRequest,
-} from '../../src/jobs/merges.js';
+} from '../../src/operations/merges.js';
 import { makeTestJob, openTestStore, type TestStore, testDialects } from '../support/db.js';
 import { makeRepo, tempDir } from '../support/worker.js';
 

@@ -18,7 +18,7 @@ export interface FollowUpRequest {
   prompt: string;
   /**
    * The automation whose run this is. Such a follow-up does not spend the API's hourly budget:
-   * automations have their daily runs limit instead (`jobs/automation-run.ts`).
+   * automations have their daily runs limit instead (`operations/automation-run.ts`).
    */
   automationId?: string | undefined;
 }

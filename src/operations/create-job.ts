@@ -43,7 +43,7 @@ export interface CreateJobRequest {
   idempotencyKey?: string | undefined;
   /**
    * What started the job when an automation made it. Such a create does not spend the API's
-   * hourly budget: automations have their daily runs limit instead (`jobs/automation-run.ts`).
+   * hourly budget: automations have their daily runs limit instead (`operations/automation-run.ts`).
    */
   trigger?: AutomationJobTrigger | undefined;
   /** What the job's pull request quotes of the prompt unless the project quotes context repositories' text. */

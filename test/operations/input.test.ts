@@ -1,9 +1,9 @@
 /**
- * The job operations' input errors are typed (`jobs/input.ts`): each wrong field has its name and
+ * The job operations' input errors are typed (`operations/input.ts`): each wrong field has its name and
  * a problem code, which the dashboard's form switches on instead of reading the message.
  */
 import { describe, expect, it } from 'vitest';
-import { createJobInput, InputError, parseInput } from '../../src/jobs/input.js';
+import { createJobInput, InputError, parseInput } from '../../src/operations/input.js';
 import { startJob } from '../../src/web/new-job.js';
 
 const schema = createJobInput(50);

@@ -1,12 +1,12 @@
 /**
  * The job operations on their own, against a real store on both databases: what the API, the
- * dashboard and MCP share when they start a job or follow up (src/jobs/).
+ * dashboard and MCP share when they start a job or follow up (src/operations/).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppError } from '../../src/domain/errors.js';
 import type { Project } from '../../src/domain/project.js';
-import { createJob, type JobOperationDeps } from '../../src/jobs/create-job.js';
-import { followUp } from '../../src/jobs/follow-up.js';
+import { createJob, type JobOperationDeps } from '../../src/operations/create-job.js';
+import { followUp } from '../../src/operations/follow-up.js';
 import { openTestStore, type TestStore, testDialects } from '../support/db.js';
 
 const limits = { requestsPerHour: 3, activeJobsPerProject: 10, maxPromptChars: 100 };
