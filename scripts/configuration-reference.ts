@@ -9,12 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { CLIENT_VARIABLES } from '../src/cli/client.js';
-import {
-  environmentSchema,
-  SETTING_GROUPS,
-  type SettingDoc,
-  type SettingGroup,
-} from '../src/config/schema.js';
+import { environmentSchema } from '../src/config/schema.js';
+import { SETTING_GROUPS, type SettingDoc, type SettingGroup } from '../src/config/setting-doc.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const REFERENCE_PATH = path.join(root, 'docs/configuration.md');

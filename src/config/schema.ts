@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { slackSettings } from './schema-slack.js';
+import { documented } from './setting-doc.js';
 import {
   boolean,
   dollars,
@@ -11,36 +13,6 @@ import {
   optionalString,
   trustProxy,
 } from './values.js';
-
-/**
- * What a setting's entry in the configuration reference says. The reference
- * (`docs/configuration.md`) is generated from these (`npm run config-reference`), so a setting
- * cannot be added without its documentation, and the page cannot drift from the code.
- */
-export interface SettingDoc {
-  group: SettingGroup;
-  description: string;
-  /** The default as a person reads it, where the parsed default says it badly or is computed. */
-  shownDefault?: string;
-}
-
-export const SETTING_GROUPS = {
-  server: 'The server',
-  models: 'Models and spend',
-  limits: 'API limits',
-  worker: 'Workers and jobs',
-  checks: 'Checks, the sandbox and the environment',
-  automations: 'Automations',
-  webhooks: 'Webhooks',
-  observability: 'Logs and metrics',
-  slack: 'Slack',
-} as const;
-export type SettingGroup = keyof typeof SETTING_GROUPS;
-
-/** Attaches a setting's documentation to its parser, where the reference generator finds it. */
-function documented<T extends z.ZodType>(parser: T, doc: SettingDoc): T {
-  return parser.meta({ ...doc }) as T;
-}
 
 /** The server's environment: every variable the service reads, its parser and its documentation. */
 export const environmentSchema = z.object({
@@ -361,44 +333,7 @@ export const environmentSchema = z.object({
     description:
       "Time one check run's files may spend parsing in the parse threads; time spent waiting for a thread (other jobs' files) is not counted.",
   }),
-  AGENTJOBS_SLACK_SIGNING_SECRET: documented(optionalString, {
-    group: 'slack',
-    description:
-      "The Slack app's signing secret: `POST /v2/slack/events` accepts only requests it signed (v0 signature, at most 5 minutes old). See [Slack](slack.md).",
-    shownDefault: 'the one `agentjobs slack connect` stored, else none (the events endpoint answers 404)',
-  }),
-  AGENTJOBS_SLACK_BOT_TOKEN: documented(
-    optionalString.pipe(
-      z
-        .string()
-        .regex(/^xoxb-\S+$/, 'must be a bot token (xoxb-…)')
-        .optional(),
-    ),
-    {
-      group: 'slack',
-      description: "The Slack app's bot token (`xoxb-…`), which the service answers in threads with.",
-      shownDefault: 'the one `agentjobs slack connect` stored, else none (Slack is off)',
-    },
-  ),
-  AGENTJOBS_SLACK_APP_TOKEN: documented(
-    optionalString.pipe(
-      z
-        .string()
-        .regex(/^xapp-\S+$/, 'must be an app-level token (xapp-…)')
-        .optional(),
-    ),
-    {
-      group: 'slack',
-      description:
-        "An app-level token (`xapp-…`, scope `connections:write`): the service receives Slack's events over Socket Mode, an outbound WebSocket, for an install with no public URL.",
-      shownDefault: 'the one `agentjobs slack connect` stored, else none (events come over HTTP)',
-    },
-  ),
-  AGENTJOBS_SLACK_API_URL: documented(httpUrl.default('https://slack.com/api/'), {
-    group: 'slack',
-    description:
-      "Where Slack's Web API calls go (a proxy, or a test's double); Socket Mode asks it for its WebSocket's address too.",
-  }),
+  ...slackSettings,
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
