@@ -214,10 +214,10 @@ export function projectForm(options: {
       ${select('agentCommands', 'Agent commands', ['off', 'on'], 'on: the agent has run_command, to run a command (a build, the framework’s checker) offline in the sandbox on its work and read the exit code and output.')}
       ${select('onCheckFailure', 'When checks still fail', CHECK_FAILURE_POLICIES, 'draft: the pull request opens as a draft listing the problems; fail: the job fails and nothing is published; publish: it is published anyway, with the problems listed.')}
     </fieldset>
-    <fieldset><legend>Code host access (not for local)</legend>
+    <fieldset class="host-access"><legend>Code host access</legend>
       ${field('apiUrl', 'API base URL', 'Self-hosted servers only: GitHub Enterprise https://HOST/api/v3; GitLab or Gitea, the instance URL.', { type: 'url' })}
-      ${field('appId', 'GitHub App id', 'GitHub only, to act as an App: the token below is then its private key.')}
-      ${field('installationId', 'GitHub App installation id', 'GitHub App only.')}
+      <div class="github-only">${field('appId', 'GitHub App id', 'GitHub only, to act as an App: the token below is then its private key.')}
+      ${field('installationId', 'GitHub App installation id', 'GitHub App only.')}</div>
       ${field('mention', 'Mention', 'What calls the service in a comment on a pull request or issue (comment automations): @ and a user name, e.g. @docs-bot. Empty: @agentjobs.', { placeholder: '@agentjobs' })}
       <div><label for="f-token">Token</label>
         <input type="password" id="f-token" name="token" value="" autocomplete="off" aria-describedby="h-token"${errors.token ? html` aria-invalid="true"` : ''}>

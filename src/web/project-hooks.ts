@@ -4,7 +4,7 @@
  * makes or rotates the hook secret, which the page after it shows once (the answer to that POST
  * itself, never a cookie or a later page).
  */
-import { HOOK_SETUP, hookUrl } from '../domain/hook-secret.js';
+import { HOOK_SETUP, type HookSetup, hookUrl } from '../domain/hook-secret.js';
 import type { Project } from '../domain/project.js';
 import { type Html, html } from './html.js';
 
@@ -17,7 +17,23 @@ export interface HookSectionOptions {
   newSecret?: string;
 }
 
-export function hookSection({ project, csrf, publicUrl, hasSecret, newSecret }: HookSectionOptions): Html {
+/**
+ * Only what applies to the project's host: a local project's repository is on this server and no
+ * code host sends it webhooks, so it gets one line instead of every host's steps.
+ */
+export function hookSection(options: HookSectionOptions): Html {
+  const { project } = options;
+  const setups = HOOK_SETUP.filter((setup) => setup.host === project.host);
+  if (setups.length === 0)
+    return html`<section id="code-host-webhooks"><h2>Code-host webhooks</h2><div class="pad">
+    <p class="hint">Not needed: this project's repository is on this server (code host local), so no code host sends webhooks. Set the code host above and save to see its steps.</p></div></section>`;
+  return hostHookSection(options, setups);
+}
+
+function hostHookSection(
+  { project, csrf, publicUrl, hasSecret, newSecret }: HookSectionOptions,
+  setups: readonly HookSetup[],
+): Html {
   const made = hasSecret || newSecret !== undefined;
   return html`<section id="code-host-webhooks"><h2>Code-host webhooks</h2><div class="pad">
     <p>Pushes, merged pull requests and comments reach the project's automations at once when the code host sends its webhooks here. Each host proves it knows the project's hook secret; deliveries without it are refused.</p>
@@ -31,7 +47,7 @@ export function hookSection({ project, csrf, publicUrl, hasSecret, newSecret }: 
       <input type="hidden" name="_csrf" value="${csrf}">
       <button type="submit"${made ? '' : html` class="primary"`}>${made ? 'Rotate the hook secret' : 'Make a hook secret'}</button>
     </form>
-    ${HOOK_SETUP.map(
+    ${setups.map(
       (setup) => html`<h3>${setup.title}</h3>
         <div class="secret"><code id="hook-url-${setup.host}">${hookUrl(publicUrl, project.id, setup.host)}</code><button type="button" data-copy="hook-url-${setup.host}">Copy</button></div>
         <ol>${setup.steps.map((step) => html`<li>${step}</li>`)}</ol>`,

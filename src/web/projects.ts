@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sandboxStatus } from '../checks/sandbox.js';
+import { sandboxCheck, usesSandbox } from '../checks/sandbox-check.js';
 import type { Project } from '../domain/project.js';
 import { checkProject, type HostCheck } from '../hosts/index.js';
 import {
@@ -116,7 +117,7 @@ async function settingsPage(
         ${state.checks ? checkResults(state.checks) : ''}
         ${setupReviewSection(project, csrf)}
         <div class="card">${projectForm({ csrf, action: `/ui/projects/${project.id}/settings`, values: state.values ?? valuesOf(project), errors, hasToken: project.hasHostToken, submit: 'Save settings', webhooksHref: `/ui/projects/${project.id}/webhooks`, sandbox })}</div>
-        <section><h2>Check access</h2><form class="pad" method="post" action="/ui/projects/${project.id}/check">
+        <section id="check-access"><h2>Check access</h2><form class="pad" method="post" action="/ui/projects/${project.id}/check">
           <input type="hidden" name="_csrf" value="${csrf}">
           <p>Tests what the worker will do: read the repository, push a branch, open a pull request.</p>
           <button type="submit">Check access</button></form></section>
@@ -180,8 +181,10 @@ async function checkAccess(options: DashboardOptions, request: FastifyRequest, r
     { store, secrets, askpassDir: join(config.dataDir, 'askpass') },
     project.id,
   );
+  // The same lines as `agentjobs project check`, the sandbox's among them when the project uses it.
+  const sandbox = usesSandbox(project) ? [await sandboxCheck(config.checks.sandbox)] : [];
   return settingsPage(options, request, reply, project, {
-    checks: [...(await checkProject(hosts, project)), ...context],
+    checks: [...(await checkProject(hosts, project)), ...sandbox, ...context],
   });
 }
 
@@ -247,6 +250,12 @@ export const projectPages: FastifyPluginAsync<DashboardOptions> = async (app, op
     return reply.redirect(`/ui/projects/${project.id}/settings?notice=setup-accepted`, 303);
   });
   app.post('/projects/:projectId/check', hide, (request, reply) => checkAccess(options, request, reply));
+  // The check's result page has this address: reloading it (a GET) goes back to the settings, at
+  // the Check access button, rather than running the check again unasked or answering 404.
+  app.get('/projects/:projectId/check', hide, async (request, reply) => {
+    const project = await projectOf(options.store, request);
+    return reply.redirect(`/ui/projects/${project.id}/settings#check-access`, 303);
+  });
   app.post('/projects/:projectId/context', hide, (request, reply) => addContext(options, request, reply));
   app.post('/projects/:projectId/context/:name/delete', hide, (request, reply) =>
     removeContext(options, request, reply),

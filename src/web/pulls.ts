@@ -13,7 +13,7 @@ import {
 } from '../operations/merges.js';
 import type { Store } from '../store/store.js';
 import { renderDiff } from './diff.js';
-import { html, time } from './html.js';
+import { type Html, html, time } from './html.js';
 import { type DashboardOptions, sendPage } from './layout.js';
 import { markdownHtml } from './markdown.js';
 import { projectHeader, projectOf } from './project-header.js';
@@ -61,6 +61,28 @@ function conflictHelp(project: Project, pull: PullRequest, files: string[]) {
             ? html`Next step: <a href="${job}">send a follow-up to the job</a>: the agent will merge ${pull.baseBranch} and resolve them, and this pull request is updated.`
             : html`Next step: merge ${pull.baseBranch} into ${pull.headBranch} and resolve them, then merge again.`
         }</p>`;
+}
+
+/**
+ * Why an open pull request is not offered for merging, or null when it can be merged: one that
+ * conflicts with its base (the page's notice names the files and the next step), or a draft, which
+ * a job opens when its checks failed under the `draft` policy or when it was asked for one.
+ */
+function mergeBlocker(pull: PullRequest, conflicts: string[]): Html | null {
+  if (conflicts.length > 0)
+    return html`Not offered for merging: it conflicts with ${pull.baseBranch} (see above). Send a follow-up to the job, or resolve the conflict by hand.`;
+  if (pull.draft)
+    return html`Not offered for merging: it is a draft. A job opens one when its checks failed (the description says which) or when it was asked for a draft; send a follow-up to the job to fix them.`;
+  return null;
+}
+
+/** An open pull request's buttons: Merge only when it can be merged (else why not), and Close. */
+function openActions(project: Project, pull: PullRequest, conflicts: string[], csrf: string): Html {
+  const action = `/ui/projects/${project.id}/pulls/${pull.number}`;
+  const blocker = mergeBlocker(pull, conflicts);
+  return html`<div class="actions">
+      ${blocker ? html`<p class="hint" id="merge-unavailable">${blocker}</p>` : html`<form method="post" action="${action}/merge"><input type="hidden" name="_csrf" value="${csrf}"><button class="primary" type="submit">Merge into ${pull.baseBranch}</button></form>`}
+      <form method="post" action="${action}/close"><input type="hidden" name="_csrf" value="${csrf}"><button class="danger" type="submit">Close</button></form></div>`;
 }
 
 const NOTICES: Record<string, { kind: 'ok' | 'error'; text: string }> = {
@@ -113,13 +135,7 @@ async function pullRequestPage(store: Store, request: FastifyRequest, reply: Fas
         ${pull.headBranch} → ${pull.baseBranch}${pull.draft ? ' · draft' : ''} · opened ${time(pull.createdAt)}
         ${pull.jobId ? html` · <a href="/ui/projects/${project.id}/jobs/${pull.jobId}">the job</a>` : ''}</div>
       ${conflicts.length > 0 ? html`<div class="flash error">${conflictHelp(project, pull, conflicts)}</div>` : ''}
-      ${
-        pull.state === 'open'
-          ? html`<div class="actions">
-            <form method="post" action="/ui/projects/${project.id}/pulls/${pull.number}/merge"><input type="hidden" name="_csrf" value="${csrf}"><button class="primary" type="submit">Merge into ${pull.baseBranch}</button></form>
-            <form method="post" action="/ui/projects/${project.id}/pulls/${pull.number}/close"><input type="hidden" name="_csrf" value="${csrf}"><button class="danger" type="submit">Close</button></form></div>`
-          : ''
-      }
+      ${pull.state === 'open' ? openActions(project, pull, conflicts, csrf) : ''}
       <section><h2>Description</h2>${body ? html`<div class="markdown" id="pull-body">${body}</div>` : html`<div class="pad">No description.</div>`}</section>
       <section><h2>Commits (${changes.commits.length})</h2>
         <ul class="commits">${changes.commits.map((c) => html`<li><code>${c.sha}</code> ${c.subject}</li>`)}</ul></section>

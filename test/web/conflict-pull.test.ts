@@ -54,7 +54,9 @@ describe.each(testDialects())('a conflicting local pull request on %s', (dialect
       headSha: git(repository.bare, 'rev-parse', 'agentjobs/reword'),
     });
     const pulls = `/ui/projects/${project.id}/pulls`;
-    expect((await browser.get(`${pulls}/${link.number}`)).body).not.toContain('conflicting-files');
+    const clean = (await browser.get(`${pulls}/${link.number}`)).body;
+    expect(clean).not.toContain('conflicting-files');
+    expect(clean).toContain(`action="${pulls}/${link.number}/merge"`);
     commitOn('main', { 'README.md': '# Docs\n\nWelcome, says main.\n' });
     const mainBefore = git(repository.bare, 'rev-parse', 'main');
 
@@ -62,6 +64,11 @@ describe.each(testDialects())('a conflicting local pull request on %s', (dialect
     const page = (await browser.get(`${pulls}/${link.number}`)).body;
     expect(page).toContain('<ul id="conflicting-files"><li><code>README.md</code></li></ul>');
     expect(page).toContain('send a follow-up to the job</a>: the agent will merge main and resolve them');
+    // Merge is not offered on it (issue 37); the page says why and what to do instead.
+    expect(page).not.toContain(`action="${pulls}/${link.number}/merge"`);
+    expect(page).toMatch(
+      /id="merge-unavailable">Not offered for merging: it conflicts with main.*resolve the conflict by hand/,
+    );
     const refused = await browser.post(`${pulls}/${link.number}/merge`);
     expect(refused.status).toBe(409);
     const files = /<ul id="conflicting-files">([\s\S]*?)<\/ul>/.exec(refused.body)?.[1] ?? '';
@@ -73,5 +80,35 @@ describe.each(testDialects())('a conflicting local pull request on %s', (dialect
     // Nothing changed: main and the pull request are as they were.
     expect(git(repository.bare, 'rev-parse', 'main')).toBe(mainBefore);
     expect(await t.store.pullRequests.get(project.id, link.number)).toMatchObject({ state: 'open' });
+  });
+
+  it('offers no merge on a draft and says it is one because checks failed (issue 37)', async () => {
+    commitOn('agentjobs/draft', { 'draft.md': 'Draft\n' });
+    const job = await t.store.jobs.create({
+      projectId: project.id,
+      prompt: 'Add a draft',
+      model: 'anthropic:claude-sonnet-4-5',
+      baseRef: 'main',
+      repository: repository.bare,
+      draft: false,
+    });
+    const host = createLocalHost({ pullRequests: t.store.pullRequests, publicUrl: 'http://127.0.0.1' });
+    const link = await host.openOrUpdatePullRequest({
+      project,
+      job,
+      branch: 'agentjobs/draft',
+      base: 'main',
+      title: 'Add a draft',
+      body: 'Checks failed: tests.',
+      draft: true,
+      headSha: git(repository.bare, 'rev-parse', 'agentjobs/draft'),
+    });
+    const url = `/ui/projects/${project.id}/pulls/${link.number}`;
+    const page = (await browser.get(url)).body;
+    expect(page).not.toContain(`action="${url}/merge"`);
+    expect(page).toContain(`action="${url}/close"`);
+    expect(page).toMatch(
+      /id="merge-unavailable">Not offered for merging: it is a draft.*checks failed \(the description says which\)/,
+    );
   });
 });

@@ -6,7 +6,6 @@
 
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { SandboxSettings } from '../../checks/sandbox.js';
 import { CHECK_FAILURE_POLICIES, DEFAULT_CHECK_TIMEOUT_SECONDS } from '../../domain/checks.js';
 import {
   type CodeHostKind,
@@ -224,22 +223,6 @@ export const describe = (project: Project) =>
       project.dailyBudgetUsd === null ? 'none' : `$${project.dailyBudgetUsd.toFixed(2)} a day (UTC)`,
     ],
   ]);
-
-/** Whether the project's check command can run here: the sandbox it needs. */
-export async function sandboxCheck(settings: SandboxSettings) {
-  const { sandboxStatus } = await import('../../checks/sandbox.js');
-  const status = await sandboxStatus(settings);
-  const limits = `${settings.processes} processes, ${settings.memoryBytes / 1024 ** 2} MiB of memory, ${settings.diskBytes / 1024 ** 2} MiB written`;
-  return {
-    name: 'sandbox',
-    ok: status.available,
-    detail: !status.available
-      ? `The check command cannot run: ${status.reason}`
-      : status.unsafe
-        ? `The check command can run in the sandbox (bubblewrap) on this machine. ${status.reason}`
-        : `The check command can run in the sandbox (bubblewrap) on this machine, within ${limits}.`,
-  };
-}
 
 /** `--daily-budget-usd`: an amount in US dollars, or `none` to remove the budget. */
 export function dailyBudgetOf(value: string): number | null {

@@ -18,7 +18,6 @@ import {
   PROJECT_FLAGS,
   readToken,
   repositoryOf,
-  sandboxCheck,
   type TokenOptions,
   type UpdateOptions,
   withCheckOptions,
@@ -205,8 +204,8 @@ async function checkAction(id: string, options: OutputOptions) {
       createServerCodeHosts(config, store, { secrets: lazySecretBox(config) }),
       found,
     );
-    if (found.checkCommand || found.setupCommand || found.agentCommands)
-      checks.push(await sandboxCheck(config.checks.sandbox));
+    const { sandboxCheck, usesSandbox } = await import('../../checks/sandbox-check.js');
+    if (usesSandbox(found)) checks.push(await sandboxCheck(config.checks.sandbox));
     checks.push(...(await lockfileChecks(found, config.dataDir)));
     const { checkContextRepositories } = await import('../../operations/context-repositories.js');
     checks.push(
