@@ -81,9 +81,10 @@ export interface RunningProcess {
    * Drains and stops (docs/operating.md, "Probes, draining and stopping"): `/readyz` says 503 at
    * once and new jobs are refused; the HTTP server answers for AGENTJOBS_DRAIN_SECONDS more, then
    * closes; meanwhile the worker stops claiming and hands back what it could not finish within the
-   * grace period. Then the database closes.
+   * grace period. Then the database closes. `drain: false` closes the port without the wait: for a
+   * person at a terminal with nothing running, where no load balancer needs to hear first.
    */
-  stop(): Promise<void>;
+  stop(options?: { drain?: boolean }): Promise<void>;
 }
 /** What runs jobs: `src/agent`'s `runAgent` and `createLanguageModel`. */
 export interface Agent {
@@ -205,6 +206,7 @@ export async function startProcess(
     metrics,
     made,
     lifecycle: { draining: false },
+    drain: true,
     secrets,
     // The public URL is known once the server listens: with an ephemeral port, the port is part of it.
     hosts: createServerCodeHosts(config, store, {
@@ -246,8 +248,9 @@ export async function startProcess(
     app: made.app,
     url: made.address ?? ports?.health ?? null,
     worker: made.worker,
-    async stop() {
+    async stop({ drain = true } = {}) {
       assembly.lifecycle.draining = true;
+      assembly.drain = drain;
       await parts.stop('graceful');
     },
   };
@@ -271,10 +274,13 @@ interface Assembly {
   lifecycle: Lifecycle;
   hosts: CodeHosts;
   made: Made;
+  /** Whether a graceful stop keeps the port answering for the drain period (`RunningProcess.stop`). */
+  drain: boolean;
 }
 
 /** The API and the dashboard, listening; on a graceful stop they answer `drainMs` more, then close. */
-function httpPart({ config, store, logger, lifecycle, hosts, metrics, secrets, made }: Assembly): Part {
+function httpPart(assembly: Assembly): Part {
+  const { config, store, logger, lifecycle, hosts, metrics, secrets, made } = assembly;
   return {
     name: 'the HTTP server',
     start: async () => {
@@ -294,7 +300,7 @@ function httpPart({ config, store, logger, lifecycle, hosts, metrics, secrets, m
     },
     stop: async (mode) => {
       // Readiness already says 503; the port answers a while longer, until load balancers heard.
-      if (mode === 'graceful' && made.address) await sleep(config.lifecycle.drainMs);
+      if (mode === 'graceful' && assembly.drain && made.address) await sleep(config.lifecycle.drainMs);
       await made.app?.close();
     },
   };

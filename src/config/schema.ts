@@ -288,7 +288,7 @@ export const environmentSchema = z.object({
   AGENTJOBS_DRAIN_SECONDS: documented(integer(0, 3600).default(5), {
     group: 'worker',
     description:
-      'On SIGTERM or the first Ctrl-C, how long the HTTP server keeps answering with `/readyz` at 503 (reads served, new jobs and follow-ups 503 with `Retry-After`) before it closes: long enough for a load balancer to drop the process.',
+      'On SIGTERM or the first Ctrl-C while jobs run, how long the HTTP server keeps answering with `/readyz` at 503 (reads served, new jobs and follow-ups 503 with `Retry-After`) before it closes: long enough for a load balancer to drop the process.',
   }),
   AGENTJOBS_CHECK_REPAIR_ROUNDS: documented(integer(0, 20).default(2), {
     group: 'checks',

@@ -184,7 +184,13 @@ export async function triggerAutomation(
   const result = await runAutomation(deps, {
     automation,
     trigger: { type: 'manual', source: 'manual' },
-    context: { variables },
+    context: {
+      variables,
+      // A schedule's template names its time: run by hand, that is now, and the prompt says so.
+      ...(automation.trigger.type === 'schedule'
+        ? { schedule: { time: `${new Date().toISOString()} (run by hand)` } }
+        : {}),
+    },
   });
   if (result.error || !result.job)
     throw result.error ?? new Error('a run without a job and without an error');

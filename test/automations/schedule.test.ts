@@ -6,6 +6,7 @@ import { createScheduler, type Scheduler } from '../../src/background/scheduler.
 import { loadConfig } from '../../src/config/config.js';
 import type { Project } from '../../src/domain/project.js';
 import { createLogger } from '../../src/log.js';
+import { triggerAutomation } from '../../src/operations/automations.js';
 import { openDb } from '../../src/store/db.js';
 import { createStore, type Store } from '../../src/store/store.js';
 import { memoryLog } from '../support/app.js';
@@ -124,5 +125,20 @@ describe.each(testDialects())('the scheduler, on %s', (dialect: TestDialect) => 
     for (const automation of [later, disabled]) {
       expect((await store.automations.runs(automation.id, { limit: 10 })).runs).toEqual([]);
     }
+  });
+
+  it('fills the schedule placeholders of a run by hand with the time it was run', async () => {
+    const { store } = database;
+    const automation = await dueSchedule(store, project, new Date(Date.now() + 3_600_000).toISOString());
+    const before = Date.now();
+    const { job } = await triggerAutomation(
+      { store, config, automations: config.automations },
+      project.id,
+      automation.id,
+    );
+    const time = /^Sweep the docs \(run for (\S+) \(run by hand\)\)\.$/.exec(job.prompt)?.[1];
+    expect(job.prompt).not.toContain('(none)');
+    expect(Date.parse(time ?? '')).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(time ?? '')).toBeLessThanOrEqual(Date.now());
   });
 });

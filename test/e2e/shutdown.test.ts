@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, READY, type Role, spawnInGroup } from '../support/processes.js';
+import { CLI, READY, type Role, spawnInGroup, startServerProcess } from '../support/processes.js';
 import { heldUntil } from '../support/scripted-model.js';
 import { scriptedServer } from '../support/scripted-server.js';
 
@@ -145,5 +145,25 @@ describe('agentjobs serve on Ctrl-C', () => {
     } finally {
       await scripted.close();
     }
+  });
+});
+
+// Ctrl-C on an idle server: nothing to wait for, so nothing about jobs or a second Ctrl-C, and no
+// drain either (a long one here: waiting it out would overrun the race below).
+describe('agentjobs serve on Ctrl-C with no job running', () => {
+  it('says it is stopping and stops, exit 0', { timeout: 90_000 }, async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-idle-ctrl-c-'));
+    directories.push(directory);
+    const server = await startServerProcess({
+      AGENTJOBS_DATA_DIR: path.join(directory, 'data'),
+      HOME: directory,
+      AGENTJOBS_DRAIN_SECONDS: '120',
+    });
+    server.child.kill('SIGINT');
+    const code = await Promise.race([server.exited, sleep(30_000, 'still running')]);
+    expect(code).toBe(0);
+    const printed = server.output.join('\n');
+    expect(printed).toContain('Stopping: no job is running.');
+    expect(printed).not.toMatch(/Ctrl-C again|AGENTJOBS_DRAIN_SECONDS/);
   });
 });

@@ -16,21 +16,29 @@ interface Waits {
   running: number;
 }
 
-/** What the first Ctrl-C says: what stopping waits for and how long, and how to stop at once. */
+/**
+ * What the first Ctrl-C says: what stopping waits for and how long, and how to stop at once. With
+ * no job running there is nothing to wait for: it stops at once (no drain either, see `quickStop`).
+ */
 export function stoppingMessage({ role, drainMs, graceMs, running }: Waits): string {
+  if (quickStop('SIGINT', running))
+    return role === 'api' ? '\nStopping.\n' : '\nStopping: no job is running.\n';
   const waits: string[] = [];
   if (role !== 'worker' && drainMs > 0)
     waits.push(
       `new jobs are refused and this port answers for ${Math.round(drainMs / 1000)} s more (AGENTJOBS_DRAIN_SECONDS)`,
     );
-  if (running > 0)
-    waits.push(
-      `running jobs get up to ${Math.round(graceMs / 1000)} s to finish (AGENTJOBS_SHUTDOWN_GRACE_SECONDS); any still running then go back to the queue`,
-    );
-  if (waits.length === 0 && role !== 'worker') waits.push('requests in flight finish first');
-  const again = `Press Ctrl-C again to stop at once${running > 0 ? ': jobs still running resume after the next start' : ''}`;
-  return `\nStopping${waits.length > 0 ? `: ${waits.join('; ')}` : ''}. ${again}.\n`;
+  waits.push(
+    `running jobs get up to ${Math.round(graceMs / 1000)} s to finish (AGENTJOBS_SHUTDOWN_GRACE_SECONDS); any still running then go back to the queue`,
+  );
+  return `\nStopping: ${waits.join('; ')}. Press Ctrl-C again to stop at once: jobs still running resume after the next start.\n`;
 }
+
+/**
+ * A Ctrl-C with no job running stops without the drain: a person at a terminal, not a load
+ * balancer, asked, and the port closing at once is what they expect. SIGTERM always drains.
+ */
+const quickStop = (signal: string, running: number) => signal === 'SIGINT' && running === 0;
 
 /** What the second Ctrl-C says. */
 const stoppingNow = (running: number) =>
@@ -111,7 +119,7 @@ function runUntilSignal(role: Role) {
         running.logger.error({ role }, 'shutdown overran its deadline: exiting now');
         exitNow(running.logger, 1);
       }, Math.max(graceMs, drainMs) + EXIT_DEADLINE_MARGIN_MS).unref();
-      running.stop().then(
+      running.stop({ drain: !quickStop(signal, jobs) }).then(
         () => process.exit(0),
         (error: unknown) => {
           running.logger.error({ err: error }, 'shutdown failed');
