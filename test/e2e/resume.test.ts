@@ -80,7 +80,7 @@ describe.each(testDialects())('a server killed mid-run and started again, on %s'
       const messages = model.requests[2]?.body.messages as { role: string; content: unknown }[];
       expect(messages.some((message) => message.role === 'tool')).toBe(true);
       expect(JSON.stringify(messages)).toContain('written before the kill');
-      expect(JSON.stringify(messages.at(-1))).toContain('The service restarted');
+      expect(JSON.stringify(messages.at(-1))).toContain('the service restarted while you were working');
 
       // The pull request holds the file the first attempt wrote, in one commit.
       expect(current.prLink).toMatch(/\/pulls\/1$/);
