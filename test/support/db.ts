@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
 import { type Db, openDb } from '../../src/store/db.js';
@@ -108,6 +108,38 @@ export async function openTestStore(dialect: TestDialect): Promise<TestStore> {
       await store.close();
       await database.drop();
     },
+  };
+}
+
+/**
+ * The migrated store of `dialect` for the enclosing `describe`: opened before its first test,
+ * closed (and its database dropped) after its last. Registered first, it closes after whatever
+ * the describe's own later `afterAll` hooks stop. Read its fields only inside hooks and tests.
+ */
+export function useTestStore(dialect: TestDialect): TestStore {
+  let opened: TestStore | undefined;
+  const current = () => {
+    if (!opened) throw new Error('the test store opens in beforeAll: read it inside hooks and tests');
+    return opened;
+  };
+  beforeAll(async () => {
+    opened = await openTestStore(dialect);
+  });
+  afterAll(async () => {
+    await opened?.close();
+    opened = undefined;
+  });
+  return {
+    get db() {
+      return current().db;
+    },
+    get store() {
+      return current().store;
+    },
+    get url() {
+      return current().url;
+    },
+    close: () => current().close(),
   };
 }
 

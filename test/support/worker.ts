@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LanguageModel, ModelMessage } from 'ai';
+import { afterAll, beforeAll } from 'vitest';
 import { createWorker, type Worker } from '../../src/background/worker.js';
 import { type Config, loadConfig, type WorkerConfig } from '../../src/config/config.js';
 import type { Job } from '../../src/domain/job.js';
@@ -34,6 +35,19 @@ export function makeRepo(dir: string): { repo: string; baseSha: string } {
   git(repo, 'add', '-A');
   git(repo, '-c', 'user.name=Upstream', '-c', 'user.email=up@example.com', 'commit', '-q', '-m', 'init');
   return { repo, baseSha: git(repo, 'rev-parse', 'main') };
+}
+
+/** A temp folder holding a repository from `makeRepo`, for the enclosing `describe`: made before its first test, removed after its last. */
+export function useTempRepo(prefix: string): { readonly dir: string; readonly repo: string } {
+  const made = { dir: '', repo: '' };
+  beforeAll(() => {
+    made.dir = tempDir(prefix);
+    made.repo = makeRepo(made.dir).repo;
+  });
+  afterAll(() => {
+    if (made.dir) fs.rmSync(made.dir, { recursive: true, force: true });
+  });
+  return made;
 }
 
 /** True when `ref` names a commit in `repo`. */
