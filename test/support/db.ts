@@ -3,13 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { inject } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
 import type { Project } from '../../src/domain/project.js';
 import { type Db, openDb } from '../../src/store/db.js';
 import type { NewJob } from '../../src/store/jobs.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createStore, type Store } from '../../src/store/store.js';
+import { useFixture } from './use-fixture.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
@@ -112,35 +113,12 @@ export async function openTestStore(dialect: TestDialect): Promise<TestStore> {
 }
 
 /**
- * The migrated store of `dialect` for the enclosing `describe`: opened before its first test,
- * closed (and its database dropped) after its last. Registered first, it closes after whatever
- * the describe's own later `afterAll` hooks stop. Read its fields only inside hooks and tests.
+ * The migrated store of `dialect` for the enclosing `describe`: opened in its `beforeAll`, closed
+ * (its database dropped) in its `afterAll`. Called first, it closes after whatever the describe's
+ * later `afterAll` hooks stop. See `useFixture`.
  */
 export function useTestStore(dialect: TestDialect): TestStore {
-  let opened: TestStore | undefined;
-  const current = () => {
-    if (!opened) throw new Error('the test store opens in beforeAll: read it inside hooks and tests');
-    return opened;
-  };
-  beforeAll(async () => {
-    opened = await openTestStore(dialect);
-  });
-  afterAll(async () => {
-    await opened?.close();
-    opened = undefined;
-  });
-  return {
-    get db() {
-      return current().db;
-    },
-    get store() {
-      return current().store;
-    },
-    get url() {
-      return current().url;
-    },
-    close: () => current().close(),
-  };
+  return useFixture(openTestStore, dialect, (opened) => opened.close());
 }
 
 /** Ends every active job, held or queued, so that the next test starts from an empty queue. */

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LanguageModel, ModelMessage } from 'ai';
-import { afterAll, beforeAll } from 'vitest';
 import { createWorker, type Worker } from '../../src/background/worker.js';
 import { type Config, loadConfig, type WorkerConfig } from '../../src/config/config.js';
 import type { Job } from '../../src/domain/job.js';
@@ -37,17 +36,13 @@ export function makeRepo(dir: string): { repo: string; baseSha: string } {
   return { repo, baseSha: git(repo, 'rev-parse', 'main') };
 }
 
-/** A temp folder holding a repository from `makeRepo`, for the enclosing `describe`: made before its first test, removed after its last. */
+/** A temp folder holding a repository from `makeRepo`, for the enclosing `describe`: made in its `beforeAll`, removed in its `afterAll`. */
 export function useTempRepo(prefix: string): { readonly dir: string; readonly repo: string } {
-  const made = { dir: '', repo: '' };
-  beforeAll(() => {
-    made.dir = tempDir(prefix);
-    made.repo = makeRepo(made.dir).repo;
-  });
-  afterAll(() => {
-    if (made.dir) fs.rmSync(made.dir, { recursive: true, force: true });
-  });
-  return made;
+  const make = async (name: string) => {
+    const dir = tempDir(name);
+    return { dir, repo: makeRepo(dir).repo };
+  };
+  return useFixture(make, prefix, async ({ dir }) => fs.rmSync(dir, { recursive: true, force: true }));
 }
 
 /** True when `ref` names a commit in `repo`. */
