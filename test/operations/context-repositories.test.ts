@@ -11,14 +11,14 @@ import { AppError } from '../../src/domain/errors.js';
 import { addContextRepository } from '../../src/operations/context-repositories.js';
 import { createSecretBox, SecretError } from '../../src/store/secrets.js';
 import { testDialects, useTestStore } from '../support/db.js';
-import { makeRepo, useTempRepo } from '../support/worker.js';
+import { makeRepo, useRepository } from '../support/worker.js';
 
 const box = createSecretBox('context-repositories-test-key-0123456789abcdef');
 const TOKEN = 'ctx-store-token-f00dfeed1234';
 
 describe.each(testDialects())('context repositories in the store on %s', (dialect) => {
   const t = useTestStore(dialect);
-  const temp = useTempRepo('context-store');
+  const temp = useRepository({ name: 'context-store' });
   const dataDir = () => path.join(temp.dir, 'data');
   const deps = () => ({ store: t.store, secrets: () => box, dataDir: dataDir() });
 

@@ -14,7 +14,7 @@ import {
   mergePullRequest,
 } from '../../src/operations/merges.js';
 import { makeTestJob, testDialects, useTestStore } from '../support/db.js';
-import { useTempRepo } from '../support/worker.js';
+import { useRepository } from '../support/worker.js';
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], { cwd })
@@ -24,7 +24,7 @@ const author = { name: 'Agent', email: 'agent@example.com' };
 
 describe.each(testDialects())('merge operations on %s', (dialect) => {
   const t = useTestStore(dialect);
-  const temp = useTempRepo('merge-operations');
+  const temp = useRepository({ name: 'merge-operations' });
 
   /** A job's branch with one commit, and its open pull request. */
   async function openPull(projectId: string, file: string) {

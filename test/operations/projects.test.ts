@@ -4,7 +4,7 @@ import { InputError } from '../../src/operations/input.js';
 import { createProject, setProjectToken, updateProject } from '../../src/operations/projects.js';
 import { createSecretBox } from '../../src/store/secrets.js';
 import { testDialects, useTestStore } from '../support/db.js';
-import { useTempRepo } from '../support/worker.js';
+import { useRepository } from '../support/worker.js';
 
 const box = createSecretBox('project-operations-test-key-0123456789abcdef');
 const TOKEN = 'ghp_project_operation_token_1234';
@@ -22,7 +22,7 @@ const refusal = async (promise: Promise<unknown>) => {
 
 describe.each(testDialects())('project operations on %s', (dialect) => {
   const t = useTestStore(dialect);
-  const temp = useTempRepo('project-operations');
+  const temp = useRepository({ name: 'project-operations' });
   const deps = () => ({ store: t.store, secrets: () => box, sandbox: { unlimited: false } });
 
   it('makes a local project on its repository’s current branch', async () => {

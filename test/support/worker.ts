@@ -36,15 +36,6 @@ export function makeRepo(dir: string): { repo: string; baseSha: string } {
   return { repo, baseSha: git(repo, 'rev-parse', 'main') };
 }
 
-/** A temp folder holding a repository from `makeRepo`, for the enclosing `describe`: made in its `beforeAll`, removed in its `afterAll`. */
-export function useTempRepo(prefix: string): { readonly dir: string; readonly repo: string } {
-  const make = async (name: string) => {
-    const dir = tempDir(name);
-    return { dir, repo: makeRepo(dir).repo };
-  };
-  return useFixture(make, prefix, async ({ dir }) => fs.rmSync(dir, { recursive: true, force: true }));
-}
-
 /** True when `ref` names a commit in `repo`. */
 export function hasRef(repo: string, ref: string): boolean {
   try {
@@ -236,4 +227,24 @@ export function useRepository(options: { name: string; bare?: boolean }): TestRe
     options,
     async ({ dir }) => fs.rmSync(dir, { recursive: true, force: true }),
   );
+}
+
+/**
+ * Commits `files` (path → content) on `branch`, made from `main`, in a clone of the bare
+ * repository of `repository` (`useRepository` with `bare`), and pushes it there.
+ */
+export function pushCommit(
+  repository: TestRepository,
+  branch: string,
+  files: Record<string, string>,
+  message: string,
+): void {
+  const work = fs.mkdtempSync(path.join(repository.dir, 'work-'));
+  git(repository.dir, 'clone', '-q', '--branch', 'main', repository.bare, work);
+  git(work, 'checkout', '-q', '-B', branch);
+  for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(work, file), content);
+  git(work, 'add', '-A');
+  git(work, '-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', message);
+  git(work, 'push', '-q', 'origin', branch);
+  fs.rmSync(work, { recursive: true, force: true });
 }

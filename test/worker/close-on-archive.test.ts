@@ -12,7 +12,7 @@ import { createLogger } from '../../src/log.js';
 import { memoryLog } from '../support/app.js';
 import { makeTestJob, testDialects, useTestStore } from '../support/db.js';
 import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
-import { git, useTempRepo } from '../support/worker.js';
+import { git, useRepository } from '../support/worker.js';
 
 const TOKEN = `ghp_${randomBytes(12).toString('hex')}`;
 
@@ -20,7 +20,7 @@ const TOKEN = `ghp_${randomBytes(12).toString('hex')}`;
 // archive has answered: the closer takes what the archive noted, on every dialect.
 describe.each(testDialects())('closing pull requests of archived jobs on %s', (dialect) => {
   const t = useTestStore(dialect);
-  const temp = useTempRepo('close-on-archive');
+  const temp = useRepository({ name: 'close-on-archive' });
   let github: GithubDouble;
   const logs: string[] = [];
   let closer: Parameters<typeof closeDuePullRequests>[0];
