@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
-import { testDialects } from '../support/db.js';
+import { testDialects, testJobInput } from '../support/db.js';
 import { useSignedInDashboard } from '../support/web-session.js';
 import { git, pushCommit, useRepository } from '../support/worker.js';
 
@@ -22,14 +22,7 @@ describe.each(testDialects())('a conflicting local pull request on %s', (dialect
 
   it('names the conflicting files and says to send a follow-up to the job', async () => {
     commitOn('agentjobs/reword', { 'README.md': '# Docs\n\nWelcome, says the job.\n', 'new.md': 'New\n' });
-    const job = await t.store.jobs.create({
-      projectId: project.id,
-      prompt: 'Reword the welcome',
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: repository.bare,
-      draft: false,
-    });
+    const job = await t.store.jobs.create(testJobInput(project, 'Reword the welcome'));
     const host = createLocalHost({ pullRequests: t.store.pullRequests, publicUrl: 'http://127.0.0.1' });
     const link = await host.openOrUpdatePullRequest({
       project,

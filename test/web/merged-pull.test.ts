@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
-import { testDialects } from '../support/db.js';
+import { testDialects, testJobInput } from '../support/db.js';
 import { useSignedInDashboard } from '../support/web-session.js';
 import { git, pushCommit, useRepository } from '../support/worker.js';
 
@@ -19,14 +19,7 @@ describe.each(testDialects())('merged and closed local pull requests on %s', (di
   /** A job whose branch adds `file`, and its pull request opened through the local host. */
   const openPull = async (branch: string, file: string) => {
     pushCommit(repository, branch, { [file]: `Text of ${file}\n` }, `Add ${file}`);
-    const job = await t.store.jobs.create({
-      projectId: project.id,
-      prompt: `Add ${file}`,
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: repository.bare,
-      draft: false,
-    });
+    const job = await t.store.jobs.create(testJobInput(project, `Add ${file}`));
     const host = createLocalHost({ pullRequests: t.store.pullRequests, publicUrl: 'http://127.0.0.1' });
     const link = await host.openOrUpdatePullRequest({
       project,
