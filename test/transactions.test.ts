@@ -1,23 +1,21 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../src/domain/project.js';
 import type { Db, Transaction } from '../src/store/db.js';
-import { makeTestJob, openTestStore, type TestStore, testDialects } from './support/db.js';
+import { makeTestJob, testDialects, useTestStore } from './support/db.js';
 
 // Misuse of a write must fail loudly and at once, the same on every database: before, a nested
 // write or the root handle inside a write hung on SQLite and ran outside the transaction on
 // PostgreSQL.
 describe.each(testDialects())('transactions on %s', (dialect) => {
-  let t: TestStore;
+  const t = useTestStore(dialect);
   let db: Db;
   let project: Project;
 
   beforeAll(async () => {
-    t = await openTestStore(dialect);
     db = t.db;
     project = await t.store.projects.create({ name: 'Docs', repository: '/tmp/docs' });
   });
-  afterAll(() => t.close());
 
   const newJob = (prompt: string) => makeTestJob(t.store, project, prompt);
 

@@ -18,7 +18,7 @@ import type { Project } from '../../src/domain/project.js';
 import { createLogger } from '../../src/log.js';
 import { lazySecretBox } from '../../src/store/secrets.js';
 import { automationInput, PRODUCT_MAIN } from '../support/automation-inputs.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { testDialects, useTestStore } from '../support/db.js';
 import { startGitHttpServer } from '../support/git-http.js';
 import { waitFor } from '../support/worker.js';
 import { git, write } from '../support/workspace-fixture.js';
@@ -26,7 +26,7 @@ import { git, write } from '../support/workspace-fixture.js';
 const PROMPT = 'Commits:\n{{change.commits}}\nFiles:\n{{change.files}}\nDiff:\n{{change.diff}}';
 
 describe.each(testDialects())('the poller, on %s', (dialect) => {
-  let database: TestStore;
+  const database = useTestStore(dialect);
   let root: string;
   let poller: Poller;
   let dispatcher: HostEventDispatcher;
@@ -34,7 +34,6 @@ describe.each(testDialects())('the poller, on %s', (dialect) => {
   let config: ReturnType<typeof loadConfig>;
 
   beforeAll(async () => {
-    database = await openTestStore(dialect);
     root = mkdtempSync(join(tmpdir(), 'agentjobs-poller-'));
     config = loadConfig({
       AGENTJOBS_DATA_DIR: join(root, 'data'),
@@ -51,7 +50,6 @@ describe.each(testDialects())('the poller, on %s', (dialect) => {
   afterAll(async () => {
     await poller?.stop();
     await dispatcher?.stop();
-    await database?.close();
     if (root) rmSync(root, { recursive: true, force: true });
   });
 

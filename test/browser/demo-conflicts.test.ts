@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launch, screenshot } from '../support/chromium.js';
 import { dashboardCookie, git } from '../support/e2e.js';
-import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
+import { useDemoServer } from '../support/scripted-server.js';
 
 const PASSWORD = 'demo conflicts admin password';
 const identity = ['-c', 'user.name=Upstream', '-c', 'user.email=up@example.com'];
@@ -13,21 +13,13 @@ const identity = ['-c', 'user.name=Upstream', '-c', 'user.email=up@example.com']
 // kept); one it cannot resolve fails saying so and naming the ways forward, and the failed job's
 // page still shows its diff.
 describe.skipIf(!hasChromium)('conflicts with the demo model, in Chromium', () => {
-  let scripted: ScriptedServer;
+  const scripted = useDemoServer('demo-conflicts', PASSWORD, {
+    files: { 'docs/usage.md': '# Usage\n\nRun `acme`.\n' },
+  });
   let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    scripted = await scriptedServer({
-      name: 'demo-conflicts',
-      files: {
-        'README.md': '# Acme docs\n\n- [Install the CLI](docs/install.md)\n',
-        'docs/install.md': '# Install the CLI\n\nRun `npm install --global acme-cli`.\n',
-        'docs/usage.md': '# Usage\n\nRun `acme`.\n',
-      },
-      provider: false,
-      env: { AGENTJOBS_MODEL: 'demo', OPENAI_COMPATIBLE_API_KEY: '', AGENTJOBS_ADMIN_PASSWORD: PASSWORD },
-    });
     browser = await launch();
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     const [name, value] = (await dashboardCookie(scripted.server.url, PASSWORD))
@@ -40,7 +32,6 @@ describe.skipIf(!hasChromium)('conflicts with the demo model, in Chromium', () =
 
   afterAll(async () => {
     await browser?.close();
-    await scripted?.close();
   });
 
   /** A commit on main in the working copy, as a person working there would make. */

@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDocsArgs, useCliData } from '../support/check-cli.js';
 import { runCli } from '../support/processes.js';
 
 const git = (cwd: string, ...args: string[]) =>
@@ -12,11 +11,9 @@ const git = (cwd: string, ...args: string[]) =>
 // `project check` (the built CLI) on a setup command that installs only from a lockfile (issue 37):
 // it says so when the base branch has none, before a job's setup fails on it.
 describe('project check and the setup command’s lockfile', () => {
-  let dir: string;
-  let database: TestDatabase;
-  let env: Record<string, string>;
+  const data = useCliData('project-lockfile', 'sqlite');
   let repo: string;
-  const cli = (args: string[]) => runCli(args, env);
+  const cli = (args: string[]) => runCli(args, data.env);
   const check = async (projectId: string) => {
     const checked = JSON.parse((await cli(['project', 'check', projectId, '--json'])).stdout);
     return (checked.checks as { name: string; ok: boolean; detail: string }[]).find(
@@ -24,12 +21,9 @@ describe('project check and the setup command’s lockfile', () => {
     );
   };
 
-  beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-project-lockfile-'));
-    database = await createTestDatabase('sqlite');
-    env = { AGENTJOBS_DATA_DIR: path.join(dir, 'data'), DATABASE_URL: database.url };
-    repo = path.join(dir, 'docs');
-    git(dir, 'init', '-q', '-b', 'main', 'docs');
+  beforeAll(() => {
+    repo = path.join(data.dir, 'docs');
+    git(data.dir, 'init', '-q', '-b', 'main', 'docs');
     fs.writeFileSync(
       path.join(repo, 'package.json'),
       '{"devDependencies":{"markdownlint-cli2":"^0.13.0"}}\n',
@@ -37,23 +31,9 @@ describe('project check and the setup command’s lockfile', () => {
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'init');
   });
-  afterAll(async () => {
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   it('warns when `npm ci` has no package-lock.json, and is satisfied once one is committed', async () => {
-    const created = await cli([
-      'project',
-      'create',
-      '--name',
-      'Docs',
-      '--repo',
-      repo,
-      '--setup-command',
-      'npm ci',
-      '--json',
-    ]);
+    const created = await cli(createDocsArgs(repo, '--setup-command', 'npm ci', '--json'));
     expect(created.code, created.stderr).toBe(0);
     const projectId = JSON.parse(created.stdout).id;
     const missing = await check(projectId);

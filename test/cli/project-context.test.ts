@@ -5,24 +5,23 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase, testDialects } from '../support/db.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDocsArgs, useCliData } from '../support/check-cli.js';
+import { testDialects } from '../support/db.js';
 import { runCli } from '../support/processes.js';
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], { cwd, stdio: 'pipe' });
 
 describe.each(testDialects())('project context on %s', (dialect) => {
-  let dir: string;
-  let database: TestDatabase;
-  let env: Record<string, string>;
+  const data = useCliData('project-context', dialect);
   let projectId: string;
   let code: string;
   const token = 'ctx-token-5b1f0e9c2d7a4a31';
 
-  const cli = (args: string[], input?: string) => runCli(args, env, input);
+  const cli = (args: string[], input?: string) => runCli(args, data.env, input);
+  const addContext = (...args: string[]) => cli(['project', 'context', 'add', projectId, ...args]);
   const listed = async () =>
     JSON.parse((await cli(['project', 'context', 'list', projectId, '--json'])).stdout)
       .contextRepositories as {
@@ -30,43 +29,18 @@ describe.each(testDialects())('project context on %s', (dialect) => {
     }[];
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-project-context-'));
-    database = await createTestDatabase(dialect);
-    env = { AGENTJOBS_DATA_DIR: path.join(dir, 'data'), DATABASE_URL: database.url };
     for (const name of ['docs', 'code']) {
-      git(dir, 'init', '-q', '-b', 'main', name);
-      git(path.join(dir, name), 'commit', '-q', '--allow-empty', '-m', 'init');
+      git(data.dir, 'init', '-q', '-b', 'main', name);
+      git(path.join(data.dir, name), 'commit', '-q', '--allow-empty', '-m', 'init');
     }
-    code = path.join(dir, 'code');
-    const created = await cli([
-      'project',
-      'create',
-      '--name',
-      'Docs',
-      '--repo',
-      path.join(dir, 'docs'),
-      '--json',
-    ]);
+    code = path.join(data.dir, 'code');
+    const created = await cli(createDocsArgs(path.join(data.dir, 'docs'), '--json'));
     expect(created.code, created.stderr).toBe(0);
     projectId = JSON.parse(created.stdout).id;
   });
-  afterAll(async () => {
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   it('adds, lists, shows in project get, and removes', async () => {
-    const added = await cli([
-      'project',
-      'context',
-      'add',
-      projectId,
-      '--name',
-      'code',
-      '--repo',
-      code,
-      '--json',
-    ]);
+    const added = await addContext('--name', 'code', '--repo', code, '--json');
     expect(added.code, added.stderr).toBe(0);
     expect(JSON.parse(added.stdout)).toMatchObject({
       projectId,
@@ -139,47 +113,17 @@ describe.each(testDialects())('project context on %s', (dialect) => {
     const duplicate = await cli(['project', 'context', 'add', projectId, '--name', 'code', '--repo', code]);
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toContain('--name: The project already has a context repository named "code".');
-    const plain = path.join(dir, 'plain');
+    const plain = path.join(data.dir, 'plain');
     fs.mkdirSync(plain, { recursive: true });
-    const notGit = await cli([
-      'project',
-      'context',
-      'add',
-      projectId,
-      '--name',
-      'plain',
-      '--repo',
-      plain,
-      '--json',
-    ]);
+    const notGit = await addContext('--name', 'plain', '--repo', plain, '--json');
     expect(notGit.code).toBe(1);
     expect(JSON.parse(notGit.stdout)).toMatchObject({ code: 'invalid_request' });
     expect(JSON.parse(notGit.stdout).error).toContain(`${plain} is not a git repository`);
-    git(dir, 'init', '-q', '-b', 'main', 'empty');
-    const empty = await cli([
-      'project',
-      'context',
-      'add',
-      projectId,
-      '--name',
-      'empty',
-      '--repo',
-      path.join(dir, 'empty'),
-    ]);
+    git(data.dir, 'init', '-q', '-b', 'main', 'empty');
+    const empty = await addContext('--name', 'empty', '--repo', path.join(data.dir, 'empty'));
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain('has no commits yet');
-    const noBranch = await cli([
-      'project',
-      'context',
-      'add',
-      projectId,
-      '--name',
-      'live',
-      '--repo',
-      code,
-      '--ref',
-      'live',
-    ]);
+    const noBranch = await addContext('--name', 'live', '--repo', code, '--ref', 'live');
     expect(noBranch.code).toBe(1);
     expect(noBranch.stderr).toContain('--ref:');
     const localToken = await cli(
@@ -193,29 +137,11 @@ describe.each(testDialects())('project context on %s', (dialect) => {
 
   it('refuses an eleventh', async () => {
     for (let index = (await listed()).length; index < 10; index++) {
-      const added = await cli([
-        'project',
-        'context',
-        'add',
-        projectId,
-        '--name',
-        `code-${index}`,
-        '--repo',
-        code,
-      ]);
+      const added = await addContext('--name', `code-${index}`, '--repo', code);
       expect(added.code, added.stderr).toBe(0);
     }
     expect(await listed()).toHaveLength(10);
-    const eleventh = await cli([
-      'project',
-      'context',
-      'add',
-      projectId,
-      '--name',
-      'one-more',
-      '--repo',
-      code,
-    ]);
+    const eleventh = await addContext('--name', 'one-more', '--repo', code);
     expect(eleventh.code).toBe(1);
     expect(eleventh.stderr).toContain('A project has at most 10 context repositories; remove one first.');
     expect(await listed()).toHaveLength(10);

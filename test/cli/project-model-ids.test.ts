@@ -1,17 +1,9 @@
-/**
- * One rule for model ids in a project's settings: the CLI (`project create`, the built CLI) and the
- * dashboard's project form both refuse an id no provider serves, such as `foo:bar`, with the same
- * sentence, and store nothing. Before, the dashboard took any `word:word` and the CLI anything, and
- * the mistake showed only when a job ran.
- */
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureAdminPassword } from '../../src/domain/password.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useAppWithPassword } from '../support/app.js';
 import { runCli } from '../support/processes.js';
 import { DashboardClient } from '../support/web-session.js';
-import { makeRepo, tempDir } from '../support/worker.js';
+import { useRepository } from '../support/worker.js';
 
 const PASSWORD = 'model id rule password';
 const SAID =
@@ -19,25 +11,14 @@ const SAID =
 const decodeEntities = (text: string) => text.replaceAll('&quot;', '"').replaceAll('&#39;', "'");
 
 describe('a project refuses foo:bar as a model, in the CLI and the dashboard alike', () => {
-  let t: TestApp;
-  let dir: string;
-  let repository: string;
-  beforeAll(async () => {
-    t = await startTestApp('sqlite');
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    dir = tempDir('model-id-rule');
-    repository = makeRepo(dir).repo;
-  });
-  afterAll(async () => {
-    await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const t = useAppWithPassword(PASSWORD);
+  const docs = useRepository({ name: 'model-id-rule' });
 
   it('the dashboard: as the default model and in the allowed list, next to the field', async () => {
     const browser = new DashboardClient(t.app);
     await browser.signIn(PASSWORD);
     await browser.get('/ui/projects/new');
-    const form = { name: 'Docs', host: 'local', repository, publish: 'pull_request' };
+    const form = { name: 'Docs', host: 'local', repository: docs.repo, publish: 'pull_request' };
     const before = (await t.store.projects.list()).length;
     for (const field of ['defaultModel', 'allowedModels']) {
       const refused = await browser.post('/ui/projects', { ...form, [field]: 'foo:bar' });
@@ -51,10 +32,10 @@ describe('a project refuses foo:bar as a model, in the CLI and the dashboard ali
   });
 
   it('the CLI: --model and --models, with the dashboard’s sentence after the flag', async () => {
-    const env = { AGENTJOBS_DATA_DIR: path.join(dir, 'data'), DATABASE_URL: '' };
+    const env = { AGENTJOBS_DATA_DIR: path.join(docs.dir, 'data'), DATABASE_URL: '' };
     for (const flag of ['--model', '--models']) {
       const refused = await runCli(
-        ['project', 'create', '--name', 'Docs', '--repo', repository, flag, 'foo:bar'],
+        ['project', 'create', '--name', 'Docs', '--repo', docs.repo, flag, 'foo:bar'],
         env,
       );
       expect(refused.code).toBe(1);
@@ -63,7 +44,7 @@ describe('a project refuses foo:bar as a model, in the CLI and the dashboard ali
     const listed = await runCli(['project', 'list', '--json'], env);
     expect(JSON.parse(listed.stdout).projects).toEqual([]);
     const made = await runCli(
-      ['project', 'create', '--name', 'Docs', '--repo', repository, '--model', 'demo', '--json'],
+      ['project', 'create', '--name', 'Docs', '--repo', docs.repo, '--model', 'demo', '--json'],
       env,
     );
     expect(made.code, made.stderr).toBe(0);

@@ -1,38 +1,20 @@
-/**
- * Push mode's hold on the setup, accepted by a person: `agentjobs project setup accept` (the built
- * CLI on the local database) and the dashboard's button on the project's settings both clear it;
- * `project get` and the settings page show it while it stands.
- */
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { ensureAdminPassword } from '../../src/domain/password.js';
 import { openStore } from '../../src/store/open.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { useAppWithPassword } from '../support/app.js';
 import { runCli } from '../support/processes.js';
 import { DashboardClient } from '../support/web-session.js';
-import { makeRepo, tempDir } from '../support/worker.js';
+import { useRepository } from '../support/worker.js';
 
 const PASSWORD = 'setup accept password';
 
 describe('accepting setup inputs the service changed', () => {
-  let t: TestApp;
-  let dir: string;
-  let repository: string;
-  beforeAll(async () => {
-    t = await startTestApp('sqlite');
-    await ensureAdminPassword(t.store.admin, PASSWORD);
-    dir = tempDir('setup-accept');
-    repository = makeRepo(dir).repo;
-  });
-  afterAll(async () => {
-    await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const t = useAppWithPassword(PASSWORD);
+  const docs = useRepository({ name: 'setup-accept' });
 
   it('the dashboard shows the hold and its button clears it', async () => {
-    const project = await t.store.projects.create({ name: 'Docs', repository, publish: 'push' });
+    const project = await t.store.projects.create({ name: 'Docs', repository: docs.repo, publish: 'push' });
     await t.store.projects.holdSetup(project.id, { files: ['package.json', 'setup.sh'], jobId: 'job-1' });
     const browser = new DashboardClient(t.app);
     await browser.signIn(PASSWORD);
@@ -48,9 +30,9 @@ describe('accepting setup inputs the service changed', () => {
   });
 
   it('the CLI shows the hold in project get and clears it with project setup accept', async () => {
-    const env = { AGENTJOBS_DATA_DIR: path.join(dir, 'data'), DATABASE_URL: '' };
+    const env = { AGENTJOBS_DATA_DIR: path.join(docs.dir, 'data'), DATABASE_URL: '' };
     const store = await openStore(loadConfig(env));
-    const project = await store.projects.create({ name: 'Docs', repository, publish: 'push' });
+    const project = await store.projects.create({ name: 'Docs', repository: docs.repo, publish: 'push' });
     await store.projects.holdSetup(project.id, { files: ['setup.sh'], jobId: 'job-2' });
     await store.close();
     const shown = await runCli(['project', 'get', project.id], env);

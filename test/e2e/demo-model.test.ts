@@ -1,31 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_NOTE } from '../../src/agent/demo-change.js';
 import { dashboardCookie, git } from '../support/e2e.js';
-import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
+import { useDemoServer } from '../support/scripted-server.js';
 
 const PASSWORD = 'demo model admin password';
 
 // The built server with AGENTJOBS_MODEL=demo and no provider key in its environment: a job posted
 // over HTTP runs the built-in demo model through the real tools, checks and local code host.
 describe('the built-in demo model, end to end', () => {
-  let scripted: ScriptedServer;
-
-  beforeAll(async () => {
-    scripted = await scriptedServer({
-      name: 'demo-model',
-      files: {
-        'README.md': '# Acme docs\n\n- [Install the CLI](docs/install.md)\n',
-        'docs/install.md': '# Install the CLI\n\nRun `npm install --global acme-cli`.\n',
-      },
-      // No provider at all: the scripted model is started by the fixture, but nothing points at it.
-      provider: false,
-      env: { AGENTJOBS_MODEL: 'demo', OPENAI_COMPATIBLE_API_KEY: '', AGENTJOBS_ADMIN_PASSWORD: PASSWORD },
-    });
-  });
-
-  afterAll(async () => {
-    await scripted?.close();
-  });
+  // No provider at all: the scripted model is started by the fixture, but nothing points at it.
+  const scripted = useDemoServer('demo-model', PASSWORD);
 
   it('says so at start and in /healthz', async () => {
     const { server } = scripted;

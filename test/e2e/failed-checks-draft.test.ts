@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dashboardCookie } from '../support/e2e.js';
-import { type ScriptedServer, scriptedServer } from '../support/scripted-server.js';
+import { useDemoServer } from '../support/scripted-server.js';
 
 const PASSWORD = 'failed checks admin password';
 
@@ -8,28 +8,13 @@ const PASSWORD = 'failed checks admin password';
 // check command that always fails. The pull request keeps the work's title, its description holds
 // the check's output as a code block, it is a draft, and the job's `draft` says so as the host does.
 describe('failing checks under the draft policy, end to end', () => {
-  let scripted: ScriptedServer;
-
-  beforeAll(async () => {
-    scripted = await scriptedServer({
-      name: 'failed-checks-draft',
-      files: {
-        'README.md': '# Acme docs\n\n- [Install the CLI](docs/install.md)\n',
-        'docs/install.md': '# Install the CLI\n\nRun `npm install --global acme-cli`.\n',
-      },
-      provider: false,
-      env: { AGENTJOBS_MODEL: 'demo', OPENAI_COMPATIBLE_API_KEY: '', AGENTJOBS_ADMIN_PASSWORD: PASSWORD },
-      project: [
-        '--check-command',
-        "echo 'spelling: teh (docs/faq.md)'; echo 'spelling: recieve (README.md)'; exit 1",
-        '--on-check-failure',
-        'draft',
-      ],
-    });
-  });
-
-  afterAll(async () => {
-    await scripted?.close();
+  const scripted = useDemoServer('failed-checks-draft', PASSWORD, {
+    project: [
+      '--check-command',
+      "echo 'spelling: teh (docs/faq.md)'; echo 'spelling: recieve (README.md)'; exit 1",
+      '--on-check-failure',
+      'draft',
+    ],
   });
 
   it('keeps the title, puts the output in a code block, and marks the pull request and the job as a draft', {

@@ -6,38 +6,27 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import { addContextRepository } from '../../src/operations/context-repositories.js';
 import { createSecretBox, SecretError } from '../../src/store/secrets.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import { makeRepo, tempDir } from '../support/worker.js';
+import { testDialects, useTestStore } from '../support/db.js';
+import { makeRepo, useRepository } from '../support/worker.js';
 
 const box = createSecretBox('context-repositories-test-key-0123456789abcdef');
 const TOKEN = 'ctx-store-token-f00dfeed1234';
 
 describe.each(testDialects())('context repositories in the store on %s', (dialect) => {
-  let t: TestStore;
-  let dir: string;
-  let code: string;
-  let dataDir: string;
-  beforeAll(async () => {
-    t = await openTestStore(dialect);
-    dir = tempDir('context-store');
-    code = makeRepo(dir).repo;
-    dataDir = path.join(dir, 'data');
-  });
-  afterAll(async () => {
-    await t?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  const deps = () => ({ store: t.store, secrets: () => box, dataDir });
+  const t = useTestStore(dialect);
+  const temp = useRepository({ name: 'context-store' });
+  const dataDir = () => path.join(temp.dir, 'data');
+  const deps = () => ({ store: t.store, secrets: () => box, dataDir: dataDir() });
 
   it('lets exactly 10 of 12 racing adds in', async () => {
-    const project = await t.store.projects.create({ name: 'Race', repository: code });
+    const project = await t.store.projects.create({ name: 'Race', repository: temp.repo });
     const results = await Promise.allSettled(
       Array.from({ length: 12 }, (_, index) =>
-        addContextRepository(deps(), project.id, { name: `code-${index}`, repository: code }),
+        addContextRepository(deps(), project.id, { name: `code-${index}`, repository: temp.repo }),
       ),
     );
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(10);
@@ -50,7 +39,7 @@ describe.each(testDialects())('context repositories in the store on %s', (dialec
   });
 
   it('seals a token that opens for its own project and name only', async () => {
-    const project = await t.store.projects.create({ name: 'Sealed', repository: code });
+    const project = await t.store.projects.create({ name: 'Sealed', repository: temp.repo });
     await addContextRepository(deps(), project.id, {
       name: 'api',
       repository: 'https://github.com/acme/api',
@@ -81,17 +70,17 @@ describe.each(testDialects())('context repositories in the store on %s', (dialec
   });
 
   it('names the field of a refusal and stores nothing', async () => {
-    const project = await t.store.projects.create({ name: 'Refused', repository: code });
+    const project = await t.store.projects.create({ name: 'Refused', repository: temp.repo });
     const refusal = (input: Parameters<typeof addContextRepository>[2]) =>
       addContextRepository(deps(), project.id, input).then(
         () => null,
         (error: unknown) => (error instanceof AppError ? error.details?.[0]?.path : error),
       );
-    expect(await refusal({ name: '-code', repository: code })).toBe('name');
+    expect(await refusal({ name: '-code', repository: temp.repo })).toBe('name');
     expect(await refusal({ name: 'code', repository: 'relative/path' })).toBe('repository');
-    expect(await refusal({ name: 'code', repository: path.join(dir, 'nowhere') })).toBe('repository');
-    expect(await refusal({ name: 'code', repository: code, ref: 'no-such-branch' })).toBe('ref');
-    expect(await refusal({ name: 'code', repository: code, ref: '-x' })).toBe('ref');
+    expect(await refusal({ name: 'code', repository: path.join(temp.dir, 'nowhere') })).toBe('repository');
+    expect(await refusal({ name: 'code', repository: temp.repo, ref: 'no-such-branch' })).toBe('ref');
+    expect(await refusal({ name: 'code', repository: temp.repo, ref: '-x' })).toBe('ref');
     expect(await refusal({ name: 'code', repository: 'https://user:secret@github.com/acme/api' })).toBe(
       'repository',
     );
@@ -102,22 +91,22 @@ describe.each(testDialects())('context repositories in the store on %s', (dialec
     expect(await refusal({ name: 'code', repository: 'https://github.com/acme/api', host: 'local' })).toBe(
       'host',
     );
-    expect(await refusal({ name: 'code', repository: code, host: 'bitbucket' })).toBe('host');
+    expect(await refusal({ name: 'code', repository: temp.repo, host: 'bitbucket' })).toBe('host');
     expect(await t.store.contextRepositories.list(project.id)).toEqual([]);
   });
 
   it('refuses a local repository inside the data directory, however it is named', async () => {
-    const project = await t.store.projects.create({ name: 'Data dir', repository: code });
+    const project = await t.store.projects.create({ name: 'Data dir', repository: temp.repo });
     // A repository in the data directory (another project's mirror, say), the data directory
     // itself, a file:// URL to it, and a symlink from outside that leads into it.
-    const inside = makeRepo(path.join(dataDir, 'mirrors', 'other')).repo;
-    fs.symlinkSync(dataDir, path.join(dir, 'looks-outside'));
+    const inside = makeRepo(path.join(dataDir(), 'mirrors', 'other')).repo;
+    fs.symlinkSync(dataDir(), path.join(temp.dir, 'looks-outside'));
     const named = [
       inside,
-      dataDir,
+      dataDir(),
       `file://${inside}`,
-      path.join(dir, 'looks-outside', 'mirrors', 'other', 'upstream'),
-      `${dataDir}/mirrors/../mirrors/other/upstream`,
+      path.join(temp.dir, 'looks-outside', 'mirrors', 'other', 'upstream'),
+      `${dataDir()}/mirrors/../mirrors/other/upstream`,
     ];
     for (const repository of named) {
       const refused = await addContextRepository(deps(), project.id, { name: 'code', repository }).then(
@@ -132,7 +121,7 @@ describe.each(testDialects())('context repositories in the store on %s', (dialec
     }
     expect(await t.store.contextRepositories.list(project.id)).toEqual([]);
     // Beside the data directory is fine.
-    await addContextRepository(deps(), project.id, { name: 'code', repository: code });
+    await addContextRepository(deps(), project.id, { name: 'code', repository: temp.repo });
     expect((await t.store.contextRepositories.list(project.id)).map((each) => each.name)).toEqual(['code']);
   });
 });

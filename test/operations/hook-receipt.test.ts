@@ -4,12 +4,12 @@
  * once per delivery id, and each refusal is a typed error that records nothing.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { type HookDelivery, type HookReceiver, hookReceiver } from '../../src/operations/hook-receipt.js';
 import type { RecordResult } from '../../src/store/host-events.js';
 import { createSecretBox } from '../../src/store/secrets.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { testDialects, useTestStore } from '../support/db.js';
 import { type HookMessage, hookSender } from '../support/host-hooks.js';
 
 const box = createSecretBox('hook-receipt-test-key-0123456789abcdef0123');
@@ -33,13 +33,12 @@ function signed(projectId: string, event: string, body: string | Buffer, secret:
 const message = (hook: HookMessage) => JSON.stringify(hook.payload);
 
 describe.each(testDialects())('the hook receipt, without a server, on %s', (dialect) => {
-  let t: TestStore;
+  const t = useTestStore(dialect);
   let receive: HookReceiver;
   let project: Project;
   let secret: string;
   const noted: RecordResult[] = [];
   beforeAll(async () => {
-    t = await openTestStore(dialect);
     receive = hookReceiver({
       store: t.store,
       secrets: () => box,
@@ -53,9 +52,6 @@ describe.each(testDialects())('the hook receipt, without a server, on %s', (dial
       host: 'github',
     });
     secret = (await t.store.projects.rotateHookSecret(project.id, box)) ?? '';
-  });
-  afterAll(async () => {
-    await t?.close();
   });
   const recorded = () => t.store.hostEvents.list(project.id);
 

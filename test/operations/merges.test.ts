@@ -6,15 +6,15 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   closePullRequest,
   findPullRequest,
   listPullRequests,
   mergePullRequest,
 } from '../../src/operations/merges.js';
-import { makeTestJob, openTestStore, type TestStore, testDialects } from '../support/db.js';
-import { makeRepo, tempDir } from '../support/worker.js';
+import { makeTestJob, testDialects, useTestStore } from '../support/db.js';
+import { useRepository } from '../support/worker.js';
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], { cwd })
@@ -23,28 +23,18 @@ const git = (cwd: string, ...args: string[]) =>
 const author = { name: 'Agent', email: 'agent@example.com' };
 
 describe.each(testDialects())('merge operations on %s', (dialect) => {
-  let t: TestStore;
-  let dir: string;
-  let repo: string;
-  beforeAll(async () => {
-    t = await openTestStore(dialect);
-    dir = tempDir('merge-operations');
-    repo = makeRepo(dir).repo;
-  });
-  afterAll(async () => {
-    await t?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const t = useTestStore(dialect);
+  const temp = useRepository({ name: 'merge-operations' });
 
   /** A job's branch with one commit, and its open pull request. */
   async function openPull(projectId: string, file: string) {
-    const job = await makeTestJob(t.store, { id: projectId, repository: repo }, `add ${file}`);
-    git(repo, 'checkout', '-q', '-b', job.source.ref, 'main');
-    fs.writeFileSync(path.join(repo, file), `${file}\n`);
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', `add ${file}`);
-    const headSha = git(repo, 'rev-parse', 'HEAD');
-    git(repo, 'checkout', '-q', 'main');
+    const job = await makeTestJob(t.store, { id: projectId, repository: temp.repo }, `add ${file}`);
+    git(temp.repo, 'checkout', '-q', '-b', job.source.ref, 'main');
+    fs.writeFileSync(path.join(temp.repo, file), `${file}\n`);
+    git(temp.repo, 'add', '-A');
+    git(temp.repo, 'commit', '-q', '-m', `add ${file}`);
+    const headSha = git(temp.repo, 'rev-parse', 'HEAD');
+    git(temp.repo, 'checkout', '-q', 'main');
     const { pullRequest } = await t.store.pullRequests.openOrUpdate({
       projectId,
       jobId: job.id,
@@ -59,13 +49,13 @@ describe.each(testDialects())('merge operations on %s', (dialect) => {
   }
 
   it('merges by job, once, and closes by number only while open', async () => {
-    const project = await t.store.projects.create({ name: 'Docs', repository: repo });
+    const project = await t.store.projects.create({ name: 'Docs', repository: temp.repo });
     const { job, pullRequest } = await openPull(project.id, 'faq.md');
     const found = await findPullRequest(t.store, project.id, { jobId: job.id });
     expect(found.pull.number).toBe(pullRequest.number);
     const merged = await mergePullRequest({ store: t.store, author }, project.id, { jobId: job.id });
     expect(merged.pullRequest.state).toBe('merged');
-    expect(git(repo, 'rev-parse', 'main')).toBe(merged.sha);
+    expect(git(temp.repo, 'rev-parse', 'main')).toBe(merged.sha);
     await expect(
       mergePullRequest({ store: t.store, author }, project.id, { number: pullRequest.number }),
     ).rejects.toMatchObject({ code: 'invalid_transition', refusal: 'not_open' });
@@ -83,7 +73,7 @@ describe.each(testDialects())('merge operations on %s', (dialect) => {
   });
 
   it('names what it cannot find, and leaves a remote project’s pull requests to its host', async () => {
-    const project = await t.store.projects.create({ name: 'Lookups', repository: repo });
+    const project = await t.store.projects.create({ name: 'Lookups', repository: temp.repo });
     await expect(findPullRequest(t.store, project.id, { number: 999 })).rejects.toMatchObject({
       code: 'not_found',
     });

@@ -1,17 +1,10 @@
-/**
- * The project operations (`operations/projects.ts`) on every database: the rules refuse with each field
- * typed and store nothing; a local repository must be an absolute path to a repository with the
- * base branch; a remote project needs a token, sealed in the same write, asked for again when where
- * it goes changes; an update leaves what it does not name.
- */
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeHookSecret } from '../../src/operations/hook-secrets.js';
 import { InputError } from '../../src/operations/input.js';
 import { createProject, setProjectToken, updateProject } from '../../src/operations/projects.js';
 import { createSecretBox } from '../../src/store/secrets.js';
-import { openTestStore, type TestStore, testDialects } from '../support/db.js';
-import { makeRepo, tempDir } from '../support/worker.js';
+import { testDialects, useTestStore } from '../support/db.js';
+import { useRepository } from '../support/worker.js';
 
 const box = createSecretBox('project-operations-test-key-0123456789abcdef');
 const TOKEN = 'ghp_project_operation_token_1234';
@@ -28,23 +21,13 @@ const refusal = async (promise: Promise<unknown>) => {
 };
 
 describe.each(testDialects())('project operations on %s', (dialect) => {
-  let t: TestStore;
-  let dir: string;
-  let repo: string;
-  beforeAll(async () => {
-    t = await openTestStore(dialect);
-    dir = tempDir('project-operations');
-    repo = makeRepo(dir).repo;
-  });
-  afterAll(async () => {
-    await t?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const t = useTestStore(dialect);
+  const temp = useRepository({ name: 'project-operations' });
   const deps = () => ({ store: t.store, secrets: () => box, sandbox: { unlimited: false } });
 
   it('makes a local project on its repository’s current branch', async () => {
-    const project = await createProject(deps(), { name: ' Docs ', repository: repo });
-    expect(project).toMatchObject({ name: 'Docs', repository: repo, host: 'local', baseBranch: 'main' });
+    const project = await createProject(deps(), { name: ' Docs ', repository: temp.repo });
+    expect(project).toMatchObject({ name: 'Docs', repository: temp.repo, host: 'local', baseBranch: 'main' });
     expect(project.hasHostToken).toBe(false);
   });
 
@@ -72,10 +55,10 @@ describe.each(testDialects())('project operations on %s', (dialect) => {
       'checkTimeoutSeconds:invalid',
     ]);
     expect(
-      await refusal(createProject(deps(), { name: 'Docs', repository: repo, baseBranch: 'a..b' })),
+      await refusal(createProject(deps(), { name: 'Docs', repository: temp.repo, baseBranch: 'a..b' })),
     ).toEqual(['baseBranch:invalid_branch']);
     expect(
-      await refusal(createProject(deps(), { name: 'Docs', repository: repo, baseBranch: 'live' })),
+      await refusal(createProject(deps(), { name: 'Docs', repository: temp.repo, baseBranch: 'live' })),
     ).toEqual(['baseBranch:invalid']);
     expect(await t.store.projects.list()).toHaveLength(before);
   });
@@ -112,7 +95,7 @@ describe.each(testDialects())('project operations on %s', (dialect) => {
   });
 
   it('refuses a token for a local project and an unknown project', async () => {
-    const local = await createProject(deps(), { name: 'Local', repository: repo });
+    const local = await createProject(deps(), { name: 'Local', repository: temp.repo });
     expect(await refusal(setProjectToken(deps(), local.id, TOKEN))).toEqual(['token:invalid']);
     await expect(updateProject(deps(), 'nope', { name: 'x' })).rejects.toMatchObject({
       code: 'project_not_found',
@@ -120,7 +103,7 @@ describe.each(testDialects())('project operations on %s', (dialect) => {
   });
 
   it('makes a hook secret once, and a new one only when asked to rotate', async () => {
-    const project = await createProject(deps(), { name: 'Hooks', repository: repo });
+    const project = await createProject(deps(), { name: 'Hooks', repository: temp.repo });
     const first = await makeHookSecret(deps(), project.id, { rotate: false });
     expect(first).toMatchObject({ rotated: false, secret: expect.any(String) });
     expect(await makeHookSecret(deps(), project.id, { rotate: false })).toEqual({

@@ -3,7 +3,7 @@
  * API and the dashboard call them: what a refusal says and that it stores nothing, the URL and
  * description kept trimmed, the typed 404s, and the delivery log's pages.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import {
   createWebhookEndpoint,
@@ -18,7 +18,7 @@ import {
 } from '../../src/operations/webhook-endpoints.js';
 import { createSecretBox } from '../../src/store/secrets.js';
 import type { Resolve } from '../../src/webhooks/address.js';
-import { makeTestJob, openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { makeTestJob, testDialects, useTestStore } from '../support/db.js';
 
 const box = createSecretBox('webhook-endpoints-test-key-0123456789abcdef');
 /** Names resolve here without the network: one to a public address, one to a private one. */
@@ -29,16 +29,12 @@ const resolve: Resolve = async (host) => {
 };
 
 describe.each(testDialects())('webhook endpoint operations on %s', (dialect) => {
-  let t: TestStore;
+  const t = useTestStore(dialect);
   let project: Project;
   let deps: WebhookEndpointDeps;
   beforeAll(async () => {
-    t = await openTestStore(dialect);
     project = await t.store.projects.create({ name: 'Hooks', repository: '/srv/hooks' });
     deps = { store: t.store, config: { webhooks: { allowPrivate: false } }, secrets: () => box, resolve };
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('keeps the URL and the description trimmed, and no event types as all of them', async () => {

@@ -7,12 +7,14 @@ import { loadConfig } from '../../src/config/config.js';
 import type { Job } from '../../src/domain/job.js';
 import { generateKey, type KeyScope } from '../../src/domain/keys.js';
 import type { Lifecycle } from '../../src/domain/lifecycle.js';
+import { ensureAdminPassword } from '../../src/domain/password.js';
 import type { Project } from '../../src/domain/project.js';
 import { createLogger } from '../../src/log.js';
 import { buildHttpApp, type HttpAppOptions } from '../../src/server.js';
 import { lazySecretBox, type SecretBox } from '../../src/store/secrets.js';
 import type { Store } from '../../src/store/store.js';
 import { makeTestJob, openTestStore, type TestDialect, type TestStore } from './db.js';
+import { useFixture } from './use-fixture.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -123,4 +125,17 @@ export async function createJobOverHttp(base: string, key: string, prompt: strin
     body: JSON.stringify({ prompt }),
   });
   return ((await response.json()) as { id: string }).id;
+}
+
+/**
+ * `startTestApp` on SQLite with the admin password `password` set, for the enclosing `describe`:
+ * started in its `beforeAll`, closed in its `afterAll`. See `useFixture`.
+ */
+export function useAppWithPassword(password: string): TestApp {
+  const start = async (admin: string) => {
+    const t = await startTestApp('sqlite');
+    await ensureAdminPassword(t.store.admin, admin);
+    return t;
+  };
+  return useFixture(start, password, (t) => t.close());
 }

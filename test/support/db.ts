@@ -10,6 +10,7 @@ import { type Db, openDb } from '../../src/store/db.js';
 import type { NewJob } from '../../src/store/jobs.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createStore, type Store } from '../../src/store/store.js';
+import { useFixture } from './use-fixture.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
@@ -109,6 +110,15 @@ export async function openTestStore(dialect: TestDialect): Promise<TestStore> {
       await database.drop();
     },
   };
+}
+
+/**
+ * The migrated store of `dialect` for the enclosing `describe`: opened in its `beforeAll`, closed
+ * (its database dropped) in its `afterAll`. Called first, it closes after whatever the describe's
+ * later `afterAll` hooks stop. See `useFixture`.
+ */
+export function useTestStore(dialect: TestDialect): TestStore {
+  return useFixture(openTestStore, dialect, (opened) => opened.close());
 }
 
 /** Ends every active job, held or queued, so that the next test starts from an empty queue. */

@@ -114,3 +114,32 @@ export function useScriptedServer(
 ): ScriptedServer {
   return useFixture(scriptedServer, options, close);
 }
+
+/** The docs repository the demo-model suites start from: a README that links an install page. */
+const DEMO_FILES = {
+  'README.md': '# Acme docs\n\n- [Install the CLI](docs/install.md)\n',
+  'docs/install.md': '# Install the CLI\n\nRun `npm install --global acme-cli`.\n',
+};
+
+/**
+ * `useScriptedServer` on the built-in demo model (AGENTJOBS_MODEL=demo, no provider key at all) with
+ * the admin `password`, on the demo docs repository plus `more.files`; `more` adds options.
+ */
+export function useDemoServer(
+  name: string,
+  password: string,
+  more: Omit<ScriptedServerOptions, 'name'> = {},
+): ScriptedServer {
+  return useScriptedServer({
+    name,
+    provider: false,
+    ...more,
+    files: { ...DEMO_FILES, ...more.files },
+    env: {
+      AGENTJOBS_MODEL: 'demo',
+      OPENAI_COMPATIBLE_API_KEY: '',
+      AGENTJOBS_ADMIN_PASSWORD: password,
+      ...more.env,
+    },
+  });
+}

@@ -228,3 +228,23 @@ export function useRepository(options: { name: string; bare?: boolean }): TestRe
     async ({ dir }) => fs.rmSync(dir, { recursive: true, force: true }),
   );
 }
+
+/**
+ * Commits `files` (path → content) on `branch`, made from `main`, in a clone of the bare
+ * repository of `repository` (`useRepository` with `bare`), and pushes it there.
+ */
+export function pushCommit(
+  repository: TestRepository,
+  branch: string,
+  files: Record<string, string>,
+  message: string,
+): void {
+  const work = fs.mkdtempSync(path.join(repository.dir, 'work-'));
+  git(repository.dir, 'clone', '-q', '--branch', 'main', repository.bare, work);
+  git(work, 'checkout', '-q', '-B', branch);
+  for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(work, file), content);
+  git(work, 'add', '-A');
+  git(work, '-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', message);
+  git(work, 'push', '-q', 'origin', branch);
+  fs.rmSync(work, { recursive: true, force: true });
+}

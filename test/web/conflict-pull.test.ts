@@ -1,13 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
-import { testDialects } from '../support/db.js';
+import { testDialects, testJobInput } from '../support/db.js';
 import { useSignedInDashboard } from '../support/web-session.js';
-import { git, useRepository } from '../support/worker.js';
-
-const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
+import { git, pushCommit, useRepository } from '../support/worker.js';
 
 // A local pull request that conflicts with its base (issue 29): the page names the files and the
 // next step, a follow-up to the job, instead of only saying it cannot be merged.
@@ -21,27 +17,12 @@ describe.each(testDialects())('a conflicting local pull request on %s', (dialect
   });
 
   /** Commits `files` on `branch`, made from main, and pushes it. */
-  const commitOn = (branch: string, files: Record<string, string>) => {
-    const work = fs.mkdtempSync(path.join(repository.dir, 'work-'));
-    git(repository.dir, 'clone', '-q', '--branch', 'main', repository.bare, work);
-    git(work, 'checkout', '-q', '-B', branch);
-    for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(work, file), content);
-    git(work, 'add', '-A');
-    git(work, ...identity, 'commit', '-q', '-m', `Change ${branch}`);
-    git(work, 'push', '-q', 'origin', branch);
-    fs.rmSync(work, { recursive: true, force: true });
-  };
+  const commitOn = (branch: string, files: Record<string, string>) =>
+    pushCommit(repository, branch, files, `Change ${branch}`);
 
   it('names the conflicting files and says to send a follow-up to the job', async () => {
     commitOn('agentjobs/reword', { 'README.md': '# Docs\n\nWelcome, says the job.\n', 'new.md': 'New\n' });
-    const job = await t.store.jobs.create({
-      projectId: project.id,
-      prompt: 'Reword the welcome',
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: repository.bare,
-      draft: false,
-    });
+    const job = await t.store.jobs.create(testJobInput(project, 'Reword the welcome'));
     const host = createLocalHost({ pullRequests: t.store.pullRequests, publicUrl: 'http://127.0.0.1' });
     const link = await host.openOrUpdatePullRequest({
       project,

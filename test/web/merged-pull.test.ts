@@ -1,13 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { createLocalHost } from '../../src/hosts/index.js';
-import { testDialects } from '../support/db.js';
+import { testDialects, testJobInput } from '../support/db.js';
 import { useSignedInDashboard } from '../support/web-session.js';
-import { git, useRepository } from '../support/worker.js';
-
-const identity = ['-c', 'user.name=T', '-c', 'user.email=t@example.com'];
+import { git, pushCommit, useRepository } from '../support/worker.js';
 
 // A local pull request keeps showing what it changed once merged or closed, and the jobs list says
 // which of open, merged and closed each job's pull request is.
@@ -22,21 +18,8 @@ describe.each(testDialects())('merged and closed local pull requests on %s', (di
 
   /** A job whose branch adds `file`, and its pull request opened through the local host. */
   const openPull = async (branch: string, file: string) => {
-    const work = fs.mkdtempSync(path.join(repository.dir, 'work-'));
-    git(repository.dir, 'clone', '-q', '--branch', 'main', repository.bare, work);
-    git(work, 'checkout', '-q', '-b', branch);
-    fs.writeFileSync(path.join(work, file), `Text of ${file}\n`);
-    git(work, 'add', '-A');
-    git(work, ...identity, 'commit', '-q', '-m', `Add ${file}`);
-    git(work, 'push', '-q', 'origin', branch);
-    const job = await t.store.jobs.create({
-      projectId: project.id,
-      prompt: `Add ${file}`,
-      model: 'anthropic:claude-sonnet-4-5',
-      baseRef: 'main',
-      repository: repository.bare,
-      draft: false,
-    });
+    pushCommit(repository, branch, { [file]: `Text of ${file}\n` }, `Add ${file}`);
+    const job = await t.store.jobs.create(testJobInput(project, `Add ${file}`));
     const host = createLocalHost({ pullRequests: t.store.pullRequests, publicUrl: 'http://127.0.0.1' });
     const link = await host.openOrUpdatePullRequest({
       project,

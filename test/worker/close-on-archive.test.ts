@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,26 +10,22 @@ import type { NewProject, Project } from '../../src/domain/project.js';
 import { createCodeHosts } from '../../src/hosts/index.js';
 import { createLogger } from '../../src/log.js';
 import { memoryLog } from '../support/app.js';
-import { makeTestJob, openTestStore, type TestStore, testDialects } from '../support/db.js';
+import { makeTestJob, testDialects, useTestStore } from '../support/db.js';
 import { type GithubDouble, startGithubDouble } from '../support/github-double.js';
-import { git, makeRepo, tempDir } from '../support/worker.js';
+import { git, useRepository } from '../support/worker.js';
 
 const TOKEN = `ghp_${randomBytes(12).toString('hex')}`;
 
 // Archiving a job closes its open pull request (unless the project says not to), after the
 // archive has answered: the closer takes what the archive noted, on every dialect.
 describe.each(testDialects())('closing pull requests of archived jobs on %s', (dialect) => {
-  let t: TestStore;
-  let dir: string;
-  let repo: string;
+  const t = useTestStore(dialect);
+  const temp = useRepository({ name: 'close-on-archive' });
   let github: GithubDouble;
   const logs: string[] = [];
   let closer: Parameters<typeof closeDuePullRequests>[0];
 
   beforeAll(async () => {
-    t = await openTestStore(dialect);
-    dir = tempDir('close-on-archive');
-    repo = makeRepo(dir).repo;
     github = await startGithubDouble({ token: TOKEN });
     github.repository('org', 'docs');
     closer = {
@@ -39,7 +34,7 @@ describe.each(testDialects())('closing pull requests of archived jobs on %s', (d
       hosts: createCodeHosts({
         secret: async () => TOKEN,
         pullRequests: t.store.pullRequests,
-        askpassDir: path.join(dir, 'askpass'),
+        askpassDir: path.join(temp.dir, 'askpass'),
         publicUrl: 'http://agentjobs.test',
         githubRetry: { baseMs: 5, pacing: false, retries: 0 },
       }),
@@ -47,15 +42,13 @@ describe.each(testDialects())('closing pull requests of archived jobs on %s', (d
   });
   afterAll(async () => {
     await github?.close();
-    await t.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   /** A completed job of `project` with an open pull request, as the worker leaves one. */
   const publishedJob = async (project: Project) => {
     const job = await makeTestJob(t.store, project, 'Add a page');
     const branch = job.source.ref;
-    if (project.host === 'local') git(repo, 'branch', branch, 'main');
+    if (project.host === 'local') git(temp.repo, 'branch', branch, 'main');
     const link = await closer.hosts(project.host).openOrUpdatePullRequest({
       project,
       job,
@@ -64,7 +57,7 @@ describe.each(testDialects())('closing pull requests of archived jobs on %s', (d
       title: 'Add a page',
       body: '',
       draft: false,
-      headSha: project.host === 'local' ? git(repo, 'rev-parse', 'main') : 'a'.repeat(40),
+      headSha: project.host === 'local' ? git(temp.repo, 'rev-parse', 'main') : 'a'.repeat(40),
     });
     await t.store.db.kysely
       .updateTable('jobs')
@@ -74,7 +67,7 @@ describe.each(testDialects())('closing pull requests of archived jobs on %s', (d
     return { job, link };
   };
   const project = (input: Partial<NewProject> = {}) =>
-    t.store.projects.create({ name: 'Docs', repository: repo, ...input });
+    t.store.projects.create({ name: 'Docs', repository: temp.repo, ...input });
   const events = async (jobId: string) =>
     (await t.store.events.list(jobId, 0, 100)).filter((event) => event.type === 'pull_request');
 
