@@ -65,9 +65,13 @@ export async function migrate(db: Db): Promise<string[]> {
   // database that ran migrations it does not know. With nothing of ours pending there is nothing to do.
   if ((await pendingMigrations(db)).length === 0) return [];
   const migrator = new Migrator({ db: db.kysely, provider });
+  const applied: string[] = [];
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
-    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // An attempt that ends in a clash may have run migrations before it: this process applied
+    // those, and the retry (which finds them done) will not name them again.
+    for (const result of results ?? []) if (result.status === 'Success') applied.push(result.migrationName);
+    if (!error) return applied;
     if (attempt >= 5 || !isCreationRace(error)) throw error;
     await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
   }
