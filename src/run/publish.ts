@@ -288,19 +288,6 @@ export function pullRequestTitle(
 }
 
 /**
- * The job's summary, read under the job's title: the agent's summary opens with a title line (the
- * system prompt asks for one), and when the job keeps an earlier name (a follow-up's "Add the
- * troubleshooting page" on the job "Add the FAQ"), that line gives way to the job's title, so the
- * job's page, its pull request and its summary name the work alike. The rest is the run's own.
- */
-export function summaryUnderTitle(result: Pick<AgentResult, 'title' | 'summary'>, title: string): string {
-  const named = result.title && firstLine(result.title);
-  if (!named || named === title || isChatLine(named)) return result.summary;
-  const lines = result.summary.trimStart().split('\n');
-  return [title, ...lines.slice(1)].join('\n');
-}
-
-/**
  * A first line that answers the user rather than names a change: more than one sentence ("Done. I
  * added …"), or an acknowledgement ("Done", "Sure, …").
  */

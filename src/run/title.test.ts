@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pullRequestTitle, summaryUnderTitle } from './publish.js';
+import { pullRequestTitle } from './publish.js';
 
 const job = (title: string | null = null) => ({
   prompt: 'Add an FAQ page to the guide\n\nWith three questions.',
@@ -60,23 +60,5 @@ describe('a job title', () => {
     ).toBe(cutShort);
     const none = { prompt: ' ', title: 'Changes by agentjobs' };
     expect(pullRequestTitle({ title: 'Add the FAQ', summary: '' }, none)).toBe('Add the FAQ');
-  });
-
-  it("is the first line of the job's summary, when a follow-up's summary names the work otherwise", () => {
-    const named = job('Demo: add the page “FAQ”');
-    const followUp = {
-      title: 'Demo: add the page “Troubleshooting”',
-      summary: 'Demo: add the page “Troubleshooting”\n\nIt wrote docs/troubleshooting.md.',
-    };
-    const title = pullRequestTitle(followUp, named);
-    expect(title).toBe('Demo: add the page “FAQ”');
-    expect(summaryUnderTitle(followUp, title)).toBe(
-      'Demo: add the page “FAQ”\n\nIt wrote docs/troubleshooting.md.',
-    );
-    // A summary already under the title, or one that opens with a reply, is the run's own.
-    const first = { title: 'Add the FAQ', summary: '# Add the FAQ\n\nThree questions.' };
-    expect(summaryUnderTitle(first, pullRequestTitle(first, job()))).toBe(first.summary);
-    const reply = { title: 'Done. I added a fourth question', summary: 'Done. I added a fourth question' };
-    expect(summaryUnderTitle(reply, 'Add the FAQ')).toBe(reply.summary);
   });
 });

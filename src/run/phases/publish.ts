@@ -6,7 +6,7 @@
 import type { ModelMessage } from 'ai';
 import type { PublishedRun } from '../../store/queue/index.js';
 import type { AgentResult } from '../agent-port.js';
-import { finishPublished, publish, summaryUnderTitle } from '../publish.js';
+import { finishPublished, publish } from '../publish.js';
 import type { CheckedRun } from './checks.js';
 import type { LocatedRun } from './prepare.js';
 import { closeWorkspace, throwIfAborted } from './state.js';
@@ -41,7 +41,7 @@ export async function publishPhase(run: CheckedRun): Promise<void> {
   });
   await closeWorkspace(run);
   const completed = await store.queue.complete(lease, {
-    summary: summaryUnderTitle(result, outcome.title),
+    summary: result.summary,
     title: outcome.title,
     prLink: outcome.prLink,
     usage: result.usage,
