@@ -213,6 +213,11 @@ export function useAutomationEndToEnd(host: HookHostName, dialect: TestDialect):
       AGENTJOBS_MODEL: 'openai-compatible:scripted',
       OPENAI_COMPATIBLE_BASE_URL: model.url,
       AGENTJOBS_POLL_SECONDS: '1',
+      // These suites drive every run by a webhook and count the runs; the poller (every 3 s for a new
+      // branch, the fallback for a missed hook) would record the commits they push without one as
+      // runs of their own, sooner or later depending on the machine's load.
+      AGENTJOBS_REPOSITORY_POLL_SECONDS: '86400',
+      AGENTJOBS_LOCAL_REPOSITORY_POLL_SECONDS: '86400',
     };
     server = await startServerProcess(env);
     fixture.server = server;
