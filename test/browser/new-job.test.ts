@@ -2,7 +2,7 @@
 /// <reference lib="dom.iterable" />
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, screenshot } from '../support/chromium.js';
-import { mergeIntoMain, useChromiumServer } from '../support/chromium-server.js';
+import { mergeIntoMain, signInWithLocalProject, useChromiumServer } from '../support/chromium-server.js';
 import { git } from '../support/e2e.js';
 import { makeGate } from '../support/gate.js';
 import { heldUntil } from '../support/scripted-model.js';
@@ -38,17 +38,7 @@ describe.skipIf(!hasChromium)('starting a job from the dashboard in Chromium', (
   const startButton = () => page.getByRole('button', { name: 'Start job' });
 
   it('signs in and makes a project on a bare repository', async () => {
-    await page.goto(`${server.url}/ui`);
-    await page.getByLabel('Admin password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/ui/projects');
-    await page.getByRole('link', { name: 'New project' }).click();
-    await page.getByLabel('Name', { exact: true }).fill('Handbook');
-    await page.getByLabel('Code host').selectOption('local');
-    await page.getByLabel('Repository').fill(chromium.bare);
-    await page.getByRole('button', { name: 'Create project' }).click();
-    await page.waitForURL(/\/ui\/projects\/[^/]+\/keys/);
-    projectId = /\/ui\/projects\/([^/]+)\/keys/.exec(page.url())?.[1] ?? '';
+    projectId = await signInWithLocalProject(page, server.url, PASSWORD, chromium.bare);
     expect(projectId).not.toBe('');
   });
 

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { describe, expect, it } from 'vitest';
 import { hasChromium, screenshot } from '../support/chromium.js';
-import { useChromiumServer } from '../support/chromium-server.js';
+import { signInWithLocalProject, useChromiumServer } from '../support/chromium-server.js';
 import { partsOf } from '../support/use-fixture.js';
 
 const PASSWORD = 'project settings browser password';
@@ -14,17 +14,7 @@ describe.skipIf(!hasChromium)('a local project’s settings in Chromium', () => 
   const { server, page } = partsOf(chromium, 'server', 'page');
 
   it('shows only what applies to a local project, and the host’s fields once the host changes', async () => {
-    await page.goto(`${server.url}/ui`);
-    await page.getByLabel('Admin password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/ui/projects');
-    await page.getByRole('link', { name: 'New project' }).click();
-    await page.getByLabel('Name', { exact: true }).fill('Handbook');
-    await page.getByLabel('Code host').selectOption('local');
-    await page.getByLabel('Repository').fill(chromium.bare);
-    await page.getByRole('button', { name: 'Create project' }).click();
-    await page.waitForURL(/\/ui\/projects\/[^/]+\/keys/);
-    const projectId = /\/ui\/projects\/([^/]+)\/keys/.exec(page.url())?.[1] ?? '';
+    const projectId = await signInWithLocalProject(page, server.url, PASSWORD, chromium.bare);
     await page.goto(`${server.url}/ui/projects/${projectId}/settings`);
     const height = await page.evaluate(() => document.documentElement.scrollHeight);
 

@@ -90,3 +90,21 @@ export async function mergeIntoMain(page: Page, bare: string): Promise<void> {
   expect(await page.locator('#pull-state').textContent()).toBe('merged');
   expect(git(bare, 'rev-parse', 'main')).not.toBe(before);
 }
+
+/**
+ * Signs in on the dashboard and makes a local project on `bare` through the New project form, as a
+ * person would; returns the project's id (read from the keys page the form leads to).
+ */
+export async function signInWithLocalProject(page: Page, url: string, password: string, bare: string) {
+  await page.goto(`${url}/ui`);
+  await page.getByLabel('Admin password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL('**/ui/projects');
+  await page.getByRole('link', { name: 'New project' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('Handbook');
+  await page.getByLabel('Code host').selectOption('local');
+  await page.getByLabel('Repository').fill(bare);
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await page.waitForURL(/\/ui\/projects\/[^/]+\/keys/);
+  return /\/ui\/projects\/([^/]+)\/keys/.exec(page.url())?.[1] ?? '';
+}
