@@ -151,11 +151,5 @@ export function createHostEventDispatcher(options: HostEventDispatcherOptions): 
 
 /** Reads a change from the mirrors: the diff and files, and the commits in between. */
 function changeReader(repositories: WatchedRepositories): NonNullable<HostEventDeps['readChange']> {
-  return async (projectId, repository, from, to) => {
-    const [change, commits] = await Promise.all([
-      repositories.change(projectId, repository, from, to),
-      repositories.commits(projectId, repository, from, to),
-    ]);
-    return { ...change, commits };
-  };
+  return (projectId, repository, from, to) => repositories.change(projectId, repository, from, to);
 }

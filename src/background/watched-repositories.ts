@@ -9,8 +9,14 @@ import { join } from 'node:path';
 import type { Config } from '../config/config.js';
 import type { RepositoryMatch } from '../domain/host-event.js';
 import type { Project } from '../domain/project.js';
-import { branchHead, type ChangedCommit, commitsBetween, diffBetween } from '../git/change.js';
-import { fetchContextRepository } from '../git/context-mirror.js';
+import {
+  branchHead,
+  type ChangedCommit,
+  changeBetween,
+  commitsBetween,
+  commitsPresent,
+} from '../git/change.js';
+import { contextMirrorsDir } from '../git/context-mirror.js';
 import { ensureMirror } from '../git/mirror.js';
 import { runGit } from '../git/run.js';
 import { contextGitEnv } from '../hosts/context-access.js';
@@ -39,13 +45,16 @@ export interface WatchedRepositories {
     from: string | null,
     to: string,
   ): Promise<ChangedCommit[]>;
-  /** The unified diff and changed files from `from` to `to`; fetches first when the mirror lacks `to`. */
+  /**
+   * The commits after `from` up to `to`, and the unified diff with its changed files; fetches first
+   * when the mirror lacks `to`.
+   */
   change(
     projectId: string,
     repository: RepositoryMatch,
     from: string | null,
     to: string,
-  ): Promise<{ diff: string; files: string[] }>;
+  ): Promise<{ commits: ChangedCommit[]; diff: string; files: string[] }>;
   /** Whether the repository is a folder on this machine: looking at it costs next to nothing. */
   isLocal(projectId: string, repository: RepositoryMatch): Promise<boolean>;
 }
@@ -56,7 +65,10 @@ export function watchedRepositories(options: WatchedRepositoryOptions): WatchedR
   const askpassDir = join(config.dataDir, 'askpass');
   const secrets = lazySecretBox(config);
 
-  /** Fetches the mirror now and returns its folder. */
+  /**
+   * Fetches the mirror now and returns its folder. Only the mirror: which branch a context
+   * repository's jobs read is not needed to say where a branch stands or what changed on it.
+   */
   async function fetchMirror(projectId: string, repository: RepositoryMatch): Promise<string> {
     if (repository.kind === 'context') {
       const found = (await store.contextRepositories.list(projectId)).find(
@@ -66,16 +78,13 @@ export function watchedRepositories(options: WatchedRepositoryOptions): WatchedR
       const token = found.hasToken
         ? await store.contextRepositories.token(projectId, found.name, secrets())
         : null;
-      const fetched = await fetchContextRepository({
-        mirrorsDir,
-        projectId,
-        name: found.name,
+      return ensureMirror({
+        mirrorsDir: contextMirrorsDir(mirrorsDir, projectId),
+        projectId: found.name,
         repository: found.repository,
-        ref: found.ref,
         env: contextGitEnv(askpassDir, found.host, token),
         timeoutMs: FETCH_TIMEOUT_MS,
       });
-      return fetched.gitDir;
     }
     const project = await store.projects.get(projectId);
     if (!project) throw new Error(`No project ${projectId}.`);
@@ -88,17 +97,28 @@ export function watchedRepositories(options: WatchedRepositoryOptions): WatchedR
     });
   }
 
-  /** The mirror holding `commit`: as it is when it does already (a poll just fetched it), else fetched. */
-  async function mirrorWith(projectId: string, repository: RepositoryMatch, commit: string): Promise<string> {
-    const gitDir =
+  /**
+   * The mirror holding `to`, and `from` when the mirror has it too (else null): one look at the
+   * mirror as it is, and a fetch only when it lacks `to` (a poll may just have fetched it).
+   */
+  async function mirrorWith(
+    projectId: string,
+    repository: RepositoryMatch,
+    from: string | null,
+    to: string,
+  ): Promise<{ gitDir: string; from: string | null }> {
+    const wanted = from === null ? [to] : [from, to];
+    let gitDir =
       repository.kind === 'context'
-        ? join(mirrorsDir, 'context', projectId, `${repository.name}.git`)
+        ? join(contextMirrorsDir(mirrorsDir, projectId), `${repository.name}.git`)
         : join(mirrorsDir, `${projectId}.git`);
-    const present = await runGit(['cat-file', '-e', `${commit}^{commit}`], { cwd: gitDir }).then(
-      () => true,
-      () => false,
-    );
-    return present ? gitDir : fetchMirror(projectId, repository);
+    let present = await commitsPresent(gitDir, wanted).catch(() => new Set<string>());
+    if (!present.has(to)) {
+      gitDir = await fetchMirror(projectId, repository);
+      present = await commitsPresent(gitDir, wanted);
+      if (!present.has(to)) throw new Error(`The repository has no commit ${to.slice(0, 40)}.`);
+    }
+    return { gitDir, from: from !== null && present.has(from) ? from : null };
   }
 
   return {
@@ -106,10 +126,12 @@ export function watchedRepositories(options: WatchedRepositoryOptions): WatchedR
       return branchHead(await fetchMirror(projectId, repository), branch);
     },
     async commits(projectId, repository, from, to) {
-      return commitsBetween(await mirrorWith(projectId, repository, to), from, to);
+      const mirror = await mirrorWith(projectId, repository, from, to);
+      return commitsBetween(mirror.gitDir, mirror.from, to);
     },
     async change(projectId, repository, from, to) {
-      return diffBetween(await mirrorWith(projectId, repository, to), from, to);
+      const mirror = await mirrorWith(projectId, repository, from, to);
+      return changeBetween(mirror.gitDir, mirror.from, to);
     },
     async isLocal(projectId, repository) {
       if (repository.kind === 'content') return (await store.projects.get(projectId))?.host === 'local';

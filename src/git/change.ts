@@ -19,14 +19,23 @@ const MAX_DIFF_BYTES = 16 * 1024 * 1024;
 const RECORD = '\x1e';
 const FIELD = '\x1f';
 
-/** The range `from..to`, or `to` alone (its own history) when there is no `from` or it is gone. */
-async function range(gitDir: string, from: string | null, to: string): Promise<string[]> {
-  if (from === null) return [to, '-1'];
-  const known = await runGit(['cat-file', '-e', `${from}^{commit}`], { cwd: gitDir }).then(
-    () => true,
-    () => false,
-  );
-  return known ? [`${from}..${to}`] : [to, '-1'];
+/** What an id from a code host's event must look like before it reaches git (a full or short hex id). */
+const OBJECT_ID = /^[0-9a-f]{7,64}$/i;
+
+/**
+ * Which of `ids` the mirror has as commits, asked of one `git cat-file --batch-check` for all of
+ * them. An id that is not hex is never asked and counts as absent.
+ */
+export async function commitsPresent(gitDir: string, ids: readonly string[]): Promise<Set<string>> {
+  const asked = [...new Set(ids)].filter((id) => OBJECT_ID.test(id));
+  if (asked.length === 0) return new Set();
+  const { stdout } = await runGit(['cat-file', '--batch-check=%(objecttype)'], {
+    cwd: gitDir,
+    input: asked.map((id) => `${id}^{commit}\n`).join(''),
+  });
+  // One answer line per question, in order: the type, or "<question> missing".
+  const answers = stdout.toString('utf8').split('\n');
+  return new Set(asked.filter((_, index) => answers[index] === 'commit'));
 }
 
 /** The commits after `from` up to `to`, newest first, each with the paths it touched. */
@@ -35,6 +44,42 @@ export async function commitsBetween(
   from: string | null,
   to: string,
 ): Promise<ChangedCommit[]> {
+  const known = from !== null && (await commitsPresent(gitDir, [from])).has(from);
+  return logBetween(gitDir, known ? from : null, to);
+}
+
+/**
+ * What changed from `from` to `to` in a mirror that holds `to`: the commits in between and the
+ * unified diff with its paths, read side by side. `from` is null when there is none or the mirror
+ * does not have it; then `to`'s own commit stands for the change.
+ */
+export async function changeBetween(
+  gitDir: string,
+  from: string | null,
+  to: string,
+): Promise<{ commits: ChangedCommit[]; diff: string; files: string[] }> {
+  // `show` reads a root commit too.
+  const command = from !== null ? ['diff', from, to] : ['show', '--format=', to];
+  const [commits, diff, names] = await Promise.all([
+    logBetween(gitDir, from, to),
+    runGit([...command, '--no-color', '--no-ext-diff', '--'], {
+      cwd: gitDir,
+      maxStdoutBytes: MAX_DIFF_BYTES,
+    }),
+    runGit([...command, '--name-only', '--no-renames', '--'], { cwd: gitDir }),
+  ]);
+  return {
+    commits,
+    diff: diff.stdout.toString('utf8'),
+    files: names.stdout
+      .toString('utf8')
+      .split('\n')
+      .filter((name) => name.length > 0),
+  };
+}
+
+/** `git log` of `from..to`, or of `to` alone when `from` is null. */
+async function logBetween(gitDir: string, from: string | null, to: string): Promise<ChangedCommit[]> {
   const { stdout } = await runGit(
     [
       'log',
@@ -42,7 +87,7 @@ export async function commitsBetween(
       `--format=${RECORD}%H${FIELD}%B${FIELD}`,
       '--name-only',
       '--no-renames',
-      ...(await range(gitDir, from, to)),
+      ...(from !== null ? [`${from}..${to}`] : [to, '-1']),
       '--',
     ],
     { cwd: gitDir },
@@ -59,36 +104,6 @@ export async function commitsBetween(
         files: names.split('\n').filter((name) => name.length > 0),
       };
     });
-}
-
-/** The unified diff from `from` to `to` (from the empty tree when there is no `from`), and the paths in it. */
-export async function diffBetween(
-  gitDir: string,
-  from: string | null,
-  to: string,
-): Promise<{ diff: string; files: string[] }> {
-  const known =
-    from !== null &&
-    (await runGit(['cat-file', '-e', `${from}^{commit}`], { cwd: gitDir }).then(
-      () => true,
-      () => false,
-    ));
-  // Without the old head, the last commit's own change stands for the change (`show` reads a root too).
-  const command = known ? ['diff', from as string, to] : ['show', '--format=', to];
-  const [diff, names] = await Promise.all([
-    runGit([...command, '--no-color', '--no-ext-diff', '--'], {
-      cwd: gitDir,
-      maxStdoutBytes: MAX_DIFF_BYTES,
-    }),
-    runGit([...command, '--name-only', '--no-renames', '--'], { cwd: gitDir }),
-  ]);
-  return {
-    diff: diff.stdout.toString('utf8'),
-    files: names.stdout
-      .toString('utf8')
-      .split('\n')
-      .filter((name) => name.length > 0),
-  };
 }
 
 /** The commit a branch of the mirror points at; null when it has no such branch. */

@@ -19,7 +19,7 @@ import { loadConfig } from '../../src/config/config.js';
 import type { AutomationTrigger } from '../../src/domain/automation.js';
 import { isAppError } from '../../src/domain/errors.js';
 import type { HostEvent, ReceivedHostEvent } from '../../src/domain/host-event.js';
-import { commitsBetween, diffBetween } from '../../src/git/change.js';
+import { changeBetween } from '../../src/git/change.js';
 import { createLogger } from '../../src/log.js';
 import { triggerAutomation } from '../../src/operations/automations.js';
 import { createJob } from '../../src/operations/create-job.js';
@@ -234,13 +234,7 @@ describe.each(testDialects())('one event, one run, on %s', (dialect) => {
       store: database.store,
       config,
       automations: config.automations,
-      readChange: async (_projectId, _repository, from, to) => {
-        const [change, commits] = await Promise.all([
-          diffBetween(join(dir, '.git'), from, to),
-          commitsBetween(join(dir, '.git'), from, to),
-        ]);
-        return { ...change, commits };
-      },
+      readChange: (_projectId, _repository, from, to) => changeBetween(join(dir, '.git'), from, to),
     };
     const push = (before: string, after: string): HostEvent => ({
       kind: 'push',
