@@ -39,7 +39,9 @@ const describe = (job: Job) =>
       ],
       job.error ? ['error', `${job.error.code}: ${job.error.message}`] : [],
       job.error ? ['what to do', failureAdvice(job.error.code)] : [],
-      job.summary ? ['summary', job.summary] : [],
+      job.title ? ['title', job.title] : [],
+      // The title is the first run's; the summary the latest run's, which may answer a follow-up.
+      job.summary ? ['last summary', job.summary] : [],
     ].filter((row) => row.length),
   );
 
