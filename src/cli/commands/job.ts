@@ -58,7 +58,7 @@ function describeEvent(event: DomainEvent): string {
     case 'message':
       return `${event.data.role === 'user' ? 'you' : 'agent'}: ${text(event.data.text)}`;
     case 'pull_request':
-      return `pull request: ${event.data.url}`;
+      return `pull request: ${event.data.url}${'action' in event.data ? ` · ${text(event.data.message)}` : ''}`;
     case 'error':
       return `error: ${event.data.message}`;
     case 'usage': {
