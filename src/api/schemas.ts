@@ -153,7 +153,12 @@ export const jobSchema = z
       .describe(
         "The job's title (and its pull request's), named by the first run that completes; follow-ups keep it. Null until then",
       ),
-    summary: z.string().nullable().describe("The agent's final message to the user"),
+    summary: z
+      .string()
+      .nullable()
+      .describe(
+        "The agent's final message to the user, from the latest run: after a follow-up, its answer to that follow-up (each prompt's own answer is in the events)",
+      ),
     error: z
       .object({
         code: z

@@ -498,7 +498,7 @@ export interface components {
             phase: ("queued" | "preparing" | "running" | "publishing") | null;
             /** @description The job's title (and its pull request's), named by the first run that completes; follow-ups keep it. Null until then */
             title: string | null;
-            /** @description The agent's final message to the user */
+            /** @description The agent's final message to the user, from the latest run: after a follow-up, its answer to that follow-up (each prompt's own answer is in the events) */
             summary: string | null;
             /** @description Why a failed job failed */
             error: {

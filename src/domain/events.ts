@@ -78,10 +78,14 @@ export interface EventData {
     unfinished?: boolean;
     merge?: { base: string; conflicts: string[] };
   };
-  /** The pull request opened, or (with `action`) closed after its job was archived. */
+  /**
+   * The pull request opened, or (with `action`) closed after its job was archived, or given or
+   * rid of the label of failed checks (`label`), or a host that refused to (`label_failed`).
+   */
   pull_request:
     | { url: string; number: number }
-    | { action: 'closed' | 'close_failed'; url: string; message: string };
+    | { action: 'closed' | 'close_failed'; url: string; message: string }
+    | { action: 'labelled' | 'unlabelled' | 'label_failed'; url: string; label: string; message: string };
   /** The run's running totals after a step. */
   usage: Plain<RunUsage>;
   /** The conversation was compacted to stay inside the model's window. */

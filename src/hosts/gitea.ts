@@ -22,6 +22,7 @@ import {
   giteaStatus,
 } from './gitea-client.js';
 import type { HostRetryOptions } from './http.js';
+import { labelGiteaPull } from './labels.js';
 import {
   contextAccess,
   gitReadCheck,
@@ -184,6 +185,11 @@ export function createGiteaHost(options: GiteaHostOptions): CodeHost {
 
     async pullRequestState(input) {
       return pullState(await client(input.project, input.signal), input.number);
+    },
+
+    async labelPullRequest(input) {
+      const { request, path, name } = await client(input.project, input.signal);
+      return labelGiteaPull(request, path, name, input);
     },
 
     async commentOnThread(project, thread, body) {

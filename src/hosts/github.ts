@@ -26,6 +26,7 @@ import {
   type GithubSession as PullsSession,
   pullState,
 } from './github-pulls.js';
+import { labelGithubPull } from './labels.js';
 import {
   contextAccess,
   gitReadCheck,
@@ -152,6 +153,9 @@ export function createGithubHost(options: GithubHostOptions): CodeHost {
     },
     async pullRequestState(input) {
       return pullState(await client(input.project), input.number, input.signal);
+    },
+    async labelPullRequest(input) {
+      return labelGithubPull(await client(input.project), input);
     },
     async commentOnThread(project, target, body) {
       const { octokit, target: repository, name } = await threadClient(project, target.repository);

@@ -24,6 +24,7 @@ import {
   gitlabStatus,
 } from './gitlab-client.js';
 import type { HostRetryOptions } from './http.js';
+import { labelGitlabMergeRequest } from './labels.js';
 import {
   contextAccess,
   gitReadCheck,
@@ -186,6 +187,11 @@ export function createGitlabHost(options: GitlabHostOptions): CodeHost {
 
     async pullRequestState(input) {
       return mergeRequestState(await client(input.project, input.signal), input.number);
+    },
+
+    async labelPullRequest(input) {
+      const { api, path, name } = await client(input.project, input.signal);
+      return labelGitlabMergeRequest(api, path, name, input);
     },
 
     async commentOnThread(project, thread, body) {

@@ -108,7 +108,7 @@ export async function sendWithRetry(
 
 /** One call of a host's REST API: method, path below the API's base, and a query or a JSON body. */
 export type JsonApi = <T>(
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   options?: { query?: Record<string, string | number | boolean>; body?: unknown },
 ) => Promise<T>;

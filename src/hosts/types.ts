@@ -39,6 +39,16 @@ export interface PullRequestQuery {
   signal?: AbortSignal;
 }
 
+/** What putting a label on a pull request, or taking it off, takes. */
+export interface PullRequestLabelInput {
+  project: Project;
+  number: number;
+  label: string;
+  /** Put it on (true) or take it off (false). */
+  present: boolean;
+  signal?: AbortSignal;
+}
+
 /** A pull request's state as its host tells it, and its head branch. */
 export interface PullRequestStatus {
   number: number;
@@ -122,6 +132,12 @@ export interface CodeHost {
     repository: ThreadRepository,
     author: CommentAuthor,
   ): Promise<AuthorPermission>;
+  /**
+   * Optional, on hosts with labels: puts `label` on pull request `number` (making the label in the
+   * repository when it has none of that name) or takes it off. Doing either twice is no error, and
+   * other labels stay. Throws `CodeHostError` when the host refuses (a token that may not label).
+   */
+  labelPullRequest?(input: PullRequestLabelInput): Promise<void>;
   /**
    * Optional: what the project's credentials allow (`agentjobs project check`): read the
    * repository, fetch it with git, push a branch, open a pull request. Each check says what is

@@ -200,7 +200,7 @@ function getJobTool({ server, withProject, call, store }: Tools): void {
     {
       title: 'Get a job',
       description:
-        "Reads a job: status (active, completed, failed, archived), phase while active (queued, preparing, running, publishing), prLink, title, summary (the agent's final message), error, usage. Poll this after create_job or send_message, every few seconds.",
+        "Reads a job: status (active, completed, failed, archived), phase while active (queued, preparing, running, publishing), prLink, title (named by the first run), summary (the agent's final message of the latest run: after send_message, its answer to that follow-up), error, usage. Poll this after create_job or send_message, every few seconds.",
       inputSchema: withProject({ jobId }),
       outputSchema: job,
       annotations: READ_ONLY,

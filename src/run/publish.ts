@@ -35,6 +35,7 @@ import type { CodeHost } from '../hosts/types.js';
 import type { Lease, PublishedRun, SavedConversation } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
 import type { AgentResult } from './agent-port.js';
+import { labelForChecks } from './checks-label.js';
 import { RepositoryError } from './errors.js';
 
 export interface PublishInput {
@@ -166,7 +167,7 @@ export async function publish(input: PublishInput): Promise<Published> {
     filesChanged,
   };
   await store.queue.recordPublished(lease, published, input.saved);
-  const prLink = await openPullRequest({ ...input, published }, pullRequest);
+  const prLink = await openPullRequest({ ...input, published }, pullRequest, checks?.run);
   return { prLink, headSha: head, filesChanged, title, saved: true, draft: pullRequest.draft };
 }
 
@@ -206,10 +207,14 @@ export async function finishPublished(input: FinishInput): Promise<PublishedRun>
   return { ...published, prLink: await openPullRequest(input, published.pullRequest), pullRequest: null };
 }
 
-/** Opens (or updates) the pull request of a pushed branch and records its link; returns the link. */
+/**
+ * Opens (or updates) the pull request of a pushed branch and records its link; returns the link.
+ * With the run's checks, labels it by their outcome (`labelForChecks`).
+ */
 async function openPullRequest(
   input: FinishInput,
   pullRequest: NonNullable<PublishedRun['pullRequest']>,
+  checks?: CheckRun,
 ): Promise<string> {
   const { store, lease, job, published, redact } = input;
   const link = await input.host.openOrUpdatePullRequest({
@@ -225,6 +230,7 @@ async function openPullRequest(
   });
   await store.queue.appendEvent(lease, 'pull_request', { url: link.url, number: link.number });
   await store.queue.recordPublished(lease, { ...published, prLink: link.url, pullRequest: null });
+  if (checks) await labelForChecks(input, link, checks);
   return link.url;
 }
 

@@ -95,8 +95,13 @@ export function renderEvent(event: JobEvent): Html {
       }
       return line('commit', html`<code>${sha.slice(0, 10)}</code> on ${branch} · ${files.length} files`);
     }
-    case 'pull_request':
-      return line('pull req.', html`<a href="${safeHref(event.data.url)}">${event.data.url}</a>`);
+    case 'pull_request': {
+      const link = html`<a href="${safeHref(event.data.url)}">${event.data.url}</a>`;
+      const { data } = event;
+      // A close or a label says what happened; a refusal is shown as one.
+      if (!('action' in data)) return line('pull req.', link);
+      return line('pull req.', html`${link}: ${data.message}`, data.action.endsWith('_failed'));
+    }
     case 'usage':
       // One after every step: the running total is in the job's summary, which each one refreshes.
       return html``;

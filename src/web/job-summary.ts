@@ -1,18 +1,20 @@
 /**
  * The part of a job's page that changes as it runs (docs/dashboard.md): status, result, plan,
- * checks and diff. The page shows it, and its live script swaps it in again when an event says so.
+ * checks, diff, and the prompts with their runs' summaries. The page shows it, and its live script swaps it in again when an event says so.
  */
 import { join } from 'node:path';
 import type { CheckProblem, CheckRun } from '../domain/checks.js';
 import type { JobEvent } from '../domain/events.js';
 import { formatUsd, type Job } from '../domain/job.js';
 import { FAILURE_ADVICE } from '../domain/job-failures.js';
+import { promptTurns, TURN_EVENT_TYPES } from '../domain/job-turns.js';
 import { DEMO_MODEL_ID } from '../domain/model-id.js';
 import type { Project } from '../domain/project.js';
 import { readChanges } from '../git/diff.js';
 import type { Store } from '../store/store.js';
 import { renderDiff } from './diff.js';
 import { clip, type Html, html, safeHref, time } from './html.js';
+import { promptsSection } from './job-prompts.js';
 
 /** What the summary reads: the store, and the data directory whose mirrors hold unpublished commits. */
 export interface SummarySources {
@@ -69,19 +71,18 @@ const modelLabel = (model: string): Html | string =>
     ? html`<code>demo</code> · demo model: a small labelled change, no AI model was used`
     : model;
 
-/** What changes as the job runs: status, result, plan and diff. The live page swaps it in. */
+/** What changes as the job runs: status, result, plan, diff and prompts. The live page swaps it in. */
 export async function jobSummary(sources: SummarySources, project: Project, job: Job): Promise<Html> {
   const { store } = sources;
   // Read apart from the activity, so a job with more events than the page shows still has its
   // latest plan and its whole commit range.
-  const events = await store.events.ofTypes(job.id, ['plan', 'commit']);
+  const events = await store.events.ofTypes(job.id, ['plan', 'commit', ...TURN_EVENT_TYPES]);
   const plan = events.findLast((e) => e.type === 'plan');
   const items = plan?.data.items ?? [];
   return html`<section><h2>Status</h2><dl class="facts">
       <dt>Status</dt><dd id="job-status">${statusBadge(job)}</dd>
       <dt>Pull request</dt><dd id="job-pr">${job.prLink ? html`<a href="${safeHref(job.prLink)}">${job.prLink}</a>` : noPullRequest(project, job)}</dd>
       ${job.title ? html`<dt>Title</dt><dd>${job.title}</dd>` : ''}
-      ${job.summary ? html`<dt>Summary</dt><dd class="pre">${job.summary}</dd>` : ''}
       ${job.error ? html`<dt>Error</dt><dd class="bad"><code>${job.error.code}</code> ${job.error.message}<br><small id="job-error-advice">${FAILURE_ADVICE[job.error.code]}</small></dd>` : ''}
       <dt>Branch</dt><dd><code>${job.source.ref}</code> → <code>${job.baseRef}</code></dd>
       <dt>Model</dt><dd>${modelLabel(job.model)}</dd>
@@ -98,7 +99,8 @@ export async function jobSummary(sources: SummarySources, project: Project, job:
         : ''
     }
     ${job.checks ? checksSection(job.checks) : ''}
-    <section><h2>Changes</h2>${await jobDiff(sources, project, job, events)}</section>`;
+    <section><h2>Changes</h2>${await jobDiff(sources, project, job, events)}</section>
+    ${promptsSection(job, promptTurns(job, events))}`;
 }
 
 /**

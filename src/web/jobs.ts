@@ -111,7 +111,7 @@ async function listPage(
   );
 }
 
-/** A job's page: its summary (job-summary.ts), prompt and follow-ups, activity, and the follow-up form. */
+/** A job's page: its summary (job-summary.ts: status, prompts and their runs' summaries), activity, and the follow-up form. */
 async function jobPage(
   { store, config }: JobPageDeps,
   request: FastifyRequest,
@@ -119,12 +119,8 @@ async function jobPage(
   state: { error?: string; followUp?: string; status?: number } = {},
 ) {
   const { project, job } = await jobOf(store, request);
-  const [events, messages] = await Promise.all([
-    store.events.latest(job.id, MAX_EVENTS),
-    store.events.ofTypes(job.id, ['message']),
-  ]);
+  const events = await store.events.latest(job.id, MAX_EVENTS);
   const lastSeq = events.at(-1)?.seq ?? 0;
-  const followUps = messages.filter((e) => e.data.role === 'user');
   const base = `/ui/projects/${project.id}/jobs/${job.id}`;
   const live = job.status === 'active';
   const body = await jobSummary({ store, dataDir: config.dataDir }, project, job);
@@ -135,9 +131,6 @@ async function jobPage(
     (csrf) => html`${projectHeader(project, 'jobs')}
     <h2 class="meta">Job <code>${job.id}</code></h2>
     <div id="job-summary"${live ? html` data-events-url="${base}/stream?after=${lastSeq}" data-summary-url="${base}/summary"` : ''}>${body}</div>
-    <section><h2>Prompt${followUps.length ? ' and follow-ups' : ''}</h2>
-      <div class="body">${job.prompt}</div>
-      ${followUps.map((e) => html`<div class="body"><span class="hint">Follow-up, ${time(e.at)}</span>\n${e.data.text}</div>`)}</section>
     <section><h2>Activity</h2>${(events[0]?.seq ?? 1) > 1 ? html`<div class="pad hint">The ${(events[0]?.seq ?? 1) - 1} oldest events are not shown; <code>GET /v2/agent/${project.id}/job/${job.id}/events</code> has them all.</div>` : ''}<ol class="activity" id="activity" aria-live="polite">${events.map(renderEvent)}</ol>
       ${events.length === 0 ? html`<div class="pad" id="activity-empty">Nothing yet.</div>` : ''}</section>
     ${

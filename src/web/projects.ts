@@ -1,16 +1,12 @@
 import { join } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sandboxStatus } from '../checks/sandbox.js';
-import { sandboxCheck, usesSandbox } from '../checks/sandbox-check.js';
 import type { Project } from '../domain/project.js';
-import { checkProject, type HostCheck } from '../hosts/index.js';
-import {
-  addContextRepository,
-  checkContextRepositories,
-  removeContextRepository,
-} from '../operations/context-repositories.js';
+import type { HostCheck } from '../hosts/index.js';
+import { addContextRepository, removeContextRepository } from '../operations/context-repositories.js';
 import { makeHookSecret } from '../operations/hook-secrets.js';
 import { InputError } from '../operations/input.js';
+import { checkProjectAccess } from '../operations/project-check.js';
 import { createProject, updateProject } from '../operations/projects.js';
 import { acceptSetupReview } from '../operations/setup-review.js';
 import {
@@ -177,15 +173,12 @@ async function rotateHookSecret(options: DashboardOptions, request: FastifyReque
 async function checkAccess(options: DashboardOptions, request: FastifyRequest, reply: FastifyReply) {
   const { config, store, hosts, secrets } = options;
   const project = await projectOf(store, request);
-  const context = await checkContextRepositories(
-    { store, secrets, askpassDir: join(config.dataDir, 'askpass') },
-    project.id,
+  // The lines `agentjobs project check` prints, from the same operation.
+  const checks = await checkProjectAccess(
+    { hosts, store, secrets, dataDir: config.dataDir, sandbox: config.checks.sandbox },
+    project,
   );
-  // The same lines as `agentjobs project check`, the sandbox's among them when the project uses it.
-  const sandbox = usesSandbox(project) ? [await sandboxCheck(config.checks.sandbox)] : [];
-  return settingsPage(options, request, reply, project, {
-    checks: [...(await checkProject(hosts, project)), ...sandbox, ...context],
-  });
+  return settingsPage(options, request, reply, project, { checks });
 }
 
 async function addContext(options: DashboardOptions, request: FastifyRequest, reply: FastifyReply) {

@@ -25,6 +25,13 @@ codeHostContract('gitea against its double', async () => {
     expectedUrl: (number) => `https://gitea.example.com/org/docs/pulls/${number}`,
     titleOf: async (number) => repository.pulls.find((pull) => pull.number === number)?.title,
     isOpen: async (number) => repository.pulls.find((pull) => pull.number === number)?.state === 'open',
+    labelsOf: async (number) => {
+      const ids = repository.pulls.find((pull) => pull.number === number)?.labels ?? [];
+      return repository.labels.filter((label) => ids.includes(label.id)).map((label) => label.name);
+    },
+    refuseLabels: (refuse) => {
+      repository.refuseLabels = refuse;
+    },
     close: async () => {
       await double.close();
       fs.rmSync(dir, { recursive: true, force: true });

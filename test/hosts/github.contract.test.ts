@@ -30,6 +30,10 @@ codeHostContract('github against its double', async () => {
     expectedUrl: (number) => `https://github.com/org/repo/pull/${number}`,
     titleOf: async (number) => repository.pulls.find((pull) => pull.number === number)?.title,
     isOpen: async (number) => repository.pulls.find((pull) => pull.number === number)?.state === 'open',
+    labelsOf: async (number) => repository.pulls.find((pull) => pull.number === number)?.labels ?? [],
+    refuseLabels: (refuse) => {
+      repository.refuseLabels = refuse;
+    },
     close: async () => {
       await double.close();
       fs.rmSync(dir, { recursive: true, force: true });

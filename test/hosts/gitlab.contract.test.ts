@@ -25,6 +25,10 @@ codeHostContract('gitlab against its double', async () => {
     expectedUrl: (number) => `https://gitlab.example.com/org/docs/site/-/merge_requests/${number}`,
     titleOf: async (number) => project.mergeRequests.find((mr) => mr.iid === number)?.title,
     isOpen: async (number) => project.mergeRequests.find((mr) => mr.iid === number)?.state === 'opened',
+    labelsOf: async (number) => project.mergeRequests.find((mr) => mr.iid === number)?.labels ?? [],
+    refuseLabels: (refuse) => {
+      project.ignoreLabels = refuse;
+    },
     close: async () => {
       await double.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -18,6 +18,11 @@
  * - `GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission` (repoGetRepoPermissions) →
  *   200 `{ permission, role_name, user }`, `permission` the user's access mode (`none`, `read`,
  *   `write`, `admin`, `owner`); 403 unless the caller is a repository admin (or the user asked about).
+ * - Labels (routers/api/v1/repo/label.go, issue_label.go): `GET /repos/{owner}/{repo}/labels?page=&limit=`
+ *   → 200 Label array; `POST …/labels` `{ name, color }` (color `#rrggbb`) → 201 Label, 422;
+ *   `POST …/issues/{index}/labels` `{ labels: [ids] }` → 200 the issue's labels, 404, 422 for an
+ *   id the repository lacks; `DELETE …/issues/{index}/labels/{id}` → 204, 422 for an unknown id.
+ *   A pull request is an issue of the same index. 403 to a caller that may not write issues.
  * Errors are `APIError` `{ message, url }`; not found is `{ errors, message: "The target couldn't
  * be found.", url }`; a missing or unknown token 401 (its message varies across versions). Gitea has
  * no rate limit of its own; a proxy in front of it may answer 429 with `Retry-After`, 502 or 503.
@@ -26,6 +31,7 @@
 import {
   authorizationToken,
   type DoubleReply,
+  type DoubleRequest,
   type DoubleServer,
   doubledRepository,
   startDoubleServer,
@@ -47,6 +53,8 @@ export interface DoubleGiteaPull {
   head: string;
   base: string;
   state: 'open' | 'closed';
+  /** The ids of its labels. */
+  labels?: number[];
   created_at: string;
   updated_at: string;
 }
@@ -64,6 +72,10 @@ export interface DoubleGiteaRepository {
   admin: boolean;
   /** Users' access modes on it by login, lower case (the owner is `owner`); anyone else has none. */
   collaborators: Record<string, 'read' | 'write' | 'admin'>;
+  /** The repository's labels. */
+  labels: { id: number; name: string; color: string }[];
+  /** When set, label writes answer 403, as to a caller that may not write issues. */
+  refuseLabels?: boolean;
 }
 
 export interface GiteaDouble extends DoubleServer<GiteaFault>, HookSender {
@@ -131,6 +143,55 @@ export async function startGiteaDouble(options: GiteaDoubleOptions): Promise<Git
     };
   };
 
+  /** The labels API (see the file's comment), on a repository or on a pull request as an issue. */
+  const labelReply = (request: DoubleRequest, [, owner, name, index, id]: RegExpExecArray): DoubleReply => {
+    const target = repositories.get(
+      `${decodeURIComponent(owner ?? '')}/${decodeURIComponent(name ?? '')}`.toLowerCase(),
+    );
+    if (!target) return notFound();
+    const input = JSON.parse(request.body || '{}') as { name?: unknown; color?: unknown; labels?: unknown };
+    const labelJson = (label: { id: number; name: string; color: string }) => ({
+      ...label,
+      description: '',
+      exclusive: false,
+      url: `${webBase}/api/v1/repos/${target.owner}/${target.name}/labels/${label.id}`,
+    });
+    if (index === undefined && id === undefined && request.method === 'GET') {
+      const limit = Number(request.url.searchParams.get('limit') ?? 50);
+      const page = Number(request.url.searchParams.get('page') ?? 1);
+      return { status: 200, json: target.labels.slice((page - 1) * limit, page * limit).map(labelJson) };
+    }
+    if (target.refuseLabels || !target.push) return error(403, 'user should have permission to write issues');
+    if (index === undefined && id === undefined && request.method === 'POST') {
+      if (
+        typeof input.name !== 'string' ||
+        typeof input.color !== 'string' ||
+        !/^#?[0-9a-f]{6}$/i.test(input.color)
+      )
+        return error(422, '[Name Color]: Required');
+      const label = { id: 100 + target.labels.length, name: input.name, color: input.color.replace('#', '') };
+      target.labels.push(label);
+      return { status: 201, json: labelJson(label) };
+    }
+    const pull = target.pulls.find((candidate) => candidate.number === Number(index));
+    if (index === undefined || !pull) return notFound();
+    pull.labels ??= [];
+    if (id === undefined && request.method === 'POST') {
+      const ids = Array.isArray(input.labels) ? input.labels : [];
+      if (!ids.every((each) => target.labels.some((label) => label.id === each)))
+        return error(422, 'label does not exist');
+      for (const each of ids as number[]) if (!pull.labels.includes(each)) pull.labels.push(each);
+      const on = pull.labels;
+      return { status: 200, json: target.labels.filter((label) => on.includes(label.id)).map(labelJson) };
+    }
+    if (id !== undefined && request.method === 'DELETE') {
+      if (!target.labels.some((label) => label.id === Number(id))) return error(422, 'label does not exist');
+      pull.labels = pull.labels.filter((each) => each !== Number(id));
+      return { status: 204 };
+    }
+    return notFound();
+  };
+
   const double = await startDoubleServer<GiteaFault>((request, fault) => {
     const { method, url } = request;
     if (fault === 'server_error') return error(500, 'internal server error');
@@ -167,6 +228,11 @@ export async function startGiteaDouble(options: GiteaDoubleOptions): Promise<Git
         },
       };
     }
+
+    const labels = /^\/api\/v1\/repos\/([^/]+)\/([^/]+)(?:\/issues\/(\d+))?\/labels(?:\/(\d+))?$/.exec(
+      url.pathname,
+    );
+    if (labels) return labelReply(request, labels);
 
     const permission = /^\/api\/v1\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/permission$/.exec(
       url.pathname,
@@ -266,7 +332,7 @@ export async function startGiteaDouble(options: GiteaDoubleOptions): Promise<Git
     ...double,
     ...hookSender('gitea', webBase),
     repository(owner, name, settings = {}) {
-      const repository = doubledRepository(repositories, owner, name, settings, { admin: true });
+      const repository = doubledRepository(repositories, owner, name, settings, { admin: true, labels: [] });
       if (settings.admin !== undefined) repository.admin = settings.admin;
       return repository;
     },

@@ -8,6 +8,10 @@
  *   branch does not exist); `GET …/pulls?head=OWNER:BRANCH&state=open` → 200 array (filter format
  *   "user:ref-name"); `GET …/pulls/{pull_number}` → 200 pull request (`state`, `merged_at`),
  *   404; `PATCH …/pulls/{pull_number}` → 200 pull request, 403, 422.
+ * - "REST API endpoints for labels" (…/rest/issues/labels): `POST /repos/{owner}/{repo}/issues/{issue_number}/labels`
+ *   with `{ labels: [names] }` → 200 the issue's labels (a name the repository lacks is made), 403,
+ *   404, 422; `DELETE …/issues/{issue_number}/labels/{name}` → 200 the labels left, 404 "Label does
+ *   not exist" when the issue lacks it. A pull request is an issue of the same number.
  * - "REST API endpoints for repositories" (docs.github.com/en/rest/repos/repos#get-a-repository):
  *   `GET /repos/{owner}/{repo}` → 200 with `archived` and, for the authenticated caller,
  *   `permissions {admin, maintain, push, triage, pull}`; 403; 404.
@@ -52,6 +56,8 @@ export interface DoublePull {
   state: 'open' | 'closed';
   /** When it was merged (it is `closed` then); unset or null when not merged. */
   merged_at?: string | null;
+  /** The names of its labels (the issue labels API's), in the order they were put on. */
+  labels?: string[];
   created_at: string;
   updated_at: string;
 }
@@ -67,6 +73,8 @@ export interface DoubleRepository {
   comments: { number: number; body: string }[];
   /** When set, commenting answers 500 (an outage that hits only the service's replies). */
   refuseComments?: boolean;
+  /** When set, labelling answers 403, as to a token without the Issues or Pull requests write permission. */
+  refuseLabels?: boolean;
   /** Users' roles on it by login, lower case (the owner is `admin` besides); anyone else has none. */
   collaborators: Record<string, GithubRole>;
 }
@@ -204,6 +212,11 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
       });
     }
 
+    const labels = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/labels(?:\/([^/]+))?$/.exec(
+      request.url.pathname,
+    );
+    if (labels) return labelReply(request, labels, reply, error);
+
     const permission = /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/permission$/.exec(
       request.url.pathname,
     );
@@ -313,6 +326,42 @@ export async function startGithubDouble(options: GithubDoubleOptions): Promise<G
       if (input.state === 'open' || input.state === 'closed') pull.state = input.state;
       pull.updated_at = now;
       return reply(200, pullJson(repository, pull));
+    }
+    return error(404, 'Not Found');
+  };
+
+  /** The issue labels API on a pull request's number (see the file's comment). */
+  const labelReply = (
+    request: DoubleRequest,
+    [, owner, name, number, label]: RegExpExecArray,
+    reply: (status: number, data: unknown) => DoubleReply,
+    error: (status: number, message: string, extra?: Record<string, unknown>) => DoubleReply,
+  ): DoubleReply => {
+    const target = repositories.get(`${owner}/${name}`.toLowerCase());
+    const pull = target?.pulls.find((candidate) => candidate.number === Number(number));
+    if (!target || !pull) return error(404, 'Not Found');
+    if (target.refuseLabels || !target.push)
+      return error(403, 'Resource not accessible by personal access token');
+    const labelJson = (each: string) => ({
+      id: 7000 + each.length,
+      name: each,
+      color: 'ededed',
+      default: false,
+    });
+    pull.labels ??= [];
+    if (request.method === 'POST' && label === undefined) {
+      const input = JSON.parse(request.body || '{}') as { labels?: unknown };
+      const names = input.labels;
+      if (!Array.isArray(names) || !names.every((each) => typeof each === 'string'))
+        return error(422, "Invalid request.\n\nFor 'properties/labels', nil is not an array.");
+      for (const each of names) if (!pull.labels.includes(each)) pull.labels.push(each);
+      return reply(200, pull.labels.map(labelJson));
+    }
+    if (request.method === 'DELETE' && label !== undefined) {
+      const named = decodeURIComponent(label);
+      if (!pull.labels.includes(named)) return error(404, 'Label does not exist');
+      pull.labels = pull.labels.filter((each) => each !== named);
+      return reply(200, pull.labels.map(labelJson));
     }
     return error(404, 'Not Found');
   };

@@ -10,7 +10,10 @@
  *   `GET /projects/:id/merge_requests?source_branch=&state=opened` → 200 array;
  *   `GET /projects/:id/merge_requests/:merge_request_iid` → 200 merge request, 404;
  *   `PUT /projects/:id/merge_requests/:merge_request_iid` → 200 merge request. A title starting
- *   with `Draft:` makes a draft.
+ *   with `Draft:` makes a draft. Its `labels`, `add_labels` and `remove_labels` (comma-separated
+ *   names) set the merge request's `labels`, making a label the project lacks; a caller who may not
+ *   label gets 200 with the labels unchanged (MergeRequests::UpdateService drops what the user may
+ *   not change rather than refusing).
  * - "Projects API", get a single project (docs.gitlab.com/api/projects/): 200 with `archived`,
  *   `merge_requests_access_level`, `web_url`, `path_with_namespace` and, for the caller,
  *   `permissions: { project_access: { access_level }, group_access }`. `:id` is the ID or the
@@ -41,6 +44,7 @@ export interface DoubleMergeRequest {
   source_branch: string;
   target_branch: string;
   state: 'opened' | 'closed' | 'merged';
+  labels?: string[];
   created_at: string;
   updated_at: string;
 }
@@ -53,6 +57,8 @@ export interface DoubleProject {
   mergeRequests: DoubleMergeRequest[];
   /** Notes posted on its merge requests' (`merge_requests`) and issues' (`issues`) threads, oldest first. */
   notes: { on: 'merge_requests' | 'issues'; iid: number; body: string }[];
+  /** When set, the caller may not label: label changes are dropped, as GitLab does. */
+  ignoreLabels?: boolean;
   /** Its members by user name (their ids are `doubleUserId`'s, as in the double's hooks) and access level. */
   members: Record<string, number>;
 }
@@ -103,6 +109,7 @@ export async function startGitlabDouble(options: GitlabDoubleOptions): Promise<G
       target_project_id: 42,
       draft,
       work_in_progress: draft,
+      labels: mr.labels ?? [],
       merge_status: 'can_be_merged',
       detailed_merge_status: 'mergeable',
       sha: 'a'.repeat(40),
@@ -272,6 +279,7 @@ export async function startGitlabDouble(options: GitlabDoubleOptions): Promise<G
       if (typeof input.title === 'string') mr.title = input.title;
       if (typeof input.description === 'string') mr.description = input.description;
       if (input.state_event === 'close') mr.state = 'closed';
+      if (!project.ignoreLabels) mr.labels = labelsAfter(mr.labels ?? [], input);
       mr.updated_at = now;
       return json(200, mergeRequestJson(project, mr));
     }
@@ -302,4 +310,19 @@ export async function startGitlabDouble(options: GitlabDoubleOptions): Promise<G
       return project;
     },
   };
+}
+
+/** A merge request's labels after an update's `labels`, `add_labels` and `remove_labels`. */
+function labelsAfter(labels: string[], input: Record<string, unknown>): string[] {
+  const names = (value: unknown) =>
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean)
+      : [];
+  let after = input.labels === undefined ? labels : names(input.labels);
+  for (const name of names(input.add_labels)) if (!after.includes(name)) after = [...after, name];
+  const removed = names(input.remove_labels);
+  return after.filter((name) => !removed.includes(name));
 }

@@ -3,7 +3,9 @@
  * pull request opens and links to the host's own page; opening again for the same branch (a
  * retried run, a follow-up) updates and returns the same pull request, never a second one; another
  * branch gets a pull request of its own; closing a branch's pull request closes that one only, and
- * then finds nothing to close; a pull request's state and head branch read back; git gets an environment of plain strings.
+ * then finds nothing to close; a pull request's state and head branch read back; a host with labels
+ * puts one on a pull request and takes it off (each twice without error) and says when it may not;
+ * git gets an environment of plain strings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/domain/job.js';
@@ -27,8 +29,15 @@ export interface HostUnderTest {
   push?(branch: string): void;
   /** Whether the host holds pull request `number` open. */
   isOpen(number: number): Promise<boolean>;
+  /** The names of pull request `number`'s labels; absent for a host without labels (the local one). */
+  labelsOf?(number: number): Promise<string[]>;
+  /** From now on the host refuses label changes (or drops them, as GitLab does), as to a token that may not label. */
+  refuseLabels?(refuse: boolean): void;
   close(): Promise<void>;
 }
+
+/** The label the service puts on a pull request whose checks failed. */
+const LABEL = 'agentjobs: checks failed';
 
 export function codeHostContract(name: string, setup: () => Promise<HostUnderTest>): void {
   describe(`code host contract: ${name}`, () => {
@@ -104,6 +113,50 @@ export function codeHostContract(name: string, setup: () => Promise<HostUnderTes
         branch: 'agentjobs/contract-state',
       });
       expect(await state(99_999)).toBeNull();
+    });
+
+    it('puts a label on a pull request and takes it off, twice each without error, where the host has labels', async () => {
+      const { labelsOf } = subject;
+      if (!labelsOf) {
+        expect(subject.host.labelPullRequest).toBeUndefined();
+        return;
+      }
+      const link = await open('agentjobs/contract-label');
+      const label = (present: boolean) =>
+        subject.host.labelPullRequest?.({
+          project: subject.project,
+          number: link.number,
+          label: LABEL,
+          present,
+        });
+      await label(true);
+      await label(true);
+      expect(await labelsOf(link.number)).toEqual([LABEL]);
+      await label(false);
+      await label(false);
+      expect(await labelsOf(link.number)).toEqual([]);
+    });
+
+    it('says when the host does not let the token label', async () => {
+      if (!subject.refuseLabels) {
+        expect(subject.host.labelPullRequest).toBeUndefined();
+        return;
+      }
+      const link = await open('agentjobs/contract-label-refused');
+      subject.refuseLabels(true);
+      try {
+        await expect(
+          subject.host.labelPullRequest?.({
+            project: subject.project,
+            number: link.number,
+            label: LABEL,
+            present: true,
+          }),
+        ).rejects.toMatchObject({ code: 'code_host_error', isRetryable: false });
+      } finally {
+        subject.refuseLabels(false);
+      }
+      expect(await subject.labelsOf?.(link.number)).toEqual([]);
     });
 
     it('gives git an environment of strings and no URL with credentials', async () => {

@@ -1,12 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { testDialects } from '../support/db.js';
+import { bareRepo } from '../support/e2e.js';
 import { useSignedInDashboard } from '../support/web-session.js';
 
 // Issue 37: the dashboard's Check access prints what `agentjobs project check` does, the sandbox's
-// line among them, and its result page's address (the form's POST) does not answer 404 on reload.
+// and the setup lockfile's lines among them, and its result page's address (the form's POST) does not answer 404 on reload.
 describe.each(testDialects())('Check access in the dashboard on %s', (dialect) => {
   const { t, browser } = useSignedInDashboard(dialect);
   const check = () => `/ui/projects/${t.project.id}/check`;
+  const folders: string[] = [];
+  afterAll(() => {
+    for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('shows the sandbox line when the project runs a command in it, as the CLI does', async () => {
     await browser.get(`/ui/projects/${t.project.id}/settings`); // the form's CSRF token
@@ -19,6 +27,19 @@ describe.each(testDialects())('Check access in the dashboard on %s', (dialect) =
     const withCommand = await browser.post(check());
     expect(withCommand.status).toBe(200);
     expect(withCommand.body).toMatch(/<strong>sandbox<\/strong>: The check command (can|cannot) run/);
+  });
+
+  it('shows the setup command’s lockfile line, as the CLI prints it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentjobs-check-lockfile-'));
+    folders.push(dir);
+    const bare = bareRepo(dir, 'docs', { 'package.json': '{}\n' });
+    await t.store.projects.update(t.project.id, { repository: bare, setupCommand: 'npm ci' });
+    await browser.get(`/ui/projects/${t.project.id}/settings`);
+    const checked = await browser.post(check());
+    expect(checked.status).toBe(200);
+    expect(checked.body).toMatch(
+      /missing<\/span> <strong>setup lockfile<\/strong>: The setup command runs `npm ci`, which installs only from package-lock.json or npm-shrinkwrap.json/,
+    );
   });
 
   it('sends a reload of the result page (a GET) back to the settings, at Check access', async () => {

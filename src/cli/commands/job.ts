@@ -39,7 +39,9 @@ const describe = (job: Job) =>
       ],
       job.error ? ['error', `${job.error.code}: ${job.error.message}`] : [],
       job.error ? ['what to do', failureAdvice(job.error.code)] : [],
-      job.summary ? ['summary', job.summary] : [],
+      job.title ? ['title', job.title] : [],
+      // The title is the first run's; the summary the latest run's, which may answer a follow-up.
+      job.summary ? ['last summary', job.summary] : [],
     ].filter((row) => row.length),
   );
 
@@ -56,7 +58,7 @@ function describeEvent(event: DomainEvent): string {
     case 'message':
       return `${event.data.role === 'user' ? 'you' : 'agent'}: ${text(event.data.text)}`;
     case 'pull_request':
-      return `pull request: ${event.data.url}`;
+      return `pull request: ${event.data.url}${'action' in event.data ? ` · ${text(event.data.message)}` : ''}`;
     case 'error':
       return `error: ${event.data.message}`;
     case 'usage': {

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { type Config, loadConfig } from '../../config/config.js';
 import { CODE_HOSTS, PUBLISH_MODES } from '../../domain/project.js';
@@ -22,7 +21,7 @@ import {
   type UpdateOptions,
   withCheckOptions,
 } from './project-options.js';
-import { lockfileChecks, registerProjectSetupCommands } from './project-setup.js';
+import { registerProjectSetupCommands } from './project-setup.js';
 import { registerProjectSlackCommands } from './project-slack.js';
 
 /**
@@ -196,23 +195,20 @@ function registerToken(project: Command) {
 }
 
 async function checkAction(id: string, options: OutputOptions) {
-  const { checkProject } = await import('../../hosts/index.js');
+  const { checkProjectAccess } = await import('../../operations/project-check.js');
   const { createServerCodeHosts } = await import('../../server.js');
   const result = await withStore(async (store, config) => {
     const found = await requireProject(store, id);
-    const checks = await checkProject(
-      createServerCodeHosts(config, store, { secrets: lazySecretBox(config) }),
+    const secrets = lazySecretBox(config);
+    const checks = await checkProjectAccess(
+      {
+        hosts: createServerCodeHosts(config, store, { secrets }),
+        store,
+        secrets,
+        dataDir: config.dataDir,
+        sandbox: config.checks.sandbox,
+      },
       found,
-    );
-    const { sandboxCheck, usesSandbox } = await import('../../checks/sandbox-check.js');
-    if (usesSandbox(found)) checks.push(await sandboxCheck(config.checks.sandbox));
-    checks.push(...(await lockfileChecks(found, config.dataDir)));
-    const { checkContextRepositories } = await import('../../operations/context-repositories.js');
-    checks.push(
-      ...(await checkContextRepositories(
-        { store, secrets: lazySecretBox(config), askpassDir: join(config.dataDir, 'askpass') },
-        found.id,
-      )),
     );
     return { projectId: found.id, host: found.host, ok: checks.every((check) => check.ok), checks };
   });
