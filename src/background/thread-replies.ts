@@ -21,9 +21,11 @@ export interface ThreadReplierOptions {
   publicUrl: () => string;
 }
 
-/** The text of a reply: the job's page, and its pull request when it has one. */
+/** The text of a reply: what was done (a command's), the job's page, and its pull request when it has one. */
 export function threadReplyBody(publicUrl: string, reply: ThreadReply): string {
   const page = `${publicUrl}/ui/projects/${reply.projectId}/jobs/${reply.job.id}`;
+  // A command is answered on the job's own pull request: its link would point at the thread itself.
+  if (reply.said) return `${reply.said}\n\nJob: ${page}`;
   const pullRequest = reply.job.prLink ? `\n\nPull request: ${reply.job.prLink}` : '';
   return `On it: ${page}${pullRequest}`;
 }

@@ -632,7 +632,7 @@ export interface components {
             /** @enum {string} */
             outcome: "created" | "grouped" | "skipped" | "failed";
             /** @description Why a skipped run started nothing (`invalid`: its input was refused), or `error` for a failed run */
-            reason: ("disabled" | "duplicate" | "untrusted_author" | "paths_not_matched" | "limit" | "budget_exceeded" | "no_change" | "invalid" | "error") | null;
+            reason: ("disabled" | "duplicate" | "untrusted_author" | "paths_not_matched" | "limit" | "budget_exceeded" | "no_change" | "invalid" | "error" | "stopped") | null;
             /** @description What went wrong, in words, for an `invalid` or `error` run; null otherwise */
             detail: string | null;
             jobId: string | null;

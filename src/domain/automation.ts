@@ -94,6 +94,7 @@ export const SKIP_REASONS = [
   'no_change',
   'invalid',
   'error',
+  'stopped',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 

@@ -6,6 +6,13 @@
  * committed too, markers and all, so the agent finds the conflicting files as the files it works
  * on and its resolution is the next commit; the run's checks refuse to publish while a marker is
  * left (checks/markers.ts), so the commit with markers never reaches a pull request alone.
+ *
+ * A rebuild (the `rebase` command on a job's pull request) computes the same tree but records it
+ * as one commit whose only parent is the base: the branch made again on the base as it is now,
+ * with the job's changes (every commit of the branch, squashed) re-applied. Re-applying the net
+ * change in one three-way merge, rather than replaying each commit as `git rebase` does, meets
+ * each conflict once, in the files the agent then resolves like a merge's; the price is the
+ * branch's history, which a rebase rewrites anyway. It needs a forced push (with a lease).
  */
 import { GitError, runGit } from './run.js';
 
@@ -21,6 +28,8 @@ export interface BaseMerge {
   tree: string | null;
   /** Files that conflict, sorted; empty unless `conflicts`. */
   conflicts: string[];
+  /** With `rebuild`: the commit the branch was at before it was made again on the base; else null. */
+  rebuiltFrom: string | null;
 }
 
 /** What `mergeBase` takes: a worktree on its branch at `head`, and the identity of the merge commit. */
@@ -33,7 +42,17 @@ export interface MergeBaseOptions {
   baseRef: string;
   authorName: string;
   authorEmail: string;
+  /** Make the branch again on the base (see the module's comment) instead of merging into it. */
+  rebuild?: boolean;
 }
+
+const UP_TO_DATE: BaseMerge = {
+  status: 'up-to-date',
+  commit: null,
+  tree: null,
+  conflicts: [],
+  rebuiltFrom: null,
+};
 
 /** Merges `refs/heads/<baseRef>` into the worktree's branch (see the module's comment). */
 export async function mergeBase(options: MergeBaseOptions): Promise<BaseMerge> {
@@ -47,27 +66,33 @@ export async function mergeBase(options: MergeBaseOptions): Promise<BaseMerge> {
       throw error;
     },
   );
-  if (contained) return { status: 'up-to-date', commit: null, tree: null, conflicts: [] };
+  const rebuild = options.rebuild === true && head !== base;
+  if (contained && !rebuild) return UP_TO_DATE;
 
   // The full ref names are the markers' labels: a tag of the same short name must not be taken instead.
-  const merged = await runGit(
-    [
-      'merge-tree',
-      '--write-tree',
-      '-z',
-      '--name-only',
-      '--no-messages',
-      `refs/heads/${branch}`,
-      `refs/heads/${baseRef}`,
-    ],
-    { cwd, acceptExitCodes: [1] },
-  );
+  const merged = contained
+    ? { exitCode: 0, stdout: Buffer.from(await git(['rev-parse', `${head}^{tree}`])) }
+    : await runGit(
+        [
+          'merge-tree',
+          '--write-tree',
+          '-z',
+          '--name-only',
+          '--no-messages',
+          `refs/heads/${branch}`,
+          `refs/heads/${baseRef}`,
+        ],
+        { cwd, acceptExitCodes: [1] },
+      );
   const [tree = '', ...files] = merged.stdout.toString('utf8').split('\0');
   const conflicts = merged.exitCode === 1 ? [...new Set(files.filter(Boolean))].sort() : [];
+  const subject = rebuild
+    ? `Make ${branch} again on ${baseRef}, with the job's changes re-applied`
+    : `Merge ${baseRef} into ${branch}`;
   const message =
     conflicts.length === 0
-      ? `Merge ${baseRef} into ${branch}\n`
-      : `Merge ${baseRef} into ${branch}, with conflicts left for the agent\n\nConflicts:\n${conflicts.map((file) => `\t${file}`).join('\n')}\n`;
+      ? `${subject}\n`
+      : `${subject}, with conflicts left for the agent\n\nConflicts:\n${conflicts.map((file) => `\t${file}`).join('\n')}\n`;
   const identity = {
     GIT_AUTHOR_NAME: options.authorName,
     GIT_AUTHOR_EMAIL: options.authorEmail,
@@ -75,7 +100,7 @@ export async function mergeBase(options: MergeBaseOptions): Promise<BaseMerge> {
     GIT_COMMITTER_EMAIL: options.authorEmail,
   };
   const commit = (
-    await runGit(['commit-tree', '--no-gpg-sign', tree, '-p', head, '-p', base], {
+    await runGit(['commit-tree', '--no-gpg-sign', tree, ...(rebuild ? [] : ['-p', head]), '-p', base], {
       cwd,
       env: identity,
       input: message,
@@ -83,6 +108,13 @@ export async function mergeBase(options: MergeBaseOptions): Promise<BaseMerge> {
   ).stdout
     .toString('utf8')
     .trim();
-  await runGit(['update-ref', '-m', `agentjobs: merge ${baseRef}`, 'HEAD', commit, head], { cwd });
-  return { status: conflicts.length === 0 ? 'merged' : 'conflicts', commit, tree, conflicts };
+  const reason = rebuild ? `agentjobs: make again on ${baseRef}` : `agentjobs: merge ${baseRef}`;
+  await runGit(['update-ref', '-m', reason, 'HEAD', commit, head], { cwd });
+  return {
+    status: conflicts.length === 0 ? 'merged' : 'conflicts',
+    commit,
+    tree,
+    conflicts,
+    rebuiltFrom: rebuild ? head : null,
+  };
 }

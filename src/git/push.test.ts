@@ -105,6 +105,36 @@ describe('pushRef', () => {
     expect(pushCount()).toBe(2);
   });
 
+  it('overwrites a ref with a lease only while it is still at the commit expected', async () => {
+    await pushRef({
+      mirrorPath: mirror,
+      source: commits[0] as string,
+      destination: 'refs/heads/leased',
+      env: {},
+    });
+    // Someone else's commit is there, not the one the run read: the branch is kept.
+    const stale = pushRef({
+      mirrorPath: mirror,
+      source: commits[1] as string,
+      destination: 'refs/heads/leased',
+      expect: commits[2] as string,
+      env: {},
+    });
+    await expect(stale).rejects.toMatchObject({
+      stderr: expect.stringMatching(/refs\/heads\/leased.*\[rejected\]/),
+    });
+    expect(await git(upstream, ['rev-parse', 'refs/heads/leased'])).toBe(commits[0]);
+    // Still where the run read it: replaced, though not a fast-forward.
+    await pushRef({
+      mirrorPath: mirror,
+      source: commits[1] as string,
+      destination: 'refs/heads/leased',
+      expect: commits[0] as string,
+      env: {},
+    });
+    expect(await git(upstream, ['rev-parse', 'refs/heads/leased'])).toBe(commits[1]);
+  });
+
   it('withdraws a ref whose run stops while it waits for its batch', async () => {
     await git(mirror, ['update-ref', 'refs/heads/withdrawn', commits[1] as string]);
     await git(mirror, ['update-ref', 'refs/heads/first', commits[1] as string]);

@@ -23,6 +23,11 @@ export interface PushRef {
   destination: string;
   /** Overwrite the remote ref even when the push is not a fast-forward. */
   force?: boolean;
+  /**
+   * Overwrite the remote ref, not a fast-forward, only while it is still at this commit
+   * (`--force-with-lease`): a branch made again must not lose a commit pushed since it was read.
+   */
+  expect?: string;
 }
 
 /** Options of `pushRef`. */
@@ -118,11 +123,14 @@ async function pushBatch(batch: Waiting[]): Promise<void> {
   const refspecs = batch.map(
     ({ options }) => `${options.force ? '+' : ''}${options.source}:${options.destination}`,
   );
+  const leases = batch
+    .filter(({ options }) => options.expect !== undefined)
+    .map(({ options }) => `--force-with-lease=${options.destination}:${options.expect}`);
   let result: Awaited<ReturnType<typeof runGit>>;
   try {
     // Exit 1 with per-ref lines: some refs were refused (read below); a push failing as a whole
     // (no such remote, credentials, network) exits 128 and fails every ref with its error.
-    result = await runGit(['push', '--porcelain', '--no-verify', 'origin', ...refspecs], {
+    result = await runGit(['push', '--porcelain', '--no-verify', ...leases, 'origin', ...refspecs], {
       cwd: first.mirrorPath,
       env: first.env,
       acceptExitCodes: [1],
@@ -164,6 +172,8 @@ export interface PushBranchOptions {
   env: Record<string, string>;
   /** Overwrite the remote branch even when it is not an ancestor (a retried run starts over). */
   force?: boolean;
+  /** Overwrite it only while it is at this commit (`PushRef.expect`); null or absent: fast-forward only. */
+  expect?: string | null | undefined;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -181,6 +191,7 @@ export async function pushBranch(options: PushBranchOptions): Promise<void> {
     destination: ref,
     env: options.env,
     ...(options.force ? { force: true } : {}),
+    ...(options.expect ? { expect: options.expect } : {}),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.signal ? { signal: options.signal } : {}),
   }).catch(async (error: unknown) => {

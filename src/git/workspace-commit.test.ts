@@ -279,3 +279,49 @@ describe('Workspace base merge', () => {
     }
   });
 });
+
+describe('Workspace rebuild on the base', () => {
+  it("makes a branch again on the moved base, with the branch's changes in one commit", async () => {
+    const branch = 'agentjobs/rebuilt';
+    await git(fx.mirrorPath, 'update-ref', `refs/heads/${branch}`, fx.baseSha);
+    const first = await openWorkspace(branch, { startFrom: 'branch' });
+    await first.writeFile('job-page.md', 'from the job\n');
+    await first.commit({ message: 'One', ...bot });
+    await first.writeFile('job-second.md', 'more from the job\n');
+    const jobHead = (await first.commit({ message: 'Two', ...bot })) as string;
+    await first.close();
+    const moved = await git(
+      fx.mirrorPath,
+      'commit-tree',
+      `${fx.baseSha}^{tree}`,
+      '-p',
+      fx.baseSha,
+      '-m',
+      'Moved',
+    );
+    await git(fx.mirrorPath, 'update-ref', 'refs/heads/main', moved);
+    const again = await openWorkspace(branch, { startFrom: 'branch' });
+    try {
+      const rebuilt = await again.mergeBase('main', bot, true);
+      expect(rebuilt).toMatchObject({ status: 'merged', conflicts: [], rebuiltFrom: jobHead });
+      // One parent, the base as it is now; the tree holds both of the job's commits.
+      expect(await git(fx.mirrorPath, 'rev-parse', `${rebuilt.commit}^@`)).toBe(moved);
+      expect(await git(fx.mirrorPath, 'rev-parse', `refs/heads/${branch}`)).toBe(rebuilt.commit);
+      expect((await again.readFile('job-page.md'))?.toString()).toBe('from the job\n');
+      expect((await again.readFile('job-second.md'))?.toString()).toBe('more from the job\n');
+    } finally {
+      await git(fx.mirrorPath, 'update-ref', 'refs/heads/main', fx.baseSha);
+      await again.close();
+    }
+    // On a base that did not move, the branch's commits are squashed onto it all the same.
+    const squashed = await openWorkspace(branch, { startFrom: 'branch' });
+    try {
+      const head = squashed.headCommit;
+      const rebuilt = await squashed.mergeBase('main', bot, true);
+      expect(rebuilt).toMatchObject({ status: 'merged', rebuiltFrom: head });
+      expect(await git(fx.mirrorPath, 'rev-parse', `${rebuilt.commit}^@`)).toBe(fx.baseSha);
+    } finally {
+      await squashed.close();
+    }
+  });
+});

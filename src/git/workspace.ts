@@ -273,20 +273,26 @@ export class Workspace {
 
   /**
    * Merges the base branch into the job branch (git/merge.ts), committed as the given identity,
-   * before the agent changes anything; reads then come from the merge.
+   * before the agent changes anything (with `rebuild`, makes the branch again on the base instead);
+   * reads then come from the merge.
    */
-  async mergeBase(baseRef: string, identity: Omit<CommitOptions, 'message'>): Promise<BaseMerge> {
+  async mergeBase(
+    baseRef: string,
+    identity: Omit<CommitOptions, 'message'>,
+    rebuild = false,
+  ): Promise<BaseMerge> {
     this.assertOpen();
     if (this.changedPaths().length > 0) throw new Error('The base is merged before any change.');
     // A branch made from the base here holds the base as this run found it: nothing to merge, and
     // no git process to learn so (every new job's first run).
     if (this.madeFrom.ref === baseRef && this.head === this.madeFrom.commit)
-      return { status: 'up-to-date', commit: null, tree: null, conflicts: [] };
+      return { status: 'up-to-date', commit: null, tree: null, conflicts: [], rebuiltFrom: null };
     const merged = await mergeBase({
       dir: this.dir,
       head: this.head,
       branch: this.branch,
       baseRef,
+      rebuild,
       ...identity,
     });
     if (merged.commit && merged.tree) [this.head, this.rootTree] = [merged.commit, merged.tree];

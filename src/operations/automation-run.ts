@@ -20,6 +20,7 @@ import {
 } from '../domain/automation-prompt.js';
 import { AppError, type ErrorCode, isAppError } from '../domain/errors.js';
 import type { Job } from '../domain/job.js';
+import type { RunCommand } from '../domain/pull-request-command.js';
 import type { RunEnd, RunStart } from '../store/automation-runs.js';
 import { waitText } from './budget.js';
 import { checkCreateJob, createJob, type JobOperationDeps } from './create-job.js';
@@ -48,6 +49,11 @@ export interface RunRequest {
   scheduledFor?: string;
   /** Continue this job instead of grouping or creating (a comment on a job's pull request). */
   followUpJobId?: string;
+  /**
+   * A command on the job's pull request (with `followUpJobId`): its prompt is `prompt`, as given,
+   * instead of the template's rendering, and it waits for the job's next run.
+   */
+  command?: { name: RunCommand; prompt: string };
   /** The code-host event the run is for: the automation has one run for it, whatever the tries. */
   hostEventId?: string;
 }
@@ -134,7 +140,7 @@ interface PreparedRun {
 function prepareRun(deps: AutomationRunDeps, request: RunRequest): PreparedRun {
   const { automation } = request;
   const rendering = { diffChars: deps.automations.diffChars };
-  const prompt = renderPrompt(automation.prompt, request.context, rendering);
+  const prompt = request.command?.prompt ?? renderPrompt(automation.prompt, request.context, rendering);
   // A context repository's text stays out of the content repository's pull request (unless the project says).
   const quoted = quotedPrompt(automation.prompt, request.context, rendering);
   // The rendered prompt quotes diffs and comments, cut to fit this: longer than a client's prompt may be.
@@ -204,6 +210,7 @@ async function runBegun(
         jobId: continued,
         prompt,
         automationId: automation.id,
+        command: request.command?.name,
       });
       return { run: await settle({ outcome: 'grouped', reason: null, jobId: job.id }), job, error: null };
     }
@@ -232,6 +239,8 @@ async function groupInto(deps: AutomationRunDeps, automation: Automation): Promi
   if (!jobId) return undefined;
   const job = await deps.store.jobs.get(automation.projectId, jobId);
   if (!job || job.status === 'archived') return undefined;
+  // A person said `stop` on its pull request: this run opens a new one.
+  if (await deps.store.automations.groupingStopped(job.id)) return undefined;
   // A job still at work has no pull request yet; the run joins it rather than opening a second one.
   if (job.status === 'active') return job.id;
   if (!job.prLink) return undefined;

@@ -7,6 +7,7 @@
 import type { LimitState } from '../domain/errors.js';
 import type { Job } from '../domain/job.js';
 import { refuseWhileDraining } from '../domain/lifecycle.js';
+import type { RunCommand } from '../domain/pull-request-command.js';
 import { spendHourlyBudget } from './budget.js';
 import type { JobOperationDeps } from './create-job.js';
 import { followUpInput, parseInput } from './input.js';
@@ -21,6 +22,8 @@ export interface FollowUpRequest {
    * automations have their daily runs limit instead (`operations/automation-run.ts`).
    */
   automationId?: string | undefined;
+  /** The pull-request command the follow-up carries out: it waits for the job's next run (`domain/pull-request-command.ts`). */
+  command?: RunCommand | undefined;
 }
 
 /**
@@ -31,7 +34,7 @@ export interface FollowUpRequest {
  */
 export async function followUp(
   { store, config, lifecycle }: JobOperationDeps,
-  { projectId, jobId, prompt, automationId }: FollowUpRequest,
+  { projectId, jobId, prompt, automationId, command }: FollowUpRequest,
 ): Promise<{ job: Job; budget: LimitState | null }> {
   refuseWhileDraining(lifecycle);
   const body = parseInput(followUpInput(config.limits.maxPromptChars), { prompt });
@@ -39,6 +42,6 @@ export async function followUp(
     automationId === undefined
       ? await spendHourlyBudget(store.rateLimits, projectId, config.limits.requestsPerHour)
       : null;
-  const job = await store.jobs.followUp(projectId, jobId, body.prompt);
+  const job = await store.jobs.followUp(projectId, jobId, body.prompt, command);
   return { job, budget };
 }

@@ -8,7 +8,9 @@
  *   service's own commits and merges (their `agentjobs job:` trailer, or a merge of a job branch).
  * - A comment that mentions the project's mention runs `comment` automations: a follow-up on the
  *   job whose pull request it is, else a new job; only from authors the automation names, or that
- *   the host, asked once per comment, says can write to the thread's repository.
+ *   the host, asked once per comment, says can write to the thread's repository. On the job's
+ *   pull request, a comment that is only the mention and a command (`stop`, `rebase`, `retry`) is
+ *   that command instead (`pull-request-commands.ts`).
  * Every automation that saw the event gets a run, `skipped` with its reason when nothing started,
  * and one only: each run is keyed by the event, so the event's next try (after an error, or after
  * its process died) runs only the automations that have no run for it yet. An event that still
@@ -28,11 +30,14 @@ import type {
   PushEvent,
   PushedCommit,
   ReceivedHostEvent,
-  RepositoryMatch,
 } from '../domain/host-event.js';
-import type { Job } from '../domain/job.js';
+import { pullRequestCommandOf } from '../domain/pull-request-command.js';
 import { filterByPattern } from '../git/glob.js';
 import { type AutomationRunDeps, runAutomation } from './automation-run.js';
+import { runPullRequestCommand } from './pull-request-commands.js';
+import { answerOnThread, type ThreadReply } from './thread-reply.js';
+
+export type { ThreadReply } from './thread-reply.js';
 
 /** What the dispatch needs besides a run's own. */
 export interface HostEventDeps extends AutomationRunDeps {
@@ -62,13 +67,6 @@ export interface HostEventDeps extends AutomationRunDeps {
     from: string | null,
     to: string,
   ) => Promise<{ diff: string; files: string[]; commits?: PushedCommit[] }>;
-}
-
-/** What a reply on a comment's thread is about: the thread (in its repository), and the job the comment started or continued. */
-export interface ThreadReply {
-  projectId: string;
-  target: { repository: RepositoryMatch; type: 'pull_request' | 'issue'; number: number };
-  job: Job;
 }
 
 /** What came of an event: one run per automation that saw it. */
@@ -188,9 +186,10 @@ async function dispatch(
   if (event.kind === 'comment') {
     const mention = (await deps.mention?.(received.projectId)) ?? DEFAULT_MENTION;
     if (!mentions(event.body, mention)) return null;
+    if (!automation.enabled) return skip(deps, automation, received, 'disabled');
+    return onComment(deps, automation, received, event, mention);
   }
   if (!automation.enabled) return skip(deps, automation, received, 'disabled');
-  if (event.kind === 'comment') return onComment(deps, automation, received, event);
   const trigger = automation.trigger as CodeChangeTrigger | ContentChangeTrigger;
   return onChange(deps, automation, trigger, received, event);
 }
@@ -330,13 +329,18 @@ async function onComment(
   automation: Automation,
   received: ReceivedHostEvent,
   event: CommentEvent,
+  mention: string,
 ): Promise<AutomationRun> {
   const named = automation.allowedAuthors.some(
     (author) => author.toLowerCase() === event.author.toLowerCase(),
   );
   const trusted = named || ((await deps.authorCanWrite?.(received.projectId, event)) ?? false);
   if (!trusted) return skip(deps, automation, received, 'untrusted_author');
-  const jobId = await jobOfPullRequest(deps, received.projectId, event);
+  const pulled = await jobOfPullRequest(deps, received.projectId, event);
+  const command = pulled && pullRequestCommandOf(event.body, mention);
+  if (pulled && command)
+    return runPullRequestCommand(deps, { automation, received, event, job: pulled, command, mention });
+  const jobId = pulled?.id;
   const body =
     jobId === undefined
       ? `${event.target.type === 'pull_request' ? 'Pull request' : 'Issue'} #${event.target.number} "${event.target.title}" (${event.target.url}):\n\n${event.body}`
@@ -351,16 +355,7 @@ async function onComment(
     ...(jobId ? { followUpJobId: jobId } : {}),
     hostEventId: received.id,
   });
-  if (job && deps.reply) {
-    // The thread's own repository: a context repository's pull request is answered there.
-    const target = { repository: event.repository, type: event.target.type, number: event.target.number };
-    await deps.reply({ projectId: received.projectId, target, job }).catch((error: unknown) => {
-      deps.log?.warn(
-        { err: error, projectId: received.projectId, jobId: job.id },
-        'could not answer on the thread of a comment',
-      );
-    });
-  }
+  if (job) await answerOnThread(deps, received, event, job);
   return run;
 }
 
@@ -378,7 +373,7 @@ async function jobOfPullRequest(deps: HostEventDeps, projectId: string, event: C
   const jobId = await deps.store.automations.jobIdByPullRequest(projectId, event.target.url);
   if (jobId === undefined) return undefined;
   const job = await deps.store.jobs.get(projectId, jobId);
-  return job && job.status !== 'archived' ? job.id : undefined;
+  return job && job.status !== 'archived' ? job : undefined;
 }
 
 /** Whether `body` calls `mention` as a word of its own (`@agentjobs`, not `@agentjobsbot`). */

@@ -22,6 +22,8 @@ export interface KeepWorkInput {
   /** The run's redactor: the commit message quotes the prompt, which may hold a key. */
   redact: Redactor;
   signal: AbortSignal;
+  /** The commit the branch was at before this run made it again on its base (`git/merge.ts`); null: it was not. */
+  rebuiltFrom?: string | null;
 }
 
 /** Commits and pushes the run's changes to the job branch; returns a sentence for the job's error, or null. */
@@ -42,6 +44,7 @@ export async function keepWorkOnBranch(input: KeepWorkInput): Promise<string | n
     branch: job.source.ref,
     env: input.env,
     signal: input.signal,
+    expect: input.rebuiltFrom,
   });
   const count = `${files.length} file${files.length === 1 ? '' : 's'}`;
   return `The work so far (${count}) is kept on the branch ${job.source.ref}; a follow-up continues from it.`;

@@ -57,6 +57,8 @@ export interface PublishInput {
   /** The run's redactor (`redactorFor`), applied to every text that leaves for git and the host. */
   redact: Redactor;
   signal: AbortSignal;
+  /** The commit the branch was at before this run made it again on its base (`git/merge.ts`); null: it was not. */
+  rebuiltFrom?: string | null;
 }
 
 export interface Published {
@@ -142,11 +144,11 @@ export async function publish(input: PublishInput): Promise<Published> {
   const changed = await git(workspace.dir, ['diff', '--name-only', '-z', `${base}...HEAD`]);
   const filesChanged = changed.split('\0').filter(Boolean).length;
   await store.queue.heartbeat(lease, config.worker.leaseMs);
-  await pushBranch({ mirrorPath: input.mirrorPath, branch: job.source.ref, env: input.env, signal }).catch(
-    (error: unknown) => {
-      throw explainProtectedBranch(error, job.source.ref);
-    },
-  );
+  // A branch made again on its base replaces the one pushed before, unless someone pushed since.
+  const { mirrorPath, env, rebuiltFrom: expect } = input;
+  await pushBranch({ mirrorPath, branch: job.source.ref, env, signal, expect }).catch((error: unknown) => {
+    throw explainProtectedBranch(error, job.source.ref);
+  });
   // Failed checks under the `draft` policy open the pull request as a draft; the summary says why.
   const checks = input.checks;
   const failedDraft = checks?.run.status === 'failed' && checks.policy === 'draft';

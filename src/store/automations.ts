@@ -54,6 +54,35 @@ export function automationQueries(db: Db) {
     ...automationWrites(db),
     ...scheduleQueries(db),
     ...headQueries(db),
+    ...groupingQueries(db),
+  };
+}
+
+/** A `stop` on a job's pull request (docs/automations.md): grouping into the job, stopped for good. */
+function groupingQueries(db: Db) {
+  return {
+    /** Stops runs from grouping into the job; a second stop keeps the first one's time. */
+    async stopGrouping(jobId: string, now = new Date()): Promise<void> {
+      await db.writeStatement((executor) =>
+        executor
+          .updateTable('jobs')
+          .set({ grouping_stopped_at: now.toISOString() })
+          .where('id', '=', jobId)
+          .where('grouping_stopped_at', 'is', null)
+          .execute(),
+      );
+    },
+
+    /** Whether a person said `stop` on the job's pull request. */
+    async groupingStopped(jobId: string): Promise<boolean> {
+      const row = await db
+        .read()
+        .selectFrom('jobs')
+        .select('grouping_stopped_at')
+        .where('id', '=', jobId)
+        .executeTakeFirst();
+      return (row?.grouping_stopped_at ?? null) !== null;
+    },
   };
 }
 

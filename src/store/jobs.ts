@@ -11,6 +11,7 @@ import {
   jobBranch,
   transition,
 } from '../domain/job.js';
+import type { RunCommand } from '../domain/pull-request-command.js';
 import { JOBS_CHANNEL, PR_CLOSES_CHANNEL } from './channels.js';
 import type { Db, Transaction } from './db.js';
 import { appendFirstEvent, eventAppender } from './events.js';
@@ -191,6 +192,7 @@ function newJobRow(input: NewJob, id: string, now: string): JobRow {
     context_repositories: null,
     trigger: input.trigger ? JSON.stringify(input.trigger) : null,
     pull_request_prompt: input.pullRequestPrompt ?? null,
+    grouping_stopped_at: null,
   };
 }
 
@@ -264,8 +266,21 @@ export function jobQueries(db: Db) {
      * Adds a follow-up prompt. On an active job it waits for the agent's next step; on a completed
      * or failed job it makes the job active again, queued for a worker, on the same branch.
      */
-    followUp: (projectId: string, jobId: string, content: string): Promise<Job> =>
-      followUp(db, writers, projectId, jobId, content),
+    followUp: (projectId: string, jobId: string, content: string, command?: RunCommand): Promise<Job> =>
+      followUp(db, writers, projectId, jobId, content, command),
+
+    /** The job's last prompt: its newest message that is not a command's (its first prompt at least). */
+    async lastPrompt(jobId: string): Promise<string | undefined> {
+      const row = await db
+        .read()
+        .selectFrom('job_messages')
+        .select('content')
+        .where('job_id', '=', jobId)
+        .where('command', 'is', null)
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+      return row?.content;
+    },
 
     /** Archives the job; a second archive returns it unchanged. A running worker sees the status and stops. */
     archive: (projectId: string, jobId: string): Promise<Job> => archive(db, writers, projectId, jobId),
@@ -273,8 +288,9 @@ export function jobQueries(db: Db) {
 }
 
 /**
- * Adds a follow-up prompt. On an active job it waits for the agent's next step; on a completed
- * or failed job it makes the job active again, queued for a worker, on the same branch.
+ * Adds a follow-up prompt. On an active job it waits for the agent's next step (a `command`'s
+ * message waits for the job's next run); on a completed or failed job it makes the job active
+ * again, queued for a worker, on the same branch.
  */
 async function followUp(
   db: Db,
@@ -282,6 +298,7 @@ async function followUp(
   projectId: string,
   jobId: string,
   content: string,
+  command: RunCommand | undefined,
 ): Promise<Job> {
   return db.write(async (trx) => {
     const row = await getRow(db, trx, projectId, jobId);
@@ -291,7 +308,14 @@ async function followUp(
     if (row.status !== 'active') await refuseOverDailyBudget(trx, projectId, new Date(now));
     await trx
       .insertInto('job_messages')
-      .values({ id: newId(), job_id: jobId, content, created_at: now, delivered_at: null })
+      .values({
+        id: newId(),
+        job_id: jobId,
+        content,
+        created_at: now,
+        delivered_at: null,
+        command: command ?? null,
+      })
       .execute();
     await appendEvent(trx, jobId, 'message', { role: 'user', text: content }, now);
     if (row.status !== 'active') {

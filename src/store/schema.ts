@@ -187,6 +187,8 @@ export interface JobsTable {
   trigger: string | null;
   /** What its pull request quotes of the prompt when the project quotes no context repository's text; null: the prompt. */
   pull_request_prompt: string | null;
+  /** When a person said `stop` on its pull request: no automation run groups into it since; null: they may. */
+  grouping_stopped_at: string | null;
 }
 
 export interface JobMessagesTable {
@@ -196,6 +198,8 @@ export interface JobMessagesTable {
   created_at: string;
   /** When the agent received it; null while it waits. */
   delivered_at: string | null;
+  /** The pull-request command it carries out (`rebase`, `retry`); null for a prompt. It waits for the next run. */
+  command: string | null;
 }
 
 export interface JobEventsTable {

@@ -5,7 +5,10 @@
  *   to it, and the earlier pull request stays in the job's events;
  * - else the base is merged into the job's branch before the agent runs (git/merge.ts): committed
  *   when clean; with conflicts, committed with the markers, the files named to the agent, and the
- *   `conflicts` check refusing to publish while a marker is left.
+ *   `conflicts` check refusing to publish while a marker is left;
+ * - a run asked to `rebase` (a command on the job's pull request) makes the branch again on the
+ *   base instead, with the job's changes re-applied in one commit (git/merge.ts), and publishing
+ *   overwrites the branch only while it is still where the run found it.
  */
 import { SERVICE_NOTE_OPENING } from '../../agent/service-notes.js';
 import { nextJobBranch } from '../../domain/job.js';
@@ -49,13 +52,12 @@ export async function mergeBaseFor(
   run: LocatedRun,
   workspace: Workspace,
   branch: RunBranch,
+  rebuild = false,
 ): Promise<{ merge: BaseMerge; note: string | null }> {
   const { config, store } = run.deps;
   const base = run.job.baseRef;
-  const merge = await workspace.mergeBase(base, {
-    authorName: config.worker.gitAuthorName,
-    authorEmail: config.worker.gitAuthorEmail,
-  });
+  const identity = { authorName: config.worker.gitAuthorName, authorEmail: config.worker.gitAuthorEmail };
+  const merge = await workspace.mergeBase(base, identity, rebuild);
   if (merge.commit) {
     await store.queue.appendEvent(run.lease, 'commit', {
       sha: merge.commit,
@@ -79,6 +81,10 @@ function noteFor(base: string, name: string, branch: RunBranch, merge: BaseMerge
           : `The earlier changes were not merged, so they are not on this branch.`
       }`,
     );
+  } else if (merge.rebuiltFrom) {
+    said.push(
+      `As asked, ${name} was made again from ${base} as it is now, with your earlier changes re-applied in one commit.`,
+    );
   } else if (merge.status === 'merged') {
     said.push(
       `${base} had moved on; it was merged into ${name} first, so the files are as ${base} has them now, with your earlier changes.`,
@@ -87,7 +93,7 @@ function noteFor(base: string, name: string, branch: RunBranch, merge: BaseMerge
   if (merge.status === 'conflicts') {
     const files = merge.conflicts.map((file) => `- ${file}`).join('\n');
     said.push(
-      `${base} had moved on, and merging it into ${name} conflicted in these files, which now hold git's conflict markers (lines \`<<<<<<<\`, \`=======\`, \`>>>>>>>\`):\n${files}\nResolve each one first: read it, keep what both sides meant, and remove every marker line. Nothing is published while a marker is left.`,
+      `${base} had moved on, and ${merge.rebuiltFrom ? 're-applying your changes on it' : `merging it into ${name}`} conflicted in these files, which now hold git's conflict markers (lines \`<<<<<<<\`, \`=======\`, \`>>>>>>>\`):\n${files}\nResolve each one first: read it, keep what both sides meant, and remove every marker line. Nothing is published while a marker is left.`,
     );
   }
   return said.length > 0 ? `${SERVICE_NOTE_OPENING}, before your next message: ${said.join('\n\n')})` : null;

@@ -1,8 +1,8 @@
 /**
  * The first phase: find the project and its code host, fetch the mirror and the project's context
  * repositories, open the job's workspace on its branch (or its base; a new branch when its pull
- * request was merged or closed), merge the base into it (follow-base.ts), and move the job to
- * `running`.
+ * request was merged or closed), merge the base into it or, asked to `rebase`, make it again on
+ * the base (follow-base.ts), and move the job to `running`.
  */
 import { join } from 'node:path';
 import type { LanguageModel } from 'ai';
@@ -76,7 +76,9 @@ export async function prepare(run: LocatedRun): Promise<PreparedRun> {
   });
   run.workspace = workspace;
   throwIfAborted(control.main);
-  const { merge, note } = await mergeBaseFor(run, workspace, branch);
+  // A `rebase` among the prompts this run starts with: the branch is made again on the base.
+  const rebuild = await store.queue.rebaseWaiting(job.id);
+  const { merge, note } = await mergeBaseFor(run, workspace, branch, rebuild);
   // Work kept at the cost limit is pushed to the branch: never while a conflict marker may be in it.
   run.keepWork =
     merge.status === 'conflicts'
@@ -92,6 +94,7 @@ export async function prepare(run: LocatedRun): Promise<PreparedRun> {
             env,
             redact: run.redact,
             signal: control.publishing,
+            rebuiltFrom: merge.rebuiltFrom,
           });
   await store.queue.setPhase(run.lease, 'running');
   return Object.assign(run, {

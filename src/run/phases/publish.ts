@@ -38,6 +38,7 @@ export async function publishPhase(run: CheckedRun): Promise<void> {
     checks: checkRun && { run: checkRun, policy: run.project.onCheckFailure },
     redact: run.redact,
     signal: control.publishing,
+    rebuiltFrom: run.baseMerge.rebuiltFrom,
   });
   await closeWorkspace(run);
   const completed = await store.queue.complete(lease, {
