@@ -3,12 +3,14 @@
  * (docs/automations.md, "Run outcomes"). A run's status is never stored: it is read, when runs
  * are listed, from the job as it is and its pull request's state: the local host's records
  * (`pull_requests`), else the state last learned from GitHub, GitLab or Gitea (`host_pull_requests`,
- * written by the poll of open pull requests and whenever a run asks the host), else open.
+ * written from merge hooks, by the poll of open pull requests and whenever a run asks the host),
+ * else open.
  */
 import { type AutomationRun, type RunJobState, runStatus } from '../domain/automation.js';
 import { type PullRequestState, pullRequestNumber } from '../domain/pull-request.js';
 import type { Db } from './db.js';
 
+/** Recording what hosts say of pull requests, and what the poll asks them about. */
 export function hostPullRequestQueries(db: Db) {
   return {
     /** Records the state a host gave for pull request `number` of the project. */
@@ -45,7 +47,8 @@ export function hostPullRequestQueries(db: Db) {
         .where('trigger', 'is not', null)
         .where('pr_link', 'is not', null)
         .orderBy('updated_at', 'desc')
-        .limit(limit)
+        // Most are merged or closed already (never asked again): look past them.
+        .limit(limit * 10)
         .execute();
       const linked = jobs.flatMap((job) => {
         const number = job.pr_link ? pullRequestNumber(job.pr_link) : null;
@@ -56,7 +59,7 @@ export function hostPullRequestQueries(db: Db) {
         projectId,
         linked.map((pull) => pull.number),
       );
-      return linked.filter((pull) => (states.get(pull.number) ?? 'open') === 'open');
+      return linked.filter((pull) => (states.get(pull.number) ?? 'open') === 'open').slice(0, limit);
     },
   };
 }
