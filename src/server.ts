@@ -27,6 +27,7 @@ import { readinessCheck } from './http/readiness.js';
 import { createLogger, type Logger, logDestination } from './log.js';
 import { mcpRoutes } from './mcp/http.js';
 import { Metrics } from './metrics/index.js';
+import { pullRequestOpenOnHost } from './operations/pull-request-state.js';
 import type { ResolveModel, RunAgent } from './run/agent-port.js';
 import {
   announceAdminPassword,
@@ -151,10 +152,18 @@ export interface HttpAppOptions extends AppOptions {
 export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
   const { config, store } = options;
   const lifecycle = options.lifecycle ?? { draining: false };
-  const app = await buildApp({ ...options, lifecycle });
+  const hosts = options.hosts ?? createServerCodeHosts(config, store, { secrets: options.secrets });
+  // A run started by hand groups only into a pull request the host says is still open.
+  const pullRequestOpen =
+    options.automations?.pullRequestOpen ?? pullRequestOpenOnHost({ store, hosts, log: options.logger });
+  const app = await buildApp({
+    ...options,
+    lifecycle,
+    automations: { ...options.automations, pullRequestOpen },
+  });
   // MCP beside the v2 routes, over the same job operations; it checks keys as the API does.
   await app.register(mcpRoutes, {
-    deps: { store, config, automations: config.automations, log: options.logger, lifecycle },
+    deps: { store, config, automations: config.automations, log: options.logger, lifecycle, pullRequestOpen },
     admit: (request, access) => admit(store, request, access),
     toAppError: (error) => toAppError(error as FastifyError, store.isTransient),
     version: MCP_SERVER_VERSION,
@@ -163,7 +172,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     prefix: '/ui',
     config,
     store,
-    hosts: options.hosts ?? createServerCodeHosts(config, store, { secrets: options.secrets }),
+    hosts,
     secrets: options.secrets,
     lifecycle,
   });

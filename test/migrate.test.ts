@@ -68,6 +68,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0023_progress_messages',
         '0024_slack',
         '0025_pull_request_commands',
+        '0026_host_pull_requests',
       ]);
 
       const db = openDb({ url: database.url });

@@ -9,6 +9,7 @@ import {
   ALLOWED_AUTHORS_MAX,
   AUTOMATION_NAME_MAX,
   RUN_OUTCOMES,
+  RUN_STATUSES,
   SKIP_REASONS,
   TRIGGER_TYPES,
   VARIABLE_NAME,
@@ -166,7 +167,12 @@ export const automationRunSchema = z
       type: z.enum(TRIGGER_TYPES),
       source: z.string().describe('A URL, a commit id, a schedule time, or `manual`'),
     }),
-    outcome: z.enum(RUN_OUTCOMES),
+    outcome: z.enum(RUN_OUTCOMES).describe('What the run did when it was recorded; it never changes'),
+    status: z
+      .enum(RUN_STATUSES)
+      .describe(
+        "What came of the run so far, read from its job and the job's pull request: `running`, `review_needed` (the pull request is open), `accepted` (merged, or pushed to the base), `closed` (closed without merge), `no_changes`, `failed`, `skipped` (`reason` says why)",
+      ),
     reason: z
       .enum(SKIP_REASONS)
       .nullable()

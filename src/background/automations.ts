@@ -5,8 +5,10 @@
  */
 import type { Config } from '../config/config.js';
 import type { CodeHosts } from '../hosts/types.js';
+import { pullRequestOpenOnHost } from '../operations/pull-request-state.js';
 import { createHostEventDispatcher, type HostEventDispatcherOptions } from './host-events.js';
 import { createPoller } from './poller.js';
+import { createPullRequestStatePoll } from './pull-request-states.js';
 import { createScheduler } from './scheduler.js';
 import { commentAuthorChecker, threadReplier } from './thread-replies.js';
 import { type WatchedRepositoryOptions, watchedRepositories } from './watched-repositories.js';
@@ -36,8 +38,13 @@ export function createAutomationLoops(options: AutomationLoopOptions): Automatio
     config: options.config,
     ...(options.contentGitEnv ? { contentGitEnv: options.contentGitEnv } : {}),
   });
-  const scheduler = createScheduler(options);
   const { hosts } = options;
+  // Grouping asks the code host whether the latest job's pull request is still open: one closed
+  // without merge is never grouped into.
+  const grouping = hosts
+    ? { pullRequestOpen: pullRequestOpenOnHost({ store: options.store, hosts, log: options.logger }) }
+    : {};
+  const scheduler = createScheduler({ ...options, ...grouping });
   const publicUrl = options.publicUrl ?? (() => options.config.publicUrl);
   const threads = hosts
     ? {
@@ -45,16 +52,25 @@ export function createAutomationLoops(options: AutomationLoopOptions): Automatio
         authorCanWrite: commentAuthorChecker({ store: options.store, hosts, logger: options.logger }),
       }
     : {};
-  const dispatcher = createHostEventDispatcher({ ...options, repositories, ...threads });
+  const dispatcher = createHostEventDispatcher({ ...options, ...grouping, repositories, ...threads });
   const poller = createPoller({ ...options, repositories });
+  const states = hosts
+    ? createPullRequestStatePoll({
+        store: options.store,
+        hosts,
+        logger: options.logger,
+        pollMs: options.config.automations.pollMs,
+      })
+    : null;
   return {
     async start() {
       await scheduler.start();
       await dispatcher.start();
       await poller.start();
+      await states?.start();
     },
     async stop() {
-      await Promise.all([scheduler.stop(), dispatcher.stop(), poller.stop()]);
+      await Promise.all([scheduler.stop(), dispatcher.stop(), poller.stop(), states?.stop()]);
     },
   };
 }

@@ -629,8 +629,16 @@ export interface components {
                 /** @description A URL, a commit id, a schedule time, or `manual` */
                 source: string;
             };
-            /** @enum {string} */
+            /**
+             * @description What the run did when it was recorded; it never changes
+             * @enum {string}
+             */
             outcome: "created" | "grouped" | "skipped" | "failed";
+            /**
+             * @description What came of the run so far, read from its job and the job's pull request: `running`, `review_needed` (the pull request is open), `accepted` (merged, or pushed to the base), `closed` (closed without merge), `no_changes`, `failed`, `skipped` (`reason` says why)
+             * @enum {string}
+             */
+            status: "running" | "review_needed" | "accepted" | "closed" | "no_changes" | "failed" | "skipped";
             /** @description Why a skipped run started nothing (`invalid`: its input was refused), or `error` for a failed run */
             reason: ("disabled" | "duplicate" | "untrusted_author" | "paths_not_matched" | "limit" | "budget_exceeded" | "no_change" | "invalid" | "error" | "stopped") | null;
             /** @description What went wrong, in words, for an `invalid` or `error` run; null otherwise */

@@ -4,6 +4,7 @@ import {
   checkSchedule,
   nextRunAt,
   nextScheduleTime,
+  runStatus,
   templatePlaceholders,
   templateVariables,
 } from './automation.js';
@@ -133,5 +134,34 @@ describe("the pull request's line per run", () => {
     ).toBe(
       'Automation runs:\n- 2026-11-26 14:05 UTC: code change, `abc123`\n- 2026-11-27 08:00 UTC: comment, [https://github.com/a/b/pull/1#c2](https://github.com/a/b/pull/1#c2)',
     );
+  });
+});
+
+describe('runStatus', () => {
+  const job = (fields: Partial<Parameters<typeof runStatus>[1] & object>) => ({
+    status: 'completed' as const,
+    prLink: 'https://github.com/org/repo/pull/7',
+    filesChanged: 1,
+    pullRequest: null,
+    ...fields,
+  });
+
+  it("follows the job and its pull request, whatever the run's outcome was", () => {
+    expect(runStatus('created', job({ status: 'active', prLink: null }))).toBe('running');
+    expect(runStatus('grouped', job({}))).toBe('review_needed');
+    expect(runStatus('created', job({ pullRequest: 'open' }))).toBe('review_needed');
+    expect(runStatus('created', job({ pullRequest: 'merged' }))).toBe('accepted');
+    expect(runStatus('grouped', job({ pullRequest: 'closed' }))).toBe('closed');
+    expect(runStatus('created', job({ status: 'archived' }))).toBe('closed');
+    expect(runStatus('created', job({ status: 'failed' }))).toBe('failed');
+    expect(runStatus('created', job({ prLink: null, filesChanged: 0 }))).toBe('no_changes');
+    // Push mode: no pull request, the commit is on the base.
+    expect(runStatus('created', job({ prLink: null, filesChanged: 2 }))).toBe('accepted');
+  });
+
+  it('keeps what a run that made no job ended as', () => {
+    expect(runStatus('skipped', null)).toBe('skipped');
+    expect(runStatus('failed', null)).toBe('failed');
+    expect(runStatus('created', null)).toBe('failed');
   });
 });

@@ -110,6 +110,54 @@ export interface AutomationRun {
   /** What went wrong, in words, for an `invalid` or `error` run (the refusal's or the error's message). */
   detail: string | null;
   jobId: string | null;
+  /** What came of it so far (`runStatus`): kept current with its job and its pull request. */
+  status: RunStatus;
+}
+
+/**
+ * A run's current state, which `outcome` (fixed when the run was recorded) is not: `running` while
+ * its job works, `review_needed` while the job's pull request is open, `accepted` once it was merged
+ * (or, in push mode, the commit landed on the base), `closed` when it was closed without merge,
+ * `no_changes` when the job finished with nothing to propose, `failed` when the job (or the run
+ * itself) failed, `skipped` when nothing ran (`reason` says why).
+ */
+export const RUN_STATUSES = [
+  'running',
+  'review_needed',
+  'accepted',
+  'closed',
+  'no_changes',
+  'failed',
+  'skipped',
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** What a run's status is read from: its job as it is now, and the state of the job's pull request. */
+export interface RunJobState {
+  status: 'active' | 'completed' | 'archived' | 'failed';
+  prLink: string | null;
+  filesChanged: number;
+  /** The pull request's state as last learned; null when unknown (taken as open). */
+  pullRequest: 'open' | 'merged' | 'closed' | null;
+}
+
+/**
+ * The status of a run of `outcome` whose job is `job` (null: it made none, or the job is gone). A
+ * grouped run shares its job, so it shares the job's status: the pull request holds both runs' work.
+ */
+export function runStatus(outcome: RunOutcome, job: RunJobState | null): RunStatus {
+  if (outcome === 'skipped' || outcome === 'failed') return outcome;
+  if (!job) return 'failed';
+  if (job.status === 'active') return 'running';
+  if (job.status === 'failed') return 'failed';
+  if (job.prLink) {
+    if (job.pullRequest === 'merged') return 'accepted';
+    // Archiving a job closes its pull request; the host may not have told us yet.
+    if (job.pullRequest === 'closed' || job.status === 'archived') return 'closed';
+    return 'review_needed';
+  }
+  // No pull request: in push mode the commit is on the base already; else there was nothing to propose.
+  return job.filesChanged > 0 ? 'accepted' : 'no_changes';
 }
 
 /** The job field `trigger`: what started a job an automation made (null for API jobs). */

@@ -69,7 +69,8 @@ export interface EventData {
   /**
    * A commit the run made; `unfinished` when it kept work of a run that hit its cost limit;
    * `merge` when it merged the base into the branch before a follow-up (`files`: those that
-   * conflicted, left with markers for the agent).
+   * conflicted, left with markers for the agent), or, with `base` the branch itself, the commits
+   * someone else pushed to the branch while the run worked.
    */
   commit: {
     sha: string;

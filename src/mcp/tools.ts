@@ -10,6 +10,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { RUN_STATUSES } from '../domain/automation.js';
 import { AppError, isAppError } from '../domain/errors.js';
 import { redactSecrets } from '../domain/redact.js';
 import type { AutomationRunDeps } from '../operations/automation-run.js';
@@ -67,6 +68,14 @@ const automation = z.looseObject({
   trigger: z.looseObject({ type: z.string() }),
   lastRunAt: z.string().nullable(),
   nextRunAt: z.string().nullable(),
+  lastRun: z
+    .looseObject({
+      outcome: z.string(),
+      status: z.enum(RUN_STATUSES),
+      reason: z.string().nullable(),
+      jobId: z.string().nullable(),
+    })
+    .nullable(),
 });
 const jobList = z.object({ jobs: z.array(job), nextCursor: z.string().nullable() });
 const eventList = z.object({
@@ -305,7 +314,7 @@ function listAutomationsTool({ server, withProject, call, store }: Tools): void 
     {
       title: 'List automations',
       description:
-        "Lists the project's automations: jobs that start themselves on a schedule, a code change, a comment, or on demand. Each has its trigger, whether it is enabled, and its last and next run times.",
+        "Lists the project's automations: jobs that start themselves on a schedule, a code change, a comment, or on demand. Each has its trigger, whether it is enabled, its last and next run times, and its last run (lastRun) with its status: running, review_needed (pull request open), accepted (merged), closed (closed without merge), no_changes, failed or skipped (reason says why).",
       inputSchema: withProject({}),
       outputSchema: z.object({ automations: z.array(automation) }),
       annotations: READ_ONLY,
@@ -314,7 +323,17 @@ function listAutomationsTool({ server, withProject, call, store }: Tools): void 
       call('read', args, async (project) => {
         if (!(await store.projects.get(project)))
           throw new AppError('project_not_found', `No project ${project}.`);
-        return { automations: await store.automations.list(project) };
+        const automations = await store.automations.list(project);
+        // Each with its last run's current status (a project has a handful of automations).
+        const lastRuns = await Promise.all(
+          automations.map((each) => store.automations.runs(each.id, { limit: 1 })),
+        );
+        return {
+          automations: automations.map((each, index) => ({
+            ...each,
+            lastRun: lastRuns[index]?.runs[0] ?? null,
+          })),
+        };
       }),
   );
 }

@@ -25,6 +25,7 @@ import type { RunEnd, RunStart } from '../store/automation-runs.js';
 import { waitText } from './budget.js';
 import { checkCreateJob, createJob, type JobOperationDeps } from './create-job.js';
 import { followUp } from './follow-up.js';
+import { knownPullRequestState } from './pull-request-state.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -33,8 +34,8 @@ export interface AutomationRunDeps extends JobOperationDeps {
   automations: AutomationConfig;
   /**
    * Whether the pull request of `job` is still open. The default knows the local host's pull
-   * requests from the database and, for the other hosts, takes a job that has a pull request and
-   * is not archived as open (a follow-up on a merged one opens a new pull request anyway).
+   * requests from the database and, for the other hosts, the state last learned from the host,
+   * taking one never learned as open; the server's asks the host then (`pullRequestOpenOnHost`).
    */
   pullRequestOpen?: (job: Job) => Promise<boolean>;
 }
@@ -249,7 +250,6 @@ async function groupInto(deps: AutomationRunDeps, automation: Automation): Promi
 }
 
 async function pullRequestOpenByDefault(deps: AutomationRunDeps, job: Job): Promise<boolean> {
-  const states = await deps.store.pullRequests.statesOfJobs(job.projectId, [job.id]);
-  const state = states.get(job.id);
-  return state === undefined ? true : state === 'open';
+  const state = await knownPullRequestState(deps.store, job);
+  return state === null || state === 'open';
 }

@@ -94,6 +94,10 @@ export async function processHostEvent(
   const automations = (await deps.store.automations.list(received.projectId)).filter((automation) =>
     concerns(automation, received),
   );
+  const { event } = received;
+  // A merge the host told of: what the automations' runs show (`accepted`) from now on.
+  if (event.kind === 'pull_request_merged' && event.repository.kind === 'content')
+    await deps.store.hostPullRequests.recordHostState(received.projectId, event.number, 'merged');
   const runs: AutomationRun[] = [];
   deps = withOneAuthorCheck(deps);
   for (const automation of automations) {

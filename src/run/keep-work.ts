@@ -6,10 +6,10 @@
 import type { Config } from '../config/config.js';
 import type { Job } from '../domain/job.js';
 import type { Redactor } from '../domain/redact.js';
-import { pushBranch } from '../git/push.js';
 import type { Workspace } from '../git/workspace.js';
 import type { Lease } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
+import { pushKeepingOthers } from './branch-push.js';
 
 export interface KeepWorkInput {
   config: { worker: Pick<Config['worker'], 'gitAuthorName' | 'gitAuthorEmail' | 'leaseMs'> };
@@ -39,9 +39,11 @@ export async function keepWorkOnBranch(input: KeepWorkInput): Promise<string | n
   if (!sha) return null;
   await store.queue.appendEvent(lease, 'commit', { sha, files, branch: job.source.ref, unfinished: true });
   await store.queue.heartbeat(lease, config.worker.leaseMs);
-  await pushBranch({
+  // Never forced: commits someone else pushed meanwhile are merged under the run's (branch-push.ts).
+  await pushKeepingOthers({
+    config,
+    workspace,
     mirrorPath: input.mirrorPath,
-    branch: job.source.ref,
     env: input.env,
     signal: input.signal,
     expect: input.rebuiltFrom,

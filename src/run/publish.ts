@@ -28,13 +28,14 @@ import { DEMO_MODEL_ID } from '../domain/model-id.js';
 import type { Project } from '../domain/project.js';
 import type { Redactor } from '../domain/redact.js';
 import { setupInputsAmong } from '../domain/setup-inputs.js';
-import { pushBranch, pushRef } from '../git/push.js';
+import { pushRef } from '../git/push.js';
 import { GitError, runGit } from '../git/run.js';
 import type { Workspace } from '../git/workspace.js';
 import type { CodeHost } from '../hosts/types.js';
 import type { Lease, PublishedRun, SavedConversation } from '../store/queue/index.js';
 import type { Store } from '../store/store.js';
 import type { AgentResult } from './agent-port.js';
+import { pushKeepingOthers } from './branch-push.js';
 import { labelForChecks } from './checks-label.js';
 import { RepositoryError } from './errors.js';
 
@@ -140,15 +141,10 @@ export async function publish(input: PublishInput): Promise<Published> {
   // Nothing to propose. A follow-up of a job whose branch was merged and deleted keeps its old link.
   if (ahead === 0) return { prLink: job.prLink, headSha: null, filesChanged: 0, title, saved: false };
 
-  const head = workspace.headCommit;
-  const changed = await git(workspace.dir, ['diff', '--name-only', '-z', `${base}...HEAD`]);
-  const filesChanged = changed.split('\0').filter(Boolean).length;
   await store.queue.heartbeat(lease, config.worker.leaseMs);
-  // A branch made again on its base replaces the one pushed before, unless someone pushed since.
-  const { mirrorPath, env, rebuiltFrom: expect } = input;
-  await pushBranch({ mirrorPath, branch: job.source.ref, env, signal, expect }).catch((error: unknown) => {
-    throw explainProtectedBranch(error, job.source.ref);
-  });
+  const head = await pushJobBranch(input, job.source.ref);
+  const changed = await git(workspace.dir, ['diff', '--name-only', '-z', `${base}...${head}`]);
+  const filesChanged = changed.split('\0').filter(Boolean).length;
   // Failed checks under the `draft` policy open the pull request as a draft; the summary says why.
   const checks = input.checks;
   const failedDraft = checks?.run.status === 'failed' && checks.policy === 'draft';
@@ -171,6 +167,31 @@ export async function publish(input: PublishInput): Promise<Published> {
   await store.queue.recordPublished(lease, published, input.saved);
   const prLink = await openPullRequest({ ...input, published }, pullRequest, checks?.run);
   return { prLink, headSha: head, filesChanged, title, saved: true, draft: pullRequest.draft };
+}
+
+/**
+ * Pushes the job branch, never forced: commits someone else pushed meanwhile are merged under the
+ * run's (branch-push.ts), each such merge recorded as a `commit` event. Returns the commit pushed.
+ */
+function pushJobBranch(input: PublishInput, branch: string): Promise<string> {
+  const { store, lease } = input;
+  return pushKeepingOthers({
+    expect: input.rebuiltFrom,
+    config: input.config,
+    workspace: input.workspace,
+    mirrorPath: input.mirrorPath,
+    env: input.env,
+    signal: input.signal,
+    onMerge: (sha) =>
+      store.queue.appendEvent(lease, 'commit', {
+        sha,
+        files: [],
+        branch,
+        merge: { base: branch, conflicts: [] },
+      }),
+  }).catch((error: unknown) => {
+    throw explainProtectedBranch(error, branch);
+  });
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Automation, AutomationRun, RunOutcome, SkipReason, TriggerType } f
 import { newId } from '../domain/ids.js';
 import { redactSecrets, redactValue } from '../domain/redact.js';
 import type { Db, Transaction } from './db.js';
+import { withStatuses } from './host-pull-requests.js';
 import { readJob } from './jobs.js';
 import type { AutomationRunRow } from './schema.js';
 import { type EmitOutgoingEvent, outgoingEvents } from './webhooks/outbox.js';
@@ -54,6 +55,8 @@ export function toRun(row: AutomationRunRow): AutomationRun {
     reason: row.reason as SkipReason | null,
     detail: row.detail,
     jobId: row.job_id,
+    // As the run was recorded: a job made or continued is at work. Lists read the current one.
+    status: row.outcome === 'skipped' || row.outcome === 'failed' ? row.outcome : 'running',
   };
 }
 
@@ -219,7 +222,7 @@ function runReads(db: Db) {
       return rows.map(toRun);
     },
 
-    /** Runs newest first; `before` is the previous page's last run id. */
+    /** Runs newest first, each with its current status; `before` is the previous page's last run id. */
     async runs(
       automationId: string,
       options: { limit: number; before?: string },
@@ -234,7 +237,9 @@ function runReads(db: Db) {
         .limit(options.limit + 1);
       if (options.before) query = query.where('id', '<', options.before);
       const rows = await query.execute();
-      return { runs: rows.slice(0, options.limit).map(toRun), more: rows.length > options.limit };
+      const page = rows.slice(0, options.limit);
+      const runs = page[0] ? await withStatuses(db, page.map(toRun), page[0].project_id) : [];
+      return { runs, more: rows.length > options.limit };
     },
   };
 }

@@ -59,7 +59,7 @@ export interface AutomationRunsTable {
   at: string;
   trigger_type: string;
   source: string;
-  /** `created` | `grouped` | `skipped`. */
+  /** `created` | `grouped` | `skipped` | `failed`. */
   outcome: string;
   reason: string | null;
   job_id: string | null;
@@ -69,6 +69,18 @@ export interface AutomationRunsTable {
   host_event_id: string | null;
   /** What went wrong, in words, for a run refused as `invalid` or `failed`. */
   detail: string | null;
+}
+
+/**
+ * A pull request a job opened on GitHub, GitLab or Gitea, in the state the service last learned
+ * from the host; the local host's are in `pull_requests`.
+ */
+export interface HostPullRequestsTable {
+  project_id: string;
+  number: number;
+  /** `open` | `merged` | `closed`. */
+  state: string;
+  checked_at: string;
 }
 
 export type AutomationRow = Selectable<AutomationsTable>;

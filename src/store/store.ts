@@ -6,6 +6,7 @@ import { contextRepositoryQueries } from './context-repositories.js';
 import type { Db } from './db.js';
 import { eventQueries } from './events.js';
 import { hostEventQueries } from './host-events.js';
+import { hostPullRequestQueries } from './host-pull-requests.js';
 import { idempotencyQueries } from './idempotency.js';
 import { jobQueries } from './jobs.js';
 import { pullRequestCloseQueries } from './pr-closes.js';
@@ -39,6 +40,8 @@ export interface Store {
   queue: ReturnType<typeof queueQueries>;
   /** The local code host's pull requests. */
   pullRequests: ReturnType<typeof pullRequestQueries>;
+  /** The state of jobs' pull requests on GitHub, GitLab and Gitea, as last learned from the host. */
+  hostPullRequests: ReturnType<typeof hostPullRequestQueries>;
   /** Pull requests of archived jobs, to close on their code hosts. */
   pullRequestCloses: ReturnType<typeof pullRequestCloseQueries>;
   /** The dashboard's sessions and server-wide settings. */
@@ -81,6 +84,7 @@ export function createStore(db: Db): Store {
     signInHolds: signInHoldQueries(db),
     queue: queueQueries(db),
     pullRequests: pullRequestQueries(db),
+    hostPullRequests: hostPullRequestQueries(db),
     pullRequestCloses: pullRequestCloseQueries(db),
     admin: adminQueries(db),
     spend: spendQueries(db),

@@ -45,6 +45,19 @@ const enabledBadge = (automation: Automation) =>
 const outcomeBadge = (run: AutomationRun) =>
   html`<span class="badge ${run.outcome === 'skipped' ? 'soon' : run.outcome === 'failed' ? 'revoked' : 'active'}">${run.outcome}</span>`;
 
+/** What came of a run so far (`review_needed` shown as "review needed"). */
+const statusBadge = (run: AutomationRun) =>
+  html`<span class="badge status-${run.status} ${STATUS_BADGES[run.status]}">${run.status.replace('_', ' ')}</span>`;
+const STATUS_BADGES: Record<AutomationRun['status'], string> = {
+  running: 'soon',
+  review_needed: 'soon',
+  accepted: 'active',
+  closed: 'revoked',
+  no_changes: '',
+  failed: 'revoked',
+  skipped: '',
+};
+
 /** Where the hook URL, the secret and the setup steps are: the settings page, not repeated here. */
 const hookNote = (project: Project, polls: Pick<AutomationConfig, 'pollMs' | 'localPollMs'>) =>
   html`<p class="hint" id="polling-note">Commits to a local repository are found by looking at it every ${seconds(polls.localPollMs)}. Code changes and comments on a code host reach automations at once when it sends its webhooks: the hook URL, the secret and the setup steps for each host are in <a href="/ui/projects/${project.id}/settings#code-host-webhooks">Settings, Code-host webhooks</a>. Without them, code changes there are found by polling every ${seconds(polls.pollMs)}.</p>`;
@@ -213,12 +226,12 @@ export async function automationPage(
       ${
         page.runs.length === 0
           ? html`<div class="pad">No runs yet.</div>`
-          : html`<div class="table-wrap"><table><thead><tr><th>When</th><th>Trigger</th><th>Outcome</th><th>Reason</th><th>Job</th></tr></thead>
+          : html`<div class="table-wrap"><table><thead><tr><th>When</th><th>Trigger</th><th>Outcome</th><th>Status</th><th>Reason</th><th>Job</th></tr></thead>
           <tbody>${page.runs.map(
             (
               run,
             ) => html`<tr><td>${time(run.at)}</td><td>${run.trigger.type}<div class="hint">${run.trigger.source}</div></td>
-              <td>${outcomeBadge(run)}</td><td>${run.reason ?? '-'}${run.detail ? html`<div class="hint">${run.detail}</div>` : ''}</td><td>${run.jobId ? jobLink(run.jobId) : '-'}</td></tr>`,
+              <td>${outcomeBadge(run)}</td><td>${statusBadge(run)}</td><td>${run.reason ?? '-'}${run.detail ? html`<div class="hint">${run.detail}</div>` : ''}</td><td>${run.jobId ? jobLink(run.jobId) : '-'}</td></tr>`,
           )}</tbody></table></div>`
       }
       ${page.more && last ? html`<div class="pad"><a href="${base}?before=${last.id}">Older runs</a></div>` : ''}</section>

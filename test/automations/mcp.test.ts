@@ -62,6 +62,14 @@ describe.each(testDialects())('the automation MCP tools, on %s', (dialect) => {
     expect(second).toMatchObject({ outcome: 'grouped', job: { id: (first.job as { id: string }).id } });
     const { runs } = await test.store.automations.runs(made.id, { limit: 10 });
     expect(runs.map((run) => run.outcome)).toEqual(['grouped', 'created']);
+    // Each automation comes with its last run and what came of it so far: its job is at work.
+    const again = structured(await call(client, 'list_automations', {}));
+    expect(again.automations).toEqual([
+      expect.objectContaining({
+        id: made.id,
+        lastRun: expect.objectContaining({ outcome: 'grouped', status: 'running' }),
+      }),
+    ]);
   });
 
   it("answers the API's errors as tool errors, and needs the write scope to trigger", async () => {

@@ -55,6 +55,8 @@ export interface DoubleGiteaPull {
   state: 'open' | 'closed';
   /** The ids of its labels. */
   labels?: number[];
+  /** Set when the test merged it (a closed pull request that was merged). */
+  merged?: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -135,7 +137,7 @@ export async function startGiteaDouble(options: GiteaDoubleOptions): Promise<Git
       html_url: `${webBase}/${repository.owner}/${repository.name}/pulls/${pull.number}`,
       diff_url: `${webBase}/${repository.owner}/${repository.name}/pulls/${pull.number}.diff`,
       mergeable: true,
-      merged: false,
+      merged: pull.merged ?? false,
       base: { label: pull.base, ref: pull.base, sha: '0'.repeat(40), repo_id: 11, repo },
       head: { label: pull.head, ref: pull.head, sha: 'a'.repeat(40), repo_id: 11, repo },
       created_at: pull.created_at,

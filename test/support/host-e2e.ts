@@ -30,6 +30,8 @@ export interface E2eDouble extends Omit<DoubleServer<'not_found'>, 'fail'> {
   isCreate(method: string, path: string): boolean;
   /** Whether a request updates pull request `number`. */
   isUpdate(method: string, path: string, number: number): boolean;
+  /** Merges or closes pull request `number` as a reviewer would on the host (its state only). */
+  finishPull(number: number, state: 'merged' | 'closed'): void;
 }
 
 export interface E2eHost {
@@ -65,6 +67,12 @@ export const E2E_HOSTS: Record<E2eHost['kind'], E2eHost> = {
         pullUrl: (number) => `https://github.com/org/repo/pull/${number}`,
         isCreate: (method, path) => method === 'POST' && path === '/repos/org/repo/pulls',
         isUpdate: (method, path, number) => method === 'PATCH' && path === `/repos/org/repo/pulls/${number}`,
+        finishPull: (number, state) => {
+          const pull = repository.pulls.find((candidate) => candidate.number === number);
+          if (!pull) throw new Error(`no pull request ${number}`);
+          pull.state = 'closed';
+          if (state === 'merged') pull.merged_at = new Date().toISOString();
+        },
       };
     },
   },
@@ -95,6 +103,11 @@ export const E2E_HOSTS: Record<E2eHost['kind'], E2eHost> = {
           method === 'POST' && path === '/api/v4/projects/org%2Frepo/merge_requests',
         isUpdate: (method, path, number) =>
           method === 'PUT' && path === `/api/v4/projects/org%2Frepo/merge_requests/${number}`,
+        finishPull: (number, state) => {
+          const request = project.mergeRequests.find((candidate) => candidate.iid === number);
+          if (!request) throw new Error(`no merge request ${number}`);
+          request.state = state;
+        },
       };
     },
   },
@@ -116,6 +129,12 @@ export const E2E_HOSTS: Record<E2eHost['kind'], E2eHost> = {
         isCreate: (method, path) => method === 'POST' && path === '/api/v1/repos/org/repo/pulls',
         isUpdate: (method, path, number) =>
           method === 'PATCH' && path === `/api/v1/repos/org/repo/pulls/${number}`,
+        finishPull: (number, state) => {
+          const pull = repository.pulls.find((candidate) => candidate.number === number);
+          if (!pull) throw new Error(`no pull request ${number}`);
+          pull.state = 'closed';
+          pull.merged = state === 'merged';
+        },
       };
     },
   },

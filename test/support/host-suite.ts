@@ -9,7 +9,12 @@ import { jobApi } from './e2e.js';
 import { type GitHttpServer, startGitHttpServer } from './git-http.js';
 import type { E2eDouble, E2eHost } from './host-e2e.js';
 import { runCli, type ServerProcess, startServerProcess } from './processes.js';
-import { type ScriptedModelServer, startScriptedModel } from './scripted-model.js';
+import {
+  heldUntil,
+  type ScriptedModelServer,
+  type ScriptedTurn,
+  startScriptedModel,
+} from './scripted-model.js';
 import { haystacksOfService } from './token-grep.js';
 
 const git = (repo: string, ...args: string[]) =>
@@ -74,6 +79,8 @@ export function hostEndToEnd(host: E2eHost): void {
         // Short leases, so the job of a killed worker is taken again within seconds.
         AGENTJOBS_LEASE_SECONDS: '5',
         AGENTJOBS_POLL_SECONDS: '1',
+        // The poll of open pull requests' states (no automation here watches a repository).
+        AGENTJOBS_REPOSITORY_POLL_SECONDS: '1',
       };
       // The server never sees the token in its environment: only the database has it, encrypted.
       server = await startServerProcess(env);
@@ -270,6 +277,79 @@ export function hostEndToEnd(host: E2eHost): void {
         prLink: double.pullUrl(pulls[0]?.number ?? 0),
       });
       expect(git(bare, 'rev-list', '--count', `main..${job.source.ref}`)).toBe('1');
+    });
+
+    it("keeps a person's commits on the branch, never groups into a closed pull request, and shows each run's fate", async () => {
+      const { job: automation } = await api('POST', '/automations', {
+        name: 'Guide',
+        trigger: { type: 'manual' },
+        prompt: 'Write the guide',
+      });
+      const runs = async () =>
+        (await api('GET', `/automations/${automation.id}/runs`)).job as unknown as {
+          runs: { outcome: string; status: string; jobId: string }[];
+        };
+      const statuses = async () => (await runs()).runs.map((run) => [run.outcome, run.status]);
+      const trigger = async () => (await api('POST', `/automations/${automation.id}/trigger`, {})).job;
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      model.setScript([
+        heldUntil(gate, writes('guide.md', '# Guide\n')[0] as ScriptedTurn),
+        { text: 'Guide' },
+      ]);
+      const first = await trigger();
+      jobs.push(first.id);
+      await expect.poll(statuses, { timeout: 30_000 }).toEqual([['created', 'running']]);
+      release();
+      const written = await waitUntil(first.id, finished);
+      expect(await statuses()).toEqual([['created', 'review_needed']]);
+
+      // A reviewer pushes a fix to the pull request's branch.
+      const clone = path.join(dir, `reviewer-${dialect}`);
+      git(dir, 'clone', '-q', '--branch', written.source.ref, bare, clone);
+      fs.writeFileSync(path.join(clone, 'typo.md'), 'Fixed by a person.\n');
+      git(clone, 'add', '-A');
+      git(clone, '-c', 'user.name=Reviewer', '-c', 'user.email=r@e', 'commit', '-q', '-m', 'Fix a typo');
+      git(clone, 'push', '-q', 'origin', written.source.ref);
+      const human = git(clone, 'rev-parse', 'HEAD');
+
+      model.setScript(writes('guide.md', '# Guide\n\nMore.\n'));
+      await trigger();
+      await waitUntil(first.id, (job) => finished(job) && job.summary === 'Add guide.md');
+      expect(await statuses()).toEqual([
+        ['grouped', 'review_needed'],
+        ['created', 'review_needed'],
+      ]);
+      // The person's commit is under the run's: it was built on, not pushed over.
+      git(bare, 'merge-base', '--is-ancestor', human, written.source.ref);
+      expect(git(bare, 'show', `${written.source.ref}:typo.md`)).toBe('Fixed by a person.');
+
+      // Closed without merge: the next run makes a new job and a new pull request.
+      const closedNumber = Number(written.prLink?.split('/').at(-1));
+      double.finishPull(closedNumber, 'closed');
+      model.setScript(writes('guide.md', '# Guide, again\n'));
+      const second = await trigger();
+      jobs.push(second.id);
+      expect(second.id).not.toBe(first.id);
+      const reopened = await waitUntil(second.id, finished);
+      const newNumber = Number(reopened.prLink?.split('/').at(-1));
+      expect(newNumber).not.toBe(closedNumber);
+      expect(double.pulls().find((pull) => pull.number === closedNumber)?.state).toBe('closed');
+      expect(await statuses()).toEqual([
+        ['created', 'review_needed'],
+        ['grouped', 'closed'],
+        ['created', 'closed'],
+      ]);
+
+      // Merged on the host: the poll of open pull requests learns it.
+      double.finishPull(newNumber, 'merged');
+      await expect.poll(statuses, { timeout: 30_000 }).toEqual([
+        ['created', 'accepted'],
+        ['grouped', 'closed'],
+        ['created', 'closed'],
+      ]);
     });
 
     it('leaves the token in no log line, event, job, database row or file', async () => {

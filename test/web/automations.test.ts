@@ -160,6 +160,11 @@ describe.each(testDialects())('the Automations tab on %s', (dialect) => {
     expect(rows[1]).toMatch(/skipped[\s\S]*<td>disabled<\/td>/);
     expect(rows[2]).toMatch(/created[\s\S]*<td>-<\/td>/);
     expect(rows[2]).toContain(`/jobs/${jobId}"`);
+    // Beside what each run did, what came of it so far: the job is still at work.
+    expect(rows[2]).toMatch(
+      /created<\/span><\/td><td><span class="badge status-running[^"]*">running<\/span>/,
+    );
+    expect(rows[0]).toMatch(/<span class="badge status-skipped[^"]*">skipped<\/span>/);
     // The list shows the last run and what came of it.
     expect((await browser.get(tab())).body).toMatch(/skipped<\/span> <span class="hint">limit<\/span>/);
   });

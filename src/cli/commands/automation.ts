@@ -309,12 +309,13 @@ function runsCommand(automation: Command): void {
         page.runs.length === 0
           ? 'No runs yet.'
           : table([
-              ['AT', 'TRIGGER', 'SOURCE', 'OUTCOME', 'REASON', 'JOB'],
+              ['AT', 'TRIGGER', 'SOURCE', 'OUTCOME', 'STATUS', 'REASON', 'JOB'],
               ...page.runs.map((run) => [
                 run.at,
                 run.trigger.type,
                 run.trigger.source,
                 run.outcome,
+                run.status,
                 run.reason ?? '-',
                 run.jobId ?? '-',
               ]),

@@ -36,6 +36,9 @@ export async function runBranch(run: LocatedRun): Promise<RunBranch> {
   const number = pullRequestNumber(job.prLink);
   if (number === null) return current;
   const pull = await run.host.pullRequestState({ project, number, signal: run.control.main });
+  // What the automation's runs show of this pull request (the local host's records say it themselves).
+  if (pull && project.host !== 'local')
+    await run.deps.store.hostPullRequests.recordHostState(project.id, number, pull.state);
   if (!pull || pull.state === 'open' || pull.branch !== job.source.ref) return current;
   const branch = nextJobBranch(job.id, job.prompt, job.source.ref);
   await run.deps.store.queue.moveBranch(run.lease, branch);
