@@ -13,6 +13,7 @@ import {
   TRIGGER_TYPES,
   VARIABLE_NAME,
 } from '../domain/automation.js';
+import { notifyInput, notifyOutput, slackTrigger, slackTriggerOutput } from './automation-slack-schemas.js';
 
 const branch = z.string().min(1, 'must not be empty').max(255);
 const paths = z
@@ -50,6 +51,7 @@ export const triggerInput = z
     contentChangeTrigger,
     commentTrigger,
     manualTrigger,
+    slackTrigger,
   ])
   .describe('What starts the automation: exactly one trigger');
 
@@ -77,6 +79,7 @@ export const createAutomationBody = z.strictObject({
   model: model.optional(),
   baseRef: branch.nullable().optional(),
   allowedAuthors: allowedAuthors.optional(),
+  notify: notifyInput.optional(),
 });
 
 export const updateAutomationBody = z.strictObject({
@@ -89,6 +92,7 @@ export const updateAutomationBody = z.strictObject({
   model: model.optional(),
   baseRef: branch.nullable().optional(),
   allowedAuthors: allowedAuthors.optional(),
+  notify: notifyInput.optional(),
 });
 
 export const triggerAutomationBody = z
@@ -127,6 +131,7 @@ const triggerOutput = z.union([
   z.object({ type: z.literal('content_change'), branch: z.string(), paths: z.array(z.string()).nullable() }),
   z.object({ type: z.literal('comment') }),
   z.object({ type: z.literal('manual') }),
+  slackTriggerOutput,
 ]);
 
 export const automationSchema = z
@@ -142,6 +147,7 @@ export const automationSchema = z
     model: z.string().nullable(),
     baseRef: z.string().nullable(),
     allowedAuthors: z.array(z.string()),
+    notify: notifyOutput,
     createdAt: z.string(),
     updatedAt: z.string(),
     lastRunAt: z.string().nullable(),
@@ -152,7 +158,8 @@ export const automationSchema = z
   })
   .meta({
     id: 'Automation',
-    description: 'A job that starts itself: on a schedule, a code change, a comment, or on demand.',
+    description:
+      'A job that starts itself: on a schedule, a code change, a comment, a Slack message, or on demand.',
   });
 
 export const automationListSchema = z.object({ automations: z.array(automationSchema) });

@@ -1,5 +1,10 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
-import type { AutomationRunsTable, AutomationsTable, HostEventsTable } from './schema-automations.js';
+import type {
+  AutomationNoticesTable,
+  AutomationRunsTable,
+  AutomationsTable,
+  HostEventsTable,
+} from './schema-automations.js';
 import type {
   SlackChannelsTable,
   SlackEventsTable,
@@ -41,6 +46,7 @@ export interface Database {
   context_repositories: ContextRepositoriesTable;
   automations: AutomationsTable;
   automation_runs: AutomationRunsTable;
+  automation_notices: AutomationNoticesTable;
   slack_channels: SlackChannelsTable;
   slack_users: SlackUsersTable;
   slack_events: SlackEventsTable;
