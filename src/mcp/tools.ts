@@ -65,6 +65,7 @@ const automation = z.looseObject({
   name: z.string(),
   enabled: z.boolean(),
   trigger: z.looseObject({ type: z.string() }),
+  notify: z.object({ slack: z.string().nullable() }),
   lastRunAt: z.string().nullable(),
   nextRunAt: z.string().nullable(),
 });
@@ -305,7 +306,7 @@ function listAutomationsTool({ server, withProject, call, store }: Tools): void 
     {
       title: 'List automations',
       description:
-        "Lists the project's automations: jobs that start themselves on a schedule, a code change, a comment, or on demand. Each has its trigger, whether it is enabled, and its last and next run times.",
+        "Lists the project's automations: jobs that start themselves on a schedule, a code change, a comment, a Slack message, or on demand. Each has its trigger, whether it is enabled, the Slack channel it notifies (notify.slack), and its last and next run times.",
       inputSchema: withProject({}),
       outputSchema: z.object({ automations: z.array(automation) }),
       annotations: READ_ONLY,
