@@ -228,14 +228,17 @@ describe.each(testDialects())('Slack automations, on %s', (dialect) => {
   it('never posts a notice twice when a try stopped mid-post, and keeps what came before a new channel', async () => {
     const { store, db } = database;
     const noticeDeps = { store, api, logger, publicUrl: () => PUBLIC_URL };
-    const [job] = await jobs();
-    if (!job) throw new Error('a job expected');
-    // A notice posted by a process that stopped before it marked it sent: its lease runs out.
+    const manual = await createAutomation(deps(), projectId, {
+      name: 'By hand',
+      trigger: { type: 'manual' },
+      prompt: 'Tidy up',
+      notify: { slack: NEWS },
+    });
     await store.automationNotices.record([
       {
-        automationId: automation.id,
+        automationId: manual.id,
         projectId,
-        jobId: job.id,
+        jobId: null,
         happening: 'run_failed',
         subject: 'by hand',
         channel: NEWS,
@@ -252,11 +255,15 @@ describe.each(testDialects())('Slack automations, on %s', (dialect) => {
       .execute();
     await postNotices(noticeDeps);
     expect(slack.notices(NEWS).filter((text) => text === 'Posted once')).toHaveLength(1);
-    expect((await store.automationNotices.list(automation.id)).every((notice) => notice.sent_at)).toBe(true);
+    expect((await store.automationNotices.list(manual.id)).map((notice) => notice.sent_at !== null)).toEqual([
+      true,
+    ]);
 
-    // A channel set now hears of nothing that happened before.
+    // A channel set now hears of nothing that happened before (the first test's jobs).
     await store.slack.addChannel(projectId, OTHER);
-    await updateAutomation(deps(), projectId, automation.id, { notify: { slack: OTHER } });
+    const [asks] = await store.automations.list(projectId);
+    if (!asks) throw new Error('an automation expected');
+    await updateAutomation(deps(), projectId, asks.id, { notify: { slack: OTHER } });
     await recordNotices(noticeDeps);
     await postNotices(noticeDeps);
     expect(slack.notices(OTHER)).toEqual([]);
