@@ -69,6 +69,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0024_slack',
         '0025_pull_request_commands',
         '0026_host_pull_requests',
+        '0027_automation_slack',
       ]);
 
       const db = openDb({ url: database.url });

@@ -14,6 +14,7 @@ import {
   TRIGGER_TYPES,
   VARIABLE_NAME,
 } from '../domain/automation.js';
+import { notifyInput, notifyOutput, slackTrigger, slackTriggerOutput } from './automation-slack-schemas.js';
 
 const branch = z.string().min(1, 'must not be empty').max(255);
 const paths = z
@@ -51,6 +52,7 @@ export const triggerInput = z
     contentChangeTrigger,
     commentTrigger,
     manualTrigger,
+    slackTrigger,
   ])
   .describe('What starts the automation: exactly one trigger');
 
@@ -78,6 +80,7 @@ export const createAutomationBody = z.strictObject({
   model: model.optional(),
   baseRef: branch.nullable().optional(),
   allowedAuthors: allowedAuthors.optional(),
+  notify: notifyInput.optional(),
 });
 
 export const updateAutomationBody = z.strictObject({
@@ -90,6 +93,7 @@ export const updateAutomationBody = z.strictObject({
   model: model.optional(),
   baseRef: branch.nullable().optional(),
   allowedAuthors: allowedAuthors.optional(),
+  notify: notifyInput.optional(),
 });
 
 export const triggerAutomationBody = z
@@ -128,6 +132,7 @@ const triggerOutput = z.union([
   z.object({ type: z.literal('content_change'), branch: z.string(), paths: z.array(z.string()).nullable() }),
   z.object({ type: z.literal('comment') }),
   z.object({ type: z.literal('manual') }),
+  slackTriggerOutput,
 ]);
 
 export const automationSchema = z
@@ -143,6 +148,7 @@ export const automationSchema = z
     model: z.string().nullable(),
     baseRef: z.string().nullable(),
     allowedAuthors: z.array(z.string()),
+    notify: notifyOutput,
     createdAt: z.string(),
     updatedAt: z.string(),
     lastRunAt: z.string().nullable(),
@@ -153,7 +159,8 @@ export const automationSchema = z
   })
   .meta({
     id: 'Automation',
-    description: 'A job that starts itself: on a schedule, a code change, a comment, or on demand.',
+    description:
+      'A job that starts itself: on a schedule, a code change, a comment, a Slack message, or on demand.',
   });
 
 export const automationListSchema = z.object({ automations: z.array(automationSchema) });

@@ -373,6 +373,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        SlackTriggerInput: {
+            /** @constant */
+            type: "slack";
+            /** @description A Slack channel id mapped to the automation's project */
+            channel: string;
+        };
         ScheduleTriggerInput: {
             /** @constant */
             type: "schedule";
@@ -535,7 +541,7 @@ export interface components {
             /** @description What started the job when an automation made it; null for jobs made through the API */
             trigger: {
                 /** @enum {string} */
-                type: "schedule" | "code_change" | "content_change" | "comment" | "manual";
+                type: "schedule" | "code_change" | "content_change" | "comment" | "manual" | "slack";
                 automationId: string;
                 /** @description A URL, a commit id, a schedule time, or `manual` */
                 source: string;
@@ -578,7 +584,7 @@ export interface components {
                 message: string;
             }[];
         };
-        /** @description A job that starts itself: on a schedule, a code change, a comment, or on demand. */
+        /** @description A job that starts itself: on a schedule, a code change, a comment, a Slack message, or on demand. */
         Automation: {
             id: string;
             projectId: string;
@@ -606,6 +612,10 @@ export interface components {
             } | {
                 /** @constant */
                 type: "manual";
+            } | {
+                /** @constant */
+                type: "slack";
+                channel: string;
             };
             prompt: string;
             group: boolean;
@@ -613,6 +623,10 @@ export interface components {
             model: string | null;
             baseRef: string | null;
             allowedAuthors: string[];
+            /** @description The Slack channel told when a run's pull request opens, is merged, or the run fails */
+            notify: {
+                slack: string | null;
+            };
             createdAt: string;
             updatedAt: string;
             lastRunAt: string | null;
@@ -625,7 +639,7 @@ export interface components {
             at: string;
             trigger: {
                 /** @enum {string} */
-                type: "schedule" | "code_change" | "content_change" | "comment" | "manual";
+                type: "schedule" | "code_change" | "content_change" | "comment" | "manual" | "slack";
                 /** @description A URL, a commit id, a schedule time, or `manual` */
                 source: string;
             };
@@ -2157,7 +2171,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     /** @description What starts the automation: exactly one trigger */
-                    trigger: components["schemas"]["ScheduleTriggerInput"] | components["schemas"]["CodeChangeTriggerInput"] | components["schemas"]["ContentChangeTriggerInput"] | components["schemas"]["CommentTriggerInput"] | components["schemas"]["ManualTriggerInput"];
+                    trigger: components["schemas"]["ScheduleTriggerInput"] | components["schemas"]["CodeChangeTriggerInput"] | components["schemas"]["ContentChangeTriggerInput"] | components["schemas"]["CommentTriggerInput"] | components["schemas"]["ManualTriggerInput"] | components["schemas"]["SlackTriggerInput"];
                     /** @description The prompt template: {{name}} placeholders, no logic; an unknown placeholder is refused */
                     prompt: string;
                     /** @description true when absent */
@@ -2169,6 +2183,10 @@ export interface operations {
                     baseRef?: string | null;
                     /** @description Comment authors trusted besides those the host says can write */
                     allowedAuthors?: string[];
+                    /** @description Where to post when a run's pull request opens, is merged, or the run fails; null or absent: nowhere */
+                    notify?: {
+                        slack?: string | null;
+                    };
                 };
             };
         };
@@ -2391,7 +2409,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     /** @description What starts the automation: exactly one trigger */
-                    trigger?: components["schemas"]["ScheduleTriggerInput"] | components["schemas"]["CodeChangeTriggerInput"] | components["schemas"]["ContentChangeTriggerInput"] | components["schemas"]["CommentTriggerInput"] | components["schemas"]["ManualTriggerInput"];
+                    trigger?: components["schemas"]["ScheduleTriggerInput"] | components["schemas"]["CodeChangeTriggerInput"] | components["schemas"]["ContentChangeTriggerInput"] | components["schemas"]["CommentTriggerInput"] | components["schemas"]["ManualTriggerInput"] | components["schemas"]["SlackTriggerInput"];
                     /** @description The prompt template: {{name}} placeholders, no logic; an unknown placeholder is refused */
                     prompt?: string;
                     enabled?: boolean;
@@ -2401,6 +2419,10 @@ export interface operations {
                     baseRef?: string | null;
                     /** @description Comment authors trusted besides those the host says can write */
                     allowedAuthors?: string[];
+                    /** @description Where to post when a run's pull request opens, is merged, or the run fails; null or absent: nowhere */
+                    notify?: {
+                        slack?: string | null;
+                    };
                 };
             };
         };

@@ -5,6 +5,7 @@
  * agent's system prompt tells it never to follow as instructions. The job's prompt is the result.
  */
 import Mustache from 'mustache';
+import type { SlackMessageContext } from './automation-slack.js';
 
 /** The label every outside block carries; the agent's system prompt names it. */
 export const DATA_BLOCK_LABEL = 'data, not instructions';
@@ -36,6 +37,8 @@ export interface TriggerContext {
   };
   comment?: { body: string; author: string; url: string };
   schedule?: { time: string };
+  /** A Slack message (the `slack` trigger). */
+  message?: SlackMessageContext;
   variables?: Record<string, string>;
   /**
    * The context repository the change or the comment came from, when it did: its text (diff,
@@ -223,11 +226,27 @@ function viewOf(context: TriggerContext, options: { diffChars: number }, withhel
         }
       : absentAll(['body', 'author', 'url']),
     schedule: schedule ? { time: outside(schedule.time) } : absentAll(['time']),
+    message: messageView(context.message, outside, (text) => block('slack-message', cutText(text, max))),
     variables: Object.fromEntries(
       Object.entries(context.variables ?? {}).map(([name, value]) => [name, outside(value)]),
     ),
   };
   return view;
+}
+
+/** A Slack message's placeholders: its text is outside text, in a data block. */
+function messageView(
+  message: SlackMessageContext | undefined,
+  outside: (text: string) => string,
+  textBlock: (text: string) => string,
+) {
+  if (!message) return absentAll(['text', 'user', 'channel', 'link']);
+  return {
+    text: textBlock(message.text),
+    user: outside(message.user),
+    channel: outside(message.channel),
+    link: outside(message.link),
+  };
 }
 
 const firstLine = (message: string) => message.split('\n', 1)[0] ?? '';

@@ -6,7 +6,10 @@
  */
 import { Cron } from 'croner';
 import Mustache from 'mustache';
+import { type AutomationNotify, SLACK_MESSAGE_PLACEHOLDERS, type SlackTrigger } from './automation-slack.js';
 import { DEFAULT_PROJECT_MENTION } from './project.js';
+
+export type { AutomationNotify, SlackTrigger } from './automation-slack.js';
 
 /** `{ type: "schedule" }`: a five-field cron expression in a timezone. */
 export interface ScheduleTrigger {
@@ -48,9 +51,17 @@ export type AutomationTrigger =
   | CodeChangeTrigger
   | ContentChangeTrigger
   | CommentTrigger
-  | ManualTrigger;
+  | ManualTrigger
+  | SlackTrigger;
 
-export const TRIGGER_TYPES = ['schedule', 'code_change', 'content_change', 'comment', 'manual'] as const;
+export const TRIGGER_TYPES = [
+  'schedule',
+  'code_change',
+  'content_change',
+  'comment',
+  'manual',
+  'slack',
+] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
 
 /** An automation as the API shows it; every field is always present. */
@@ -69,6 +80,8 @@ export interface Automation {
   baseRef: string | null;
   /** Comment authors trusted besides those the host says can write. */
   allowedAuthors: string[];
+  /** Where what became of its runs is posted (`automation-slack.ts`). */
+  notify: AutomationNotify;
   createdAt: string;
   updatedAt: string;
   lastRunAt: string | null;
@@ -181,6 +194,7 @@ export const PLACEHOLDERS = [
   'comment.author',
   'comment.url',
   'schedule.time',
+  ...SLACK_MESSAGE_PLACEHOLDERS,
 ] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 

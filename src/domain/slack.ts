@@ -6,9 +6,10 @@
 /**
  * `mention`: the app mentioned in a channel (`app_mention`); `direct`: a direct message to the app
  * (`message` in an `im`); `reply`: a message in a thread of a channel the app is in, without a
- * mention (a follow-up when the thread is a job's).
+ * mention (a follow-up when the thread is a job's); `post`: a new top-level message in a channel,
+ * without a mention (a run of the automations whose `slack` trigger watches the channel).
  */
-export type SlackMessageKind = 'mention' | 'direct' | 'reply';
+export type SlackMessageKind = 'mention' | 'direct' | 'reply' | 'post';
 
 export interface SlackMessage {
   kind: SlackMessageKind;

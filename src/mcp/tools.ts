@@ -66,6 +66,7 @@ const automation = z.looseObject({
   name: z.string(),
   enabled: z.boolean(),
   trigger: z.looseObject({ type: z.string() }),
+  notify: z.object({ slack: z.string().nullable() }),
   lastRunAt: z.string().nullable(),
   nextRunAt: z.string().nullable(),
   lastRun: z
@@ -314,7 +315,7 @@ function listAutomationsTool({ server, withProject, call, store }: Tools): void 
     {
       title: 'List automations',
       description:
-        "Lists the project's automations: jobs that start themselves on a schedule, a code change, a comment, or on demand. Each has its trigger, whether it is enabled, its last and next run times, and its last run (lastRun) with its status: running, review_needed (pull request open), accepted (merged), closed (closed without merge), no_changes, failed or skipped (reason says why).",
+        "Lists the project's automations: jobs that start themselves on a schedule, a code change, a comment, a Slack message, or on demand. Each has its trigger, whether it is enabled, the Slack channel it notifies (notify.slack), its last and next run times, and its last run (lastRun) with its status: running, review_needed (pull request open), accepted (merged), closed (closed without merge), no_changes, failed or skipped (reason says why).",
       inputSchema: withProject({}),
       outputSchema: z.object({ automations: z.array(automation) }),
       annotations: READ_ONLY,

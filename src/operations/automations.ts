@@ -12,11 +12,13 @@ import {
   checkSchedule,
   templatePlaceholders,
 } from '../domain/automation.js';
+import type { AutomationNotify } from '../domain/automation-slack.js';
 import { AppError } from '../domain/errors.js';
 import { refuseWhileDraining } from '../domain/lifecycle.js';
 import { chooseModel } from '../domain/model-id.js';
 import type { AutomationChange } from '../store/automations.js';
 import { type AutomationRunDeps, type RunResult, runAutomation } from './automation-run.js';
+import { checkSlackChannels } from './automation-slack.js';
 
 /** What saving an automation needs besides the store and the config. */
 export interface AutomationSaveDeps extends AutomationRunDeps {
@@ -33,7 +35,8 @@ export type TriggerInput =
   | { type: 'code_change'; repository: string; branch: string; paths?: string[] | null | undefined }
   | { type: 'content_change'; branch: string; paths?: string[] | null | undefined }
   | { type: 'comment' }
-  | { type: 'manual' };
+  | { type: 'manual' }
+  | { type: 'slack'; channel: string };
 
 /** An automation as a client asks for it; absent fields take the contract's defaults. */
 export interface AutomationInput {
@@ -46,6 +49,7 @@ export interface AutomationInput {
   model?: string | null | undefined;
   baseRef?: string | null | undefined;
   allowedAuthors?: string[] | undefined;
+  notify?: { slack?: string | null | undefined } | undefined;
 }
 
 /** The trigger with its defaults filled in. */
@@ -62,10 +66,16 @@ export function normalTrigger(input: TriggerInput): AutomationTrigger {
       };
     case 'content_change':
       return { type: 'content_change', branch: input.branch, paths: emptyToNull(input.paths) };
+    case 'slack':
+      return { type: 'slack', channel: input.channel };
     default:
       return { type: input.type };
   }
 }
+
+const normalNotify = (input: AutomationInput['notify']): AutomationNotify => ({
+  slack: input?.slack ?? null,
+});
 
 const emptyToNull = (paths: string[] | null | undefined) => (paths && paths.length > 0 ? paths : null);
 
@@ -117,6 +127,7 @@ async function check(
     if (error instanceof AutomationRuleError) throw invalid(error.path, error.message);
     throw error;
   }
+  await checkSlackChannels(deps.store, projectId, automation, invalid);
   if (automation.model !== null) chooseModel(project, deps.config.defaultModel, automation.model);
 }
 
@@ -136,6 +147,7 @@ export async function createAutomation(
     model: input.model ?? null,
     baseRef: input.baseRef ?? null,
     allowedAuthors: input.allowedAuthors ?? [],
+    notify: normalNotify(input.notify),
   };
   await check(deps, projectId, automation);
   return deps.store.automations.create({ projectId, ...automation });
@@ -151,9 +163,11 @@ export async function updateAutomation(
   const current = await deps.store.automations.get(projectId, automationId);
   if (!current) throw automationNotFound(automationId);
   const change: AutomationChange = Object.fromEntries(
-    Object.entries({ ...input, trigger: input.trigger && normalTrigger(input.trigger) }).filter(
-      ([, value]) => value !== undefined,
-    ),
+    Object.entries({
+      ...input,
+      trigger: input.trigger && normalTrigger(input.trigger),
+      notify: input.notify && normalNotify(input.notify),
+    }).filter(([, value]) => value !== undefined),
   );
   await check(deps, projectId, { ...current, ...change });
   const updated = await deps.store.automations.update(projectId, automationId, change);

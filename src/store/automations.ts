@@ -4,7 +4,13 @@
  * conditional update, which one process wins whatever the number racing for it (on PostgreSQL as
  * on SQLite).
  */
-import { type Automation, type AutomationTrigger, nextRunAt } from '../domain/automation.js';
+import {
+  type Automation,
+  type AutomationNotify,
+  type AutomationTrigger,
+  nextRunAt,
+} from '../domain/automation.js';
+import { NO_NOTIFY } from '../domain/automation-slack.js';
 import { ID_PATTERN, newId } from '../domain/ids.js';
 import { automationRunQueries } from './automation-runs.js';
 import type { Db } from './db.js';
@@ -22,6 +28,8 @@ export interface NewAutomation {
   model: string | null;
   baseRef: string | null;
   allowedAuthors: string[];
+  /** Nowhere when absent. */
+  notify?: AutomationNotify | undefined;
 }
 
 /** The fields an update may change. */
@@ -40,6 +48,9 @@ export function toAutomation(row: AutomationRow): Automation {
     model: row.model,
     baseRef: row.base_ref,
     allowedAuthors: JSON.parse(row.allowed_authors) as string[],
+    notify: row.notify
+      ? { ...NO_NOTIFY, ...(JSON.parse(row.notify) as Partial<AutomationNotify>) }
+      : NO_NOTIFY,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     lastRunAt: row.last_run_at,
@@ -166,7 +177,20 @@ function newRow(input: NewAutomation, now: Date): AutomationRow {
     updated_at: at,
     last_run_at: null,
     next_run_at: nextRunAt(input, now),
+    notify: input.notify?.slack ? JSON.stringify(input.notify) : null,
+    notify_since: input.notify?.slack ? at : null,
   };
+}
+
+/** The notify columns: `notify_since` moves when the channel changes, so no earlier run is posted. */
+function notifyColumns(
+  notify: AutomationNotify,
+  current: AutomationNotify,
+  at: string,
+): { notify: string | null; notify_since?: string | null } {
+  const json = notify.slack ? JSON.stringify(notify) : null;
+  if (current.slack === notify.slack) return { notify: json };
+  return { notify: json, notify_since: notify.slack ? at : null };
 }
 
 /** Creating, changing and deleting automations. */
@@ -207,6 +231,7 @@ function automationWrites(db: Db) {
             model: next.model,
             base_ref: next.baseRef,
             allowed_authors: JSON.stringify(next.allowedAuthors),
+            ...notifyColumns(next.notify ?? NO_NOTIFY, current.notify, at),
             updated_at: at,
             ...(scheduleChanged ? { next_run_at: nextRunAt(next, now) } : {}),
             // Enabled again or watching something else: the head seen then is its first (history

@@ -25,6 +25,7 @@ import * as m0023 from './migrations/0023_progress_messages.js';
 import * as m0024 from './migrations/0024_slack.js';
 import * as m0025 from './migrations/0025_pull_request_commands.js';
 import * as m0026 from './migrations/0026_host_pull_requests.js';
+import * as m0027 from './migrations/0027_automation_slack.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0024_slack': m0024,
   '0025_pull_request_commands': m0025,
   '0026_host_pull_requests': m0026,
+  '0027_automation_slack': m0027,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

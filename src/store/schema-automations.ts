@@ -49,6 +49,10 @@ export interface AutomationsTable {
   last_run_at: string | null;
   /** A schedule's next time while enabled; null otherwise. */
   next_run_at: string | null;
+  /** JSON `{ slack }`: where what became of its runs is posted; null: nowhere. */
+  notify: string | null;
+  /** When the notify channel was set: nothing before it is posted. */
+  notify_since: string | null;
 }
 
 /** Every event an automation saw, and what came of it. */
@@ -83,5 +87,30 @@ export interface HostPullRequestsTable {
   checked_at: string;
 }
 
+/** A notice of what became of an automation's run, recorded before it is posted (`store/automation-notices.ts`). */
+export interface AutomationNoticesTable {
+  id: string;
+  automation_id: string;
+  project_id: string;
+  /** Null for a run that failed before it made a job. */
+  job_id: string | null;
+  /** `pr_opened` | `pr_merged` | `run_failed`. */
+  happening: string;
+  /** What makes it one of a kind with the automation and the happening (a pull request's URL). */
+  subject: string;
+  channel: string;
+  text: string;
+  created_at: string;
+  /** The notifier holds the row until then; null: nobody does. */
+  claimed_until: string | null;
+  attempts: number;
+  /** Why the latest try failed; null when none did, or none ended (an unknown outcome). */
+  last_error: string | null;
+  sent_at: string | null;
+  /** When the notifier stopped trying (every try failed); null while it tries. */
+  gave_up_at: string | null;
+}
+
+export type AutomationNoticeRow = Selectable<AutomationNoticesTable>;
 export type AutomationRow = Selectable<AutomationsTable>;
 export type AutomationRunRow = Selectable<AutomationRunsTable>;

@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type {
+  AutomationNoticesTable,
   AutomationRunsTable,
   AutomationsTable,
   HostEventsTable,
@@ -47,6 +48,7 @@ export interface Database {
   automations: AutomationsTable;
   automation_runs: AutomationRunsTable;
   host_pull_requests: HostPullRequestsTable;
+  automation_notices: AutomationNoticesTable;
   slack_channels: SlackChannelsTable;
   slack_users: SlackUsersTable;
   slack_events: SlackEventsTable;

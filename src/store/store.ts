@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { adminQueries } from './admin.js';
 import { apiKeyQueries } from './api-keys.js';
+import { automationNoticeQueries } from './automation-notices.js';
 import { automationQueries } from './automations.js';
 import { contextRepositoryQueries } from './context-repositories.js';
 import type { Db } from './db.js';
@@ -59,6 +60,8 @@ export interface Store {
   automations: ReturnType<typeof automationQueries>;
   /** Slack: channels mapped to projects, the events Slack delivered, the threads jobs were asked in. */
   slack: ReturnType<typeof slackQueries>;
+  /** The notices of what became of automations' runs, recorded before they are posted to Slack. */
+  automationNotices: ReturnType<typeof automationNoticeQueries>;
   /** Database-wide figures for the metrics gauges. */
   stats: ReturnType<typeof statsQueries>;
   /**
@@ -92,6 +95,7 @@ export function createStore(db: Db): Store {
     hostEvents: hostEventQueries(db),
     automations: automationQueries(db),
     slack: slackQueries(db),
+    automationNotices: automationNoticeQueries(db),
     stats: statsQueries(db),
     isTransient: db.isTransient,
     ping: async () => {

@@ -30,6 +30,10 @@ export interface AutomationValues {
   paths: string;
   prompt: string;
   allowedAuthors: string;
+  /** The `slack` trigger's channel. */
+  slackChannel: string;
+  /** The channel told what became of the runs; empty: none. */
+  notifySlack: string;
   group: boolean;
   draft: boolean;
 }
@@ -43,6 +47,7 @@ const TRIGGER_LABELS: Record<TriggerType, string> = {
   content_change: 'Change in the content repository (not made by the service)',
   comment: 'Comment that mentions the service',
   manual: 'Manual (Run now, the API, the CLI)',
+  slack: 'New message in a Slack channel',
 };
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -73,6 +78,8 @@ export function triggerWords(trigger: AutomationTrigger): string {
       return `code change on ${trigger.repository}/${trigger.branch}${pathWords(trigger.paths)}`;
     case 'content_change':
       return `content change on ${trigger.branch}${pathWords(trigger.paths)}`;
+    case 'slack':
+      return `new message in Slack channel ${trigger.channel}`;
     default:
       return trigger.type;
   }
@@ -99,6 +106,8 @@ export function readAutomationForm(body: unknown): AutomationValues {
     paths: text(form.paths),
     prompt: text(form.prompt).replace(/\r\n/g, '\n'),
     allowedAuthors: text(form.allowedAuthors),
+    slackChannel: text(form.slackChannel).trim(),
+    notifySlack: text(form.notifySlack).trim(),
     group: form.group !== undefined,
     draft: form.draft !== undefined,
   };
@@ -121,6 +130,8 @@ export function automationValues(from?: Automation | AutomationTemplate): Automa
         : '',
     prompt: from?.prompt ?? '',
     allowedAuthors: saved?.allowedAuthors.join('\n') ?? '',
+    slackChannel: trigger.type === 'slack' ? trigger.channel : '',
+    notifySlack: saved?.notify.slack ?? '',
     group: saved?.group ?? true,
     draft: saved?.draft ?? false,
   };
@@ -169,6 +180,10 @@ export function automationInput(
     case 'manual':
       trigger = { type: values.triggerType };
       break;
+    case 'slack':
+      if (!values.slackChannel) errors.slackChannel = required;
+      trigger = { type: 'slack', channel: values.slackChannel };
+      break;
     default:
       errors.triggerType = 'pick one of the triggers';
   }
@@ -181,6 +196,7 @@ export function automationInput(
       group: values.group,
       draft: values.draft,
       allowedAuthors: authors,
+      notify: { slack: values.notifySlack || null },
     },
   };
 }
@@ -199,6 +215,8 @@ export function errorsOf(error: AppError): AutomationErrors {
       branch: 'branch',
       paths: 'paths',
       allowedAuthors: 'allowedAuthors',
+      channel: 'slackChannel',
+      'notify.slack': 'notifySlack',
     };
     const field = fields[path];
     if (field) return { [field]: detail.message };
@@ -283,8 +301,11 @@ export function automationForm(options: {
       ${input('repository', 'Context repository', values, errors, 'Code change only: the name of one of the project’s context repositories.')}
       ${input('branch', 'Branch', values, errors, 'The branch whose new commits start a run.')}
       ${input('paths', 'Paths', values, errors, 'Optional globs, one a line (src/**): only a change to a matching file starts a run.', true)}</fieldset>
+    <fieldset><legend>Slack</legend>
+      ${input('slackChannel', 'Slack channel', values, errors, 'New message in a Slack channel only: the channel id (C…), mapped to this project on its settings page. Each new top-level message is a run.')}
+      ${input('notifySlack', 'Notify Slack channel', values, errors, 'Optional: a channel id (C…) mapped to this project, told when a run’s pull request opens, is merged, or the run fails.')}</fieldset>
     <div><label for="a-prompt">Prompt</label><textarea id="a-prompt" name="prompt" rows="14" aria-describedby="h-a-prompt"${invalid(errors, 'prompt')}>${values.prompt}</textarea>
-      ${fieldHint('h-a-prompt', errors.prompt, html`A template: <code>{{change.diff}}</code>, <code>{{comment.body}}</code>, <code>{{schedule.time}}</code>, <code>{{variables.NAME}}</code> and the other placeholders of the docs; an unknown one is refused.`)}</div>
+      ${fieldHint('h-a-prompt', errors.prompt, html`A template: <code>{{change.diff}}</code>, <code>{{comment.body}}</code>, <code>{{schedule.time}}</code>, <code>{{message.text}}</code>, <code>{{variables.NAME}}</code> and the other placeholders of the docs; an unknown one is refused.`)}</div>
     ${input('allowedAuthors', 'Allowed authors', values, errors, 'Comment trigger: authors trusted besides those the code host says can write; one a line.', true)}
     <fieldset><legend>Jobs</legend>
       ${check('group', 'Group runs', 'While the latest job’s pull request is open, a run is a follow-up on it.')}

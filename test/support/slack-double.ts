@@ -19,6 +19,8 @@ export interface SlackDoubleMessage {
   ts: string;
   thread_ts?: string;
   bot_id?: string;
+  /** Slack's message metadata, as the app posted it. */
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
 }
 
 export interface SlackCall {
@@ -42,6 +44,8 @@ export interface SlackDouble {
   addChannel(id: string, members: string[]): void;
   /** The messages the app posted in a thread. */
   posted(channel: string, threadTs: string): string[];
+  /** The messages the app posted at the top of a channel (its automation notices). */
+  notices(channel: string): string[];
   /** A person's message in a channel (in a thread with `threadTs`), and the envelope Slack would send. */
   say(input: {
     channel: string;
@@ -69,6 +73,7 @@ const METHODS = new Set([
   'chat.postMessage',
   'conversations.replies',
   'conversations.members',
+  'conversations.history',
   'apps.connections.open',
   'auth.test',
 ]);
@@ -90,7 +95,8 @@ export async function startSlackDouble(): Promise<SlackDouble> {
   const channels = new Map<string, { members: string[]; messages: SlackDoubleMessage[] }>();
   const calls: SlackCall[] = [];
   const violations: string[] = [];
-  let clock = 1_700_000_000;
+  // Timestamps near now, as Slack's are: the app reads a channel's history since a time.
+  let clock = Math.floor(Date.now() / 1000);
   const nextTs = () => `${++clock}.000100`;
   let socket: WebSocket | null = null;
   let whenConnected: (() => void) | null = null;
@@ -118,6 +124,15 @@ export async function startSlackDouble(): Promise<SlackDouble> {
     if (!channel) return refuse(method, 'channel_not_found');
     if (method === 'conversations.members')
       return { ok: true, members: channel.members, response_metadata: { next_cursor: '' } };
+    if (method === 'conversations.history') {
+      const oldest = Number(p.oldest ?? 0);
+      const withMetadata = p.include_all_metadata === 'true';
+      const messages = channel.messages
+        .filter((each) => !each.thread_ts && Number(each.ts) >= oldest)
+        .map(({ metadata, ...each }) => (withMetadata && metadata ? { ...each, metadata } : each))
+        .reverse();
+      return { ok: true, messages, has_more: false, response_metadata: { next_cursor: '' } };
+    }
     const threadTs = method === 'conversations.replies' ? p.ts : p.thread_ts;
     const parent = threadTs ? channel.messages.find((each) => each.ts === threadTs) : undefined;
     if (method === 'conversations.replies') {
@@ -127,9 +142,19 @@ export async function startSlackDouble(): Promise<SlackDouble> {
     }
     if (!p.text) return refuse(method, 'no_text');
     if (threadTs && !parent) return refuse(method, 'thread_ts does not name a message of the channel');
-    if (!threadTs) return refuse(method, 'the app posts only in threads');
+    // Only an automation's notice goes at the top of a channel, and it carries its mark.
+    const metadata = p.metadata ? (JSON.parse(p.metadata) as SlackDoubleMessage['metadata']) : undefined;
+    if (!threadTs && metadata?.event_type !== 'agentjobs_notice')
+      return refuse(method, 'the app posts only in threads, but for its marked notices');
     const ts = nextTs();
-    channel.messages.push({ user: botUserId, bot_id: 'BAPP01', text: p.text, ts, thread_ts: threadTs });
+    channel.messages.push({
+      user: botUserId,
+      bot_id: 'BAPP01',
+      text: p.text,
+      ts,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+      ...(metadata ? { metadata } : {}),
+    });
     return { ok: true, channel: p.channel, ts };
   };
 
@@ -181,6 +206,11 @@ export async function startSlackDouble(): Promise<SlackDouble> {
     posted(channel, threadTs) {
       return (channels.get(channel)?.messages ?? [])
         .filter((each) => each.thread_ts === threadTs && each.user === botUserId)
+        .map((each) => each.text);
+    },
+    notices(channel) {
+      return (channels.get(channel)?.messages ?? [])
+        .filter((each) => !each.thread_ts && each.user === botUserId)
         .map((each) => each.text);
     },
     say(input) {

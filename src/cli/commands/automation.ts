@@ -24,6 +24,8 @@ interface AutomationOptions extends OutputOptions {
   model?: string;
   baseRef?: string;
   allowedAuthors?: string;
+  channel?: string;
+  notifySlack?: string;
 }
 
 type Trigger = CreateAutomationInput['trigger'];
@@ -50,6 +52,7 @@ function triggerOf(options: AutomationOptions, base: Trigger | undefined): Trigg
     options.repository,
     options.branch,
     options.paths,
+    options.channel,
   ];
   if (type === undefined || (base !== undefined && touched.every((value) => value === undefined)))
     return base;
@@ -74,8 +77,10 @@ function triggerOf(options: AutomationOptions, base: Trigger | undefined): Trigg
     case 'comment':
     case 'manual':
       return { type };
+    case 'slack':
+      return { type, channel: options.channel ?? (from.channel as string) ?? '' };
     default:
-      throw new CliError('--trigger takes schedule, code_change, content_change, comment or manual.');
+      throw new CliError('--trigger takes schedule, code_change, content_change, comment, manual or slack.');
   }
 }
 
@@ -92,6 +97,9 @@ function fieldsOf(options: AutomationOptions): UpdateAutomationInput {
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(options.baseRef !== undefined ? { baseRef: options.baseRef } : {}),
     ...(options.allowedAuthors !== undefined ? { allowedAuthors: list(options.allowedAuthors) ?? [] } : {}),
+    ...(options.notifySlack !== undefined
+      ? { notify: { slack: options.notifySlack === 'none' ? null : options.notifySlack } }
+      : {}),
   };
 }
 
@@ -100,6 +108,7 @@ const triggerText = (automation: Automation) => {
   if (trigger.type === 'schedule') return `schedule ${trigger.cron} (${trigger.timezone})`;
   if (trigger.type === 'code_change') return `code_change ${trigger.repository}@${trigger.branch}`;
   if (trigger.type === 'content_change') return `content_change @${trigger.branch}`;
+  if (trigger.type === 'slack') return `slack ${trigger.channel}`;
   return trigger.type;
 };
 
@@ -107,6 +116,7 @@ const describe = (automation: Automation) =>
   [
     `Automation ${automation.id}: ${automation.name} (${automation.enabled ? 'enabled' : 'disabled'})`,
     `Trigger: ${triggerText(automation)}`,
+    ...(automation.notify?.slack ? [`Notify: Slack ${automation.notify.slack}`] : []),
     `Group runs: ${automation.group ? 'yes' : 'no'}; last run: ${automation.lastRunAt ?? '-'}; next run: ${automation.nextRunAt ?? '-'}`,
     '',
     automation.prompt,
@@ -119,7 +129,7 @@ function savingOptions(command: Command): Command {
     .option('--name <text>', 'what the automation is called')
     .option('--prompt <template>', 'the prompt template ({{change.diff}}, {{comment.body}}, … placeholders)')
     .option('--prompt-file <path>', 'read the prompt template from a file')
-    .option('--trigger <type>', 'schedule, code_change, content_change, comment or manual')
+    .option('--trigger <type>', 'schedule, code_change, content_change, comment, manual or slack')
     .option('--cron <expression>', 'schedule: five fields, e.g. "0 9 * * 1"')
     .option('--timezone <name>', 'schedule: an IANA timezone (default UTC)')
     .option('--repository <name>', "code_change: one of the project's context repositories")
@@ -133,6 +143,11 @@ function savingOptions(command: Command): Command {
     .option('--model <id>', 'a model the project allows')
     .option('--base-ref <branch>', "the branch pull requests target (default: the project's)")
     .option('--allowed-authors <names>', 'comma-separated comment authors trusted besides writers')
+    .option('--channel <id>', 'slack: the channel (C…) whose new messages are runs, mapped to the project')
+    .option(
+      '--notify-slack <id>',
+      "a channel (C…) mapped to the project told what became of runs; 'none' for none",
+    )
     .option('--json', 'machine-readable output');
 }
 
@@ -236,7 +251,8 @@ function updateCommand(automation: Command): void {
         options.timezone ||
         options.repository ||
         options.branch ||
-        options.paths
+        options.paths ||
+        options.channel
           ? await client.getAutomation(automationId, { projectId })
           : undefined;
       const trigger = current ? triggerOf(options, current.trigger as Trigger) : undefined;

@@ -1,12 +1,15 @@
 /**
  * The Slack dispatcher: a background loop (`background/loop.ts`) woken when an event is recorded,
- * that claims recorded events under a lease and handles each (`handle.ts`) once. A try that fails
+ * that claims recorded events under a lease and handles each once: a post runs the automations
+ * that watch its channel (`automation-trigger.ts`), any other message asks for work (`handle.ts`). A try that fails
  * (Slack or the database away, a draining process) is tried again later, at most `MAX_ATTEMPTS`
  * times; what came of each event is kept on its row.
  */
 import { type BackgroundLoop, backgroundLoop } from '../../background/loop.js';
+import type { AutomationConfig } from '../../config/config.js';
 import type { Logger } from '../../log.js';
 import { SLACK_EVENTS_CHANNEL } from '../../store/channels.js';
+import { runSlackAutomations } from './automation-trigger.js';
 import { handleSlackMessage, type SlackHandlerDeps } from './handle.js';
 
 const BATCH = 20;
@@ -16,7 +19,7 @@ const RETRY_MS = 5_000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export function createSlackDispatcher(
-  deps: SlackHandlerDeps & { logger: Logger; pollMs: number },
+  deps: SlackHandlerDeps & { automations: AutomationConfig; logger: Logger; pollMs: number },
 ): BackgroundLoop {
   const { store, logger } = deps;
   let prunedAt = 0;
@@ -33,7 +36,10 @@ export function createSlackDispatcher(
       const events = await store.slack.claimEvents(BATCH);
       for (const { eventId, message, attempts } of events) {
         try {
-          const outcome = await handleSlackMessage(deps, eventId, message);
+          const outcome =
+            message.kind === 'post'
+              ? await runSlackAutomations(deps, message)
+              : await handleSlackMessage(deps, eventId, message);
           await store.slack.markProcessed(eventId, outcome);
           logger.info({ eventId, kind: message.kind, channel: message.channelId, outcome }, 'Slack event');
         } catch (error) {

@@ -23,9 +23,19 @@ it('reads mentions, direct messages and thread replies, and nothing else', () =>
   ).toMatchObject({
     message: { kind: 'reply', threadTs: '1.0' },
   });
+  // A top-level message without a mention: a post, for the automations that watch the channel.
+  expect(readEnvelope(callback({ type: 'message', channel_type: 'channel' }))).toMatchObject({
+    message: { kind: 'post', threadTs: null, text: 'hi', userId: 'U1' },
+  });
+  // A reply also sent to the channel is a reply.
+  expect(
+    readEnvelope(
+      callback({ type: 'message', subtype: 'thread_broadcast', channel_type: 'channel', thread_ts: '1.0' }),
+    ),
+  ).toMatchObject({ message: { kind: 'reply' } });
   const ignored = (event: Record<string, unknown>) => readEnvelope(callback(event)).kind;
-  // A top-level message without a mention; a reply that mentions the app (its app_mention is read).
-  expect(ignored({ type: 'message', channel_type: 'channel' })).toBe('ignored');
+  // A post that mentions the app (its app_mention is read), a reply that mentions the app.
+  expect(ignored({ type: 'message', channel_type: 'channel', text: '<@UAPP> fix it' })).toBe('ignored');
   expect(ignored({ type: 'message', channel_type: 'channel', thread_ts: '1.0', text: '<@UAPP> more' })).toBe(
     'ignored',
   );

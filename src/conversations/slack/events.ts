@@ -2,7 +2,8 @@
  * Reads what Slack delivers (an Events API envelope, over HTTP or inside a Socket Mode frame) into
  * the one `SlackMessage` the dispatcher acts on, or says why it is none of the service's business.
  * Bots never ask (`bot_id`, `bot_message`), so the app never answers itself; edits, deletions and
- * other subtypes ask nothing either.
+ * other subtypes ask nothing either. A new top-level message in a channel is a `post`, which only
+ * a `slack` automation trigger acts on.
  */
 import { z } from 'zod';
 import type { SlackMessage } from '../../domain/slack.js';
@@ -87,7 +88,8 @@ function messageKind(
   if (event.type === 'app_mention') return 'mention';
   if (event.type !== 'message') return null;
   if (event.channel_type === 'im') return 'direct';
-  // A reply that mentions the app comes again as an app_mention: that one is acted on.
+  // A message that mentions the app comes again as an app_mention: that one is acted on.
   if (botUserId && event.text?.includes(`<@${botUserId}`)) return null;
-  return threadTs ? 'reply' : null;
+  // A reply also sent to the channel (`thread_broadcast`) is still a reply, not a new message.
+  return threadTs ? 'reply' : 'post';
 }

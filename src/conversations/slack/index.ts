@@ -1,7 +1,7 @@
 /**
  * Slack in a process (docs/slack.md), as `server.ts` wires it: the events endpoint beside the API,
  * and, when the app has a bot token, the dispatcher of recorded events, the reporter of finished
- * jobs and, with an app-level token, the Socket Mode connection. The secrets are read once, when
+ * jobs, the notifier of automations' runs and, with an app-level token, the Socket Mode connection. The secrets are read once, when
  * first needed (`credentials.ts`); without a bot token Slack is off and nothing here runs.
  */
 import type { Config } from '../../config/config.js';
@@ -12,6 +12,7 @@ import type { Store } from '../../store/store.js';
 import { createSlackApi } from './client.js';
 import { readSlackCredentials, type SlackCredentials } from './credentials.js';
 import { createSlackDispatcher } from './dispatcher.js';
+import { createSlackNotifier } from './notices.js';
 import { createSlackReporter } from './reporter.js';
 import type { SlackRouteOptions } from './route.js';
 import { createSlackSocket } from './socket.js';
@@ -69,6 +70,7 @@ export function slackPart(options: SlackOptions) {
       const deps = {
         store,
         config,
+        automations: config.automations,
         api,
         log: logger,
         lifecycle: options.lifecycle,
@@ -78,9 +80,11 @@ export function slackPart(options: SlackOptions) {
       };
       const dispatcher = createSlackDispatcher(deps);
       const reporter = createSlackReporter(deps);
-      running.push(dispatcher, reporter);
+      const notifier = createSlackNotifier(deps);
+      running.push(dispatcher, reporter, notifier);
       await dispatcher.start();
       await reporter.start();
+      await notifier.start();
       if (credentials.appToken) {
         const socket = createSlackSocket({
           appToken: credentials.appToken,

@@ -2,10 +2,12 @@
  * Receiving what Slack sends, over either way in: the events endpoint and Socket Mode read the
  * envelope the same way and record a message once per event id before they answer, so a crash
  * after the answer loses nothing and a retry (`X-Slack-Retry-Num`, a Socket Mode redelivery)
- * starts nothing twice. The dispatcher takes it from there.
+ * starts nothing twice. The dispatcher takes it from there. A channel's new top-level message is
+ * recorded only when an automation watches the channel.
  */
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/store.js';
+import { slackAutomationsFor } from './automation-trigger.js';
 import { type ReadEnvelope, readEnvelope } from './events.js';
 
 export type Receipt =
@@ -15,7 +17,7 @@ export type Receipt =
 
 /** Reads and records an envelope. @throws SlackPayloadError when the body is no envelope. */
 export async function receiveEnvelope(
-  store: Pick<Store, 'slack'>,
+  store: Pick<Store, 'slack' | 'automations'>,
   logger: Logger,
   body: unknown,
   via: 'http' | 'socket',
@@ -25,6 +27,15 @@ export async function receiveEnvelope(
   if (read.kind === 'ignored') {
     logger.debug({ via, reason: read.reason }, 'Slack event ignored');
     return { outcome: 'ignored', reason: read.reason };
+  }
+  // Every message of every channel the app is in comes as a post: only one that an automation
+  // watches is kept, so the rest of a channel's talk is never stored.
+  if (
+    read.message.kind === 'post' &&
+    (await slackAutomationsFor(store, read.message.channelId)).length === 0
+  ) {
+    logger.debug({ via, channel: read.message.channelId }, 'Slack post in a channel no automation watches');
+    return { outcome: 'ignored', reason: 'a post in a channel no automation watches' };
   }
   const recorded = await store.slack.recordEvent(read.eventId, read.message);
   logger.info(
