@@ -15,13 +15,14 @@ import { filterByPattern } from './glob.js';
 import { type BaseMerge, mergeBase } from './merge.js';
 import { resolveRepoPath, WorkspaceError } from './paths.js';
 import { isUnder, type SearchResult, searchWorkspace } from './search.js';
-import { listTree, MODE, type Overlay, type Resolved, TreeReader } from './tree.js';
+import { listTree, MODE, type Overlay, type Resolved, type TreeEntry, TreeReader } from './tree.js';
 import {
   type CommitOptions,
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_SEARCH_LIMIT,
   type PendingChanges,
   type SearchOptions,
+  startBranches,
   type WorkspaceOptions,
 } from './workspace-options.js';
 import {
@@ -31,6 +32,7 @@ import {
   readRecordedBlobs,
   removeWorktree,
   removeWrittenFile,
+  type WorktreeStart,
   type WrittenFile,
 } from './worktree.js';
 
@@ -61,15 +63,10 @@ export class Workspace {
   private readonly catFile: CatFile;
   private readonly trees: TreeReader;
   /** The branch the job branch was made from here (the base, or the job branch itself) and its commit. */
-  private readonly madeFrom: { ref: string; commit: string };
+  private readonly madeFrom: { ref: string; commit: string; tree: string };
   private closed = false;
 
-  private constructor(
-    options: WorkspaceOptions,
-    dir: string,
-    start: { head: string; tree: string; from: string },
-    objects: MirrorReader,
-  ) {
+  private constructor(options: WorkspaceOptions, dir: string, start: WorktreeStart, objects: MirrorReader) {
     this.mirrorPath = options.mirrorPath;
     this.dir = dir;
     this.branch = options.branch;
@@ -79,19 +76,14 @@ export class Workspace {
     this.objects = objects;
     this.catFile = objects.reader;
     this.trees = new TreeReader(this.catFile);
-    this.madeFrom = { ref: start.from, commit: start.head };
+    this.madeFrom = { ref: start.from, commit: start.head, tree: start.tree };
   }
 
   /** Adds the worktree (`--no-checkout`) on the job branch; no file is written and no index is filled. */
   static async create(options: WorkspaceOptions): Promise<Workspace> {
     const dir = resolvePath(options.dir);
-    const { branch, baseRef } = options;
-    const start =
-      options.startFrom === 'branch'
-        ? branch
-        : options.startFrom === 'branch-or-base'
-          ? [branch, baseRef]
-          : baseRef;
+    const { branch } = options;
+    const start = startBranches(options);
     const objects = openMirrorReader(resolvePath(options.mirrorPath));
     try {
       const head = await addWorktree({
@@ -203,6 +195,17 @@ export class Workspace {
     });
   }
 
+  /** Whether the branch is where the workspace made it from `ref`: no commit and no merge since. */
+  isAtStartOf(ref: string): boolean {
+    return this.madeFrom.ref === ref && this.head === this.madeFrom.commit;
+  }
+
+  /** The entry at `path` in the head commit, or in the one the workspace started at (`TreeReader.entryAt`). */
+  async entryAt(path: string, at: 'head' | 'start' = 'head'): Promise<TreeEntry | null> {
+    this.assertOpen();
+    return this.trees.entryAt(at === 'head' ? this.rootTree : this.madeFrom.tree, path);
+  }
+
   /** Paths the agent wrote, moved or deleted since the last commit, sorted. */
   changedPaths(): string[] {
     return [...new Set([...this.written.keys(), ...this.deleted])].sort();
@@ -278,10 +281,8 @@ export class Workspace {
   async mergeBase(baseRef: string, identity: Omit<CommitOptions, 'message'>): Promise<BaseMerge> {
     this.assertOpen();
     if (this.changedPaths().length > 0) throw new Error('The base is merged before any change.');
-    // A branch made from the base here holds the base as this run found it: nothing to merge, and
-    // no git process to learn so (every new job's first run).
-    if (this.madeFrom.ref === baseRef && this.head === this.madeFrom.commit)
-      return { status: 'up-to-date', commit: null, tree: null, conflicts: [] };
+    // A branch made from the base here holds the base as this run found it (every new job's first run).
+    if (this.isAtStartOf(baseRef)) return { status: 'up-to-date', commit: null, tree: null, conflicts: [] };
     const merged = await mergeBase({
       dir: this.dir,
       head: this.head,
