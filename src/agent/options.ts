@@ -53,15 +53,12 @@ export interface RunAgentOptions {
   signal: AbortSignal;
   onEvent: AgentEventSink;
   /**
-   * Receives the events of one finished step together, in order, instead of `onEvent` one by one:
-   * the worker writes them in one transaction. Optional; same contract as `onEvent`.
+   * Receives a finished step's events together, in order, and the conversation after the step,
+   * instead of `onEvent` one by one: the worker writes both in one transaction, so that a run
+   * whose process dies can be continued from there, never from ahead of what it reported.
+   * Optional; same contract as `onEvent` (a throw ends the run).
    */
-  onEvents?: (events: NewEvent[]) => Promise<void>;
-  /**
-   * Receives the conversation after each finished step (its events reported first), so that a run
-   * whose process dies can be continued from there. Optional; a throw ends the run.
-   */
-  onProgress?: (conversation: ModelMessage[]) => Promise<void>;
+  onStep?: (events: NewEvent[], conversation: ModelMessage[]) => Promise<void>;
   /** Retries of a failed model call (429, 5xx). Default `DEFAULT_MAX_RETRIES`. */
   maxRetries?: number;
   /** How long to wait out a model outage before failing. Default `DEFAULT_MODEL_OUTAGE_WAIT_MS`. */

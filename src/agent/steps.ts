@@ -100,17 +100,15 @@ async function stepFinished(session: AgentSession, round: Round, step: StepResul
     { type: 'usage' as const, data: { ...session.usage } },
   ];
   // A run that already ended (aborted while this step finished) reports nothing more.
-  const { onEvents, onEvent, onProgress } = session.options;
-  if (onEvents) {
-    if (!session.settled) await onEvents(events);
-  } else {
-    for (const event of events) {
-      if (session.settled) return;
-      await onEvent(event.type, event.data);
-    }
+  const { onStep, onEvent } = session.options;
+  if (onStep) {
+    if (!session.settled) await onStep(events, session.conversation);
+    return;
   }
-  // After the events: what a later attempt continues from is never ahead of what was reported.
-  if (onProgress && !session.settled) await onProgress(session.conversation);
+  for (const event of events) {
+    if (session.settled) return;
+    await onEvent(event.type, event.data);
+  }
 }
 
 function compact(session: AgentSession, messages: ModelMessage[]): ModelMessage[] {

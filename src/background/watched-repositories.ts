@@ -18,7 +18,6 @@ import {
 } from '../git/change.js';
 import { contextMirrorsDir } from '../git/context-mirror.js';
 import { ensureMirror } from '../git/mirror.js';
-import { runGit } from '../git/run.js';
 import { contextGitEnv } from '../hosts/context-access.js';
 import { lazySecretBox } from '../store/secrets.js';
 import type { Store } from '../store/store.js';

@@ -44,10 +44,15 @@ export async function workspaceChanges(workspace: Workspace, baseRef: string): P
   const base = `refs/heads/${baseRef}`;
   const git = async (args: string[]) =>
     (await runGit(args, { cwd: workspace.dir })).stdout.toString('utf8').split('\0').filter(Boolean);
-  const committed = await git(['diff', '--name-only', '--no-renames', '-z', `${base}...HEAD`]);
+  // A branch still at the base it was made from has no commit of its own, and its head is the base
+  // as the run found it: what the job changed is the agent's changes alone, read without git.
+  const atBase = workspace.isAtStartOf(baseRef);
+  const committed = atBase ? [] : await git(['diff', '--name-only', '--no-renames', '-z', `${base}...HEAD`]);
   const paths = [...new Set([...committed, ...workspace.changedPaths()])].sort();
   if (paths.length === 0) return [];
-  const before = new Set(await git(['ls-tree', '--name-only', '-z', base, '--', ...paths]));
+  const before = atBase
+    ? await headPaths(workspace, paths)
+    : new Set(await git(['ls-tree', '--name-only', '-z', base, '--', ...paths]));
   const now = new Set(await workspace.listFiles());
   const changes: Change[] = [];
   for (const path of paths) {
@@ -56,6 +61,12 @@ export async function workspaceChanges(workspace: Workspace, baseRef: string): P
     } else changes.push({ path, kind: before.has(path) ? 'modified' : 'added' });
   }
   return changes;
+}
+
+/** Which of `paths` the workspace's head commit has. */
+async function headPaths(workspace: Workspace, paths: string[]): Promise<Set<string>> {
+  const found = await Promise.all(paths.map(async (path) => (await workspace.entryAt(path)) !== null));
+  return new Set(paths.filter((_, index) => found[index]));
 }
 
 /**

@@ -46,7 +46,8 @@ export interface MergeBaseOptions {
   rebuild?: boolean;
 }
 
-const UP_TO_DATE: BaseMerge = {
+/** A merge that had nothing to do. */
+export const UP_TO_DATE: BaseMerge = {
   status: 'up-to-date',
   commit: null,
   tree: null,

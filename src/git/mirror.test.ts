@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -146,6 +146,69 @@ describe('ensureMirror', () => {
   });
 });
 
+describe('ensureMirror, doing no more than it must', () => {
+  it('writes the repository into the mirror only when it changed, and fetches from the new one', async () => {
+    const mirror = await ensureMirror({ mirrorsDir, projectId: 'p5', repository: origin, env: {} });
+    const config = join(mirror, 'config');
+    const before = statSync(config).ino;
+    await ensureMirror({ mirrorsDir, projectId: 'p5', repository: origin, env: {} });
+    // `git config` writes a new file (a lock file renamed into place) even for the same value.
+    expect(statSync(config).ino).toBe(before);
+
+    // Moved to a copy whose path git quotes in its config (a space and a '#'): written, and fetched from.
+    const moved = join(root, 'moved # here.git');
+    await git(root, 'clone', '--quiet', '--bare', origin, moved);
+    await git(moved, 'branch', '--quiet', 'only-in-the-copy', 'main');
+    await ensureMirror({ mirrorsDir, projectId: 'p5', repository: moved, env: {} });
+    expect(await git(mirror, 'config', 'remote.origin.url')).toBe(moved);
+    expect(await refs(mirror)).toBe(await refs(moved));
+    const quoted = statSync(config).ino;
+    await ensureMirror({ mirrorsDir, projectId: 'p5', repository: moved, env: {} });
+    expect(statSync(config).ino).not.toBe(quoted);
+
+    await ensureMirror({ mirrorsDir, projectId: 'p5', repository: origin, env: {} });
+    expect(await git(mirror, 'config', 'remote.origin.url')).toBe(origin);
+    expect(await refs(mirror)).toBe(await refs(origin));
+  });
+
+  it('forgets a worktree whose folder is gone, so that its branch follows upstream again', async () => {
+    const mirror = await ensureMirror({ mirrorsDir, projectId: 'p6', repository: origin, env: {} });
+    await git(mirror, 'push', '--quiet', 'origin', 'refs/heads/main:refs/heads/agentjobs/crashed');
+    await ensureMirror({ mirrorsDir, projectId: 'p6', repository: origin, env: {} });
+    const dir = join(root, 'work', 'crashed');
+    const busy = await Workspace.create({
+      mirrorPath: mirror,
+      dir: join(root, 'work', 'alive'),
+      branch: 'agentjobs/alive',
+      baseRef: 'main',
+    });
+    const crashed = await Workspace.create({
+      mirrorPath: mirror,
+      dir,
+      branch: 'agentjobs/crashed',
+      baseRef: 'main',
+    });
+    try {
+      await crashed.writeFile('lost.md', 'lost\n');
+      await crashed.commit({ message: 'Lost', ...bot });
+      // The process died: its folder went away without `git worktree remove`.
+      rmSync(dir, { recursive: true, force: true });
+      const moved = await upstreamCommit('README.md', 'moved on\n');
+      await git(origin, 'branch', '--quiet', '-f', 'agentjobs/crashed', 'main');
+      await ensureMirror({ mirrorsDir, projectId: 'p6', repository: origin, env: {} });
+      expect(await git(mirror, 'rev-parse', 'refs/heads/agentjobs/crashed')).toBe(moved);
+      expect(await git(mirror, 'worktree', 'list', '--porcelain')).not.toContain('crashed');
+      // The live worktree's branch is still left alone.
+      expect(await git(mirror, 'worktree', 'list', '--porcelain')).toContain(
+        'branch refs/heads/agentjobs/alive',
+      );
+    } finally {
+      await busy.close();
+      await crashed.close();
+    }
+  });
+});
+
 describe('the mirror lock', () => {
   it('makes a fetch wait while another process holds the mirror, and go on once it is gone', async () => {
     const mirror = await ensureMirror({ mirrorsDir, projectId: 'p2', repository: origin, env: {} });
@@ -215,6 +278,13 @@ describe('pushBranch', () => {
 
 describe('mirror layout', () => {
   it('leaves nothing but finished mirrors in the mirrors folder (no temporary ones)', () => {
-    expect(readdirSync(mirrorsDir).sort()).toEqual(['p1.git', 'p2.git', 'p3.git', 'p4.git']);
+    expect(readdirSync(mirrorsDir).sort()).toEqual([
+      'p1.git',
+      'p2.git',
+      'p3.git',
+      'p4.git',
+      'p5.git',
+      'p6.git',
+    ]);
   });
 });

@@ -16,7 +16,7 @@
  * a worktree follow upstream: a run pushes its branch before it removes its worktree.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { JobFailure } from '../domain/errors.js';
 import { withFileLock } from './file-lock.js';
@@ -240,9 +240,23 @@ async function createOrFetch(
     }
   }
   // The project's repository setting may have changed since the mirror was made.
-  await runGit(['config', 'remote.origin.url', url], { ...run, cwd: mirrorPath });
+  if (!(await originIs(mirrorPath, url)))
+    await runGit(['config', 'remote.origin.url', url], { ...run, cwd: mirrorPath });
   await fetch(mirrorPath, run);
   return mirrorPath;
+}
+
+/**
+ * Whether the mirror's config already names `url` as origin's one URL, in the very line `git
+ * config remote.origin.url` writes, so that writing it again would change nothing: read from the
+ * file, without a git process. A URL git would quote or escape there, or a config that names
+ * another URL anywhere, is written again.
+ */
+async function originIs(mirrorPath: string, url: string): Promise<boolean> {
+  if (!/^[^\s"\\;#]+$/.test(url)) return false;
+  const config = await readFile(join(mirrorPath, 'config'), 'utf8').catch(() => '');
+  const urls = config.match(/^\s*url\s*=/gim) ?? [];
+  return urls.length === 1 && config.includes(`\n[remote "origin"]\n\turl = ${url}\n`);
 }
 
 /** `promise`, or the signal's reason as soon as it aborts. */
@@ -261,18 +275,34 @@ async function fetch(
   mirrorPath: string,
   run: { env: Record<string, string>; timeoutMs: number | undefined; signal: undefined },
 ): Promise<void> {
-  // Forget worktrees whose folder is gone, so their branches are not kept out of the fetch forever.
-  await runGit(['worktree', 'prune'], { cwd: mirrorPath });
-  const { stdout } = await runGit(['worktree', 'list', '--porcelain'], { cwd: mirrorPath });
-  const busy = stdout
+  await runGit(
+    ['fetch', '--prune', '--quiet', 'origin', MIRROR_REFSPEC, ...(await busyBranches(mirrorPath))],
+    {
+      ...run,
+      cwd: mirrorPath,
+    },
+  );
+}
+
+/**
+ * Negative refspecs for the branches checked out in the mirror's worktrees. A worktree whose
+ * folder is gone is forgotten first (`git worktree prune`), so that its branch is not kept out of
+ * the fetch forever; `worktree list` marks such worktrees `prunable`, so the prune runs only when
+ * one is there.
+ */
+async function busyBranches(mirrorPath: string): Promise<string[]> {
+  const { stdout } = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: mirrorPath });
+  // Records of `<key> <value>` lines (NUL-ended with -z), a worktree's ended by an empty one.
+  const worktrees = stdout
     .toString('utf8')
-    .split('\n')
-    .filter((line) => line.startsWith('branch refs/heads/'))
+    .split('\0\0')
+    .map((record) => record.split('\0'));
+  if (worktrees.some((lines) => lines.some((line) => line.startsWith('prunable'))))
+    await runGit(['worktree', 'prune'], { cwd: mirrorPath });
+  return worktrees
+    .filter((lines) => !lines.some((line) => line.startsWith('prunable')))
+    .flatMap((lines) => lines.filter((line) => line.startsWith('branch refs/heads/')))
     .map((line) => `^${line.slice('branch '.length)}`);
-  await runGit(['fetch', '--prune', '--quiet', 'origin', MIRROR_REFSPEC, ...busy], {
-    ...run,
-    cwd: mirrorPath,
-  });
 }
 
 /** Refuses branch names git would refuse, and names that would read as an option. */

@@ -90,6 +90,19 @@ export class TreeReader {
     return walk(sha, prefix);
   }
 
+  /**
+   * The entry at `path` below `rootTree`, of any kind, or null, as `git ls-tree <tree> -- <path>`
+   * finds it: component by component, symbolic links not followed.
+   */
+  async entryAt(rootTree: string, path: string): Promise<TreeEntry | null> {
+    let entry: TreeEntry | null = { mode: MODE.tree, sha: rootTree };
+    for (const part of path.split('/')) {
+      if (entry?.mode !== MODE.tree) return null;
+      entry = (await this.entries(entry.sha)).get(part) ?? null;
+    }
+    return entry;
+  }
+
   private async parse(sha: string): Promise<Map<string, TreeEntry>> {
     const object = await this.catFile.read(sha);
     if (!object?.content || object.type !== 'tree')

@@ -33,6 +33,13 @@ export interface WorkspaceOptions {
   maxFileBytes?: number;
 }
 
+/** The branches a workspace may start from, the first the mirror has (`addWorktree`'s `start`). */
+export function startBranches(options: WorkspaceOptions): string | string[] {
+  const { branch, baseRef, startFrom } = options;
+  if (startFrom === 'branch') return branch;
+  return startFrom === 'branch-or-base' ? [branch, baseRef] : baseRef;
+}
+
 /** Options of `Workspace.commit`: the bot identity is both author and committer. */
 export interface CommitOptions {
   message: string;

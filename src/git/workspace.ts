@@ -12,16 +12,17 @@ import { type CatFile, type MirrorReader, openMirrorReader } from './cat-file.js
 import { checkoutTree } from './checkout.js';
 import { commitChanges } from './commit.js';
 import { filterByPattern } from './glob.js';
-import { type BaseMerge, mergeBase } from './merge.js';
+import { type BaseMerge, mergeBase, UP_TO_DATE } from './merge.js';
 import { resolveRepoPath, WorkspaceError } from './paths.js';
 import { isUnder, type SearchResult, searchWorkspace } from './search.js';
-import { listTree, MODE, type Overlay, type Resolved, TreeReader } from './tree.js';
+import { listTree, MODE, type Overlay, type Resolved, type TreeEntry, TreeReader } from './tree.js';
 import {
   type CommitOptions,
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_SEARCH_LIMIT,
   type PendingChanges,
   type SearchOptions,
+  startBranches,
   type WorkspaceOptions,
 } from './workspace-options.js';
 import {
@@ -31,6 +32,7 @@ import {
   readRecordedBlobs,
   removeWorktree,
   removeWrittenFile,
+  type WorktreeStart,
   type WrittenFile,
 } from './worktree.js';
 
@@ -61,15 +63,10 @@ export class Workspace {
   private readonly catFile: CatFile;
   private readonly trees: TreeReader;
   /** The branch the job branch was made from here (the base, or the job branch itself) and its commit. */
-  private readonly madeFrom: { ref: string; commit: string };
+  private readonly madeFrom: { ref: string; commit: string; tree: string };
   private closed = false;
 
-  private constructor(
-    options: WorkspaceOptions,
-    dir: string,
-    start: { head: string; tree: string; from: string },
-    objects: MirrorReader,
-  ) {
+  private constructor(options: WorkspaceOptions, dir: string, start: WorktreeStart, objects: MirrorReader) {
     this.mirrorPath = options.mirrorPath;
     this.dir = dir;
     this.branch = options.branch;
@@ -79,28 +76,17 @@ export class Workspace {
     this.objects = objects;
     this.catFile = objects.reader;
     this.trees = new TreeReader(this.catFile);
-    this.madeFrom = { ref: start.from, commit: start.head };
+    this.madeFrom = { ref: start.from, commit: start.head, tree: start.tree };
   }
 
   /** Adds the worktree (`--no-checkout`) on the job branch; no file is written and no index is filled. */
   static async create(options: WorkspaceOptions): Promise<Workspace> {
     const dir = resolvePath(options.dir);
-    const { branch, baseRef } = options;
-    const start =
-      options.startFrom === 'branch'
-        ? branch
-        : options.startFrom === 'branch-or-base'
-          ? [branch, baseRef]
-          : baseRef;
-    const objects = openMirrorReader(resolvePath(options.mirrorPath));
+    const { branch, mirrorPath } = options;
+    const start = startBranches(options);
+    const objects = openMirrorReader(resolvePath(mirrorPath));
     try {
-      const head = await addWorktree({
-        mirrorPath: options.mirrorPath,
-        dir,
-        branch,
-        start,
-        reader: objects.reader,
-      });
+      const head = await addWorktree({ mirrorPath, dir, branch, start, reader: objects.reader });
       return new Workspace(options, dir, head, objects);
     } catch (error) {
       await objects.release();
@@ -203,6 +189,17 @@ export class Workspace {
     });
   }
 
+  /** Whether the branch is where the workspace made it from `ref`: no commit and no merge since. */
+  isAtStartOf(ref: string): boolean {
+    return this.madeFrom.ref === ref && this.head === this.madeFrom.commit;
+  }
+
+  /** The entry at `path` in the head commit, or in the one the workspace started at (`TreeReader.entryAt`). */
+  async entryAt(path: string, at: 'head' | 'start' = 'head'): Promise<TreeEntry | null> {
+    this.assertOpen();
+    return this.trees.entryAt(at === 'head' ? this.rootTree : this.madeFrom.tree, path);
+  }
+
   /** Paths the agent wrote, moved or deleted since the last commit, sorted. */
   changedPaths(): string[] {
     return [...new Set([...this.written.keys(), ...this.deleted])].sort();
@@ -283,10 +280,8 @@ export class Workspace {
   ): Promise<BaseMerge> {
     this.assertOpen();
     if (this.changedPaths().length > 0) throw new Error('The base is merged before any change.');
-    // A branch made from the base here holds the base as this run found it: nothing to merge, and
-    // no git process to learn so (every new job's first run).
-    if (this.madeFrom.ref === baseRef && this.head === this.madeFrom.commit)
-      return { status: 'up-to-date', commit: null, tree: null, conflicts: [], rebuiltFrom: null };
+    // A branch made from the base here holds the base as this run found it (every new job's first run).
+    if (this.isAtStartOf(baseRef)) return UP_TO_DATE;
     const merged = await mergeBase({
       dir: this.dir,
       head: this.head,
@@ -306,10 +301,8 @@ export class Workspace {
    */
   async materialize(target: string): Promise<void> {
     this.assertOpen();
-    await checkoutTree(
-      { dir: this.dir, head: this.head, written: this.written, deleted: this.deleted },
-      target,
-    );
+    const { dir, head, written, deleted } = this;
+    await checkoutTree({ dir, head, written, deleted }, target);
   }
 
   /** Lets go of the object reader and removes the worktree; the branch stays in the mirror, to be pushed. Idempotent. */

@@ -6,7 +6,7 @@ import { CatFile } from './cat-file.js';
 import { commitChanges } from './commit.js';
 import { WorkspaceError } from './paths.js';
 import { runGit } from './run.js';
-import { assertCommittable, hashBlob } from './worktree.js';
+import { assertCommittable, hashBlob, isPlainPath, withScratchIndex } from './worktree.js';
 
 const identity = {
   GIT_AUTHOR_NAME: 'Upstream',
@@ -83,5 +83,50 @@ describe('writing and committing by blob id', () => {
       objects,
     });
     await expect(commit).rejects.toThrow(/left changes out of the commit/);
+  });
+});
+
+describe('plain paths, which git commits without being asked', () => {
+  const plain = ['docs/guide.md', 'git/config', 'GIT/x', 'a..b/c.', '-x', 'git', 'a_b/C-D.E.f', '1/2/3'];
+  const asked = [
+    '.git/x',
+    '.github/ci.yml',
+    'GIT~1/config',
+    'x/.git',
+    'é.md',
+    'a b.md',
+    'a\\b',
+    '.',
+    'a/./b',
+  ];
+
+  it.each(plain)('knows %j is plain, and git agrees it commits it', async (path) => {
+    expect(isPlainPath(path)).toBe(true);
+    const sha = await hashBlob(root, Buffer.from('x\n'));
+    const warnings = await withScratchIndex(
+      root,
+      new Map([[path, { mode: '100644', sha }]]),
+      async (_env, found) => found,
+    );
+    expect(warnings).toBe('');
+  });
+
+  it.each(asked)('asks git about %j', (path) => {
+    expect(isPlainPath(path)).toBe(false);
+  });
+
+  it('starts no git for a plain path, and asks git about any other', async () => {
+    // Not a repository: a git process started there fails.
+    const nowhere = mkdtempSync(join(tmpdir(), 'agentjobs-no-repo-'));
+    try {
+      const sha = '0123456789abcdef0123456789abcdef01234567';
+      await assertCommittable(nowhere, 'docs/new-page.md', { mode: '100644', sha });
+      await assertCommittable(nowhere, 'bin/run', { mode: '100755', sha });
+      await expect(assertCommittable(nowhere, '.github/x.yml', { mode: '100644', sha })).rejects.toThrow();
+      // A link is always asked about (git's rules for links differ: `.gitmodules`).
+      await expect(assertCommittable(nowhere, 'docs/link', { mode: '120000', sha })).rejects.toThrow();
+    } finally {
+      rmSync(nowhere, { recursive: true, force: true });
+    }
   });
 });

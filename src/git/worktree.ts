@@ -11,6 +11,7 @@ import type { CatFile, CommitAndTree } from './cat-file.js';
 import { assertBranchName, withMirrorLock } from './mirror.js';
 import { WorkspaceError } from './paths.js';
 import { runGit } from './run.js';
+import { MODE } from './tree.js';
 
 /** Where a new worktree starts. */
 export interface WorktreeStart {
@@ -166,10 +167,22 @@ export async function withScratchIndex<T>(
 }
 
 /**
+ * A path git commits on every version and platform: each part ASCII letters, digits, `_`, `-` and
+ * `.`, not starting with a dot. git's refusals (`verify_path`) all need something else: a part
+ * that starts with a dot (`.git`, `.`, `..` and their NTFS and HFS look-alikes), a `~` (the NTFS
+ * short name `GIT~1`), a backslash, or a character beyond ASCII.
+ */
+export function isPlainPath(path: string): boolean {
+  return path.split('/').every((part) => /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(part));
+}
+
+/**
  * Refuses a path git would not commit, asking git itself (its `verify_path` rules change between
- * versions and platforms), so a write the commit would drop is never reported as done.
+ * versions and platforms), so a write the commit would drop is never reported as done. A file at
+ * a plain path (`isPlainPath`), which every git commits, needs no git process to know that.
  */
 export async function assertCommittable(dir: string, path: string, file: WrittenFile): Promise<void> {
+  if (isPlainPath(path) && (file.mode === MODE.file || file.mode === MODE.executable)) return;
   const warnings = await withScratchIndex(dir, new Map([[path, file]]), async (_env, warnings) => warnings);
   if (warnings !== '') {
     throw new WorkspaceError(

@@ -195,6 +195,8 @@ export async function checkAndRepair(
 /** Whether the job has anything to check: a change against its base, committed or not. */
 async function hasChanges(input: CheckLoopInput): Promise<boolean> {
   if (input.workspace.changedPaths().length > 0) return true;
+  // A branch still where it was made from the base has nothing the base lacks.
+  if (input.workspace.isAtStartOf(input.job.baseRef)) return false;
   const { stdout } = await runGit(['rev-list', '--count', `refs/heads/${input.job.baseRef}..HEAD`], {
     cwd: input.workspace.dir,
   });

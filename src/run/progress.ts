@@ -1,7 +1,7 @@
 /**
  * Continuing a run whose attempt was lost (its worker died, or was stopped and handed the job back):
  * after each finished step the run saves its conversation and the files it wrote so far
- * (`store.queue.saveProgress`); the next attempt starts from that conversation, takes the written
+ * (with the step, `store.queue.recordStep`); the next attempt starts from that conversation, takes the written
  * files back into its workspace when it can, and tells the model so in one more user message, so
  * the model continues instead of repeating the tool calls it already made.
  *
@@ -14,7 +14,7 @@
 import type { ModelMessage } from 'ai';
 import { z } from 'zod';
 import { RESUMED_WITH_FILES, RESUMED_WITHOUT_FILES } from '../agent/service-notes.js';
-import type { Prompt, RunProgress } from '../store/queue/index.js';
+import type { ProgressSave, Prompt, RunProgress } from '../store/queue/index.js';
 import type { PreparedRun } from './phases/prepare.js';
 
 export { RESUMED_WITH_FILES, RESUMED_WITHOUT_FILES } from '../agent/service-notes.js';
@@ -80,24 +80,31 @@ async function restoreChanges(run: PreparedRun, recorded: unknown): Promise<bool
 }
 
 /**
- * The agent's `onProgress`: saves the conversation with the run's written files, fenced by its
- * lease. Only the messages that differ from what this attempt saved last are written: a step
- * appends a few messages to a conversation that holds every file read so far. The messages are
- * compared as the JSON they are saved as, so a message changed in place (a compacted tool input)
- * is written again, with every one after it.
+ * The run's progress after each step, for the agent's `onStep` to save with the step: the
+ * conversation with the run's written files. Only the messages that differ from what this
+ * attempt saved last are written: a step appends a few messages to a conversation that holds
+ * every file read so far. The messages are compared as the JSON they are saved as, so a message
+ * changed in place (a compacted tool input) is written again, with every one after it. `written`
+ * is called once the save is in the database.
  */
-export function progressSaver(run: PreparedRun): (conversation: ModelMessage[]) => Promise<void> {
+export function progressSaver(
+  run: PreparedRun,
+): (conversation: ModelMessage[]) => { save: ProgressSave; written: () => void } {
   let saved: string[] | null = null;
-  return async (conversation) => {
+  return (conversation) => {
     const messages = conversation.map((message) => JSON.stringify(message));
     const from = saved === null ? 0 : samePrefix(saved, messages);
-    await run.deps.store.queue.saveProgress(run.lease, {
-      from,
-      messages: messages.slice(from),
-      deliveredThrough: run.deliveredThrough,
-      changes: run.workspace.pendingChanges(),
-    });
-    saved = messages;
+    return {
+      save: {
+        from,
+        messages: messages.slice(from),
+        deliveredThrough: run.deliveredThrough,
+        changes: run.workspace.pendingChanges(),
+      },
+      written: () => {
+        saved = messages;
+      },
+    };
   };
 }
 

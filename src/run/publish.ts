@@ -94,6 +94,8 @@ export async function publish(input: PublishInput): Promise<Published> {
   };
   const title = pullRequestTitle(result, job);
   const files = workspace.changedPaths();
+  // A branch this run made from the base, with no commit but the one made now (every first run).
+  const fromBase = workspace.isAtStartOf(job.baseRef);
   const sha = await workspace.commit({
     message: commitMessage(title, result.summary, job),
     authorName: config.worker.gitAuthorName,
@@ -135,16 +137,16 @@ export async function publish(input: PublishInput): Promise<Published> {
     return { prLink: null, headSha: sha, filesChanged: files.length, title, saved: true };
   }
 
-  const base = `refs/heads/${job.baseRef}`;
   // A commit just made is on the branch and not on the base: only without one can there be nothing to propose.
-  const ahead = sha ? 1 : Number(await git(workspace.dir, ['rev-list', '--count', `${base}..HEAD`]));
+  const ahead = sha ? 1 : await commitsAhead(workspace, job.baseRef);
   // Nothing to propose. A follow-up of a job whose branch was merged and deleted keeps its old link.
   if (ahead === 0) return { prLink: job.prLink, headSha: null, filesChanged: 0, title, saved: false };
 
   await store.queue.heartbeat(lease, config.worker.leaseMs);
   const head = await pushJobBranch(input, job.source.ref);
-  const changed = await git(workspace.dir, ['diff', '--name-only', '-z', `${base}...${head}`]);
-  const filesChanged = changed.split('\0').filter(Boolean).length;
+  // The run's own commit tells its files, unless the push merged someone else's commits under it.
+  const own = fromBase && sha && head === workspace.headCommit ? files : null;
+  const filesChanged = await filesOnBranch(workspace, job.baseRef, head, own);
   // Failed checks under the `draft` policy open the pull request as a draft; the summary says why.
   const checks = input.checks;
   const failedDraft = checks?.run.status === 'failed' && checks.policy === 'draft';
@@ -286,6 +288,37 @@ function explainPushRefusal(error: unknown, base: string): unknown {
     );
   }
   return error;
+}
+
+/** Commits on the branch that the base lacks: none, without git, while it is where it was made from the base. */
+async function commitsAhead(workspace: Workspace, baseRef: string): Promise<number> {
+  if (workspace.isAtStartOf(baseRef)) return 0;
+  return Number(await git(workspace.dir, ['rev-list', '--count', `refs/heads/${baseRef}..HEAD`]));
+}
+
+/**
+ * How many files the branch changed against the base, counted as paths (a moved file is two).
+ * `committed`: every path of the one commit on a branch made from the base by this run (a first
+ * run); then the count is read from the two trees, as `git diff --name-only --no-renames` counts.
+ */
+async function filesOnBranch(
+  workspace: Workspace,
+  baseRef: string,
+  head: string,
+  committed: string[] | null,
+): Promise<number> {
+  if (!committed) {
+    const range = `refs/heads/${baseRef}...${head}`;
+    return (await git(workspace.dir, ['diff', '--name-only', '--no-renames', '-z', range]))
+      .split('\0')
+      .filter(Boolean).length;
+  }
+  let changed = 0;
+  for (const path of committed) {
+    const [before, after] = [await workspace.entryAt(path, 'start'), await workspace.entryAt(path)];
+    if (before?.mode !== after?.mode || before?.sha !== after?.sha) changed++;
+  }
+  return changed;
 }
 
 async function git(cwd: string, args: string[]): Promise<string> {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { EventData, EventType, JobEvent } from '../domain/events.js';
+import type { EventData, EventType, JobEvent, NewEvent } from '../domain/events.js';
 import type { Db, Transaction } from './db.js';
 import type { Unlisten } from './notify.js';
 import type { JobEventRow } from './schema.js';
@@ -19,28 +19,57 @@ export type AppendEvent = <Type extends EventType>(
   at?: string,
 ) => Promise<JobEvent>;
 
+/** Appends events, in order, carrying their types' data (domain/events.ts); returns them with their numbers. */
+export type AppendEvents = (
+  trx: Transaction,
+  jobId: string,
+  events: readonly NewEvent[],
+  at?: string,
+) => Promise<JobEvent[]>;
+
+/** Rows per insert: well under SQLite's limit of bound values in one statement. */
+const EVENTS_PER_INSERT = 500;
+
 /**
- * Appends an event inside the caller's transaction. The sequence number comes from a counter on
- * the job row: the update takes the row lock, so concurrent writers (API and worker) serialize and
- * never hand out the same number.
+ * Appends events inside the caller's transaction. The sequence numbers come from a counter on the
+ * job row: the update takes the row lock, so concurrent writers (API and worker) serialize and
+ * never hand out the same number. A batch (a step's events) takes its numbers in one update and
+ * is written by one insert, so it costs what one event costs.
  */
-export function eventAppender(db: Db): AppendEvent {
-  return async (trx, jobId, type, data, at = new Date().toISOString()) => {
+export function eventsAppender(db: Db): AppendEvents {
+  return async (trx, jobId, events, at = new Date().toISOString()) => {
+    if (events.length === 0) return [];
     const row = await trx
       .updateTable('jobs')
-      .set({ event_seq: sql<number>`event_seq + 1` })
+      .set({ event_seq: sql<number>`event_seq + ${events.length}` })
       .where('id', '=', jobId)
       .returning('event_seq')
       .executeTakeFirst();
     if (!row) throw new Error(`job ${jobId} vanished while writing its event`);
-    const seq = Number(row.event_seq);
-    await trx
-      .insertInto('job_events')
-      .values({ job_id: jobId, seq, type, at, data: JSON.stringify(data) })
-      .execute();
+    const first = Number(row.event_seq) - events.length + 1;
+    const appended = events.map(
+      ({ type, data }, index) => ({ seq: first + index, type, at, data }) as JobEvent,
+    );
+    for (let start = 0; start < appended.length; start += EVENTS_PER_INSERT) {
+      const rows = appended.slice(start, start + EVENTS_PER_INSERT).map((event) => ({
+        job_id: jobId,
+        seq: event.seq,
+        type: event.type,
+        at,
+        data: JSON.stringify(event.data),
+      }));
+      await trx.insertInto('job_events').values(rows).execute();
+    }
     await db.notify(EVENTS_CHANNEL, jobId);
-    return { seq, type, at, data } as JobEvent;
+    return appended;
   };
+}
+
+/** Appends one event inside the caller's transaction (`eventsAppender`). */
+export function eventAppender(db: Db): AppendEvent {
+  const append = eventsAppender(db);
+  return async (trx, jobId, type, data, at) =>
+    (await append(trx, jobId, [{ type, data } as NewEvent], at))[0] as JobEvent;
 }
 
 /**

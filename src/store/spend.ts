@@ -1,6 +1,6 @@
 /**
  * What jobs spend, and the per-project daily budget (docs/costs.md). A run's usage
- * reaches its job step by step (`queue.recordUsage`) and when it ends (complete, fail); each time,
+ * reaches its job step by step (`queue.recordStep`) and when it ends (complete, fail); each time,
  * its cost is added to the project's spend of the day (UTC) in the same transaction. New runs of a
  * project past its budget are refused, inside the transaction that would start them, until the
  * day ends.
@@ -31,7 +31,7 @@ export function secondsToDayEnd(at: Date): number {
 /** Adds `usage` to the job's totals and its cost to the project's spend of the day. */
 export async function addUsage(trx: Transaction, jobId: string, usage: RunUsage, at: string): Promise<void> {
   const cost = usage.costUsd ?? null;
-  await trx
+  const job = await trx
     .updateTable('jobs')
     .set((eb) => ({
       input_tokens: eb('input_tokens', '+', usage.inputTokens),
@@ -41,10 +41,9 @@ export async function addUsage(trx: Transaction, jobId: string, usage: RunUsage,
       ...(cost === null ? {} : { cost_usd: eb(eb.fn.coalesce('cost_usd', eb.lit(0)), '+', cost) }),
     }))
     .where('id', '=', jobId)
-    .execute();
-  if (cost === null || cost <= 0) return;
-  const job = await trx.selectFrom('jobs').select('project_id').where('id', '=', jobId).executeTakeFirst();
-  if (!job) return;
+    .returning('project_id')
+    .executeTakeFirst();
+  if (cost === null || cost <= 0 || !job) return;
   await trx
     .insertInto('project_daily_spend')
     .values({ project_id: job.project_id, day: dayOf(at), cost_usd: cost })

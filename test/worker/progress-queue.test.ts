@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Project } from '../../src/domain/project.js';
 import { isLeaseLost, type Lease, MAX_LOST_ATTEMPTS } from '../../src/store/queue/index.js';
 import { endActiveJobs, makeTestJob, openTestStore, type TestStore, testDialects } from '../support/db.js';
@@ -182,6 +182,70 @@ describe.each(testDialects())('reclaiming from gone workers and run progress on 
     await t.store.queue.fail(lease, { code: 'model_error', message: 'no' });
     expect(await t.store.queue.progress(job.id)).toBeNull();
     expect(await rows()).toBe(0);
+  });
+
+  it('records a step in one transaction: its usage, its events numbered in order, and the progress', async () => {
+    await drain();
+    const job = await newJob();
+    const lease = await claimOne('w6');
+    expect(lease.jobId).toBe(job.id);
+    const before = await t.store.events.list(job.id, 0, 100);
+    const writes = vi.spyOn(t.db, 'write');
+    try {
+      await t.store.queue.recordStep(lease, {
+        added: { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, steps: 1, costUsd: 0.5 },
+        events: [
+          { type: 'tool_call', data: { tool: 'write_file', input: { path: 'b.md' } } },
+          { type: 'tool_result', data: { tool: 'write_file', ok: true, summary: 'Wrote b.md' } },
+          {
+            type: 'usage',
+            data: { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, steps: 1, costUsd: 0.5 },
+          },
+        ],
+        progress: {
+          from: 0,
+          messages: [JSON.stringify({ role: 'user', content: 'go' })],
+          deliveredThrough: 'm1',
+          changes: null,
+        },
+        releaseReservation: false,
+      });
+      expect(writes).toHaveBeenCalledTimes(1);
+    } finally {
+      writes.mockRestore();
+    }
+    const events = (await t.store.events.list(job.id, 0, 100)).slice(before.length);
+    const last = before.at(-1)?.seq ?? 0;
+    expect(events.map((event) => [event.seq, event.type])).toEqual([
+      [last + 1, 'tool_call'],
+      [last + 2, 'tool_result'],
+      [last + 3, 'usage'],
+    ]);
+    expect(events[1]?.data).toEqual({ tool: 'write_file', ok: true, summary: 'Wrote b.md' });
+    // The next event, written on its own, follows them.
+    await t.store.queue.appendEvent(lease, 'phase', { phase: 'publishing' });
+    expect((await t.store.events.list(job.id, last + 3, 10)).map((event) => event.seq)).toEqual([last + 4]);
+    const saved = await t.store.jobs.get(project.id, job.id);
+    expect(saved?.usage).toMatchObject({ inputTokens: 10, outputTokens: 5, steps: 1, costUsd: 0.5 });
+    expect(await t.store.spend.today(project.id)).toMatchObject({ spentUsd: 0.5 });
+    expect(await t.store.queue.progress(job.id)).toMatchObject({
+      attempt: lease.attempt,
+      conversation: [{ role: 'user', content: 'go' }],
+      deliveredThrough: 'm1',
+    });
+    // A lost lease writes none of it.
+    await t.store.queue.reclaimFromGone(['w6']);
+    const stale = await t.store.queue
+      .recordStep(lease, {
+        added: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0, steps: 1, costUsd: null },
+        events: [{ type: 'usage', data: { inputTokens: 11, outputTokens: 6, steps: 2 } }],
+        progress: null,
+      })
+      .catch((error: unknown) => error);
+    expect(isLeaseLost(stale)).toBe(true);
+    expect((await t.store.events.list(job.id, last + 4, 10)).map((event) => event.type)).not.toContain(
+      'usage',
+    );
   });
 
   it('removes the progress messages of a job archived while it runs', async () => {

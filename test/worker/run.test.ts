@@ -152,6 +152,35 @@ describe.each(testDialects())('worker runs on %s', (dialect) => {
     expect((await t.store.pullRequests.list(project.id, { limit: 10 })).pullRequests).toHaveLength(1);
   });
 
+  it('counts the files a run changed as paths, a move as two and a rewrite to the same bytes as none', async () => {
+    agent.setScript(async ({ workspace }) => {
+      await workspace.moveFile('docs/guide.md', 'docs/steps.md');
+      await workspace.writeFile('README.md', '# Docs\n\nWelcome.\n');
+      await workspace.writeFile('img/logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]));
+      return { summary: 'Move the guide' };
+    });
+    const job = await create('Move the guide');
+    const done = await finished(job);
+    const branch = job.source.ref;
+    const listed = () =>
+      git(bench.repo, 'diff', '--name-only', '--no-renames', `main...${branch}`).split('\n');
+    expect(listed()).toEqual(['docs/guide.md', 'docs/steps.md', 'img/logo.png']);
+    expect(done).toMatchObject({ status: 'completed', filesChanged: 3 });
+
+    // A follow-up continues the branch, and git is asked: the picture added and taken away is no change.
+    agent.setScript(async ({ workspace }) => {
+      await workspace.deleteFile('img/logo.png');
+      return { summary: 'Drop the logo' };
+    });
+    await t.store.jobs.followUp(project.id, job.id, 'Drop the logo');
+    const followed = await waitFor(
+      () => t.store.jobs.get(project.id, job.id),
+      (j) => j?.status === 'completed' && j.summary === 'Drop the logo',
+    );
+    expect(listed()).toEqual(['docs/guide.md', 'docs/steps.md']);
+    expect(followed).toMatchObject({ filesChanged: 2 });
+  });
+
   it('completes with no pull request and pushes nothing when nothing changed', async () => {
     agent.setScript(async () => ({ summary: 'Everything is already correct.' }));
     const job = await create('Check the README');

@@ -99,6 +99,7 @@ export function agentOptions(
 ): RunAgentOptions {
   const { config, store } = run.deps;
   const { lease, spend } = run;
+  const progress = progressSaver(run);
   return {
     model: run.model,
     workspace: run.workspace,
@@ -110,7 +111,7 @@ export function agentOptions(
     },
     price: spend.price,
     maxOutputTokens: spend.maxOutputTokens,
-    reserveStep: stepReservations(store, lease),
+    reserveStep: stepReservations(store, lease, run.usage),
     limits: { ...config.jobLimits, maxCostUsd: spend.maxCostUsd },
     stream: config.agent.modelStreaming,
     contextTokens: contextWindowOf(run.job.model, config.agent.contextTokens),
@@ -118,8 +119,11 @@ export function agentOptions(
     redact: run.redact,
     signal: run.control.main,
     onEvent: run.usage.sink,
-    onEvents: run.usage.sinkMany,
-    onProgress: progressSaver(run),
+    onStep: async (events, conversation) => {
+      const next = progress(conversation);
+      await run.usage.step(events, next.save);
+      next.written();
+    },
     ...(run.checks.runner.enabled ? { runChecks: run.checks.runner.forAgent } : {}),
     ...(run.contextRepositories.length > 0 ? { contextRepositories: run.contextRepositories } : {}),
     ...(run.project.agentCommands

@@ -21,10 +21,11 @@ export type { RunOutcome } from './complete.js';
 export type { PartialRun } from './fail.js';
 export { isLeaseLost, type Lease, LeaseLostError } from './lease.js';
 export type { Prompt } from './messages.js';
-export type { PendingChanges, RunProgress } from './progress.js';
+export type { PendingChanges, ProgressSave, RunProgress } from './progress.js';
 export type { PublishedRun, SavedConversation } from './published.js';
 export { MAX_LOST_ATTEMPTS, type ReclaimResult } from './reclaim.js';
 export type { SpendReservation } from './reserve.js';
+export type { RecordedStep } from './usage.js';
 
 export function queueQueries(db: Db) {
   return {

@@ -9,7 +9,7 @@ import type { EventData, EventType, NewEvent } from '../../domain/events.js';
 import type { JobPhase } from '../../domain/job.js';
 import { JOBS_CHANNEL } from '../channels.js';
 import type { Db, Queryable, Transaction } from '../db.js';
-import { eventAppender } from '../events.js';
+import { eventAppender, eventsAppender } from '../events.js';
 import { releaseReservation } from '../spend.js';
 import { retryTransient } from '../transient.js';
 
@@ -156,6 +156,7 @@ function leaseRenewals(db: Db) {
 /** What a run writes under its lease: each write fenced by it. */
 function fencedWrites(db: Db) {
   const appendEvent = eventAppender(db);
+  const appendEvents = eventsAppender(db);
   return {
     /** Moves the run to its next phase, with its `phase` event. */
     async setPhase(lease: Lease, phase: Exclude<JobPhase, 'queued'>): Promise<void> {
@@ -199,7 +200,7 @@ function fencedWrites(db: Db) {
       if (events.length === 0) return;
       await db.write(async (trx) => {
         await fence(db, trx, lease);
-        for (const event of events) await appendEvent(trx, lease.jobId, event.type, event.data);
+        await appendEvents(trx, lease.jobId, events);
       });
     },
 

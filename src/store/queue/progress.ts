@@ -56,48 +56,52 @@ export async function deleteProgressMessages(trx: Transaction, jobId: string): P
   await trx.deleteFrom('job_progress_messages').where('job_id', '=', jobId).execute();
 }
 
+/**
+ * Writes a save of the run's progress inside the caller's fenced transaction. A run that makes
+ * progress also clears the job's count of lost attempts: that count is there to fail a job whose
+ * runs keep dying without getting anywhere (one that brings its worker down), not one whose
+ * server was stopped a few times.
+ */
+export async function writeProgress(trx: Transaction, lease: Lease, save: ProgressSave): Promise<void> {
+  for (let start = 0; start < save.messages.length; start += ROWS_PER_INSERT) {
+    const rows = save.messages.slice(start, start + ROWS_PER_INSERT).map((message, index) => ({
+      job_id: lease.jobId,
+      seq: save.from + start + index,
+      message,
+    }));
+    // Rows past the record's count (a longer conversation an earlier save or attempt left) are
+    // never read, and are written over here when the conversation grows that far.
+    await trx
+      .insertInto('job_progress_messages')
+      .values(rows)
+      .onConflict((conflict) =>
+        conflict.columns(['job_id', 'seq']).doUpdateSet((eb) => ({ message: eb.ref('excluded.message') })),
+      )
+      .execute();
+  }
+  const at = new Date().toISOString();
+  const record: ProgressRecord = {
+    attempt: lease.attempt,
+    messages: save.from + save.messages.length,
+    deliveredThrough: save.deliveredThrough,
+    changes: save.changes,
+    savedAt: at,
+  };
+  const state = { progress: JSON.stringify(record), lost_attempts: 0, updated_at: at };
+  await trx
+    .insertInto('job_worker_state')
+    .values({ job_id: lease.jobId, ...state })
+    .onConflict((conflict) => conflict.column('job_id').doUpdateSet(state))
+    .execute();
+}
+
 export function progressQueries(db: Db) {
   return {
-    /**
-     * Saves the run's progress (fenced). A run that makes progress also clears the job's count of
-     * lost attempts: that count is there to fail a job whose runs keep dying without getting
-     * anywhere (one that brings its worker down), not one whose server was stopped a few times.
-     */
+    /** Saves the run's progress (fenced; `writeProgress`). */
     async saveProgress(lease: Lease, save: ProgressSave): Promise<void> {
       await db.write(async (trx) => {
         await fence(db, trx, lease);
-        for (let start = 0; start < save.messages.length; start += ROWS_PER_INSERT) {
-          const rows = save.messages.slice(start, start + ROWS_PER_INSERT).map((message, index) => ({
-            job_id: lease.jobId,
-            seq: save.from + start + index,
-            message,
-          }));
-          // Rows past the record's count (a longer conversation an earlier save or attempt left)
-          // are never read, and are written over here when the conversation grows that far.
-          await trx
-            .insertInto('job_progress_messages')
-            .values(rows)
-            .onConflict((conflict) =>
-              conflict
-                .columns(['job_id', 'seq'])
-                .doUpdateSet((eb) => ({ message: eb.ref('excluded.message') })),
-            )
-            .execute();
-        }
-        const at = new Date().toISOString();
-        const record: ProgressRecord = {
-          attempt: lease.attempt,
-          messages: save.from + save.messages.length,
-          deliveredThrough: save.deliveredThrough,
-          changes: save.changes,
-          savedAt: at,
-        };
-        const state = { progress: JSON.stringify(record), lost_attempts: 0, updated_at: at };
-        await trx
-          .insertInto('job_worker_state')
-          .values({ job_id: lease.jobId, ...state })
-          .onConflict((conflict) => conflict.column('job_id').doUpdateSet(state))
-          .execute();
+        await writeProgress(trx, lease, save);
       });
     },
 

@@ -36,12 +36,12 @@ export function reserveQueries(db: Db) {
      * Replaces the run's reservation with one of `costUsd` (the step's worst case) on today's row,
      * if what the project spent and reserved today is under its budget. Throws `LeaseLostError`
      * when the run no longer holds the job; without a budget nothing is written, so a lost lease
-     * shows at the step's `recordUsage` instead.
+     * shows at the step's `recordStep` instead.
      */
     async reserveSpend(lease: Lease, costUsd: number): Promise<SpendReservation> {
       // Most projects have no daily budget: their steps are granted on a read, without a write
       // per step. A reservation left from a budget removed since is given back when its step is
-      // settled (`recordUsage`); a budget set since is seen from the next step.
+      // settled (`recordStep`); a budget set since is seen from the next step.
       const unlimited = await db
         .read()
         .selectFrom('jobs')
