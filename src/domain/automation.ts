@@ -6,7 +6,10 @@
  */
 import { Cron } from 'croner';
 import Mustache from 'mustache';
+import { ISSUE_PLACEHOLDERS, type IssueTrigger } from './issue-trigger.js';
 import { DEFAULT_PROJECT_MENTION } from './project.js';
+
+export type { IssueTrigger } from './issue-trigger.js';
 
 /** `{ type: "schedule" }`: a five-field cron expression in a timezone. */
 export interface ScheduleTrigger {
@@ -48,9 +51,17 @@ export type AutomationTrigger =
   | CodeChangeTrigger
   | ContentChangeTrigger
   | CommentTrigger
-  | ManualTrigger;
+  | ManualTrigger
+  | IssueTrigger;
 
-export const TRIGGER_TYPES = ['schedule', 'code_change', 'content_change', 'comment', 'manual'] as const;
+export const TRIGGER_TYPES = [
+  'schedule',
+  'code_change',
+  'content_change',
+  'comment',
+  'manual',
+  'issue',
+] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
 
 /** An automation as the API shows it; every field is always present. */
@@ -132,6 +143,7 @@ export const PLACEHOLDERS = [
   'comment.author',
   'comment.url',
   'schedule.time',
+  ...ISSUE_PLACEHOLDERS,
 ] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 

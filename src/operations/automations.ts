@@ -17,6 +17,7 @@ import { refuseWhileDraining } from '../domain/lifecycle.js';
 import { chooseModel } from '../domain/model-id.js';
 import type { AutomationChange } from '../store/automations.js';
 import { type AutomationRunDeps, type RunResult, runAutomation } from './automation-run.js';
+import { checkIssueTrigger, type IssueTriggerInput, normalIssueTrigger } from './issue-triggers.js';
 
 /** What saving an automation needs besides the store and the config. */
 export interface AutomationSaveDeps extends AutomationRunDeps {
@@ -33,7 +34,8 @@ export type TriggerInput =
   | { type: 'code_change'; repository: string; branch: string; paths?: string[] | null | undefined }
   | { type: 'content_change'; branch: string; paths?: string[] | null | undefined }
   | { type: 'comment' }
-  | { type: 'manual' };
+  | { type: 'manual' }
+  | IssueTriggerInput;
 
 /** An automation as a client asks for it; absent fields take the contract's defaults. */
 export interface AutomationInput {
@@ -62,6 +64,8 @@ export function normalTrigger(input: TriggerInput): AutomationTrigger {
       };
     case 'content_change':
       return { type: 'content_change', branch: input.branch, paths: emptyToNull(input.paths) };
+    case 'issue':
+      return normalIssueTrigger(input);
     default:
       return { type: input.type };
   }
@@ -100,10 +104,13 @@ async function check(
     if (automation.baseRef !== null && BAD_BRANCH.test(automation.baseRef)) {
       throw new AutomationRuleError('baseRef', 'is not a valid branch name');
     }
-    if (trigger.type === 'code_change') {
-      const names = deps.contextRepositoryNames
-        ? await deps.contextRepositoryNames(projectId)
+    const contextNames = async () =>
+      deps.contextRepositoryNames
+        ? deps.contextRepositoryNames(projectId)
         : (await deps.store.contextRepositories.list(projectId)).map((context) => context.name);
+    if (trigger.type === 'issue') await checkIssueTrigger(trigger, contextNames);
+    if (trigger.type === 'code_change') {
+      const names = await contextNames();
       if (!names.includes(trigger.repository)) {
         throw new AutomationRuleError(
           'trigger.repository',

@@ -23,6 +23,7 @@ import * as m0021 from './migrations/0021_one_event_one_run.js';
 import * as m0022 from './migrations/0022_pull_request_quotes.js';
 import * as m0023 from './migrations/0023_progress_messages.js';
 import * as m0024 from './migrations/0024_slack.js';
+import * as m0028 from './migrations/0028_linear.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '0022_pull_request_quotes': m0022,
   '0023_progress_messages': m0023,
   '0024_slack': m0024,
+  '0028_linear': m0028,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { AutomationRunsTable, AutomationsTable, HostEventsTable } from './schema-automations.js';
+import type { LinearSecretsTable } from './schema-linear.js';
 import type {
   SlackChannelsTable,
   SlackEventsTable,
@@ -45,6 +46,7 @@ export interface Database {
   slack_users: SlackUsersTable;
   slack_events: SlackEventsTable;
   slack_threads: SlackThreadsTable;
+  linear_secrets: LinearSecretsTable;
 }
 
 export interface ProjectsTable {

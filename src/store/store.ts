@@ -8,6 +8,7 @@ import { eventQueries } from './events.js';
 import { hostEventQueries } from './host-events.js';
 import { idempotencyQueries } from './idempotency.js';
 import { jobQueries } from './jobs.js';
+import { linearSecretQueries } from './linear-secrets.js';
 import { pullRequestCloseQueries } from './pr-closes.js';
 import { projectQueries } from './projects.js';
 import { pullRequestQueries } from './pull-requests.js';
@@ -56,6 +57,8 @@ export interface Store {
   automations: ReturnType<typeof automationQueries>;
   /** Slack: channels mapped to projects, the events Slack delivered, the threads jobs were asked in. */
   slack: ReturnType<typeof slackQueries>;
+  /** The signing secrets of the projects' Linear webhooks. */
+  linearSecrets: ReturnType<typeof linearSecretQueries>;
   /** Database-wide figures for the metrics gauges. */
   stats: ReturnType<typeof statsQueries>;
   /**
@@ -88,6 +91,7 @@ export function createStore(db: Db): Store {
     hostEvents: hostEventQueries(db),
     automations: automationQueries(db),
     slack: slackQueries(db),
+    linearSecrets: linearSecretQueries(db),
     stats: statsQueries(db),
     isTransient: db.isTransient,
     ping: async () => {

@@ -30,6 +30,10 @@ export interface AutomationValues {
   paths: string;
   prompt: string;
   allowedAuthors: string;
+  /** Issue trigger: `code_host` or `linear`, its team, and its labels (one a line). */
+  issueSource: string;
+  team: string;
+  labels: string;
   group: boolean;
   draft: boolean;
 }
@@ -43,6 +47,7 @@ const TRIGGER_LABELS: Record<TriggerType, string> = {
   content_change: 'Change in the content repository (not made by the service)',
   comment: 'Comment that mentions the service',
   manual: 'Manual (Run now, the API, the CLI)',
+  issue: 'Issue opened or labelled (code host or Linear)',
 };
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -73,9 +78,21 @@ export function triggerWords(trigger: AutomationTrigger): string {
       return `code change on ${trigger.repository}/${trigger.branch}${pathWords(trigger.paths)}`;
     case 'content_change':
       return `content change on ${trigger.branch}${pathWords(trigger.paths)}`;
+    case 'issue':
+      return issueWords(trigger);
     default:
       return trigger.type;
   }
+}
+
+/** "issue in ENG on Linear labelled docs", "issue in the content repository (any, when opened)". */
+function issueWords(trigger: Extract<AutomationTrigger, { type: 'issue' }>): string {
+  const where =
+    trigger.source === 'linear'
+      ? `in ${trigger.team ?? '?'} on Linear`
+      : `in ${trigger.repository ?? 'the content repository'}`;
+  const which = trigger.labels.length > 0 ? `labelled ${trigger.labels.join(' or ')}` : '(any, when opened)';
+  return `issue ${where} ${which}`;
 }
 
 const lines = (text: string) =>
@@ -99,6 +116,9 @@ export function readAutomationForm(body: unknown): AutomationValues {
     paths: text(form.paths),
     prompt: text(form.prompt).replace(/\r\n/g, '\n'),
     allowedAuthors: text(form.allowedAuthors),
+    issueSource: text(form.issueSource) || 'code_host',
+    team: text(form.team).trim(),
+    labels: text(form.labels),
     group: form.group !== undefined,
     draft: form.draft !== undefined,
   };
@@ -113,7 +133,7 @@ export function automationValues(from?: Automation | AutomationTemplate): Automa
     triggerType: trigger.type,
     cron: trigger.type === 'schedule' ? trigger.cron : '',
     timezone: trigger.type === 'schedule' ? trigger.timezone : 'UTC',
-    repository: trigger.type === 'code_change' ? trigger.repository : '',
+    repository: trigger.type === 'code_change' || trigger.type === 'issue' ? (trigger.repository ?? '') : '',
     branch: trigger.type === 'code_change' || trigger.type === 'content_change' ? trigger.branch : 'main',
     paths:
       (trigger.type === 'code_change' || trigger.type === 'content_change') && trigger.paths
@@ -121,6 +141,9 @@ export function automationValues(from?: Automation | AutomationTemplate): Automa
         : '',
     prompt: from?.prompt ?? '',
     allowedAuthors: saved?.allowedAuthors.join('\n') ?? '',
+    issueSource: trigger.type === 'issue' ? trigger.source : 'code_host',
+    team: trigger.type === 'issue' ? (trigger.team ?? '') : '',
+    labels: trigger.type === 'issue' ? trigger.labels.join('\n') : '',
     group: saved?.group ?? true,
     draft: saved?.draft ?? false,
   };
@@ -169,6 +192,9 @@ export function automationInput(
     case 'manual':
       trigger = { type: values.triggerType };
       break;
+    case 'issue':
+      trigger = issueInput(values, errors);
+      break;
     default:
       errors.triggerType = 'pick one of the triggers';
   }
@@ -182,6 +208,20 @@ export function automationInput(
       draft: values.draft,
       allowedAuthors: authors,
     },
+  };
+}
+
+/** The issue trigger the form describes; a Linear one needs its team. */
+function issueInput(values: AutomationValues, errors: AutomationErrors): TriggerInput {
+  if (values.issueSource === 'linear') {
+    if (!values.team) errors.team = required;
+    return { type: 'issue', source: 'linear', team: values.team, labels: lines(values.labels) };
+  }
+  return {
+    type: 'issue',
+    source: 'code_host',
+    repository: values.repository || null,
+    labels: lines(values.labels),
   };
 }
 
@@ -199,6 +239,8 @@ export function errorsOf(error: AppError): AutomationErrors {
       branch: 'branch',
       paths: 'paths',
       allowedAuthors: 'allowedAuthors',
+      team: 'team',
+      labels: 'labels',
     };
     const field = fields[path];
     if (field) return { [field]: detail.message };
@@ -280,11 +322,21 @@ export function automationForm(options: {
       ${input('cron', 'Cron', values, errors, 'Five fields: minute hour day-of-month month day-of-week, e.g. 0 9 * * 1 for Mondays at 09:00.')}
       ${input('timezone', 'Timezone', values, errors, 'An IANA timezone such as Europe/Berlin; UTC when empty.')}</fieldset>
     <fieldset><legend>Code change, content change</legend>
-      ${input('repository', 'Context repository', values, errors, 'Code change only: the name of one of the project’s context repositories.')}
+      ${input('repository', 'Context repository', values, errors, 'Code change: the name of one of the project’s context repositories. Issue: one to watch instead of the content repository.')}
       ${input('branch', 'Branch', values, errors, 'The branch whose new commits start a run.')}
       ${input('paths', 'Paths', values, errors, 'Optional globs, one a line (src/**): only a change to a matching file starts a run.', true)}</fieldset>
     <div><label for="a-prompt">Prompt</label><textarea id="a-prompt" name="prompt" rows="14" aria-describedby="h-a-prompt"${invalid(errors, 'prompt')}>${values.prompt}</textarea>
       ${fieldHint('h-a-prompt', errors.prompt, html`A template: <code>{{change.diff}}</code>, <code>{{comment.body}}</code>, <code>{{schedule.time}}</code>, <code>{{variables.NAME}}</code> and the other placeholders of the docs; an unknown one is refused.`)}</div>
+    <fieldset><legend>Issue</legend>
+      <div><label for="a-issueSource">Issues from</label><select id="a-issueSource" name="issueSource">${[
+        ['code_host', 'The code host (the content repository, or the context repository above)'],
+        ['linear', 'Linear (a team)'],
+      ].map(
+        ([value, label]) =>
+          html`<option value="${value}"${values.issueSource === value ? html` selected` : ''}>${label}</option>`,
+      )}</select></div>
+      ${input('team', 'Linear team', values, errors, 'Linear only: the team’s key, as in ENG-123.')}
+      ${input('labels', 'Labels', values, errors, 'One a line: an issue opened or labelled with one starts a run; empty: every issue opened.', true)}</fieldset>
     ${input('allowedAuthors', 'Allowed authors', values, errors, 'Comment trigger: authors trusted besides those the code host says can write; one a line.', true)}
     <fieldset><legend>Jobs</legend>
       ${check('group', 'Group runs', 'While the latest job’s pull request is open, a run is a follow-up on it.')}

@@ -55,7 +55,7 @@ const HEADERS: Record<HookHost, Record<string, string>> = {
 };
 
 /** The raw body, for the signature: every media type the hosts send JSON as. */
-async function rawBody(app: FastifyInstance) {
+export async function rawBody(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     /^application\/([\w.-]+\+)?json\s*(;|$)/i,
