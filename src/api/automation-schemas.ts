@@ -193,7 +193,7 @@ export const automationSchema = z
   })
   .meta({
     id: 'Automation',
-    description: 'A job that starts itself: on a schedule, a code change, a comment, or on demand.',
+    description: 'A job that starts itself: on a schedule, a code change, a comment, an issue, or on demand.',
   });
 
 export const automationListSchema = z.object({ automations: z.array(automationSchema) });

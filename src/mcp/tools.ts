@@ -305,7 +305,7 @@ function listAutomationsTool({ server, withProject, call, store }: Tools): void 
     {
       title: 'List automations',
       description:
-        "Lists the project's automations: jobs that start themselves on a schedule, a code change, a comment, or on demand. Each has its trigger, whether it is enabled, and its last and next run times.",
+        "Lists the project's automations: jobs that start themselves on a schedule, a code change, a comment, an issue, or on demand. Each has its trigger, whether it is enabled, and its last and next run times.",
       inputSchema: withProject({}),
       outputSchema: z.object({ automations: z.array(automation) }),
       annotations: READ_ONLY,
