@@ -67,6 +67,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0022_pull_request_quotes',
         '0023_progress_messages',
         '0024_slack',
+        '0028_linear',
       ]);
 
       const db = openDb({ url: database.url });

@@ -39,7 +39,8 @@ export const hookReceiptSchema = z
 const HEADERS: Record<HookHost, Record<string, string>> = {
   github: {
     'x-hub-signature-256': 'sha256= and the hex HMAC-SHA256 of the raw body under the hook secret',
-    'x-github-event': 'push, pull_request, issues, issue_comment, pull_request_review_comment (others are ignored)',
+    'x-github-event':
+      'push, pull_request, issues, issue_comment, pull_request_review_comment (others are ignored)',
     'x-github-delivery': 'The delivery id, for deduplication',
   },
   gitlab: {
