@@ -70,6 +70,7 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         '0025_pull_request_commands',
         '0026_host_pull_requests',
         '0027_automation_slack',
+        '0028_linear',
       ]);
 
       const db = openDb({ url: database.url });

@@ -19,6 +19,7 @@ import { type AutomationRoutesOptions, automationRoutes } from './routes/automat
 import { eventRoutes } from './routes/events.js';
 import { type HookRoutesOptions, hookRoutes } from './routes/hooks.js';
 import { jobRoutes } from './routes/jobs.js';
+import { linearHookRoutes, linearSecretRoutes } from './routes/linear.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppOptions {
@@ -83,6 +84,7 @@ export async function buildApp({
     await processHostEvent(deps, result.event, { duplicate: true });
   };
   await app.register(hookRoutes, { store, secrets, onRecorded: noteDuplicate, ...hooks });
+  await app.register(linearHookRoutes, { store, secrets, onRecorded: noteDuplicate });
 
   // The v2 routes, each behind an admin API key.
   await app.register(async (v2) => {
@@ -90,6 +92,7 @@ export async function buildApp({
     await v2.register(jobRoutes, { config, store, lifecycle });
     await v2.register(webhookRoutes, { config, store, secrets });
     await v2.register(automationRoutes, { config, store, lifecycle, ...automations });
+    await v2.register(linearSecretRoutes, { store, secrets });
     await v2.register(eventRoutes, { store, maxStreamsPerKey: config.limits.streamsPerKey });
   });
 

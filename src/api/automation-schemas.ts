@@ -14,6 +14,7 @@ import {
   TRIGGER_TYPES,
   VARIABLE_NAME,
 } from '../domain/automation.js';
+import { ISSUE_LABELS_MAX, ISSUE_SOURCES, LABEL_MAX } from '../domain/issue-trigger.js';
 import { notifyInput, notifyOutput, slackTrigger, slackTriggerOutput } from './automation-slack-schemas.js';
 
 const branch = z.string().min(1, 'must not be empty').max(255);
@@ -44,6 +45,38 @@ const contentChangeTrigger = z
   .meta({ id: 'ContentChangeTrigger' });
 const commentTrigger = z.strictObject({ type: z.literal('comment') }).meta({ id: 'CommentTrigger' });
 const manualTrigger = z.strictObject({ type: z.literal('manual') }).meta({ id: 'ManualTrigger' });
+const issueLabels = z
+  .array(z.string().trim().min(1).max(LABEL_MAX))
+  .max(ISSUE_LABELS_MAX)
+  .describe(
+    'Label names (any case); an issue opened or labelled with one starts a run. Empty: every issue opened',
+  );
+const issueTrigger = z
+  .strictObject({
+    type: z.literal('issue'),
+    source: z
+      .enum(ISSUE_SOURCES)
+      .optional()
+      .describe(
+        "code_host (default): the project's repositories' issues, by the code host's webhook; linear: a Linear team's",
+      ),
+    repository: z
+      .string()
+      .min(1)
+      .max(100)
+      .nullable()
+      .optional()
+      .describe('code_host only: a context repository’s name; absent or null: the content repository'),
+    team: z
+      .string()
+      .min(1)
+      .max(50)
+      .nullable()
+      .optional()
+      .describe('linear only: the team’s key, as in ENG-123'),
+    labels: issueLabels.optional(),
+  })
+  .meta({ id: 'IssueTrigger' });
 
 export const triggerInput = z
   .discriminatedUnion('type', [
@@ -53,6 +86,7 @@ export const triggerInput = z
     commentTrigger,
     manualTrigger,
     slackTrigger,
+    issueTrigger,
   ])
   .describe('What starts the automation: exactly one trigger');
 
@@ -133,6 +167,13 @@ const triggerOutput = z.union([
   z.object({ type: z.literal('comment') }),
   z.object({ type: z.literal('manual') }),
   slackTriggerOutput,
+  z.object({
+    type: z.literal('issue'),
+    source: z.enum(ISSUE_SOURCES),
+    repository: z.string().nullable(),
+    team: z.string().nullable(),
+    labels: z.array(z.string()),
+  }),
 ]);
 
 export const automationSchema = z
@@ -160,7 +201,7 @@ export const automationSchema = z
   .meta({
     id: 'Automation',
     description:
-      'A job that starts itself: on a schedule, a code change, a comment, a Slack message, or on demand.',
+      'A job that starts itself: on a schedule, a code change, a comment, a Slack message, an issue, or on demand.',
   });
 
 export const automationListSchema = z.object({ automations: z.array(automationSchema) });

@@ -61,6 +61,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/hooks/{projectId}/linear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a Linear webhook
+         * @description The Linear webhook of the project (no API key: Linear signs the body with the project's Linear secret). A delivery whose webhookTimestamp is more than a minute from now is refused. Issue events (created, or labelled) are recorded once per delivery id within 7 days; other events are answered 202 and ignored.
+         */
+        post: operations["receiveLinearHook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/agent/{projectId}/job": {
         parameters: {
             query?: never;
@@ -349,6 +369,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/agent/{projectId}/linear/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the Linear secret
+         * @description Sets the signing secret of the project's Linear webhook (Linear shows it when the webhook is made), in place of any it had. It is sealed at rest and never shown back.
+         */
+        put: operations["setLinearSecret"];
+        post?: never;
+        /**
+         * Remove the Linear secret
+         * @description Removes the project's Linear secret: Linear's deliveries are refused from now on.
+         */
+        delete: operations["deleteLinearSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/agent/{projectId}/job/{jobId}/events": {
         parameters: {
             query?: never;
@@ -410,6 +454,21 @@ export interface components {
         ManualTriggerInput: {
             /** @constant */
             type: "manual";
+        };
+        IssueTriggerInput: {
+            /** @constant */
+            type: "issue";
+            /**
+             * @description code_host (default): the project's repositories' issues, by the code host's webhook; linear: a Linear team's
+             * @enum {string}
+             */
+            source?: "code_host" | "linear";
+            /** @description code_host only: a context repository’s name; absent or null: the content repository */
+            repository?: string | null;
+            /** @description linear only: the team’s key, as in ENG-123 */
+            team?: string | null;
+            /** @description Label names (any case); an issue opened or labelled with one starts a run. Empty: every issue opened */
+            labels?: string[];
         };
         CheckRun: {
             /** @enum {string} */
@@ -541,7 +600,7 @@ export interface components {
             /** @description What started the job when an automation made it; null for jobs made through the API */
             trigger: {
                 /** @enum {string} */
-                type: "schedule" | "code_change" | "content_change" | "comment" | "manual" | "slack";
+                type: "schedule" | "code_change" | "content_change" | "comment" | "manual" | "slack" | "issue";
                 automationId: string;
                 /** @description A URL, a commit id, a schedule time, or `manual` */
                 source: string;
@@ -584,7 +643,7 @@ export interface components {
                 message: string;
             }[];
         };
-        /** @description A job that starts itself: on a schedule, a code change, a comment, a Slack message, or on demand. */
+        /** @description A job that starts itself: on a schedule, a code change, a comment, a Slack message, an issue, or on demand. */
         Automation: {
             id: string;
             projectId: string;
@@ -616,6 +675,14 @@ export interface components {
                 /** @constant */
                 type: "slack";
                 channel: string;
+            } | {
+                /** @constant */
+                type: "issue";
+                /** @enum {string} */
+                source: "code_host" | "linear";
+                repository: string | null;
+                team: string | null;
+                labels: string[];
             };
             prompt: string;
             group: boolean;
@@ -639,7 +706,7 @@ export interface components {
             at: string;
             trigger: {
                 /** @enum {string} */
-                type: "schedule" | "code_change" | "content_change" | "comment" | "manual" | "slack";
+                type: "schedule" | "code_change" | "content_change" | "comment" | "manual" | "slack" | "issue";
                 /** @description A URL, a commit id, a schedule time, or `manual` */
                 source: string;
             };
@@ -744,7 +811,7 @@ export interface operations {
             header?: {
                 /** @description sha256= and the hex HMAC-SHA256 of the raw body under the hook secret */
                 "x-hub-signature-256"?: string;
-                /** @description push, pull_request, issue_comment, pull_request_review_comment (others are ignored) */
+                /** @description push, pull_request, issues, issue_comment, pull_request_review_comment (others are ignored) */
                 "x-github-event"?: string;
                 /** @description The delivery id, for deduplication */
                 "x-github-delivery"?: string;
@@ -833,7 +900,7 @@ export interface operations {
             header?: {
                 /** @description The hook secret itself */
                 "x-gitlab-token"?: string;
-                /** @description Push Hook, Merge Request Hook, Note Hook (others are ignored) */
+                /** @description Push Hook, Merge Request Hook, Note Hook, Issue Hook (others are ignored) */
                 "x-gitlab-event"?: string;
                 /** @description The delivery id, for deduplication */
                 "x-gitlab-event-uuid"?: string;
@@ -922,7 +989,7 @@ export interface operations {
             header?: {
                 /** @description The hex HMAC-SHA256 of the raw body under the hook secret */
                 "x-gitea-signature"?: string;
-                /** @description push, pull_request, issue_comment, pull_request_comment (others are ignored) */
+                /** @description push, pull_request, issues, issue_comment, pull_request_comment (others are ignored) */
                 "x-gitea-event"?: string;
                 /** @description The delivery id, for deduplication */
                 "x-gitea-delivery"?: string;
@@ -994,6 +1061,95 @@ export interface operations {
                 };
             };
             /** @description unavailable: the database is unreachable; the host retries or redelivers */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveLinearHook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The hex HMAC-SHA256 of the raw body under the project's Linear secret */
+                "linear-signature"?: string;
+                /** @description The delivery id, for deduplication */
+                "linear-delivery"?: string;
+                /** @description Issue (others are ignored) */
+                "linear-event"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The Linear event payload, as Linear sends it (JSON, at most 1 MiB) */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Recorded, a repeat, or ignored */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /** @description invalid_json, invalid_request: the body is not JSON, or lacks a part of the event */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no Linear secret set, a missing or wrong Linear-Signature, or a stale webhookTimestamp */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found: no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable; Linear retries */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2171,7 +2327,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     /** @description What starts the automation: exactly one trigger */
-                    trigger: components["schemas"]["ScheduleTriggerInput"] | components["schemas"]["CodeChangeTriggerInput"] | components["schemas"]["ContentChangeTriggerInput"] | components["schemas"]["CommentTriggerInput"] | components["schemas"]["ManualTriggerInput"] | components["schemas"]["SlackTriggerInput"];
+                    trigger: components["schemas"]["ScheduleTriggerInput"] | components["schemas"]["CodeChangeTriggerInput"] | components["schemas"]["ContentChangeTriggerInput"] | components["schemas"]["CommentTriggerInput"] | components["schemas"]["ManualTriggerInput"] | components["schemas"]["SlackTriggerInput"] | components["schemas"]["IssueTriggerInput"];
                     /** @description The prompt template: {{name}} placeholders, no logic; an unknown placeholder is refused */
                     prompt: string;
                     /** @description true when absent */
@@ -2409,7 +2565,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     /** @description What starts the automation: exactly one trigger */
-                    trigger?: components["schemas"]["ScheduleTriggerInput"] | components["schemas"]["CodeChangeTriggerInput"] | components["schemas"]["ContentChangeTriggerInput"] | components["schemas"]["CommentTriggerInput"] | components["schemas"]["ManualTriggerInput"] | components["schemas"]["SlackTriggerInput"];
+                    trigger?: components["schemas"]["ScheduleTriggerInput"] | components["schemas"]["CodeChangeTriggerInput"] | components["schemas"]["ContentChangeTriggerInput"] | components["schemas"]["CommentTriggerInput"] | components["schemas"]["ManualTriggerInput"] | components["schemas"]["SlackTriggerInput"] | components["schemas"]["IssueTriggerInput"];
                     /** @description The prompt template: {{name}} placeholders, no logic; an unknown placeholder is refused */
                     prompt?: string;
                     enabled?: boolean;
@@ -2657,6 +2813,145 @@ export interface operations {
                 };
             };
             /** @description project_not_found, automation_not_found: no such project, or no such automation in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setLinearSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The signing secret Linear shows for the project's webhook */
+                    secret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Set */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found: no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database is unreachable or the server is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteLinearSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (or there was none) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request, invalid_json: bad JSON, wrong types, unknown fields, bad query parameters or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no key, or a malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: another project's key, a missing scope, or an address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description project_not_found: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;

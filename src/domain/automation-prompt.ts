@@ -39,6 +39,8 @@ export interface TriggerContext {
   schedule?: { time: string };
   /** A Slack message (the `slack` trigger). */
   message?: SlackMessageContext;
+  /** An issue opened or labelled (on a code host or in Linear). */
+  issue?: { title: string; body: string; url: string };
   variables?: Record<string, string>;
   /**
    * The context repository the change or the comment came from, when it did: its text (diff,
@@ -151,7 +153,8 @@ export function quotedPrompt(
 }
 
 /** The line that stands for a context repository's change or comment in a pull request. */
-function triggeredBy({ change, comment }: TriggerContext, name: string): string {
+function triggeredBy({ change, comment, issue }: TriggerContext, name: string): string {
+  if (issue) return `Triggered by an issue in \`${name}\` (${issue.url}).`;
   if (comment) return `Triggered by a comment by ${comment.author} in \`${name}\` (${comment.url}).`;
   if (!change) return `Triggered by an event in \`${name}\`.`;
   const count = change.commits.length;
@@ -227,6 +230,7 @@ function viewOf(context: TriggerContext, options: { diffChars: number }, withhel
       : absentAll(['body', 'author', 'url']),
     schedule: schedule ? { time: outside(schedule.time) } : absentAll(['time']),
     message: messageView(context.message, outside, (text) => block('slack-message', cutText(text, max))),
+    issue: issueView(context.issue, max, hidden ? withheld : null),
     variables: Object.fromEntries(
       Object.entries(context.variables ?? {}).map(([name, value]) => [name, outside(value)]),
     ),
@@ -246,6 +250,21 @@ function messageView(
     user: outside(message.user),
     channel: outside(message.channel),
     link: outside(message.link),
+  };
+}
+
+/**
+ * An issue's placeholders: its title and body are the issue's author's words, so each is a
+ * labelled data block; its URL is plain. With `withheld`, a context repository's issue text is not quoted.
+ */
+function issueView(issue: TriggerContext['issue'], max: number, withheld: string | null) {
+  if (!issue) return absentAll(['title', 'body', 'url']);
+  const block = (label: string, text: string) =>
+    withheld ?? (text.trim() === '' ? ABSENT : dataBlock(label, safeText(cutText(text, max))));
+  return {
+    title: block('issue-title', issue.title),
+    body: block('issue-body', issue.body),
+    url: safeText(cutText(issue.url, max)),
   };
 }
 

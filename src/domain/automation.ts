@@ -7,9 +7,11 @@
 import { Cron } from 'croner';
 import Mustache from 'mustache';
 import { type AutomationNotify, SLACK_MESSAGE_PLACEHOLDERS, type SlackTrigger } from './automation-slack.js';
+import { ISSUE_PLACEHOLDERS, type IssueTrigger } from './issue-trigger.js';
 import { DEFAULT_PROJECT_MENTION } from './project.js';
 
 export type { AutomationNotify, SlackTrigger } from './automation-slack.js';
+export type { IssueTrigger } from './issue-trigger.js';
 
 /** `{ type: "schedule" }`: a five-field cron expression in a timezone. */
 export interface ScheduleTrigger {
@@ -52,7 +54,8 @@ export type AutomationTrigger =
   | ContentChangeTrigger
   | CommentTrigger
   | ManualTrigger
-  | SlackTrigger;
+  | SlackTrigger
+  | IssueTrigger;
 
 export const TRIGGER_TYPES = [
   'schedule',
@@ -61,6 +64,7 @@ export const TRIGGER_TYPES = [
   'comment',
   'manual',
   'slack',
+  'issue',
 ] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
 
@@ -195,6 +199,7 @@ export const PLACEHOLDERS = [
   'comment.url',
   'schedule.time',
   ...SLACK_MESSAGE_PLACEHOLDERS,
+  ...ISSUE_PLACEHOLDERS,
 ] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 

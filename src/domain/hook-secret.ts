@@ -35,7 +35,7 @@ export const HOOK_SETUP: readonly HookSetup[] = [
     steps: [
       'In the repository (or the organization): Settings → Webhooks → Add webhook.',
       'Payload URL: the GitHub URL above. Content type: application/json. Secret: the hook secret.',
-      'Which events: "Let me select individual events", then tick Pushes, Pull requests, Issue comments and Pull request review comments.',
+      'Which events: "Let me select individual events", then tick Pushes, Pull requests, Issues (for issue automations), Issue comments and Pull request review comments.',
       'Keep "Active" ticked and save; GitHub sends a ping, which is answered 202 and ignored.',
     ],
   },
@@ -45,7 +45,7 @@ export const HOOK_SETUP: readonly HookSetup[] = [
     steps: [
       'In the project (or the group): Settings → Webhooks → Add new webhook.',
       'URL: the GitLab URL above. Secret token: the hook secret.',
-      'Trigger: tick Push events, Comments and Merge request events.',
+      'Trigger: tick Push events, Comments, Issues events (for issue automations) and Merge request events.',
       'Keep SSL verification on and save.',
     ],
   },
@@ -55,7 +55,7 @@ export const HOOK_SETUP: readonly HookSetup[] = [
     steps: [
       'In the repository (or the organization): Settings → Webhooks → Add webhook → Gitea (Forgejo: Forgejo).',
       'Target URL: the Gitea URL above. HTTP method POST, content type application/json. Secret: the hook secret.',
-      'Trigger on: "Custom events", then tick Push, Pull request, Issue comment and Pull request comment.',
+      'Trigger on: "Custom events", then tick Push, Pull request, Issues and Issue label (for issue automations), Issue comment and Pull request comment.',
       'Keep "Active" ticked and save.',
     ],
   },

@@ -3,6 +3,7 @@
  * comment, read from the host's webhook or found by polling, in one shape whatever the host. The
  * receiver records these; the automations read them.
  */
+import type { IssueActivity } from './issue-trigger.js';
 import type { CodeHostKind } from './project.js';
 
 /** Which of the project's repositories an event is about. */
@@ -52,14 +53,38 @@ export interface CommentEvent {
   url: string;
 }
 
-export type HostEvent = PushEvent | PullRequestMergedEvent | CommentEvent;
+/** An issue opened, or labelled, in one of the project's repositories (not a pull request). */
+export interface IssueEvent extends IssueActivity {
+  kind: 'issue';
+  repository: RepositoryMatch;
+  number: number;
+  title: string;
+  body: string;
+  url: string;
+}
+
+/** An issue created, or labelled, in a Linear team (`POST /v2/hooks/{projectId}/linear`). */
+export interface LinearIssueEvent extends IssueActivity {
+  kind: 'linear_issue';
+  /** Linear's id of the issue: it stays when the title (and with it the URL) or the team changes. */
+  id: string;
+  /** The team's key (`ENG`). */
+  team: string;
+  /** The issue's identifier (`ENG-123`). */
+  identifier: string;
+  title: string;
+  body: string;
+  url: string;
+}
+
+export type HostEvent = PushEvent | PullRequestMergedEvent | CommentEvent | IssueEvent | LinearIssueEvent;
 
 /** A host event as received: where it came from and the host's delivery id (deduplication). */
 export interface ReceivedHostEvent {
   id: string;
   projectId: string;
-  host: Exclude<CodeHostKind, 'local'> | 'poll';
-  /** The host's delivery id (`X-GitHub-Delivery`, `X-Gitlab-Event-UUID`, `X-Gitea-Delivery`), or the poller's. */
+  host: Exclude<CodeHostKind, 'local'> | 'poll' | 'linear';
+  /** The host's delivery id (`X-GitHub-Delivery`, `X-Gitlab-Event-UUID`, `X-Gitea-Delivery`, `Linear-Delivery`), or the poller's. */
   deliveryId: string;
   event: HostEvent;
   receivedAt: string;

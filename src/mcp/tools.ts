@@ -315,7 +315,7 @@ function listAutomationsTool({ server, withProject, call, store }: Tools): void 
     {
       title: 'List automations',
       description:
-        "Lists the project's automations: jobs that start themselves on a schedule, a code change, a comment, a Slack message, or on demand. Each has its trigger, whether it is enabled, the Slack channel it notifies (notify.slack), its last and next run times, and its last run (lastRun) with its status: running, review_needed (pull request open), accepted (merged), closed (closed without merge), no_changes, failed or skipped (reason says why).",
+        "Lists the project's automations: jobs that start themselves on a schedule, a code change, a comment, a Slack message, an issue, or on demand. Each has its trigger, whether it is enabled, the Slack channel it notifies (notify.slack), its last and next run times, and its last run (lastRun) with its status: running, review_needed (pull request open), accepted (merged), closed (closed without merge), no_changes, failed or skipped (reason says why).",
       inputSchema: withProject({}),
       outputSchema: z.object({ automations: z.array(automation) }),
       annotations: READ_ONLY,

@@ -19,6 +19,7 @@ import { chooseModel } from '../domain/model-id.js';
 import type { AutomationChange } from '../store/automations.js';
 import { type AutomationRunDeps, type RunResult, runAutomation } from './automation-run.js';
 import { checkSlackChannels } from './automation-slack.js';
+import { checkIssueTrigger, type IssueTriggerInput, normalIssueTrigger } from './issue-triggers.js';
 
 /** What saving an automation needs besides the store and the config. */
 export interface AutomationSaveDeps extends AutomationRunDeps {
@@ -36,7 +37,8 @@ export type TriggerInput =
   | { type: 'content_change'; branch: string; paths?: string[] | null | undefined }
   | { type: 'comment' }
   | { type: 'manual' }
-  | { type: 'slack'; channel: string };
+  | { type: 'slack'; channel: string }
+  | IssueTriggerInput;
 
 /** An automation as a client asks for it; absent fields take the contract's defaults. */
 export interface AutomationInput {
@@ -68,6 +70,8 @@ export function normalTrigger(input: TriggerInput): AutomationTrigger {
       return { type: 'content_change', branch: input.branch, paths: emptyToNull(input.paths) };
     case 'slack':
       return { type: 'slack', channel: input.channel };
+    case 'issue':
+      return normalIssueTrigger(input);
     default:
       return { type: input.type };
   }
@@ -110,10 +114,13 @@ async function check(
     if (automation.baseRef !== null && BAD_BRANCH.test(automation.baseRef)) {
       throw new AutomationRuleError('baseRef', 'is not a valid branch name');
     }
-    if (trigger.type === 'code_change') {
-      const names = deps.contextRepositoryNames
-        ? await deps.contextRepositoryNames(projectId)
+    const contextNames = async () =>
+      deps.contextRepositoryNames
+        ? deps.contextRepositoryNames(projectId)
         : (await deps.store.contextRepositories.list(projectId)).map((context) => context.name);
+    if (trigger.type === 'issue') await checkIssueTrigger(trigger, contextNames);
+    if (trigger.type === 'code_change') {
+      const names = await contextNames();
       if (!names.includes(trigger.repository)) {
         throw new AutomationRuleError(
           'trigger.repository',

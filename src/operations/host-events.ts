@@ -30,6 +30,7 @@ import type {
   PushEvent,
   PushedCommit,
   ReceivedHostEvent,
+  RepositoryMatch,
 } from '../domain/host-event.js';
 import { pullRequestCommandOf } from '../domain/pull-request-command.js';
 import { filterByPattern } from '../git/glob.js';
@@ -38,6 +39,8 @@ import { runPullRequestCommand } from './pull-request-commands.js';
 import { answerOnThread, type ThreadReply } from './thread-reply.js';
 
 export type { ThreadReply } from './thread-reply.js';
+
+import { isIssueEvent, issueConcerns, issueEventRunKey, onIssue } from './issue-events.js';
 
 /** What the dispatch needs besides a run's own. */
 export interface HostEventDeps extends AutomationRunDeps {
@@ -63,7 +66,7 @@ export interface HostEventDeps extends AutomationRunDeps {
    */
   readChange?: (
     projectId: string,
-    repository: ReceivedHostEvent['event']['repository'],
+    repository: RepositoryMatch,
     from: string | null,
     to: string,
   ) => Promise<{ diff: string; files: string[]; commits?: PushedCommit[] }>;
@@ -115,6 +118,7 @@ export async function processHostEvent(
 /** Whether the automation's trigger watches what the event is about. */
 function concerns(automation: Automation, { event }: ReceivedHostEvent): boolean {
   const { trigger } = automation;
+  if (isIssueEvent(event)) return trigger.type === 'issue' && issueConcerns(trigger, event);
   if (event.kind === 'comment') return trigger.type === 'comment';
   if (trigger.type === 'code_change') {
     return (
@@ -169,7 +173,8 @@ export async function failHostEvent(
       await deps.store.automations.recordRun({
         automation,
         trigger: { type: automation.trigger.type, source: sourceOf(received) },
-        hostEventId: received.id,
+        // An issue's run is keyed by the issue: an earlier event about it that ran keeps its run.
+        hostEventId: isIssueEvent(received.event) ? issueEventRunKey(received.event) : received.id,
         outcome: 'failed',
         reason: 'error',
         jobId: null,
@@ -194,6 +199,7 @@ async function dispatch(
     return onComment(deps, automation, received, event, mention);
   }
   if (!automation.enabled) return skip(deps, automation, received, 'disabled');
+  if (isIssueEvent(event)) return onIssue(deps, automation, event);
   const trigger = automation.trigger as CodeChangeTrigger | ContentChangeTrigger;
   return onChange(deps, automation, trigger, received, event);
 }
@@ -259,7 +265,7 @@ async function runChange(
   // is covered again by the next, whatever the push says it started from.
   const from = event.kind === 'push' ? (previous ?? event.before) : previous;
   const named = [...new Set(commits.flatMap((commit) => commit.files))];
-  const change = await readChange(deps, received, from, head, named);
+  const change = await readChange(deps, received, event.repository, { from, to: head }, named);
   const pushNamedAll = event.kind === 'push' && event.commits.length > 0 && from === event.before;
   if (event.kind === 'push' && !pushNamedAll && change.commits) {
     // The push named no commits, or fewer than the range: the ones read from the repository stand for them.
@@ -304,13 +310,13 @@ async function isServicePullRequest(deps: HostEventDeps, projectId: string, even
 async function readChange(
   deps: HostEventDeps,
   received: ReceivedHostEvent,
-  from: string | null,
-  to: string,
+  repository: RepositoryMatch,
+  { from, to }: { from: string | null; to: string },
   named: string[],
 ): Promise<{ diff: string; files: string[]; commits?: PushedCommit[] }> {
   if (!deps.readChange) return { diff: '', files: named };
   try {
-    return await deps.readChange(received.projectId, received.event.repository, from, to);
+    return await deps.readChange(received.projectId, repository, from, to);
   } catch (error) {
     deps.log?.warn(
       { err: error, projectId: received.projectId },

@@ -26,6 +26,7 @@ import * as m0024 from './migrations/0024_slack.js';
 import * as m0025 from './migrations/0025_pull_request_commands.js';
 import * as m0026 from './migrations/0026_host_pull_requests.js';
 import * as m0027 from './migrations/0027_automation_slack.js';
+import * as m0028 from './migrations/0028_linear.js';
 
 // Migrations are imported, not read from disk, so the built package and tests run the same code.
 const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0025_pull_request_commands': m0025,
   '0026_host_pull_requests': m0026,
   '0027_automation_slack': m0027,
+  '0028_linear': m0028,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

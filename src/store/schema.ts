@@ -6,6 +6,7 @@ import type {
   HostEventsTable,
   HostPullRequestsTable,
 } from './schema-automations.js';
+import type { LinearSecretsTable } from './schema-linear.js';
 import type {
   SlackChannelsTable,
   SlackEventsTable,
@@ -53,6 +54,7 @@ export interface Database {
   slack_users: SlackUsersTable;
   slack_events: SlackEventsTable;
   slack_threads: SlackThreadsTable;
+  linear_secrets: LinearSecretsTable;
 }
 
 export interface ProjectsTable {

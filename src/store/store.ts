@@ -10,6 +10,7 @@ import { hostEventQueries } from './host-events.js';
 import { hostPullRequestQueries } from './host-pull-requests.js';
 import { idempotencyQueries } from './idempotency.js';
 import { jobQueries } from './jobs.js';
+import { linearSecretQueries } from './linear-secrets.js';
 import { pullRequestCloseQueries } from './pr-closes.js';
 import { projectQueries } from './projects.js';
 import { pullRequestQueries } from './pull-requests.js';
@@ -62,6 +63,8 @@ export interface Store {
   slack: ReturnType<typeof slackQueries>;
   /** The notices of what became of automations' runs, recorded before they are posted to Slack. */
   automationNotices: ReturnType<typeof automationNoticeQueries>;
+  /** The signing secrets of the projects' Linear webhooks. */
+  linearSecrets: ReturnType<typeof linearSecretQueries>;
   /** Database-wide figures for the metrics gauges. */
   stats: ReturnType<typeof statsQueries>;
   /**
@@ -96,6 +99,7 @@ export function createStore(db: Db): Store {
     automations: automationQueries(db),
     slack: slackQueries(db),
     automationNotices: automationNoticeQueries(db),
+    linearSecrets: linearSecretQueries(db),
     stats: statsQueries(db),
     isTransient: db.isTransient,
     ping: async () => {

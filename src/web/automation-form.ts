@@ -34,6 +34,10 @@ export interface AutomationValues {
   slackChannel: string;
   /** The channel told what became of the runs; empty: none. */
   notifySlack: string;
+  /** Issue trigger: `code_host` or `linear`, its team, and its labels (one a line). */
+  issueSource: string;
+  team: string;
+  labels: string;
   group: boolean;
   draft: boolean;
 }
@@ -48,6 +52,7 @@ const TRIGGER_LABELS: Record<TriggerType, string> = {
   comment: 'Comment that mentions the service',
   manual: 'Manual (Run now, the API, the CLI)',
   slack: 'New message in a Slack channel',
+  issue: 'Issue opened or labelled (code host or Linear)',
 };
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -80,9 +85,21 @@ export function triggerWords(trigger: AutomationTrigger): string {
       return `content change on ${trigger.branch}${pathWords(trigger.paths)}`;
     case 'slack':
       return `new message in Slack channel ${trigger.channel}`;
+    case 'issue':
+      return issueWords(trigger);
     default:
       return trigger.type;
   }
+}
+
+/** "issue in ENG on Linear labelled docs", "issue in the content repository (any, when opened)". */
+function issueWords(trigger: Extract<AutomationTrigger, { type: 'issue' }>): string {
+  const where =
+    trigger.source === 'linear'
+      ? `in ${trigger.team ?? '?'} on Linear`
+      : `in ${trigger.repository ?? 'the content repository'}`;
+  const which = trigger.labels.length > 0 ? `labelled ${trigger.labels.join(' or ')}` : '(any, when opened)';
+  return `issue ${where} ${which}`;
 }
 
 const lines = (text: string) =>
@@ -108,6 +125,9 @@ export function readAutomationForm(body: unknown): AutomationValues {
     allowedAuthors: text(form.allowedAuthors),
     slackChannel: text(form.slackChannel).trim(),
     notifySlack: text(form.notifySlack).trim(),
+    issueSource: text(form.issueSource) || 'code_host',
+    team: text(form.team).trim(),
+    labels: text(form.labels),
     group: form.group !== undefined,
     draft: form.draft !== undefined,
   };
@@ -122,7 +142,7 @@ export function automationValues(from?: Automation | AutomationTemplate): Automa
     triggerType: trigger.type,
     cron: trigger.type === 'schedule' ? trigger.cron : '',
     timezone: trigger.type === 'schedule' ? trigger.timezone : 'UTC',
-    repository: trigger.type === 'code_change' ? trigger.repository : '',
+    repository: trigger.type === 'code_change' || trigger.type === 'issue' ? (trigger.repository ?? '') : '',
     branch: trigger.type === 'code_change' || trigger.type === 'content_change' ? trigger.branch : 'main',
     paths:
       (trigger.type === 'code_change' || trigger.type === 'content_change') && trigger.paths
@@ -132,6 +152,9 @@ export function automationValues(from?: Automation | AutomationTemplate): Automa
     allowedAuthors: saved?.allowedAuthors.join('\n') ?? '',
     slackChannel: trigger.type === 'slack' ? trigger.channel : '',
     notifySlack: saved?.notify.slack ?? '',
+    issueSource: trigger.type === 'issue' ? trigger.source : 'code_host',
+    team: trigger.type === 'issue' ? (trigger.team ?? '') : '',
+    labels: trigger.type === 'issue' ? trigger.labels.join('\n') : '',
     group: saved?.group ?? true,
     draft: saved?.draft ?? false,
   };
@@ -184,6 +207,9 @@ export function automationInput(
       if (!values.slackChannel) errors.slackChannel = required;
       trigger = { type: 'slack', channel: values.slackChannel };
       break;
+    case 'issue':
+      trigger = issueInput(values, errors);
+      break;
     default:
       errors.triggerType = 'pick one of the triggers';
   }
@@ -198,6 +224,20 @@ export function automationInput(
       allowedAuthors: authors,
       notify: { slack: values.notifySlack || null },
     },
+  };
+}
+
+/** The issue trigger the form describes; a Linear one needs its team. */
+function issueInput(values: AutomationValues, errors: AutomationErrors): TriggerInput {
+  if (values.issueSource === 'linear') {
+    if (!values.team) errors.team = required;
+    return { type: 'issue', source: 'linear', team: values.team, labels: lines(values.labels) };
+  }
+  return {
+    type: 'issue',
+    source: 'code_host',
+    repository: values.repository || null,
+    labels: lines(values.labels),
   };
 }
 
@@ -217,6 +257,8 @@ export function errorsOf(error: AppError): AutomationErrors {
       allowedAuthors: 'allowedAuthors',
       channel: 'slackChannel',
       'notify.slack': 'notifySlack',
+      team: 'team',
+      labels: 'labels',
     };
     const field = fields[path];
     if (field) return { [field]: detail.message };
@@ -298,14 +340,24 @@ export function automationForm(options: {
       ${input('cron', 'Cron', values, errors, 'Five fields: minute hour day-of-month month day-of-week, e.g. 0 9 * * 1 for Mondays at 09:00.')}
       ${input('timezone', 'Timezone', values, errors, 'An IANA timezone such as Europe/Berlin; UTC when empty.')}</fieldset>
     <fieldset><legend>Code change, content change</legend>
-      ${input('repository', 'Context repository', values, errors, 'Code change only: the name of one of the project’s context repositories.')}
+      ${input('repository', 'Context repository', values, errors, 'Code change: the name of one of the project’s context repositories. Issue: one to watch instead of the content repository.')}
       ${input('branch', 'Branch', values, errors, 'The branch whose new commits start a run.')}
       ${input('paths', 'Paths', values, errors, 'Optional globs, one a line (src/**): only a change to a matching file starts a run.', true)}</fieldset>
     <fieldset><legend>Slack</legend>
       ${input('slackChannel', 'Slack channel', values, errors, 'New message in a Slack channel only: the channel id (C…), mapped to this project on its settings page. Each new top-level message is a run.')}
       ${input('notifySlack', 'Notify Slack channel', values, errors, 'Optional: a channel id (C…) mapped to this project, told when a run’s pull request opens, is merged, or the run fails.')}</fieldset>
     <div><label for="a-prompt">Prompt</label><textarea id="a-prompt" name="prompt" rows="14" aria-describedby="h-a-prompt"${invalid(errors, 'prompt')}>${values.prompt}</textarea>
-      ${fieldHint('h-a-prompt', errors.prompt, html`A template: <code>{{change.diff}}</code>, <code>{{comment.body}}</code>, <code>{{schedule.time}}</code>, <code>{{message.text}}</code>, <code>{{variables.NAME}}</code> and the other placeholders of the docs; an unknown one is refused.`)}</div>
+      ${fieldHint('h-a-prompt', errors.prompt, html`A template: <code>{{change.diff}}</code>, <code>{{comment.body}}</code>, <code>{{schedule.time}}</code>, <code>{{message.text}}</code>, <code>{{issue.title}}</code>, <code>{{variables.NAME}}</code> and the other placeholders of the docs; an unknown one is refused.`)}</div>
+    <fieldset><legend>Issue</legend>
+      <div><label for="a-issueSource">Issues from</label><select id="a-issueSource" name="issueSource">${[
+        ['code_host', 'The code host (the content repository, or the context repository above)'],
+        ['linear', 'Linear (a team)'],
+      ].map(
+        ([value, label]) =>
+          html`<option value="${value}"${values.issueSource === value ? html` selected` : ''}>${label}</option>`,
+      )}</select></div>
+      ${input('team', 'Linear team', values, errors, 'Linear only: the team’s key, as in ENG-123.')}
+      ${input('labels', 'Labels', values, errors, 'One a line: an issue opened or labelled with one starts a run; empty: every issue opened.', true)}</fieldset>
     ${input('allowedAuthors', 'Allowed authors', values, errors, 'Comment trigger: authors trusted besides those the code host says can write; one a line.', true)}
     <fieldset><legend>Jobs</legend>
       ${check('group', 'Group runs', 'While the latest job’s pull request is open, a run is a follow-up on it.')}

@@ -19,6 +19,7 @@ import { html } from './html.js';
 import { jobPages } from './jobs.js';
 import { keyPages } from './keys.js';
 import { cookieOptions, type DashboardOptions, SESSION_COOKIE, SIGNED_OUT, sendPage } from './layout.js';
+import { projectLinearPages } from './project-linear.js';
 import { projectSlackPages } from './project-slack.js';
 import { projectPages } from './projects.js';
 import { pullRequestPages } from './pulls.js';
@@ -89,6 +90,7 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, optio
     signInPages,
     projectPages,
     projectSlackPages,
+    projectLinearPages,
     keyPages,
     webhookPages,
     automationPages,

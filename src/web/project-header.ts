@@ -34,4 +34,6 @@ export const NOTICES: Record<string, string> = {
   'setup-accepted': 'Accepted: the next setup runs the changed setup inputs.',
   'slack-added': 'Added to the project’s Slack.',
   'slack-removed': 'Removed from the project’s Slack.',
+  'linear-set': 'Linear secret set.',
+  'linear-removed': 'Linear secret removed: Linear’s deliveries are refused.',
 };

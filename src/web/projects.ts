@@ -28,6 +28,7 @@ import {
 } from './project-form.js';
 import { NOTICES, projectHeader, projectOf } from './project-header.js';
 import { hookSection } from './project-hooks.js';
+import { linearSection } from './project-linear.js';
 import { setupReviewSection } from './project-setup.js';
 import { slackSection } from './project-slack.js';
 
@@ -105,6 +106,7 @@ async function settingsPage(
   const sandbox = await sandboxStatus(config.checks.sandbox);
   const repositories = await store.contextRepositories.list(project.id);
   const slack = await store.slack.mapping(project.id);
+  const hasLinearSecret = await store.linearSecrets.has(project.id);
   return sendPage(
     request,
     reply,
@@ -119,7 +121,8 @@ async function settingsPage(
           <button type="submit">Check access</button></form></section>
         ${contextSection(project.id, repositories, csrf, state.context ?? {})}
         ${hookSection({ project, csrf, publicUrl: config.publicUrl, hasSecret: hasHookSecret, ...(state.hookSecret ? { newSecret: state.hookSecret.secret } : {}) })}
-        ${slackSection(project.id, slack, csrf)}`,
+        ${slackSection(project.id, slack, csrf)}
+        ${linearSection(project.id, hasLinearSecret, csrf, config.publicUrl)}`,
     failed
       ? { status: 400, flash: { kind: 'error', text: 'Some fields need attention.' } }
       : { flash: state.notice ? { kind: 'ok', text: state.notice } : null },

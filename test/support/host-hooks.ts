@@ -11,6 +11,7 @@
  *   and the same as `X-Gogs-*`/`X-Forgejo-*` where the host sends them.
  */
 import { createHmac, randomUUID } from 'node:crypto';
+import { type IssueSpec, issueMessage } from './issue-hooks.js';
 
 export type HookHostName = 'github' | 'gitlab' | 'gitea';
 
@@ -45,6 +46,7 @@ export type HookSpec =
       association?: string;
       id?: number;
     }
+  | IssueSpec
   /** An event the receiver does not read (a star, a tag, a wiki page). */
   | { kind: 'other' };
 
@@ -124,6 +126,7 @@ function githubOrGitea(
 ): HookMessage {
   const repository = repositoryOf(host, webBase, fullName);
   const sender = { login: 'octocat', id: 1 };
+  if (spec.kind === 'issue') return issueMessage(host, webBase, fullName, spec, repository);
   if (spec.kind === 'push') {
     const files = spec.files ?? ['src/cli.ts'];
     return {
@@ -228,6 +231,8 @@ function githubOrGitea(
 }
 
 function gitlabMessage(webBase: string, fullName: string, spec: HookSpec): HookMessage {
+  if (spec.kind === 'issue')
+    return issueMessage('gitlab', webBase, fullName, spec, repositoryOf('gitlab', webBase, fullName));
   const project = repositoryOf('gitlab', webBase, fullName);
   const username = spec.kind === 'comment' ? (spec.author ?? 'reviewer') : 'root';
   const user = { id: doubleUserId(username), username, name: 'Reviewer' };

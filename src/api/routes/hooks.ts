@@ -39,23 +39,24 @@ export const hookReceiptSchema = z
 const HEADERS: Record<HookHost, Record<string, string>> = {
   github: {
     'x-hub-signature-256': 'sha256= and the hex HMAC-SHA256 of the raw body under the hook secret',
-    'x-github-event': 'push, pull_request, issue_comment, pull_request_review_comment (others are ignored)',
+    'x-github-event':
+      'push, pull_request, issues, issue_comment, pull_request_review_comment (others are ignored)',
     'x-github-delivery': 'The delivery id, for deduplication',
   },
   gitlab: {
     'x-gitlab-token': 'The hook secret itself',
-    'x-gitlab-event': 'Push Hook, Merge Request Hook, Note Hook (others are ignored)',
+    'x-gitlab-event': 'Push Hook, Merge Request Hook, Note Hook, Issue Hook (others are ignored)',
     'x-gitlab-event-uuid': 'The delivery id, for deduplication',
   },
   gitea: {
     'x-gitea-signature': 'The hex HMAC-SHA256 of the raw body under the hook secret',
-    'x-gitea-event': 'push, pull_request, issue_comment, pull_request_comment (others are ignored)',
+    'x-gitea-event': 'push, pull_request, issues, issue_comment, pull_request_comment (others are ignored)',
     'x-gitea-delivery': 'The delivery id, for deduplication',
   },
 };
 
 /** The raw body, for the signature: every media type the hosts send JSON as. */
-async function rawBody(app: FastifyInstance) {
+export async function rawBody(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     /^application\/([\w.-]+\+)?json\s*(;|$)/i,

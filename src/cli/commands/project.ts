@@ -9,6 +9,7 @@ import { type OutputOptions, print, table } from '../output.js';
 import { asCommand } from './operation-error.js';
 import { describeContextRepositories, registerProjectContextCommands } from './project-context.js';
 import { registerProjectHookCommands } from './project-hooks.js';
+import { registerProjectLinearCommands } from './project-linear.js';
 import {
   type CreateOptions,
   checkOptionsOf,
@@ -234,6 +235,7 @@ export function registerProjectCommands(program: Command) {
     .option('--json', 'machine-readable output')
     .action(checkAction);
   registerProjectHookCommands(project);
+  registerProjectLinearCommands(project);
   registerProjectSetupCommands(project);
   registerProjectSlackCommands(project);
 }

@@ -1,7 +1,7 @@
 /**
  * Gitea's and Forgejo's webhook payloads (docs.gitea.com/usage/webhooks, forgejo.org/docs/latest/user/webhooks):
- * `push`, `pull_request` (closed and merged), and `issue_comment` or `pull_request_comment`
- * (created). Their payloads carry no permission of a comment's author: the automations ask the
+ * `push`, `pull_request` (closed and merged), `issue_comment` or `pull_request_comment`
+ * (created), and `issues` (opened, label_updated). Their payloads carry no permission of a comment's author: the automations ask the
  * host's collaborator permission API, never take the payload's word.
  */
 import { z } from 'zod';
@@ -63,8 +63,51 @@ const comment = z.object({
   repository,
 });
 
+const issues = z.object({
+  action: z.string(),
+  issue: z.object({
+    number: z.number().int(),
+    title: z.string(),
+    body: z.string().nullish(),
+    html_url: z.string(),
+    labels: z.array(z.object({ name: z.string() })).nullish(),
+    pull_request: z.unknown().nullish(),
+  }),
+  repository,
+});
+
+/**
+ * `issues` opened or `label_updated` (Gitea sends a label change under the `issues` event; its
+ * payload has the labels the issue carries now, not the one added).
+ */
+const readIssues: HookReader = (input) => {
+  const body = readPayload(issues, input.payload, input.eventName);
+  if (body.action !== 'opened' && body.action !== 'label_updated')
+    return ignored(input, `issue ${body.action}`);
+  if (body.issue.pull_request) return ignored(input, 'a pull request');
+  const { issue } = body;
+  return {
+    kind: 'event',
+    deliveryId: input.deliveryId,
+    eventName: input.eventName,
+    repository: identifiers(body.repository),
+    event: (match) => ({
+      kind: 'issue',
+      repository: match,
+      action: body.action === 'opened' ? 'opened' : 'labeled',
+      number: issue.number,
+      title: issue.title,
+      body: issue.body ?? '',
+      url: issue.html_url,
+      labels: (issue.labels ?? []).map((label) => label.name),
+      addedLabels: null,
+    }),
+  };
+};
+
 export const readGiteaHook: HookReader = (input) => {
   const { eventName, deliveryId, payload } = input;
+  if (eventName === 'issues') return readIssues(input);
   if (eventName === 'push') {
     const body = readPayload(push, payload, eventName);
     const branch = branchOf(body.ref);

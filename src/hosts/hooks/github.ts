@@ -1,6 +1,7 @@
 /**
  * GitHub's webhook payloads ("Webhook events and payloads", docs.github.com/en/webhooks): `push`,
- * `pull_request` (closed and merged), `issue_comment` and `pull_request_review_comment` (created).
+ * `pull_request` (closed and merged), `issue_comment` and `pull_request_review_comment` (created),
+ * `issues` (opened and labeled).
  * A comment's `author_association` is not read: MEMBER or COLLABORATOR does not prove write access,
  * so the automations ask GitHub for the author's permission on the repository.
  */
@@ -79,8 +80,48 @@ const reviewComment = z.object({
   repository,
 });
 
+const issues = z.object({
+  action: z.string(),
+  issue: z.object({
+    number: z.number().int(),
+    title: z.string(),
+    body: z.string().nullish(),
+    html_url: z.string(),
+    labels: z.array(z.object({ name: z.string() })).nullish(),
+    pull_request: z.unknown().optional(),
+  }),
+  label: z.object({ name: z.string() }).nullish(),
+  repository,
+});
+
+/** `issues` opened or labeled (GitHub sends an issue opened with labels as opened, then labeled per label). */
+const readIssues: HookReader = (input) => {
+  const body = readPayload(issues, input.payload, input.eventName);
+  if (body.action !== 'opened' && body.action !== 'labeled') return ignored(input, `issue ${body.action}`);
+  if (body.issue.pull_request) return ignored(input, 'a pull request');
+  const { issue } = body;
+  return {
+    kind: 'event',
+    deliveryId: input.deliveryId,
+    eventName: input.eventName,
+    repository: identifiers(body.repository),
+    event: (match) => ({
+      kind: 'issue',
+      repository: match,
+      action: body.action === 'opened' ? 'opened' : 'labeled',
+      number: issue.number,
+      title: issue.title,
+      body: issue.body ?? '',
+      url: issue.html_url,
+      labels: (issue.labels ?? []).map((label) => label.name),
+      addedLabels: body.action === 'labeled' && body.label ? [body.label.name] : null,
+    }),
+  };
+};
+
 export const readGithubHook: HookReader = (input) => {
   const { eventName, deliveryId, payload } = input;
+  if (eventName === 'issues') return readIssues(input);
   if (eventName === 'push') {
     const body = readPayload(push, payload, eventName);
     const branch = branchOf(body.ref);

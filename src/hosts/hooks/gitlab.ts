@@ -1,7 +1,7 @@
 /**
  * GitLab's webhook payloads ("Webhook events", docs.gitlab.com/user/project/integrations/webhook_events):
- * `Push Hook`, `Merge Request Hook` (the `merge` action) and `Note Hook` (on a merge request or an
- * issue). The Note Hook carries no access level of its author, only their id: the automations ask
+ * `Push Hook`, `Merge Request Hook` (the `merge` action), `Note Hook` (on a merge request or an
+ * issue) and `Issue Hook` (opened, or labels added). The Note Hook carries no access level of its author, only their id: the automations ask
  * GitLab's members API with it, never take the payload's word.
  */
 import { z } from 'zod';
@@ -66,8 +66,59 @@ const note = z.object({
   project,
 });
 
+const labelList = z.array(z.object({ title: z.string() })).nullish();
+const issue = z.object({
+  object_attributes: z.object({
+    iid: z.number().int(),
+    title: z.string(),
+    description: z.string().nullish(),
+    url: z.string(),
+    action: z.string().nullish(),
+    confidential: z.boolean().nullish(),
+  }),
+  labels: labelList,
+  changes: z.object({ labels: z.object({ previous: labelList, current: labelList }).nullish() }).nullish(),
+  project,
+});
+
+const titles = (labels: z.infer<typeof labelList>) => (labels ?? []).map((label) => label.title);
+
+/**
+ * `Issue Hook` opened, or updated with labels added. A confidential issue is never read (GitLab
+ * sends those as `Confidential Issue Hook`, which is not read either): its text would reach a pull request.
+ */
+const readIssue: HookReader = (input) => {
+  const body = readPayload(issue, input.payload, input.eventName);
+  const attributes = body.object_attributes;
+  if (attributes.confidential) return ignored(input, 'a confidential issue');
+  const change = body.changes?.labels;
+  const before = new Set(titles(change?.previous));
+  const added = titles(change?.current).filter((label) => !before.has(label));
+  const action = attributes.action === 'open' ? 'opened' : attributes.action === 'update' ? 'labeled' : null;
+  if (action === null) return ignored(input, `issue ${attributes.action ?? 'without an action'}`);
+  if (action === 'labeled' && added.length === 0) return ignored(input, 'no label added');
+  return {
+    kind: 'event',
+    deliveryId: input.deliveryId,
+    eventName: input.eventName,
+    repository: identifiers(body.project),
+    event: (match) => ({
+      kind: 'issue',
+      repository: match,
+      action,
+      number: attributes.iid,
+      title: attributes.title,
+      body: attributes.description ?? '',
+      url: attributes.url,
+      labels: titles(body.labels),
+      addedLabels: action === 'labeled' ? added : null,
+    }),
+  };
+};
+
 export const readGitlabHook: HookReader = (input) => {
   const { eventName, deliveryId, payload } = input;
+  if (eventName === 'Issue Hook') return readIssue(input);
   if (eventName === 'Push Hook') {
     const body = readPayload(push, payload, eventName);
     const branch = branchOf(body.ref);

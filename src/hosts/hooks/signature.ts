@@ -20,7 +20,7 @@ export function headerOf(headers: IncomingHttpHeaders, name: string): string | u
 }
 
 /** Equal strings, in time that does not depend on where they differ (hashed first, so on length neither). */
-function sameText(a: string, b: string): boolean {
+export function sameText(a: string, b: string): boolean {
   const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
   return timingSafeEqual(digest(a), digest(b));
 }
@@ -49,4 +49,5 @@ export async function verifyHookSignature(
 }
 
 /** The hex HMAC-SHA256 of the body's bytes under the secret. */
-const hmacOf = (secret: string, body: Buffer) => createHmac('sha256', secret).update(body).digest('hex');
+export const hmacOf = (secret: string, body: Buffer) =>
+  createHmac('sha256', secret).update(body).digest('hex');
