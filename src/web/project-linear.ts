@@ -13,10 +13,12 @@ import { projectOf } from './project-header.js';
 /** The section; `hasSecret` says whether Linear's deliveries are taken now. */
 export function linearSection(projectId: string, hasSecret: boolean, csrf: string, publicUrl: string): Html {
   const url = `${publicUrl.replace(/\/+$/, '')}/v2/hooks/${encodeURIComponent(projectId)}/linear`;
+  // Folded until a secret is set: most projects take no issues from Linear, and the steps are long.
   return html`<section id="linear"><h2>Linear</h2><div class="pad">
+    <p class="hint">${hasSecret ? 'A Linear secret is set (stored encrypted; it cannot be shown again).' : 'No Linear secret: Linear’s deliveries are refused until you set one.'}</p>
+    <details${hasSecret ? html` open` : ''}><summary>${hasSecret ? 'Linear’s webhook and its secret' : 'Take issues from Linear'}</summary>
     <p>Issues created or labelled in a Linear team start the project's issue automations whose source is Linear. In Linear: Settings → API → Webhooks → New webhook, this URL, data change events Issues; then paste the signing secret Linear shows here.</p>
     <div class="secret"><code id="linear-url">${url}</code><button type="button" data-copy="linear-url">Copy</button></div>
-    <p class="hint">${hasSecret ? 'A Linear secret is set (stored encrypted; it cannot be shown again).' : 'No Linear secret: Linear’s deliveries are refused until you set one.'}</p>
     <form method="post" action="/ui/projects/${projectId}/linear-secret" class="stack">
       <input type="hidden" name="_csrf" value="${csrf}">
       <div><label for="linear-secret">Signing secret</label><input type="password" id="linear-secret" name="secret" autocomplete="off" required></div>
@@ -28,6 +30,7 @@ export function linearSection(projectId: string, hasSecret: boolean, csrf: strin
       <input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Remove the Linear secret</button></form>`
         : ''
     }
+    </details>
   </div></section>`;
 }
 
